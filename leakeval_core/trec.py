@@ -1,0 +1,389 @@
+"""Validated readers for TREC runs, qrels, topics and query lists.
+
+Every reader takes either a path or in-memory bytes (uploads) and returns a pandas frame, or
+raises `ParseError(path, line, why)`. Well-formed files go through pyarrow's multithreaded
+CSV reader; anything it rejects is re-read line by line, which is slow but is the only way
+to name the offending line or to accept harmless whitespace variants (runs of spaces,
+trailing blanks, blank lines).
+
+Frames:
+- run: qid, docid, score (float64), one row per line, file order kept.
+- qrels: qid, docid, grade (int64).
+- topics: qid, title, description, narrative.
+- queries: qid, text.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import os
+import re
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .errors import ParseError
+
+__all__ = [
+    "ParseError",
+    "Source",
+    "file_digest",
+    "load_bytes",
+    "read_qrels",
+    "read_queries",
+    "read_run",
+    "read_topics",
+    "run_name",
+    "write_qrels",
+    "write_run",
+]
+
+Source = str | os.PathLike[str] | tuple[str, bytes]
+"""A file path, or (display name, raw bytes) for data that never touched the disk."""
+
+_BOM = b"\xef\xbb\xbf"
+_RUN_COLUMNS = ("qid", "iter", "docid", "rank", "score", "tag")
+_QRELS_COLUMNS = ("qid", "iter", "docid", "grade")
+
+
+def file_digest(path: str | os.PathLike[str]) -> str:
+    """Content hash of a file; caches key on this so an edited file is never served stale."""
+    with open(path, "rb") as fh:
+        return hashlib.file_digest(fh, "blake2b").hexdigest()[:32]
+
+
+def run_name(path: str | os.PathLike[str]) -> str:
+    """The run's display name: its file name without `.gz` and `.run`."""
+    name = Path(path).name
+    for suffix in (".gz", ".run"):
+        name = name.removesuffix(suffix)
+    return name
+
+
+def load_bytes(source: Source) -> tuple[str, bytes]:
+    """Read a source as validated UTF-8 bytes: BOM stripped, gzip inflated, CRLF folded.
+
+    Gzip is recognised by its magic number, not by the file name, so a `.gz` that is really
+    plain text still reads.
+    """
+    if isinstance(source, tuple):
+        name, data = source
+    else:
+        path = Path(source)
+        name = str(path)
+        if not path.exists():
+            raise ParseError(name, None, "no such file")
+        if path.is_dir():
+            raise ParseError(name, None, "is a directory, not a file")
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            raise ParseError(name, None, f"cannot read: {exc.strerror}") from None
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise ParseError(name, None, f"corrupt gzip data ({exc})") from None
+    if data.startswith(_BOM):
+        data = data[len(_BOM) :]
+    if not data.strip():
+        raise ParseError(name, 1, "file is empty")
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise ParseError(name, _line_of(data, nul), "not a text file (binary data)")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ParseError(name, _line_of(data, exc.start), "not valid UTF-8 text") from None
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n")
+    return name, data
+
+
+def _line_of(data: bytes, offset: int) -> int:
+    return data.count(b"\n", 0, offset) + 1
+
+
+# --------------------------------------------------------------------------- columns
+
+
+def _split_columns(
+    name: str, data: bytes, columns: Sequence[str], numeric: str, describe: str
+) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Split whitespace-separated columns; returns the columns and each row's line number.
+
+    `numeric` names the column pyarrow should parse as float64 on the fast path.
+    """
+    fast = _split_fast(data, columns, numeric)
+    if fast is not None:
+        return fast, np.arange(1, len(fast[columns[0]]) + 1)
+    return _split_slow(name, data, columns, describe)
+
+
+def _split_fast(data: bytes, columns: Sequence[str], numeric: str) -> dict[str, np.ndarray] | None:
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    if b"\n\n" in data or data.startswith(b"\n") or b"\r" in data:
+        return None  # blank lines would shift line numbers; let the slow path count them
+    if b"\t" in data:
+        data = data.replace(b"\t", b" ")
+    types = {c: (pa.float64() if c == numeric else pa.string()) for c in columns}
+    try:
+        table = pacsv.read_csv(
+            io.BytesIO(data),
+            read_options=pacsv.ReadOptions(column_names=list(columns)),
+            parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False),
+            convert_options=pacsv.ConvertOptions(column_types=types),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    return {c: table.column(c).to_numpy(zero_copy_only=False) for c in columns}
+
+
+def _split_slow(
+    name: str, data: bytes, columns: Sequence[str], describe: str
+) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    rows: list[list[str]] = []
+    lines: list[int] = []
+    for lineno, line in enumerate(data.decode("utf-8").split("\n"), start=1):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != len(columns):
+            raise ParseError(
+                name, lineno, f"expected {len(columns)} columns ({describe}), found {len(parts)}"
+            )
+        rows.append(parts)
+        lines.append(lineno)
+    if not rows:
+        raise ParseError(name, 1, "file is empty")
+    matrix = np.array(rows, dtype=object)
+    return {c: matrix[:, i] for i, c in enumerate(columns)}, np.asarray(lines)
+
+
+def _as_finite_scores(name: str, raw: np.ndarray, lines: np.ndarray) -> np.ndarray:
+    values = pd.to_numeric(pd.Series(raw), errors="coerce").to_numpy(dtype=np.float64)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        i = int(np.argmax(bad))
+        text = str(raw[i])
+        kind = "not finite" if _is_float(text) else "not a number"
+        raise ParseError(name, int(lines[i]), f"score {text!r} is {kind}")
+    return values
+
+
+def _is_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _as_int_grades(name: str, raw: np.ndarray, lines: np.ndarray) -> np.ndarray:
+    text = pd.Series(raw, dtype="str")
+    ok = text.str.fullmatch(r"[+-]?\d+").to_numpy(dtype=bool)
+    if not ok.all():
+        i = int(np.argmax(~ok))
+        raise ParseError(name, int(lines[i]), f"grade {raw[i]!r} is not an integer")
+    return text.astype(np.int64).to_numpy()
+
+
+def _reject_duplicates(name: str, frame: pd.DataFrame, lines: np.ndarray, what: str) -> None:
+    dup = frame.duplicated(subset=["qid", "docid"]).to_numpy()
+    if dup.any():
+        i = int(np.argmax(dup))
+        qid, docid = frame.qid.iat[i], frame.docid.iat[i]
+        first = frame.index[(frame.qid == qid) & (frame.docid == docid)][0]
+        raise ParseError(
+            name,
+            int(lines[i]),
+            f"docid {docid!r} {what} twice for query {qid!r} (first at line {lines[first]})",
+        )
+
+
+# --------------------------------------------------------------------------- runs, qrels
+
+
+def read_run(source: Source) -> pd.DataFrame:
+    """Read a TREC run: `qid Q0 docid rank score tag` per line.
+
+    The rank column is ignored (trec_eval ignores it too); ranking comes from the scores
+    and the tie policy applied at scoring time.
+    """
+    name, data = load_bytes(source)
+    cols, lines = _split_columns(
+        name, data, _RUN_COLUMNS, "score", "qid Q0 docid rank score run_tag"
+    )
+    frame = pd.DataFrame(
+        {
+            "qid": pd.array(cols["qid"], dtype="str"),
+            "docid": pd.array(cols["docid"], dtype="str"),
+            "score": _as_finite_scores(name, cols["score"], lines),
+        }
+    )
+    _reject_duplicates(name, frame, lines, "appears")
+    return frame
+
+
+def read_qrels(source: Source) -> pd.DataFrame:
+    """Read TREC qrels: `qid iter docid grade`, integer grades (negative allowed, gain 0)."""
+    name, data = load_bytes(source)
+    cols, lines = _split_columns(name, data, _QRELS_COLUMNS, "", "qid iter docid grade")
+    frame = pd.DataFrame(
+        {
+            "qid": pd.array(cols["qid"], dtype="str"),
+            "docid": pd.array(cols["docid"], dtype="str"),
+            "grade": _as_int_grades(name, cols["grade"], lines),
+        }
+    )
+    _reject_duplicates(name, frame, lines, "is judged")
+    return frame
+
+
+def write_run(run: pd.DataFrame, path: str | os.PathLike[str], tag: str) -> None:
+    """Write a run in TREC format, ranks numbered in the order given."""
+    rank = run.groupby("qid", sort=False).cumcount() + 1
+    body = (
+        run.qid.astype(str)
+        + " Q0 "
+        + run.docid.astype(str)
+        + " "
+        + rank.astype(str)
+        + " "
+        + run.score.map("{:.6f}".format)
+        + f" {tag}\n"
+    )
+    Path(path).write_text("".join(body.tolist()), encoding="utf-8")
+
+
+def write_qrels(qrels: pd.DataFrame, path: str | os.PathLike[str]) -> None:
+    body = qrels.qid.astype(str) + " 0 " + qrels.docid.astype(str) + " " + qrels.grade.astype(str)
+    Path(path).write_text("\n".join(body.tolist()) + "\n", encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- topics
+
+_TOP = re.compile(rb"<top>(.*?)(</top>|(?=<top>)|\Z)", re.DOTALL | re.IGNORECASE)
+_FIELD = re.compile(
+    r"<(num|title|desc|narr)>(.*?)(?=<(?:/?(?:num|title|desc|narr|top))>|\Z)",
+    re.DOTALL | re.IGNORECASE,
+)
+_FIELD_LABEL = {
+    "num": re.compile(r"^\s*Number\s*:", re.IGNORECASE),
+    "title": re.compile(r"^\s*Topic\s*:", re.IGNORECASE),
+    "desc": re.compile(r"^\s*Description\s*:?", re.IGNORECASE),
+    "narr": re.compile(r"^\s*Narrative\s*:?", re.IGNORECASE),
+}
+
+
+def read_topics(source: Source) -> pd.DataFrame:
+    """Read TREC topics: SGML `<top>` blocks, or a `qid<TAB>text` / CSV query list.
+
+    The SGML variants differ by collection (`<desc> Description:` vs bare `<desc>`, closing
+    tags or none), so labels and closing tags are optional.
+    """
+    name, data = load_bytes(source)
+    if b"<top>" not in data.lower():
+        queries = _parse_queries(name, data)
+        return pd.DataFrame(
+            {"qid": queries.qid, "title": queries.text, "description": "", "narrative": ""}
+        )
+    records = []
+    seen: dict[str, int] = {}
+    for match in _TOP.finditer(data):
+        line = _line_of(data, match.start())
+        if not match.group(2):
+            raise ParseError(name, line, "<top> is never closed by </top>")
+        fields = {
+            tag.lower(): _clean_field(tag.lower(), text)
+            for tag, text in _FIELD.findall(match.group(1).decode("utf-8"))
+        }
+        for required in ("num", "title"):
+            if not fields.get(required):
+                raise ParseError(name, line, f"topic has no <{required}>")
+        qid = fields["num"]
+        if qid in seen:
+            raise ParseError(name, line, f"topic {qid!r} appears twice (first at line {seen[qid]})")
+        seen[qid] = line
+        records.append(
+            (qid, fields["title"], fields.get("desc", ""), fields.get("narr", ""))
+        )
+    return pd.DataFrame(records, columns=["qid", "title", "description", "narrative"])
+
+
+def _clean_field(tag: str, text: str) -> str:
+    text = _FIELD_LABEL[tag].sub("", text, count=1)
+    return " ".join(text.split())
+
+
+# --------------------------------------------------------------------------- query lists
+
+_QID_COLUMNS = ("qid", "query_id", "id", "_id", "topic_id")
+_TEXT_COLUMNS = ("query", "text", "query_text", "title")
+
+
+def read_queries(source: Source) -> pd.DataFrame:
+    """Read a query list: headerless `qid<TAB>text` (MS MARCO) or CSV with a header."""
+    name, data = load_bytes(source)
+    return _parse_queries(name, data)
+
+
+def _parse_queries(name: str, data: bytes) -> pd.DataFrame:
+    first_line = data.split(b"\n", 1)[0]
+    frame = _parse_tsv_queries(name, data) if b"\t" in first_line else _parse_csv_queries(name, data)
+    empty = (frame.qid.str.len() == 0).to_numpy()
+    if empty.any():
+        raise ParseError(name, None, f"a query has an empty qid (row {int(np.argmax(empty)) + 1})")
+    dup = frame.qid.duplicated().to_numpy()
+    if dup.any():
+        raise ParseError(name, None, f"qid {frame.qid.iat[int(np.argmax(dup))]!r} appears twice")
+    return frame.reset_index(drop=True)
+
+
+def _parse_tsv_queries(name: str, data: bytes) -> pd.DataFrame:
+    qids, texts = [], []
+    for lineno, line in enumerate(data.decode("utf-8").split("\n"), start=1):
+        if not line.strip():
+            continue
+        parts = line.split("\t")
+        if len(parts) != 2:
+            raise ParseError(name, lineno, f"expected 'qid<TAB>text', found {len(parts)} fields")
+        qids.append(parts[0].strip())
+        texts.append(" ".join(parts[1].split()))
+    return pd.DataFrame({"qid": pd.array(qids, dtype="str"), "text": pd.array(texts, dtype="str")})
+
+
+def _parse_csv_queries(name: str, data: bytes) -> pd.DataFrame:
+    try:
+        frame = pd.read_csv(
+            io.BytesIO(data), dtype=str, keep_default_na=False, skip_blank_lines=True
+        )
+    except pd.errors.ParserError as exc:
+        found = re.search(r"line (\d+)", str(exc))
+        raise ParseError(
+            name, int(found.group(1)) if found else None, "malformed CSV: " + str(exc).split(". ")[-1]
+        ) from None
+    header = {c.strip().lower(): c for c in frame.columns}
+    qid_col = next((header[c] for c in _QID_COLUMNS if c in header), None)
+    text_col = next((header[c] for c in _TEXT_COLUMNS if c in header), None)
+    if qid_col is None or text_col is None:
+        raise ParseError(
+            name,
+            1,
+            "expected 'qid<TAB>text' lines or a CSV header naming a qid column "
+            f"({', '.join(_QID_COLUMNS)}) and a text column ({', '.join(_TEXT_COLUMNS)})",
+        )
+    return pd.DataFrame(
+        {
+            "qid": frame[qid_col].astype("str").str.strip(),
+            "text": frame[text_col].astype("str").str.split().str.join(" "),
+        }
+    )
