@@ -128,11 +128,16 @@ class PreparedQrels:
         return np.cumsum(table, axis=0)
 
     @cached_property
-    def grade_lookup(self) -> pd.Series:
+    def _grade_lookup(self) -> pd.Series:
         return pd.Series(
             self.qrels.grade.to_numpy(dtype=np.float64),
             index=pd.MultiIndex.from_arrays([self.qrels.qid, self.qrels.docid]),
         )
+
+    def judged_grades(self, run: pd.DataFrame) -> np.ndarray:
+        """Each run row's grade as float, NaN where the document is unjudged."""
+        keys = pd.MultiIndex.from_arrays([run.qid, run.docid])
+        return self._grade_lookup.reindex(keys).to_numpy()
 
     def pytrec_qrels(self, gain_transformed: bool) -> dict[str, dict[str, int]]:
         """Qrels as pytrec_eval wants them: str keys, int grades.
@@ -201,11 +206,19 @@ def score_run(
             f"{name}: none of its {len(run_qids)} queries has judgments in the qrels; "
             "is this run for another collection?"
         )
-    ranked = rank_run(run[run.qid.isin(qrels.qids)], conv)
-    in_run = qrels.qids.isin(ranked.qid)
+    evaluated = qrels.qids.get_indexer(run.qid) >= 0
+    ranked = rank_run(run[evaluated], conv)
+    in_run = np.zeros(len(qrels.qids), bool)
+    in_run[qrels.qids.get_indexer(run_qids[qrels.qids.get_indexer(run_qids) >= 0])] = True
     missing = tuple(qrels.qids[~in_run])
 
-    columns = _native_scores(ranked, qrels, [m for m in measures if m.family.native])
+    grades = qrels.judged_grades(ranked)
+    if len(ranked) and np.isnan(grades).all() and np.isnan(qrels.judged_grades(run)).all():
+        raise LeakevalError(
+            f"{name}: none of its {len(run)} documents is judged in the qrels; "
+            "is this run for another collection?"
+        )
+    columns = _native_scores(ranked, grades, qrels, [m for m in measures if m.family.native])
     others = [m for m in measures if not m.family.native]
     if others:
         columns.update(_pytrec_columns(ranked, qrels, others))
@@ -237,15 +250,15 @@ def _all_measures(measures: object) -> bool:
 
 
 def _native_scores(
-    ranked: pd.DataFrame, qrels: PreparedQrels, measures: Sequence[Measure]
+    ranked: pd.DataFrame, grades: np.ndarray, qrels: PreparedQrels, measures: Sequence[Measure]
 ) -> dict[str, np.ndarray]:
-    """Vectorised per-query values, one array per measure aligned with `qrels.qids`."""
+    """Vectorised per-query values, one array per measure aligned with `qrels.qids`.
+
+    `grades` holds each ranked document's grade, NaN where unjudged.
+    """
     nq = len(qrels.qids)
     qidx = qrels.qids.get_indexer(ranked.qid)
     rank = ranked["rank"].to_numpy()
-    grades = qrels.grade_lookup.reindex(
-        pd.MultiIndex.from_arrays([ranked.qid, ranked.docid])
-    ).to_numpy()
     judged = ~np.isnan(grades)
     relevant = judged & (np.nan_to_num(grades, nan=-np.inf) >= qrels.conventions.relevance_level)
 
@@ -329,5 +342,5 @@ def score_with_pytrec_eval(
     Used for every measure leakeval does not compute itself, and by the parity tests.
     """
     measures = parse_measures(measures) if not _all_measures(measures) else tuple(measures)
-    ranked = rank_run(run[run.qid.isin(qrels.qids)], qrels.conventions)
+    ranked = rank_run(run[qrels.qids.get_indexer(run.qid) >= 0], qrels.conventions)
     return _pytrec_columns(ranked, qrels, measures)

@@ -39,6 +39,7 @@ __all__ = [
     "read_run",
     "read_topics",
     "run_name",
+    "unique_run_names",
     "write_qrels",
     "write_run",
 ]
@@ -63,6 +64,16 @@ def run_name(path: str | os.PathLike[str]) -> str:
     for suffix in (".gz", ".run"):
         name = name.removesuffix(suffix)
     return name
+
+
+def unique_run_names(paths: list[str | os.PathLike[str]]) -> list[str]:
+    """Run names, prefixed with as many parent folders as it takes to tell them apart."""
+    parts = [Path(p).resolve().parts for p in paths]
+    for depth in range(1, max((len(p) for p in parts), default=1) + 1):
+        names = ["/".join([*p[-depth:-1], run_name(p[-1])]) for p in parts]
+        if len(set(names)) == len(names):
+            return names
+    return [str(p) for p in paths]
 
 
 def load_bytes(source: Source) -> tuple[str, bytes]:

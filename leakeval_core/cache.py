@@ -1,0 +1,98 @@
+"""Content-addressed on-disk cache of tables, as parquet.
+
+Keys are hashes of the inputs' *content* and of every parameter, never of paths, so an edited
+file can't be served stale. Writes go to a temp file in the same folder and are renamed into
+place, so a reader sees a whole file or none, and concurrent sessions writing the same key
+simply race to an identical result. Anything unreadable is deleted and rebuilt: the cache
+holds nothing that can't be recomputed, so `clear()` is always safe.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+
+__all__ = ["CACHE_VERSION", "Cache", "default_cache_dir", "hash_key"]
+
+CACHE_VERSION = "1"
+"""Bump when a cached table's meaning changes, so old entries are ignored."""
+
+
+def default_cache_dir() -> Path:
+    if env := os.environ.get("LEAKEVAL_CACHE"):
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "leakeval"
+
+
+def hash_key(*parts: object) -> str:
+    """A stable key over JSON-able parts (digests, parameters)."""
+    text = json.dumps([CACHE_VERSION, *parts], sort_keys=True, default=str)
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+class Cache:
+    def __init__(self, root: str | Path | None = None) -> None:
+        self.root = Path(root) if root is not None else default_cache_dir()
+
+    def path(self, kind: str, key: str) -> Path:
+        return self.root / kind / f"{key}.parquet"
+
+    def get(self, kind: str, key: str) -> tuple[pd.DataFrame, dict] | None:
+        """The cached table and its metadata, or None when absent or unreadable."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        path = self.path(kind, key)
+        if not path.is_file():
+            return None
+        try:
+            table = pq.read_table(path)
+            meta = json.loads((table.schema.metadata or {}).get(b"leakeval", b"{}"))
+            return table.to_pandas(), meta
+        except (pa.ArrowException, OSError, ValueError):
+            path.unlink(missing_ok=True)  # truncated or corrupt: rebuild
+            return None
+
+    def put(self, kind: str, key: str, frame: pd.DataFrame, meta: dict | None = None) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        path = self.path(kind, key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        table = pa.Table.from_pandas(frame, preserve_index=False)
+        table = table.replace_schema_metadata(
+            {**(table.schema.metadata or {}), b"leakeval": json.dumps(meta or {}).encode()}
+        )
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{key}.", suffix=".tmp")
+        os.close(fd)
+        try:
+            pq.write_table(table, tmp)
+            os.replace(tmp, path)
+        finally:
+            Path(tmp).unlink(missing_ok=True)
+
+    def get_or_build(
+        self, kind: str, key: str, build: Callable[[], tuple[pd.DataFrame, dict]]
+    ) -> tuple[pd.DataFrame, dict]:
+        hit = self.get(kind, key)
+        if hit is not None:
+            return hit
+        frame, meta = build()
+        self.put(kind, key, frame, meta)
+        return frame, meta
+
+    def clear(self) -> int:
+        """Delete every entry; returns how many files went."""
+        if not self.root.is_dir():
+            return 0
+        count = sum(1 for p in self.root.rglob("*") if p.is_file())
+        shutil.rmtree(self.root)
+        return count

@@ -1,0 +1,246 @@
+"""The `leakeval` command.
+
+Heavy libraries (pandas, pyarrow, pytrec_eval) are imported inside the commands, so `--help`
+answers instantly. Bad input exits 2 with one line, `leakeval: FILE:LINE: why`; anything
+unexpected also prints one line and suggests `--debug` for the traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .errors import LeakevalError
+
+__all__ = ["main"]
+
+EXIT_BAD_INPUT = 2
+EXIT_INTERNAL = 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return EXIT_BAD_INPUT
+    try:
+        return args.handler(args) or 0
+    except LeakevalError as exc:
+        print(f"leakeval: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:  # `leakeval ... | head` closed the pipe: not an error
+        sys.stderr.close()
+        return 0
+    except KeyboardInterrupt:
+        print("leakeval: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        if args.debug:
+            raise
+        print(f"leakeval: internal error: {type(exc).__name__}: {exc} (rerun with --debug for "
+              "the traceback)", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="leakeval",
+        description="How much of a zero-shot retrieval score comes from leaked test queries?",
+    )
+    parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    score = sub.add_parser("score", help="score TREC run files against qrels")
+    score.add_argument("--qrels", required=True, help="TREC qrels file")
+    score.add_argument("--run", required=True, action="append", help="TREC run (repeatable)")
+    _add_scoring_options(score)
+    score.add_argument("--per-query", action="store_true", help="one row per query, not just means")
+    score.add_argument("--out", help="write CSV here instead of printing a table")
+    score.set_defaults(handler=_cmd_score)
+
+    scores = sub.add_parser("scores", help="the long SCORES table of an experiment")
+    scores.add_argument("experiment", help="experiment folder (holds experiment.toml)")
+    _add_scoring_options(scores)
+    scores.add_argument("--out", help="FILE.csv or FILE.parquet (default: CSV to stdout)")
+    scores.set_defaults(handler=_cmd_scores)
+
+    demo = sub.add_parser("demo", help="generate the simulated demo experiment")
+    demo.add_argument("--out", default="data/demo", help="folder to write (default: data/demo)")
+    demo.add_argument("--seed", type=int, default=None, help="random seed (default: fixed)")
+    demo.set_defaults(handler=_cmd_demo)
+
+    validate = sub.add_parser("validate", help="check an experiment's manifest and every file")
+    validate.add_argument("experiment")
+    validate.set_defaults(handler=_cmd_validate)
+    return parser
+
+
+def _add_scoring_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--measures", default=None,
+                        help="comma-separated, e.g. ndcg_cut_10,P_1,first_rel_rank "
+                             "(default: ndcg_cut_10,P_1,first_rel_rank,recall_100,judged_10)")
+    parser.add_argument("--depth", type=int, default=100, help="documents per query that count")
+    parser.add_argument("--gain", choices=("linear", "exponential"), default="linear",
+                        help="nDCG gain: linear (trec_eval) or exponential (2^rel - 1)")
+    parser.add_argument("--relevance-level", type=int, default=1,
+                        help="lowest grade that counts as relevant for binary measures")
+    parser.add_argument("--tie-order", choices=("docid_asc", "docid_desc"), default="docid_asc",
+                        help="tie break after score (trec_eval uses docid_desc)")
+    parser.add_argument("--missing", choices=("zero", "drop"), default="zero",
+                        help="qrels queries absent from a run: score 0 (trec_eval -c) or drop")
+
+
+def _conventions(args: argparse.Namespace):
+    from .metrics import Conventions
+
+    return Conventions(depth=args.depth, relevance_level=args.relevance_level, gain=args.gain,
+                       tie_order=args.tie_order, missing=args.missing)
+
+
+def _measures(args: argparse.Namespace):
+    from .measures import DEFAULT_MEASURES, parse_measures
+
+    return parse_measures(args.measures or ",".join(DEFAULT_MEASURES))
+
+
+def _progress(label: str):
+    """A tqdm bar on stderr, only when stderr is a terminal (scripts get clean logs)."""
+    from tqdm import tqdm
+
+    bar = None
+
+    def update(done: int, total: int, what: str) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = tqdm(total=total, desc=label, unit="run", file=sys.stderr,
+                       disable=not sys.stderr.isatty(), leave=False)
+        bar.n = done
+        bar.set_postfix_str(what[-40:], refresh=True)
+        if done >= total:
+            bar.close()
+
+    return update
+
+
+def _cmd_score(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from . import trec
+    from .metrics import PreparedQrels, score_run
+
+    measures = _measures(args)
+    conventions = _conventions(args)
+    qrels = PreparedQrels(trec.read_qrels(args.qrels), conventions)
+    progress = _progress("scoring")
+    tables = []
+    names = trec.unique_run_names(args.run)
+    for i, (path, name) in enumerate(zip(args.run, names, strict=True)):
+        progress(i, len(args.run), path)
+        result = score_run(trec.read_run(path), qrels, measures, name=path)
+        table = result.scores.assign(run=name)
+        means = table.groupby("measure", sort=False).value.mean().reset_index()
+        tables.append(means.assign(run=name, qid="all"))
+        if args.per_query:
+            tables.append(table)
+        _report_diagnostics(path, result.diagnostics)
+    progress(len(args.run), len(args.run), "done")
+    out = pd.concat(tables, ignore_index=True)[["run", "qid", "measure", "value"]]
+    if args.out:
+        out.to_csv(args.out, index=False, float_format="%.6g")
+    elif args.per_query:
+        out.to_csv(sys.stdout, index=False, float_format="%.6g")
+    else:
+        _print_means(out, measures)
+    return 0
+
+
+def _report_diagnostics(path: str, diag) -> None:
+    notes = []
+    if diag.missing_from_run:
+        notes.append(f"{len(diag.missing_from_run)} qrels queries absent from the run")
+    if diag.no_relevant:
+        notes.append(f"{diag.no_relevant} qrels queries without a relevant document excluded")
+    if diag.not_in_qrels:
+        notes.append(f"{diag.not_in_qrels} run queries without judgments ignored")
+    if diag.tied_pairs:
+        notes.append(f"{diag.tied_pairs} tied document pairs broken by docid")
+    if diag.first_rel_undefined:
+        notes.append(f"{diag.first_rel_undefined} queries with no relevant document within "
+                     "depth left out of first_rel_rank's mean")
+    if notes:
+        print(f"leakeval: note: {path}: " + "; ".join(notes), file=sys.stderr)
+
+
+def _print_means(out, measures) -> None:
+    table = out[out.qid == "all"].pivot(index="run", columns="measure", values="value")
+    table = table[[m.name for m in measures]]
+    table.columns = [m.label for m in measures]
+    print(table.to_string(float_format=lambda v: f"{v:.4f}"))
+
+
+def _cmd_scores(args: argparse.Namespace) -> int:
+    from .experiment import load_experiment
+    from .scores import score_experiment
+
+    experiment = load_experiment(args.experiment)
+    results = score_experiment(experiment, _measures(args), _conventions(args),
+                               progress=_progress("scoring"))
+    table = results.scores.drop(columns=["run_id"])
+    if args.out and Path(args.out).suffix == ".parquet":
+        table.to_parquet(args.out, index=False)
+    else:
+        table.to_csv(args.out or sys.stdout, index=False, float_format="%.6g")
+    for failure in results.failures.itertuples():
+        print(f"leakeval: {failure.error}", file=sys.stderr)
+    return EXIT_BAD_INPUT if len(results.failures) else 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import DEMO_SEED, generate_demo
+
+    out = generate_demo(args.out, seed=DEMO_SEED if args.seed is None else args.seed,
+                        progress=_progress("generating demo"))
+    print(f"simulated demo experiment written to {out}", file=sys.stderr)
+    return 0
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from . import trec
+    from .collections import load_collection
+    from .experiment import load_experiment
+
+    experiment = load_experiment(args.experiment)
+    problems = 0
+    for spec in experiment.collections.values():
+        try:
+            load_collection(spec)
+        except LeakevalError as exc:
+            print(f"leakeval: {exc}", file=sys.stderr)
+            problems += 1
+    if isinstance(experiment.training_queries, Path):
+        try:
+            trec.read_queries(experiment.training_queries)
+        except LeakevalError as exc:
+            print(f"leakeval: {exc}", file=sys.stderr)
+            problems += 1
+    progress = _progress("validating")
+    paths = experiment.conditions.path.tolist()
+    for i, path in enumerate(paths):
+        progress(i, len(paths), str(path))
+        try:
+            trec.read_run(path)
+        except LeakevalError as exc:
+            print(f"leakeval: {exc}", file=sys.stderr)
+            problems += 1
+    progress(len(paths), len(paths), "done")
+    factors = ", ".join(f"{f} ({experiment.conditions[f].nunique()} levels)"
+                        for f in experiment.factors)
+    print(f"{experiment.name}: {len(paths)} runs, {len(experiment.collections)} collections; "
+          f"factors: {factors}; {problems} problem(s)")
+    return EXIT_BAD_INPUT if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,128 @@
+"""The SCORES table of an experiment: one row per (run, query, measure), cached on disk.
+
+A broken run is reported next to the others, not raised: in an experiment of 100 runs with
+one bad file, the other 99 still score and the bad one is listed with its file:line message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+
+import pandas as pd
+
+from . import trec
+from .cache import Cache, hash_key
+from .collections import collection_digest, load_collection
+from .errors import LeakevalError
+from .experiment import Experiment
+from .measures import DEFAULT_MEASURES, Measure, parse_measures
+from .metrics import Conventions, PreparedQrels, score_run
+
+__all__ = ["ExperimentScores", "Progress", "score_experiment"]
+
+Progress = Callable[[int, int, str], None]
+"""Called as progress(done, total, what) while long work runs."""
+
+_KINDS = ("experiment-scores", "experiment-runs", "experiment-queries")
+_RUN_COLUMNS = [
+    "queries_scored", "no_relevant", "not_in_qrels", "tied_pairs",
+    "first_rel_undefined", "error",
+]
+
+
+@dataclass(frozen=True)
+class ExperimentScores:
+    scores: pd.DataFrame = field(repr=False)
+    """run_id, collection, the pattern's factors, qid, measure, value."""
+    runs: pd.DataFrame = field(repr=False)
+    """One row per run: factors, scoring diagnostics, and `error` (empty when it scored)."""
+    queries: pd.DataFrame = field(repr=False)
+    """collection, qid: every query a condition is scored on (qrels with a relevant doc)."""
+    measures: tuple[Measure, ...]
+    conventions: Conventions
+    """`missing` applies per condition, after folds are combined (see stats.per_query)."""
+
+    @property
+    def failures(self) -> pd.DataFrame:
+        return self.runs[self.runs.error != ""]
+
+
+def score_experiment(
+    experiment: Experiment,
+    measures: Sequence[str | Measure] | str = DEFAULT_MEASURES,
+    conventions: Conventions = Conventions(),
+    cache: Cache | None = None,
+    progress: Progress | None = None,
+) -> ExperimentScores:
+    measures = parse_measures([m.name if isinstance(m, Measure) else m for m in measures]
+                              if not isinstance(measures, str) else measures)
+    cache = cache or Cache()
+    conditions = experiment.conditions
+    names = [m.name for m in measures]
+    coll_digests = {
+        name: collection_digest(experiment.collections[name])
+        for name in conditions.collection.unique()
+    }
+    run_digests = [trec.file_digest(p) for p in conditions.path]
+    key = hash_key(
+        "experiment-scores", list(zip(conditions.run_id, run_digests, strict=True)),
+        coll_digests, asdict(conventions), names, list(conditions.columns),
+    )
+    hits = [cache.get(kind, key) for kind in _KINDS]
+    if all(hit is not None for hit in hits):
+        return ExperimentScores(*(hit[0] for hit in hits), measures, conventions)
+
+    # A fold's run holds only its fold's queries, so a run never fills in missing queries;
+    # that happens per condition once its folds are combined.
+    run_conventions = replace(conventions, missing="drop")
+    prepared: dict[str, PreparedQrels] = {}
+
+    def prepare(collection: str) -> PreparedQrels:
+        if collection not in prepared:
+            qrels = load_collection(experiment.collections[collection]).qrels
+            prepared[collection] = PreparedQrels(qrels, run_conventions)
+        return prepared[collection]
+
+    factor_cols = [c for c in conditions.columns if c not in ("path",)]
+    tables, run_rows = [], []
+    total = len(conditions)
+    for i, (row, digest) in enumerate(zip(conditions.itertuples(index=False), run_digests,
+                                          strict=True)):
+        if progress:
+            progress(i, total, row.run_id)
+        factors = {c: getattr(row, c) for c in factor_cols}
+        run_key = hash_key("run-scores", digest, coll_digests[row.collection],
+                           asdict(run_conventions), names)
+
+        def build(row=row):
+            result = score_run(trec.read_run(row.path), prepare(row.collection), measures,
+                               name=str(row.path))
+            meta = asdict(result.diagnostics)
+            del meta["missing_from_run"]  # meaningless per fold; see stats.per_query
+            return result.scores, meta
+
+        try:
+            frame, meta = cache.get_or_build("run-scores", run_key, build)
+        except LeakevalError as exc:
+            run_rows.append({**factors, **dict.fromkeys(_RUN_COLUMNS[:-1], 0), "error": str(exc)})
+            continue
+        run_rows.append({**factors, **{c: meta[c] for c in _RUN_COLUMNS[:-1]}, "error": ""})
+        tables.append(frame.assign(**factors))
+    if progress:
+        progress(total, total, "done")
+
+    ordered = [*factor_cols, "qid", "measure", "value"]
+    scores = (pd.concat(tables, ignore_index=True)[ordered] if tables
+              else pd.DataFrame(columns=ordered))
+    runs = pd.DataFrame(run_rows, columns=[*factor_cols, *_RUN_COLUMNS])
+    queries = pd.concat(
+        [pd.DataFrame({"collection": name, "qid": prepare(name).qids.astype(str)})
+         for name in coll_digests],
+        ignore_index=True,
+    )
+    tables = (scores, runs, queries)
+    if runs.error.eq("").all():
+        for kind, table in zip(_KINDS, tables, strict=True):
+            cache.put(kind, key, table)
+    return ExperimentScores(*tables, measures, conventions)
