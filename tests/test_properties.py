@@ -1,0 +1,82 @@
+"""Property tests: any bytes give either a valid frame or a ParseError, nothing else."""
+
+import math
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from leakeval_core import trec
+from leakeval_core.errors import ParseError
+
+token = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Zs", "Cc")), min_size=1,
+                max_size=8)
+score = st.one_of(st.floats(allow_nan=True, allow_infinity=True).map(repr), token)
+whitespace = st.sampled_from([" ", "\t", "  ", " \t"])
+
+
+@st.composite
+def run_like(draw):
+    lines = draw(st.lists(st.lists(st.one_of(token, score), min_size=4, max_size=7),
+                          max_size=8))
+    sep = draw(whitespace)
+    end = draw(st.sampled_from(["\n", "\r\n"]))
+    return end.join(sep.join(parts) for parts in lines).encode()
+
+
+def check(reader, data):
+    try:
+        frame = reader(("fuzz", data))
+    except ParseError as err:
+        assert err.path == "fuzz"
+        assert err.line is None or err.line >= 1
+        return None
+    return frame
+
+
+@given(st.binary(max_size=300))
+def test_property_run_reader_on_any_bytes(data):
+    check(trec.read_run, data)
+
+
+@given(run_like())
+def test_property_run_reader_on_run_like_text(data):
+    frame = check(trec.read_run, data)
+    if frame is not None:
+        assert list(frame.columns) == ["qid", "docid", "score"]
+        assert all(math.isfinite(s) for s in frame.score)
+        assert not frame.duplicated(["qid", "docid"]).any()
+
+
+@given(st.binary(max_size=300))
+def test_property_qrels_reader_on_any_bytes(data):
+    frame = check(trec.read_qrels, data)
+    if frame is not None:
+        assert frame.grade.dtype == "int64"
+
+
+@given(st.lists(st.tuples(token, token, token, st.integers(-3, 4).map(str) | token),
+                max_size=8))
+def test_property_qrels_reader_on_qrels_like_text(rows):
+    frame = check(trec.read_qrels, "\n".join(" ".join(r) for r in rows).encode())
+    if frame is not None:
+        assert len(frame) == len(rows)
+
+
+@given(st.binary(max_size=300) | st.text(max_size=300).map(str.encode))
+def test_property_topics_reader(data):
+    frame = check(trec.read_topics, data)
+    if frame is not None:
+        assert list(frame.columns) == ["qid", "title", "description", "narrative"]
+
+
+@given(st.text(alphabet="<>/topnumiledscar \n:0123456789", max_size=300))
+def test_property_topics_reader_on_tag_soup(text):
+    check(trec.read_topics, text.encode())
+
+
+@given(st.binary(max_size=300) | st.text(max_size=300).map(str.encode))
+def test_property_queries_reader(data):
+    frame = check(trec.read_queries, data)
+    if frame is not None:
+        assert list(frame.columns) == ["qid", "text"]
+        assert frame.qid.is_unique
