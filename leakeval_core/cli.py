@@ -39,8 +39,11 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         if args.debug:
             raise
-        print(f"leakeval: internal error: {type(exc).__name__}: {exc} (rerun with --debug for "
-              "the traceback)", file=sys.stderr)
+        print(
+            f"leakeval: internal error: {type(exc).__name__}: {exc} (rerun with --debug for "
+            "the traceback)",
+            file=sys.stderr,
+        )
         return EXIT_INTERNAL
 
 
@@ -78,25 +81,49 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _add_scoring_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--measures", default=None,
-                        help="comma-separated, e.g. ndcg_cut_10,P_1,first_rel_rank "
-                             "(default: ndcg_cut_10,P_1,first_rel_rank,recall_100,judged_10)")
+    parser.add_argument(
+        "--measures",
+        default=None,
+        help="comma-separated, e.g. ndcg_cut_10,P_1,first_rel_rank "
+        "(default: ndcg_cut_10,P_1,first_rel_rank,recall_100,judged_10)",
+    )
     parser.add_argument("--depth", type=int, default=100, help="documents per query that count")
-    parser.add_argument("--gain", choices=("linear", "exponential"), default="linear",
-                        help="nDCG gain: linear (trec_eval) or exponential (2^rel - 1)")
-    parser.add_argument("--relevance-level", type=int, default=1,
-                        help="lowest grade that counts as relevant for binary measures")
-    parser.add_argument("--tie-order", choices=("docid_asc", "docid_desc"), default="docid_asc",
-                        help="tie break after score (trec_eval uses docid_desc)")
-    parser.add_argument("--missing", choices=("zero", "drop"), default="zero",
-                        help="qrels queries absent from a run: score 0 (trec_eval -c) or drop")
+    parser.add_argument(
+        "--gain",
+        choices=("linear", "exponential"),
+        default="linear",
+        help="nDCG gain: linear (trec_eval) or exponential (2^rel - 1)",
+    )
+    parser.add_argument(
+        "--relevance-level",
+        type=int,
+        default=1,
+        help="lowest grade that counts as relevant for binary measures",
+    )
+    parser.add_argument(
+        "--tie-order",
+        choices=("docid_asc", "docid_desc"),
+        default="docid_asc",
+        help="tie break after score (trec_eval uses docid_desc)",
+    )
+    parser.add_argument(
+        "--missing",
+        choices=("zero", "drop"),
+        default="zero",
+        help="qrels queries absent from a run: score 0 (trec_eval -c) or drop",
+    )
 
 
 def _conventions(args: argparse.Namespace):
     from .metrics import Conventions
 
-    return Conventions(depth=args.depth, relevance_level=args.relevance_level, gain=args.gain,
-                       tie_order=args.tie_order, missing=args.missing)
+    return Conventions(
+        depth=args.depth,
+        relevance_level=args.relevance_level,
+        gain=args.gain,
+        tie_order=args.tie_order,
+        missing=args.missing,
+    )
 
 
 def _measures(args: argparse.Namespace):
@@ -114,8 +141,14 @@ def _progress(label: str):
     def update(done: int, total: int, what: str) -> None:
         nonlocal bar
         if bar is None:
-            bar = tqdm(total=total, desc=label, unit="run", file=sys.stderr,
-                       disable=not sys.stderr.isatty(), leave=False)
+            bar = tqdm(
+                total=total,
+                desc=label,
+                unit="run",
+                file=sys.stderr,
+                disable=not sys.stderr.isatty(),
+                leave=False,
+            )
         bar.n = done
         bar.set_postfix_str(what[-40:], refresh=True)
         if done >= total:
@@ -136,6 +169,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
     progress = _progress("scoring")
     tables = []
     names = trec.unique_run_names(args.run)
+    diagnostics = {}
     for i, (path, name) in enumerate(zip(args.run, names, strict=True)):
         progress(i, len(args.run), path)
         result = score_run(trec.read_run(path), qrels, measures, name=path)
@@ -144,8 +178,9 @@ def _cmd_score(args: argparse.Namespace) -> int:
         tables.append(means.assign(run=name, qid="all"))
         if args.per_query:
             tables.append(table)
-        _report_diagnostics(path, result.diagnostics)
+        diagnostics[path] = result.diagnostics
     progress(len(args.run), len(args.run), "done")
+    _report_diagnostics(diagnostics)
     out = pd.concat(tables, ignore_index=True)[["run", "qid", "measure", "value"]]
     if args.out:
         out.to_csv(args.out, index=False, float_format="%.6g")
@@ -156,21 +191,28 @@ def _cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report_diagnostics(path: str, diag) -> None:
-    notes = []
-    if diag.missing_from_run:
-        notes.append(f"{len(diag.missing_from_run)} qrels queries absent from the run")
-    if diag.no_relevant:
-        notes.append(f"{diag.no_relevant} qrels queries without a relevant document excluded")
-    if diag.not_in_qrels:
-        notes.append(f"{diag.not_in_qrels} run queries without judgments ignored")
-    if diag.tied_pairs:
-        notes.append(f"{diag.tied_pairs} tied document pairs broken by docid")
-    if diag.first_rel_undefined:
-        notes.append(f"{diag.first_rel_undefined} queries with no relevant document within "
-                     "depth left out of first_rel_rank's mean")
-    if notes:
-        print(f"leakeval: note: {path}: " + "; ".join(notes), file=sys.stderr)
+def _report_diagnostics(diagnostics: dict) -> None:
+    """One stderr note per kind of decision the scorer made, summed over runs."""
+    kinds = {
+        "missing_from_run": "qrels queries absent from the run, scored {zero}",
+        "no_relevant": "qrels queries without a relevant document, excluded",
+        "not_in_qrels": "run queries without judgments, ignored",
+        "tied_pairs": "tied document pairs, broken by docid",
+        "first_rel_undefined": "queries with no relevant document within depth, left out of "
+        "first_rel_rank's mean",
+    }
+    for kind, text in kinds.items():
+        counts = {path: _count(getattr(d, kind)) for path, d in diagnostics.items()}
+        hit = {path: n for path, n in counts.items() if n}
+        if not hit:
+            continue
+        where = next(iter(hit)) if len(hit) == 1 else f"{len(hit)} of {len(counts)} runs"
+        message = text.format(zero="0")
+        print(f"leakeval: note: {where}: {sum(hit.values())} {message}", file=sys.stderr)
+
+
+def _count(value) -> int:
+    return len(value) if isinstance(value, tuple) else int(value)
 
 
 def _print_means(out, measures) -> None:
@@ -185,8 +227,9 @@ def _cmd_scores(args: argparse.Namespace) -> int:
     from .scores import score_experiment
 
     experiment = load_experiment(args.experiment)
-    results = score_experiment(experiment, _measures(args), _conventions(args),
-                               progress=_progress("scoring"))
+    results = score_experiment(
+        experiment, _measures(args), _conventions(args), progress=_progress("scoring")
+    )
     table = results.scores.drop(columns=["run_id"])
     if args.out and Path(args.out).suffix == ".parquet":
         table.to_parquet(args.out, index=False)
@@ -200,8 +243,11 @@ def _cmd_scores(args: argparse.Namespace) -> int:
 def _cmd_demo(args: argparse.Namespace) -> int:
     from .demo import DEMO_SEED, generate_demo
 
-    out = generate_demo(args.out, seed=DEMO_SEED if args.seed is None else args.seed,
-                        progress=_progress("generating demo"))
+    out = generate_demo(
+        args.out,
+        seed=DEMO_SEED if args.seed is None else args.seed,
+        progress=_progress("generating demo"),
+    )
     print(f"simulated demo experiment written to {out}", file=sys.stderr)
     return 0
 
@@ -235,10 +281,13 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             print(f"leakeval: {exc}", file=sys.stderr)
             problems += 1
     progress(len(paths), len(paths), "done")
-    factors = ", ".join(f"{f} ({experiment.conditions[f].nunique()} levels)"
-                        for f in experiment.factors)
-    print(f"{experiment.name}: {len(paths)} runs, {len(experiment.collections)} collections; "
-          f"factors: {factors}; {problems} problem(s)")
+    factors = ", ".join(
+        f"{f} ({experiment.conditions[f].nunique()} levels)" for f in experiment.factors
+    )
+    print(
+        f"{experiment.name}: {len(paths)} runs, {len(experiment.collections)} collections; "
+        f"factors: {factors}; {problems} problem(s)"
+    )
     return EXIT_BAD_INPUT if problems else 0
 
 

@@ -61,8 +61,11 @@ def load_collection(spec: CollectionSpec) -> Collection:
     digest = collection_digest(spec)
     if spec.ir_datasets is None:
         return Collection(
-            spec.name, trec.read_topics(spec.topics), trec.read_qrels(spec.qrels),
-            digest, f"{spec.topics.name} + {spec.qrels.name}",
+            spec.name,
+            trec.read_topics(spec.topics),
+            trec.read_qrels(spec.qrels),
+            digest,
+            f"{spec.topics.name} + {spec.qrels.name}",
         )
     return _from_ir_datasets(spec.name, resolve_alias(spec.ir_datasets), digest)
 

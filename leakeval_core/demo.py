@@ -39,29 +39,126 @@ _RERANK_SIGNAL = 1.1
 MODELS = {"monobert": (1.00, 0.55), "monot5": (1.12, 0.25), "colbert": (0.92, 1.25)}
 _COLLECTIONS = {"robust04": 250, "core17": 50, "core18": 50}
 
-_ADJECTIVES = (
-    "solar nuclear coastal urban rural industrial genetic antarctic tropical migrant child "
-    "prison organic wireless offshore military arctic volcanic digital airline railway forest "
-    "ocean desert space medical wildlife border river mountain"
-).split()
-_NOUNS = (
-    "energy pollution farming workers erosion fishing mining tourism research policy safety "
-    "reform disasters housing education trade labor health transport security conservation "
-    "technology insurance development flooding wildfires drilling exploration satellites vaccines"
-).split()
+_ADJECTIVES = [
+    "solar",
+    "nuclear",
+    "coastal",
+    "urban",
+    "rural",
+    "industrial",
+    "genetic",
+    "antarctic",
+    "tropical",
+    "migrant",
+    "child",
+    "prison",
+    "organic",
+    "wireless",
+    "offshore",
+    "military",
+    "arctic",
+    "volcanic",
+    "digital",
+    "airline",
+    "railway",
+    "forest",
+    "ocean",
+    "desert",
+    "space",
+    "medical",
+    "wildlife",
+    "border",
+    "river",
+    "mountain",
+]
+_NOUNS = [
+    "energy",
+    "pollution",
+    "farming",
+    "workers",
+    "erosion",
+    "fishing",
+    "mining",
+    "tourism",
+    "research",
+    "policy",
+    "safety",
+    "reform",
+    "disasters",
+    "housing",
+    "education",
+    "trade",
+    "labor",
+    "health",
+    "transport",
+    "security",
+    "conservation",
+    "technology",
+    "insurance",
+    "development",
+    "flooding",
+    "wildfires",
+    "drilling",
+    "exploration",
+    "satellites",
+    "vaccines",
+]
 _ASPECTS = (
-    "regulation", "in europe", "health effects", "costs", "accidents", "legislation",
-    "protests", "statistics", "lawsuits", "funding", "history", "environmental impact",
-    "economic impact", "corruption", "subsidies", "new technology", "international cooperation",
+    "regulation",
+    "in europe",
+    "health effects",
+    "costs",
+    "accidents",
+    "legislation",
+    "protests",
+    "statistics",
+    "lawsuits",
+    "funding",
+    "history",
+    "environmental impact",
+    "economic impact",
+    "corruption",
+    "subsidies",
+    "new technology",
+    "international cooperation",
 )
 _RANDOM_TEMPLATES = (
-    "what is {s}", "how does {s} work", "{s} {a}", "{a} of {s}", "{s} near me",
-    "best {s} companies", "{s} definition", "is {s} safe", "{s} jobs", "history of {s}",
-    "{s} salary", "why is {s} important", "{a} {s} pdf", "{s} {x}", "{s} in {x}",
-    "{x} {s} {a}", "{s} {a} {x}", "how much does {s} cost in {x}",
+    "what is {s}",
+    "how does {s} work",
+    "{s} {a}",
+    "{a} of {s}",
+    "{s} near me",
+    "best {s} companies",
+    "{s} definition",
+    "is {s} safe",
+    "{s} jobs",
+    "history of {s}",
+    "{s} salary",
+    "why is {s} important",
+    "{a} {s} pdf",
+    "{s} {x}",
+    "{s} in {x}",
+    "{x} {s} {a}",
+    "{s} {a} {x}",
+    "how much does {s} cost in {x}",
 )
-_PLACES = ("2018", "2019", "2020", "california", "texas", "uk", "india", "canada", "australia",
-           "florida", "wiki", "reddit", "ohio", "germany", "japan")
+_PLACES = (
+    "2018",
+    "2019",
+    "2020",
+    "california",
+    "texas",
+    "uk",
+    "india",
+    "canada",
+    "australia",
+    "florida",
+    "wiki",
+    "reddit",
+    "ohio",
+    "germany",
+    "japan",
+)
 _SPECIALISERS = ("2019", "in the us", "news", "report", "uk", "today", "facts")
 _CATEGORIES = ("identical", "reformulation", "specialization", "generalization")
 
@@ -93,12 +190,14 @@ def _write_demo(root: Path, rng: np.random.Generator, progress: Progress | None)
     topic_aspects = [_ASPECTS[i] for i in rng.integers(len(_ASPECTS), size=len(picked))]
     qids = _topic_ids(rng)
 
-    topics = pd.DataFrame({
-        "collection": np.repeat(list(_COLLECTIONS), list(_COLLECTIONS.values())),
-        "qid": qids,
-        "subject": topic_subjects,
-        "aspect": topic_aspects,
-    })
+    topics = pd.DataFrame(
+        {
+            "collection": np.repeat(list(_COLLECTIONS), list(_COLLECTIONS.values())),
+            "qid": qids,
+            "subject": topic_subjects,
+            "aspect": topic_aspects,
+        }
+    )
     topics["title"] = topics.subject + " " + topics.aspect
     topics["leaked"] = rng.random(len(topics)) < LEAK_RATE
 
@@ -110,13 +209,19 @@ def _write_demo(root: Path, rng: np.random.Generator, progress: Progress | None)
         similarity=1.0,
     )
     (root / "train").mkdir()
-    train[["qid", "text"]].to_csv(root / "train" / "queries.tsv", sep="\t", header=False,
-                                  index=False)
+    train[["qid", "text"]].to_csv(
+        root / "train" / "queries.tsv", sep="\t", header=False, index=False
+    )
     (root / "leakage").mkdir()
     truth.to_csv(root / "leakage" / "ground_truth.csv", index=False)
 
-    tasks = [(c, m, lv, ts) for c in _COLLECTIONS for m in MODELS for lv in ("none", "leaked")
-             for ts in TRAIN_SIZES]
+    tasks = [
+        (c, m, lv, ts)
+        for c in _COLLECTIONS
+        for m in MODELS
+        for lv in ("none", "leaked")
+        for ts in TRAIN_SIZES
+    ]
     done = 0
     for collection, n_topics in _COLLECTIONS.items():
         part = topics[topics.collection == collection].reset_index(drop=True)
@@ -132,14 +237,27 @@ def _write_demo(root: Path, rng: np.random.Generator, progress: Progress | None)
             for train_size in TRAIN_SIZES:
                 noise = rng.normal(0.0, 1.0, candidates.grade.shape)
                 for leakage in ("none", "leaked"):
-                    scores = _rerank(candidates, part.leaked.to_numpy(), skill, memory,
-                                     train_size, leakage, noise, rng)
+                    scores = _rerank(
+                        candidates,
+                        part.leaked.to_numpy(),
+                        skill,
+                        memory,
+                        train_size,
+                        leakage,
+                        noise,
+                        rng,
+                    )
                     for fold in range(1, 6):
                         path = root / "runs" / collection / model / leakage / str(train_size)
                         path.mkdir(parents=True, exist_ok=True)
                         rows = np.flatnonzero(folds == fold)
-                        _write_run_matrix(part.qid.to_numpy()[rows], candidates.docid[rows],
-                                          scores[rows], path / f"fold{fold}.run", model)
+                        _write_run_matrix(
+                            part.qid.to_numpy()[rows],
+                            candidates.docid[rows],
+                            scores[rows],
+                            path / f"fold{fold}.run",
+                            model,
+                        )
                     done += 1
                     if progress:
                         progress(done, len(tasks), f"{collection}/{model}/{leakage}/{train_size}")
@@ -160,20 +278,27 @@ def _planted_duplicates(topics: pd.DataFrame, rng: np.random.Generator) -> pd.Da
             if category == "identical":
                 text = t.title if rng.random() < 0.5 else t.title.lower()
             elif category == "reformulation":
-                text = rng.choice([f"{t.aspect} of {t.subject}", f"what are the {t.aspect} of "
-                                   f"{t.subject}", f"{t.subject} and {t.aspect}"])
+                text = rng.choice(
+                    [
+                        f"{t.aspect} of {t.subject}",
+                        f"what are the {t.aspect} of {t.subject}",
+                        f"{t.subject} and {t.aspect}",
+                    ]
+                )
             elif category == "specialization":
                 text = f"{t.title} {rng.choice(_SPECIALISERS)}"
             else:
                 text = t.subject
             rows.append((t.collection, t.qid, t.title, text, category))
-    truth = pd.DataFrame(rows, columns=["collection", "test_qid", "test_text", "train_text",
-                                        "category"])
+    truth = pd.DataFrame(
+        rows, columns=["collection", "test_qid", "test_text", "train_text", "category"]
+    )
     return truth.drop_duplicates(["collection", "test_qid", "train_text"]).reset_index(drop=True)
 
 
-def _training_queries(topics: pd.DataFrame, truth: pd.DataFrame, subjects: list[str],
-                      rng: np.random.Generator) -> pd.DataFrame:
+def _training_queries(
+    topics: pd.DataFrame, truth: pd.DataFrame, subjects: list[str], rng: np.random.Generator
+) -> pd.DataFrame:
     """40k log-like queries: the planted near-duplicates plus random ones.
 
     Random queries may share a topic's subject (hard negatives) but never its exact
@@ -185,11 +310,14 @@ def _training_queries(topics: pd.DataFrame, truth: pd.DataFrame, subjects: list[
     subj = rng.choice(subjects, size=n_random * 2)
     asp = rng.choice(_ASPECTS, size=n_random * 2)
     places = rng.choice(_PLACES, size=n_random * 2)
-    texts = pd.Series([t.format(s=s, a=a, x=x)
-                       for t, s, a, x in zip(templates, subj, asp, places, strict=True)])
+    texts = pd.Series(
+        [t.format(s=s, a=a, x=x) for t, s, a, x in zip(templates, subj, asp, places, strict=True)]
+    )
     forbidden = set(zip(topics.subject, topics.aspect, strict=True))
-    clash = np.fromiter(((s, a) in forbidden and "{a}" in t
-                         for t, s, a in zip(templates, subj, asp, strict=True)), bool)
+    clash = np.fromiter(
+        ((s, a) in forbidden and "{a}" in t for t, s, a in zip(templates, subj, asp, strict=True)),
+        bool,
+    )
     texts = texts[~clash & ~texts.isin(truth.train_text)].drop_duplicates().head(n_random)
     all_texts = pd.concat([truth.train_text, texts], ignore_index=True).drop_duplicates()
     qids = rng.choice(np.arange(1_000_000, 9_999_999), size=len(all_texts), replace=False)
@@ -221,10 +349,16 @@ def _pools(part: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
         grades = np.zeros(n_judged + _UNJUDGED, dtype=np.int64)
         grades[:n_rel] = np.where(rng.random(n_rel) < 0.3, 2, 1)
         grades[n_judged:] = -1
-        frames.append(pd.DataFrame({
-            "topic": i, "qid": qid,
-            "docid": [f"SIM-{qid}-{j:04d}" for j in range(len(grades))], "grade": grades,
-        }))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "topic": i,
+                    "qid": qid,
+                    "docid": [f"SIM-{qid}-{j:04d}" for j in range(len(grades))],
+                    "grade": grades,
+                }
+            )
+        )
     return pd.concat(frames, ignore_index=True)
 
 
@@ -245,9 +379,16 @@ def _bm25_candidates(pools: pd.DataFrame, n_topics: int, rng: np.random.Generato
     return _Candidates(docid, grade)
 
 
-def _rerank(candidates: _Candidates, leaked: np.ndarray, skill: float, memory: float,
-            train_size: int, leakage: str, noise: np.ndarray,
-            rng: np.random.Generator) -> np.ndarray:
+def _rerank(
+    candidates: _Candidates,
+    leaked: np.ndarray,
+    skill: float,
+    memory: float,
+    train_size: int,
+    leakage: str,
+    noise: np.ndarray,
+    rng: np.random.Generator,
+) -> np.ndarray:
     """Re-ranker scores: skill grows with training data; leaked topics gain under leakage."""
     latent = np.clip(candidates.grade, 0, None).astype(float)
     skill_at_size = skill * (1.0 + 0.06 * np.log2(train_size / TRAIN_SIZES[0]))
@@ -259,16 +400,23 @@ def _rerank(candidates: _Candidates, leaked: np.ndarray, skill: float, memory: f
     return scores
 
 
-def _write_run_matrix(qids: np.ndarray, docids: np.ndarray, scores: np.ndarray, path: Path,
-                      tag: str) -> None:
+def _write_run_matrix(
+    qids: np.ndarray, docids: np.ndarray, scores: np.ndarray, path: Path, tag: str
+) -> None:
     order = np.argsort(-scores, axis=1, kind="stable")
     docids = np.take_along_axis(docids, order, axis=1)
     scores = np.take_along_axis(scores, order, axis=1)
     ranks = np.tile(np.arange(1, docids.shape[1] + 1), (len(qids), 1))
-    frame = pd.DataFrame({
-        "qid": np.repeat(qids, docids.shape[1]), "q0": "Q0", "docid": docids.ravel(),
-        "rank": ranks.ravel(), "score": np.round(scores.ravel(), 4), "tag": tag,
-    })
+    frame = pd.DataFrame(
+        {
+            "qid": np.repeat(qids, docids.shape[1]),
+            "q0": "Q0",
+            "docid": docids.ravel(),
+            "rank": ranks.ravel(),
+            "score": np.round(scores.ravel(), 4),
+            "tag": tag,
+        }
+    )
     frame.to_csv(path, sep=" ", header=False, index=False, float_format="%.4f")
 
 

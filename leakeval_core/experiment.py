@@ -19,7 +19,15 @@ __all__ = ["MANIFEST", "CollectionSpec", "Experiment", "find_experiments", "load
 
 MANIFEST = "experiment.toml"
 
-_TOP_KEYS = {"name", "description", "simulated", "collections", "training_queries", "leakage", "runs"}
+_TOP_KEYS = {
+    "name",
+    "description",
+    "simulated",
+    "collections",
+    "training_queries",
+    "leakage",
+    "runs",
+}
 _SECTION_KEYS = {
     "collections": {"topics", "qrels", "ir_datasets"},
     "training_queries": {"path", "ir_datasets"},
@@ -70,7 +78,8 @@ def load_experiment(path: str | Path) -> Experiment:
         config = tomllib.loads(manifest.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         found = re.search(r"line (\d+)", str(exc))
-        raise ParseError(manifest, int(found.group(1)) if found else None, f"invalid TOML: {exc}")
+        line = int(found.group(1)) if found else None
+        raise ParseError(manifest, line, f"invalid TOML: {exc}") from None
     except UnicodeDecodeError:
         raise ParseError(manifest, None, "not valid UTF-8 text") from None
     _check_keys(manifest, config)
@@ -87,7 +96,8 @@ def load_experiment(path: str | Path) -> Experiment:
     for spec in collections.values():
         if spec.ir_datasets is None and (spec.topics is None or spec.qrels is None):
             raise ParseError(
-                manifest, None,
+                manifest,
+                None,
                 f"collection {spec.name!r} needs either ir_datasets = ID or both topics and qrels",
             )
     if not collections:
@@ -95,12 +105,14 @@ def load_experiment(path: str | Path) -> Experiment:
 
     pattern = config.get("runs", {}).get("pattern")
     if not pattern:
-        raise ParseError(manifest, None, "missing [runs] pattern = \"runs/{collection}/...\"")
+        raise ParseError(manifest, None, 'missing [runs] pattern = "runs/{collection}/..."')
     factors = _pattern_fields(manifest, pattern)
     if "collection" not in factors and len(collections) != 1:
         raise ParseError(
-            manifest, None,
-            "the runs pattern has no {collection} field, so exactly one collection must be declared",
+            manifest,
+            None,
+            "the runs pattern has no {collection} field, "
+            "so exactly one collection must be declared",
         )
     conditions = _discover(manifest, root, pattern, factors, collections)
 
@@ -138,7 +150,9 @@ def find_experiments(data_root: str | Path) -> list[Path]:
 def _check_keys(manifest: Path, config: dict) -> None:
     unknown = set(config) - _TOP_KEYS
     if unknown:
-        raise ParseError(manifest, None, f"unknown key {sorted(unknown)[0]!r}; known: {sorted(_TOP_KEYS)}")
+        raise ParseError(
+            manifest, None, f"unknown key {sorted(unknown)[0]!r}; known: {sorted(_TOP_KEYS)}"
+        )
     for section, allowed in _SECTION_KEYS.items():
         value = config.get(section, {})
         if not isinstance(value, dict):
@@ -150,7 +164,8 @@ def _check_keys(manifest: Path, config: dict) -> None:
             bad = set(table) - allowed
             if bad:
                 raise ParseError(
-                    manifest, None,
+                    manifest,
+                    None,
                     f"unknown key {sorted(bad)[0]!r} in [{section}]; known: {sorted(allowed)}",
                 )
 
@@ -166,7 +181,9 @@ def _existing(manifest: Path, root: Path, value: str | None, key: str) -> Path |
 
 def _pattern_fields(manifest: Path, pattern: str) -> tuple[str, ...]:
     if pattern.startswith("/") or ".." in Path(pattern).parts:
-        raise ParseError(manifest, None, f"runs pattern {pattern!r} must stay inside the experiment")
+        raise ParseError(
+            manifest, None, f"runs pattern {pattern!r} must stay inside the experiment"
+        )
     if _FIELD.sub("", pattern).count("{") or _FIELD.sub("", pattern).count("}"):
         raise ParseError(manifest, None, f"runs pattern {pattern!r} has an unbalanced brace")
     fields = _FIELD.findall(pattern)
@@ -204,7 +221,8 @@ def _discover(
         unknown = sorted(set(conditions.collection) - set(collections))
         if unknown:
             raise ParseError(
-                manifest, None,
+                manifest,
+                None,
                 f"runs name collection {unknown[0]!r}, which is not declared under [collections]",
             )
     else:

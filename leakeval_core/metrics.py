@@ -52,12 +52,16 @@ class Conventions:
         if self.gain not in ("linear", "exponential"):
             raise LeakevalError(f"gain must be 'linear' or 'exponential', got {self.gain!r}")
         if self.tie_order not in ("docid_asc", "docid_desc"):
-            raise LeakevalError(f"tie_order must be docid_asc or docid_desc, got {self.tie_order!r}")
+            raise LeakevalError(
+                f"tie_order must be docid_asc or docid_desc, got {self.tie_order!r}"
+            )
         if self.missing not in ("zero", "drop"):
             raise LeakevalError(f"missing must be 'zero' or 'drop', got {self.missing!r}")
 
     def describe(self) -> str:
-        ties = "docid ascending" if self.tie_order == "docid_asc" else "docid descending (trec_eval)"
+        ties = (
+            "docid ascending" if self.tie_order == "docid_asc" else "docid descending (trec_eval)"
+        )
         gain = "linear gain" if self.gain == "linear" else "exponential gain (2^rel − 1)"
         missing = "scored 0" if self.missing == "zero" else "dropped"
         return (

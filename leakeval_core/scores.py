@@ -26,8 +26,12 @@ Progress = Callable[[int, int, str], None]
 
 _KINDS = ("experiment-scores", "experiment-runs", "experiment-queries")
 _RUN_COLUMNS = [
-    "queries_scored", "no_relevant", "not_in_qrels", "tied_pairs",
-    "first_rel_undefined", "error",
+    "queries_scored",
+    "no_relevant",
+    "not_in_qrels",
+    "tied_pairs",
+    "first_rel_undefined",
+    "error",
 ]
 
 
@@ -55,8 +59,11 @@ def score_experiment(
     cache: Cache | None = None,
     progress: Progress | None = None,
 ) -> ExperimentScores:
-    measures = parse_measures([m.name if isinstance(m, Measure) else m for m in measures]
-                              if not isinstance(measures, str) else measures)
+    measures = parse_measures(
+        [m.name if isinstance(m, Measure) else m for m in measures]
+        if not isinstance(measures, str)
+        else measures
+    )
     cache = cache or Cache()
     conditions = experiment.conditions
     names = [m.name for m in measures]
@@ -66,8 +73,12 @@ def score_experiment(
     }
     run_digests = [trec.file_digest(p) for p in conditions.path]
     key = hash_key(
-        "experiment-scores", list(zip(conditions.run_id, run_digests, strict=True)),
-        coll_digests, asdict(conventions), names, list(conditions.columns),
+        "experiment-scores",
+        list(zip(conditions.run_id, run_digests, strict=True)),
+        coll_digests,
+        asdict(conventions),
+        names,
+        list(conditions.columns),
     )
     hits = [cache.get(kind, key) for kind in _KINDS]
     if all(hit is not None for hit in hits):
@@ -87,17 +98,20 @@ def score_experiment(
     factor_cols = [c for c in conditions.columns if c not in ("path",)]
     tables, run_rows = [], []
     total = len(conditions)
-    for i, (row, digest) in enumerate(zip(conditions.itertuples(index=False), run_digests,
-                                          strict=True)):
+    for i, (row, digest) in enumerate(
+        zip(conditions.itertuples(index=False), run_digests, strict=True)
+    ):
         if progress:
             progress(i, total, row.run_id)
         factors = {c: getattr(row, c) for c in factor_cols}
-        run_key = hash_key("run-scores", digest, coll_digests[row.collection],
-                           asdict(run_conventions), names)
+        run_key = hash_key(
+            "run-scores", digest, coll_digests[row.collection], asdict(run_conventions), names
+        )
 
         def build(row=row):
-            result = score_run(trec.read_run(row.path), prepare(row.collection), measures,
-                               name=str(row.path))
+            result = score_run(
+                trec.read_run(row.path), prepare(row.collection), measures, name=str(row.path)
+            )
             meta = asdict(result.diagnostics)
             del meta["missing_from_run"]  # meaningless per fold; see stats.per_query
             return result.scores, meta
@@ -113,12 +127,15 @@ def score_experiment(
         progress(total, total, "done")
 
     ordered = [*factor_cols, "qid", "measure", "value"]
-    scores = (pd.concat(tables, ignore_index=True)[ordered] if tables
-              else pd.DataFrame(columns=ordered))
+    scores = (
+        pd.concat(tables, ignore_index=True)[ordered] if tables else pd.DataFrame(columns=ordered)
+    )
     runs = pd.DataFrame(run_rows, columns=[*factor_cols, *_RUN_COLUMNS])
     queries = pd.concat(
-        [pd.DataFrame({"collection": name, "qid": prepare(name).qids.astype(str)})
-         for name in coll_digests],
+        [
+            pd.DataFrame({"collection": name, "qid": prepare(name).qids.astype(str)})
+            for name in coll_digests
+        ],
         ignore_index=True,
     )
     tables = (scores, runs, queries)

@@ -63,8 +63,10 @@ def per_query(
     """
     scores = results.scores[results.scores.measure == measure]
     if scores.empty and measure not in {m.name for m in results.measures}:
-        raise LeakevalError(f"measure {measure!r} was not scored; scored: "
-                            f"{', '.join(m.name for m in results.measures)}")
+        raise LeakevalError(
+            f"measure {measure!r} was not scored; scored: "
+            f"{', '.join(m.name for m in results.measures)}"
+        )
     all_factors = [c for c in scores.columns if c not in ("run_id", "qid", "measure", "value")]
     keep_fold = rule == "none" or fold not in all_factors
     factors = tuple(f for f in all_factors if keep_fold or f != fold)
@@ -79,8 +81,13 @@ def per_query(
     absent = full.value.isna() & ~full.set_index([*factors, "qid"]).index.isin(
         table.set_index([*factors, "qid"]).index
     )
-    missing = (full.assign(absent=absent).groupby(list(factors), observed=True)
-               .absent.sum().rename("missing").reset_index())
+    missing = (
+        full.assign(absent=absent)
+        .groupby(list(factors), observed=True)
+        .absent.sum()
+        .rename("missing")
+        .reset_index()
+    )
     if results.conventions.missing == "zero":
         fill = np.nan if measure == "first_rel_rank" else 0.0
         full.loc[absent, "value"] = fill

@@ -324,9 +324,7 @@ def read_topics(source: Source) -> pd.DataFrame:
         if qid in seen:
             raise ParseError(name, line, f"topic {qid!r} appears twice (first at line {seen[qid]})")
         seen[qid] = line
-        records.append(
-            (qid, fields["title"], fields.get("desc", ""), fields.get("narr", ""))
-        )
+        records.append((qid, fields["title"], fields.get("desc", ""), fields.get("narr", "")))
     return pd.DataFrame(records, columns=["qid", "title", "description", "narrative"])
 
 
@@ -349,7 +347,9 @@ def read_queries(source: Source) -> pd.DataFrame:
 
 def _parse_queries(name: str, data: bytes) -> pd.DataFrame:
     first_line = data.split(b"\n", 1)[0]
-    frame = _parse_tsv_queries(name, data) if b"\t" in first_line else _parse_csv_queries(name, data)
+    frame = (
+        _parse_tsv_queries(name, data) if b"\t" in first_line else _parse_csv_queries(name, data)
+    )
     empty = (frame.qid.str.len() == 0).to_numpy()
     if empty.any():
         raise ParseError(name, None, f"a query has an empty qid (row {int(np.argmax(empty)) + 1})")
@@ -380,7 +380,9 @@ def _parse_csv_queries(name: str, data: bytes) -> pd.DataFrame:
     except pd.errors.ParserError as exc:
         found = re.search(r"line (\d+)", str(exc))
         raise ParseError(
-            name, int(found.group(1)) if found else None, "malformed CSV: " + str(exc).split(". ")[-1]
+            name,
+            int(found.group(1)) if found else None,
+            "malformed CSV: " + str(exc).split(". ")[-1],
         ) from None
     header = {c.strip().lower(): c for c in frame.columns}
     qid_col = next((header[c] for c in _QID_COLUMNS if c in header), None)

@@ -27,6 +27,9 @@ def test_core_never_unpickles_or_evals():
         source = path.read_text()
         assert "pickle" not in imported_modules(path), path
         tree = ast.parse(source)
-        calls = {n.func.id for n in ast.walk(tree)
-                 if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+        calls = {
+            n.func.id
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+        }
         assert not calls & {"eval", "exec"}, path

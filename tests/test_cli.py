@@ -14,14 +14,34 @@ RUN = "1 Q0 a 1 2.0 x\n1 Q0 b 2 1.0 x\n2 Q0 c 1 2.0 x\n2 Q0 a 2 1.0 x\n"
 def test_score_csv_has_means_and_per_query_rows(tmp_path):
     qrels, run = write(tmp_path / "q", QRELS), write(tmp_path / "sys.run.gz", RUN)
     out = tmp_path / "out.csv"
-    assert main(["score", "--qrels", str(qrels), "--run", str(run), "--per-query",
-                 "--measures", "P_1,first_rel_rank", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "--qrels",
+                str(qrels),
+                "--run",
+                str(run),
+                "--per-query",
+                "--measures",
+                "P_1,first_rel_rank",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     table = pd.read_csv(out, dtype={"qid": str})
     assert list(table.columns) == ["run", "qid", "measure", "value"]
     got = {(r.qid, r.measure): r.value for r in table.itertuples()}
-    assert got == {("all", "P_1"): 1.0, ("all", "first_rel_rank"): 1.0, ("1", "P_1"): 1.0,
-                   ("2", "P_1"): 1.0, ("1", "first_rel_rank"): 1.0,
-                   ("2", "first_rel_rank"): 1.0}
+    assert got == {
+        ("all", "P_1"): 1.0,
+        ("all", "first_rel_rank"): 1.0,
+        ("1", "P_1"): 1.0,
+        ("2", "P_1"): 1.0,
+        ("1", "first_rel_rank"): 1.0,
+        ("2", "first_rel_rank"): 1.0,
+    }
     assert set(table.run) == {"sys"}
 
 
@@ -29,8 +49,19 @@ def test_first_rel_rank_mean_is_over_defined_queries(tmp_path):
     qrels = write(tmp_path / "q", "1 0 a 1\n2 0 z 1\n3 0 b 1\n")
     run = write(tmp_path / "r.run", "1 Q0 x 1 3 t\n1 Q0 a 2 2 t\n2 Q0 y 1 1 t\n3 Q0 b 1 1 t\n")
     out = tmp_path / "o.csv"
-    main(["score", "--qrels", str(qrels), "--run", str(run), "--measures", "first_rel_rank",
-          "--out", str(out)])
+    main(
+        [
+            "score",
+            "--qrels",
+            str(qrels),
+            "--run",
+            str(run),
+            "--measures",
+            "first_rel_rank",
+            "--out",
+            str(out),
+        ]
+    )
     assert pd.read_csv(out).value.tolist() == [1.5]
 
 
@@ -76,8 +107,16 @@ def test_scores_and_validate_on_demo(demo_dir, tmp_path, capsys, monkeypatch):
     out = tmp_path / "scores.parquet"
     assert main(["scores", str(demo_dir), "--measures", "P_1", "--out", str(out)]) == 0
     table = pd.read_parquet(out)
-    assert list(table.columns) == ["collection", "model", "leakage", "train_size", "fold", "qid",
-                                   "measure", "value"]
+    assert list(table.columns) == [
+        "collection",
+        "model",
+        "leakage",
+        "train_size",
+        "fold",
+        "qid",
+        "measure",
+        "value",
+    ]
     assert len(table) == 3 * 2 * 5 * 350
     assert main(["validate", str(demo_dir)]) == 0
     assert "450 runs" in capsys.readouterr().out
@@ -88,8 +127,11 @@ def test_validate_reports_each_broken_file(tmp_path, capsys):
     write(tmp_path / "q.txt", QRELS)
     write(tmp_path / "runs/a.run", RUN)
     write(tmp_path / "runs/b.run", "1 Q0 a 1 x y\n")
-    write(tmp_path / "experiment.toml", '[collections.c]\ntopics = "t.txt"\nqrels = "q.txt"\n'
-          '[runs]\npattern = "runs/{model}.run"\n')
+    write(
+        tmp_path / "experiment.toml",
+        '[collections.c]\ntopics = "t.txt"\nqrels = "q.txt"\n'
+        '[runs]\npattern = "runs/{model}.run"\n',
+    )
     assert main(["validate", str(tmp_path)]) == 2
     captured = capsys.readouterr()
     assert "b.run:1: score 'x' is not a number" in captured.err
@@ -97,13 +139,15 @@ def test_validate_reports_each_broken_file(tmp_path, capsys):
 
 
 def test_console_script_help_runs_without_heavy_imports():
-    code = ("import sys; from leakeval_core.cli import main; "
-            "import contextlib, io\n"
-            "with contextlib.redirect_stdout(io.StringIO()):\n"
-            "    try: main(['--help'])\n"
-            "    except SystemExit: pass\n"
-            "print(','.join(m for m in ('pandas', 'pyarrow', 'pytrec_eval', 'streamlit') "
-            "if m in sys.modules))")
+    code = (
+        "import sys; from leakeval_core.cli import main; "
+        "import contextlib, io\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try: main(['--help'])\n"
+        "    except SystemExit: pass\n"
+        "print(','.join(m for m in ('pandas', 'pyarrow', 'pytrec_eval', 'streamlit') "
+        "if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
 
@@ -111,12 +155,32 @@ def test_console_script_help_runs_without_heavy_imports():
 def test_core17_bm25_matches_independent_pytrec_eval(tmp_path):
     import pytrec_eval
 
-    qrels_path, run_path = realdata("core17", "qrels.txt"), realdata("core17", "runs",
-                                                                       "bm25.top1000.run")
+    qrels_path, run_path = (
+        realdata("core17", "qrels.txt"),
+        realdata("core17", "runs", "bm25.top1000.run"),
+    )
     out = tmp_path / "o.csv"
-    assert main(["score", "--qrels", str(qrels_path), "--run", str(run_path), "--per-query",
-                 "--depth", "1000", "--tie-order", "docid_desc", "--out", str(out),
-                 "--measures", "ndcg_cut_10,P_1,recall_100,recip_rank"]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "--qrels",
+                str(qrels_path),
+                "--run",
+                str(run_path),
+                "--per-query",
+                "--depth",
+                "1000",
+                "--tie-order",
+                "docid_desc",
+                "--out",
+                str(out),
+                "--measures",
+                "ndcg_cut_10,P_1,recall_100,recip_rank",
+            ]
+        )
+        == 0
+    )
     with open(qrels_path) as q, open(run_path) as r:
         reference = pytrec_eval.RelevanceEvaluator(
             pytrec_eval.parse_qrel(q), {"ndcg_cut_10", "P_1", "recall_100", "recip_rank"}

@@ -49,10 +49,10 @@ def test_training_log_and_ground_truth(demo_experiment):
     assert truth.train_qid.isin(train.qid).all()
     per_topic = truth.groupby(["collection", "test_qid"]).size()
     assert per_topic.between(1, 5).all()
-    assert set(truth.category) == {"identical", "reformulation", "specialization",
-                                   "generalization"}
+    assert set(truth.category) == {"identical", "reformulation", "specialization", "generalization"}
     share = per_topic.groupby(level="collection").size() / pd.Series(
-        {"robust04": 250, "core17": 50, "core18": 50})
+        {"robust04": 250, "core17": 50, "core18": 50}
+    )
     assert share.between(0.6, 0.85).all(), share
 
 
@@ -60,10 +60,14 @@ def leakage_deltas(demo_experiment, demo_scores):
     truth = pd.read_csv(demo_experiment.ground_truth, dtype=str)
     leaked = set(zip(truth.collection, truth.test_qid, strict=True))
     table = per_query(demo_scores, "ndcg_cut_10").table
-    table["leaked_topic"] = [(c, q) in leaked for c, q in zip(table.collection, table.qid,
-                                                                 strict=True)]
-    wide = table.pivot_table(index=["collection", "model", "train_size", "qid", "leaked_topic"],
-                             columns="leakage", values="value").reset_index()
+    table["leaked_topic"] = [
+        (c, q) in leaked for c, q in zip(table.collection, table.qid, strict=True)
+    ]
+    wide = table.pivot_table(
+        index=["collection", "model", "train_size", "qid", "leaked_topic"],
+        columns="leakage",
+        values="value",
+    ).reset_index()
     wide["delta"] = wide.leaked - wide.none
     return wide
 

@@ -18,13 +18,23 @@ def make(tmp_path, manifest, runs=("runs/c1/bm25/fold1.run",)):
 
 
 def test_pattern_fields_become_factors(tmp_path):
-    root = make(tmp_path, COLL + '[runs]\npattern = "runs/{collection}/{model}/fold{fold}.run"\n',
-                ["runs/c1/bm25/fold1.run", "runs/c1/bm25/fold2.run", "runs/c1/t5/fold1.run",
-                 "runs/c1/t5/notes.txt"])
+    root = make(
+        tmp_path,
+        COLL + '[runs]\npattern = "runs/{collection}/{model}/fold{fold}.run"\n',
+        [
+            "runs/c1/bm25/fold1.run",
+            "runs/c1/bm25/fold2.run",
+            "runs/c1/t5/fold1.run",
+            "runs/c1/t5/notes.txt",
+        ],
+    )
     exp = load_experiment(root)
     assert exp.factors == ("collection", "model", "fold")
     assert exp.conditions[["model", "fold"]].values.tolist() == [
-        ["bm25", 1], ["bm25", 2], ["t5", 1]]
+        ["bm25", 1],
+        ["bm25", 2],
+        ["t5", 1],
+    ]
     assert exp.conditions.fold.dtype == "int64"
     assert exp.levels("model") == ["bm25", "t5"]
 
@@ -42,14 +52,25 @@ def test_single_collection_needs_no_collection_field(tmp_path):
         (COLL + '[runs]\npattern = "../{model}.run"\n', "inside the experiment"),
         (COLL + '[runs]\npattern = "nothing/{model}.run"\n', "matches no file"),
         (COLL + '[runs]\npattern = "runs/{collection}/{m}/{m}.run"\n', "repeats a field"),
-        (COLL.replace("t.txt", "missing.txt") + '[runs]\npattern = "runs/c1/{m}/fold1.run"\n',
-         "no such file"),
-        ('[collections.c2]\ntopics = "t.txt"\nqrels = "q.txt"\n' + COLL
-         + '[runs]\npattern = "runs/c1/{model}/fold1.run"\n', "exactly one collection"),
-        ('[collections.c9]\ntopics = "t.txt"\nqrels = "q.txt"\n'
-         '[runs]\npattern = "runs/{collection}/{model}/fold1.run"\n', "not declared"),
-        (COLL + '[runs]\npattern = "runs/{collection}/{model}/fold1.run"\nextra = 1\n',
-         "unknown key 'extra' in [runs]"),
+        (
+            COLL.replace("t.txt", "missing.txt") + '[runs]\npattern = "runs/c1/{m}/fold1.run"\n',
+            "no such file",
+        ),
+        (
+            '[collections.c2]\ntopics = "t.txt"\nqrels = "q.txt"\n'
+            + COLL
+            + '[runs]\npattern = "runs/c1/{model}/fold1.run"\n',
+            "exactly one collection",
+        ),
+        (
+            '[collections.c9]\ntopics = "t.txt"\nqrels = "q.txt"\n'
+            '[runs]\npattern = "runs/{collection}/{model}/fold1.run"\n',
+            "not declared",
+        ),
+        (
+            COLL + '[runs]\npattern = "runs/{collection}/{model}/fold1.run"\nextra = 1\n',
+            "unknown key 'extra' in [runs]",
+        ),
         ('name = "x"\n[runs]\npattern = "a"\n', "no [collections.NAME]"),
         ("name = \n", "invalid TOML"),
     ],

@@ -54,8 +54,9 @@ def test_graded_check_values_linear_and_exponential():
     qrels = qrels_frame([("q", "a", 3), ("q", "b", 2), ("q", "c", 1), ("q", "d", 0)])
     run = run_frame([("q", "c", 4), ("q", "b", 3), ("q", "a", 2), ("q", "d", 1)])
     linear = values(score_run(run, PreparedQrels(qrels), "ndcg_cut_10"))["q"]
-    exp = values(score_run(run, PreparedQrels(qrels, Conventions(gain="exponential")),
-                           "ndcg_cut_10"))["q"]
+    exp = values(
+        score_run(run, PreparedQrels(qrels, Conventions(gain="exponential")), "ndcg_cut_10")
+    )["q"]
     assert linear == pytest.approx(0.789998, abs=1e-6)
     assert exp == pytest.approx(0.6806, abs=5e-5)
     # by hand: DCG = 1 + 3/log2(3) + 7/2, IDCG = 7 + 3/log2(3) + 1/2
@@ -66,16 +67,24 @@ def test_binary_measures_by_hand():
     run, qrels = ranked_binary((2, 4, 8))
     got = score_run(run, qrels, "P_1,P_10,recip_rank,first_rel_rank,map,recall_5,judged_10")
     v = {m: values(got, m)["q"] for m in got.scores.measure}
-    assert v == pytest.approx({
-        "P_1": 0.0, "P_10": 0.3, "recip_rank": 0.5, "first_rel_rank": 2.0,
-        "map": (1 / 2 + 2 / 4 + 3 / 8) / 3, "recall_5": 2 / 3, "judged_10": 1.0,
-    })
+    assert v == pytest.approx(
+        {
+            "P_1": 0.0,
+            "P_10": 0.3,
+            "recip_rank": 0.5,
+            "first_rel_rank": 2.0,
+            "map": (1 / 2 + 2 / 4 + 3 / 8) / 3,
+            "recall_5": 2 / 3,
+            "judged_10": 1.0,
+        }
+    )
 
 
 def test_ties_break_by_docid_ascending_and_are_counted():
     qrels = qrels_frame([("q", "a", 0), ("q", "b", 1)])
-    run = run_frame([("q", "b", 1.0), ("q", "a", 1.0), ("q", "c", 0.5), ("q", "d", 0.5),
-                     ("q", "e", 0.5)])
+    run = run_frame(
+        [("q", "b", 1.0), ("q", "a", 1.0), ("q", "c", 0.5), ("q", "d", 0.5), ("q", "e", 0.5)]
+    )
     asc = score_run(run, PreparedQrels(qrels), "P_1,first_rel_rank")
     assert values(asc, "P_1")["q"] == 0.0  # "a" wins the tie
     assert values(asc, "first_rel_rank")["q"] == 2.0
@@ -109,8 +118,9 @@ def test_missing_queries_score_zero_or_drop():
     assert values(zero, "ndcg_cut_10") == {"q1": 1.0, "q2": 0.0}
     assert math.isnan(values(zero, "first_rel_rank")["q2"])
     assert zero.diagnostics.missing_from_run == ("q2",)
-    drop = score_run(run, PreparedQrels(qrels_frame(qrels_rows), Conventions(missing="drop")),
-                     "ndcg_cut_10")
+    drop = score_run(
+        run, PreparedQrels(qrels_frame(qrels_rows), Conventions(missing="drop")), "ndcg_cut_10"
+    )
     assert values(drop) == {"q1": 1.0}
 
 
@@ -153,10 +163,12 @@ def test_other_pytrec_eval_measures_pass_through():
 def independent_judged_and_first_rel(run, qrels_frame_, conventions, qids):
     """judged@10 and first relevant rank by a plain pandas path (no pytrec_eval equivalent)."""
     ranked = run.assign(neg=-run.score).sort_values(
-        ["qid", "neg", "docid"], ascending=[True, True, conventions.tie_order == "docid_asc"])
+        ["qid", "neg", "docid"], ascending=[True, True, conventions.tie_order == "docid_asc"]
+    )
     ranked["rank"] = ranked.groupby("qid").cumcount() + 1
     ranked = ranked[ranked["rank"] <= conventions.depth].merge(
-        qrels_frame_, on=["qid", "docid"], how="left")
+        qrels_frame_, on=["qid", "docid"], how="left"
+    )
     judged = ranked[ranked["rank"] <= 10].groupby("qid").grade.count() / 10
     first = ranked[ranked.grade >= conventions.relevance_level].groupby("qid")["rank"].min()
     return judged.reindex(qids).fillna(0.0), first.reindex(qids).astype(float)
@@ -183,10 +195,14 @@ CONVENTIONS = [
 
 
 @pytest.mark.parametrize("conventions", CONVENTIONS, ids=lambda c: c.describe()[:60])
-@pytest.mark.parametrize("collection,run_file", [
-    ("core17", "bm25.top1000.run"), ("core18", "bm25.top1000.run"),
-    ("robust04", "bm25.top150.fold3.run"),
-])
+@pytest.mark.parametrize(
+    "collection,run_file",
+    [
+        ("core17", "bm25.top1000.run"),
+        ("core18", "bm25.top1000.run"),
+        ("robust04", "bm25.top150.fold3.run"),
+    ],
+)
 @pytest.mark.parametrize("rounded", [False, True], ids=["raw", "rounded-ties"])
 def test_parity_with_pytrec_eval_on_real_runs(collection, run_file, conventions, rounded):
     qrels = trec.read_qrels(realdata(collection, "qrels.txt"))
@@ -200,10 +216,21 @@ def test_parity_with_pytrec_eval_on_real_runs(collection, run_file, conventions,
 def test_parity_with_pytrec_eval_on_random_runs(seed):
     rng = np.random.default_rng(seed)
     n_q, n_docs = 12, 60
-    qrels = qrels_frame([(f"q{q}", f"d{d}", int(g)) for q in range(n_q) for d in range(n_docs)
-                         if (g := rng.choice([-1, 0, 0, 0, 1, 2, 3, 9]) ) != 9])
-    run = run_frame([(f"q{q}", f"d{d}", float(rng.integers(0, 8)))
-                     for q in range(n_q + 2) for d in rng.choice(n_docs + 10, 40, replace=False)])
+    qrels = qrels_frame(
+        [
+            (f"q{q}", f"d{d}", int(g))
+            for q in range(n_q)
+            for d in range(n_docs)
+            if (g := rng.choice([-1, 0, 0, 0, 1, 2, 3, 9])) != 9
+        ]
+    )
+    run = run_frame(
+        [
+            (f"q{q}", f"d{d}", float(rng.integers(0, 8)))
+            for q in range(n_q + 2)
+            for d in rng.choice(n_docs + 10, 40, replace=False)
+        ]
+    )
     for conventions in CONVENTIONS:
         assert_parity(run, qrels, conventions)
 
@@ -220,9 +247,10 @@ def test_plain_pytrec_eval_agrees_on_core17_per_query():
         run = pytrec_eval.parse_run(fh)
     # Plain pytrec_eval breaks ties by docid descending and has no depth cut.
     reference = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut_10", "P_1", "map"}).evaluate(run)
-    ours = score_run(trec.read_run(run_path),
-                     PreparedQrels(trec.read_qrels(qrels_path),
-                                   Conventions(depth=1000, tie_order="docid_desc")),
-                     "ndcg_cut_10,P_1,map")
+    ours = score_run(
+        trec.read_run(run_path),
+        PreparedQrels(trec.read_qrels(qrels_path), Conventions(depth=1000, tie_order="docid_desc")),
+        "ndcg_cut_10,P_1,map",
+    )
     for row in ours.scores.itertuples():
         assert row.value == pytest.approx(reference[row.qid][row.measure], abs=1e-6)

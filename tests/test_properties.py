@@ -8,16 +8,16 @@ from hypothesis import strategies as st
 from leakeval_core import trec
 from leakeval_core.errors import ParseError
 
-token = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Zs", "Cc")), min_size=1,
-                max_size=8)
+token = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs", "Zs", "Cc")), min_size=1, max_size=8
+)
 score = st.one_of(st.floats(allow_nan=True, allow_infinity=True).map(repr), token)
 whitespace = st.sampled_from([" ", "\t", "  ", " \t"])
 
 
 @st.composite
 def run_like(draw):
-    lines = draw(st.lists(st.lists(st.one_of(token, score), min_size=4, max_size=7),
-                          max_size=8))
+    lines = draw(st.lists(st.lists(st.one_of(token, score), min_size=4, max_size=7), max_size=8))
     sep = draw(whitespace)
     end = draw(st.sampled_from(["\n", "\r\n"]))
     return end.join(sep.join(parts) for parts in lines).encode()
@@ -54,8 +54,7 @@ def test_property_qrels_reader_on_any_bytes(data):
         assert frame.grade.dtype == "int64"
 
 
-@given(st.lists(st.tuples(token, token, token, st.integers(-3, 4).map(str) | token),
-                max_size=8))
+@given(st.lists(st.tuples(token, token, token, st.integers(-3, 4).map(str) | token), max_size=8))
 def test_property_qrels_reader_on_qrels_like_text(rows):
     frame = check(trec.read_qrels, "\n".join(" ".join(r) for r in rows).encode())
     if frame is not None:

@@ -26,9 +26,11 @@ def folds_experiment(tmp_path, folds):
     write(tmp_path / "q.txt", QRELS)
     for fold, (qids, good) in folds.items():
         write(tmp_path / f"runs/m/fold{fold}.run", run_text(qids, good))
-    write(tmp_path / "experiment.toml",
-          '[collections.c]\ntopics = "t.txt"\nqrels = "q.txt"\n'
-          '[runs]\npattern = "runs/{model}/fold{fold}.run"\n')
+    write(
+        tmp_path / "experiment.toml",
+        '[collections.c]\ntopics = "t.txt"\nqrels = "q.txt"\n'
+        '[runs]\npattern = "runs/{model}/fold{fold}.run"\n',
+    )
     return load_experiment(tmp_path)
 
 
@@ -38,10 +40,15 @@ def test_split_folds_concatenate_and_fill_missing_with_zero(tmp_path):
     table = per_query(results, "P_1")
     assert table.fold_rule == "split"
     assert dict(zip(table.table.qid, table.table.value, strict=True)) == {
-        "1": 1.0, "2": 1.0, "3": 0.0, "4": 0.0}
+        "1": 1.0,
+        "2": 1.0,
+        "3": 0.0,
+        "4": 0.0,
+    }
     assert table.missing.missing.tolist() == [1]
-    dropped = score_experiment(exp, ["P_1"], Conventions(missing="drop"),
-                               cache=Cache(tmp_path / "cache"))
+    dropped = score_experiment(
+        exp, ["P_1"], Conventions(missing="drop"), cache=Cache(tmp_path / "cache")
+    )
     assert per_query(dropped, "P_1").table.qid.tolist() == ["1", "2", "3"]
 
 
@@ -69,8 +76,9 @@ def test_warm_cache_returns_the_same_table_and_edits_invalidate(tmp_path):
     cache = Cache(tmp_path / "cache")
     cold = score_experiment(exp, ["P_1", "ndcg_cut_10"], cache=cache)
     warm = score_experiment(exp, ["P_1", "ndcg_cut_10"], cache=cache)
-    pd.testing.assert_frame_equal(cold.scores, warm.scores, check_dtype=False,
-                                  check_categorical=False)
+    pd.testing.assert_frame_equal(
+        cold.scores, warm.scores, check_dtype=False, check_categorical=False
+    )
     write(tmp_path / "runs/m/fold2.run", run_text([3, 4], good_first=False))
     edited = score_experiment(exp, ["P_1"], cache=cache)
     assert per_query(edited, "P_1").table.value.tolist() == [1.0, 1.0, 0.0, 0.0]
@@ -85,8 +93,11 @@ def test_demo_scores_match_direct_scoring(demo_experiment, demo_scores):
     assert direct.diagnostics.queries_scored == 10  # one fold of core17's 50 topics
     table = demo_scores.scores
     ours = table[(table.run_id == row.run_id) & (table.measure == "ndcg_cut_10")]
-    np.testing.assert_allclose(ours.sort_values("qid").value.to_numpy(),
-                               direct.scores.sort_values("qid").value.to_numpy(), atol=1e-12)
+    np.testing.assert_allclose(
+        ours.sort_values("qid").value.to_numpy(),
+        direct.scores.sort_values("qid").value.to_numpy(),
+        atol=1e-12,
+    )
     assert demo_scores.failures.empty
 
 

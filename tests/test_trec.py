@@ -58,8 +58,11 @@ def test_in_memory_source_matches_file(tmp_path):
         ("q1 Q0 d1 1 3.5 sys\nq1 Q0 d2 2 abc sys\n", 2, "score 'abc' is not a number"),
         ("q1 Q0 d1 1 nan sys\n", 1, "score 'nan' is not finite"),
         ("q1 Q0 d1 1 3 sys\nq1 Q0 d2 2 -inf sys\n", 2, "score '-inf' is not finite"),
-        ("q1 Q0 d1 1 3 sys\nq2 Q0 d1 1 3 sys\nq1 Q0 d1 3 1 sys\n", 3,
-         "docid 'd1' appears twice for query 'q1' (first at line 1)"),
+        (
+            "q1 Q0 d1 1 3 sys\nq2 Q0 d1 1 3 sys\nq1 Q0 d1 3 1 sys\n",
+            3,
+            "docid 'd1' appears twice for query 'q1' (first at line 1)",
+        ),
         ("\n\nq1 Q0 d1 1 3.5 sys extra\n", 3, "expected 6 columns"),
         ("   \n\n", 1, "file is empty"),
         ("", 1, "file is empty"),
@@ -133,10 +136,18 @@ def test_topics_sgml_variants(tmp_path):
     )
     topics = trec.read_topics(write(tmp_path / "t.txt", text))
     assert topics.to_dict("records") == [
-        {"qid": "301", "title": "International Organized Crime",
-         "description": "Identify organizations.", "narrative": "A relevant doc."},
-        {"qid": "321", "title": "Women in Parliaments", "description": "Pertinent.",
-         "narrative": "Pertinent too."},
+        {
+            "qid": "301",
+            "title": "International Organized Crime",
+            "description": "Identify organizations.",
+            "narrative": "A relevant doc.",
+        },
+        {
+            "qid": "321",
+            "title": "Women in Parliaments",
+            "description": "Pertinent.",
+            "narrative": "Pertinent too.",
+        },
     ]
 
 
@@ -207,6 +218,7 @@ def test_real_msmarco_sample():
 
 
 def test_unique_run_names(tmp_path):
-    names = trec.unique_run_names([tmp_path / "a" / "x.run", tmp_path / "b" / "x.run.gz",
-                                   tmp_path / "y.run"])
+    names = trec.unique_run_names(
+        [tmp_path / "a" / "x.run", tmp_path / "b" / "x.run.gz", tmp_path / "y.run"]
+    )
     assert names == ["a/x", "b/x", f"{tmp_path.name}/y"]
