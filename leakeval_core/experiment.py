@@ -6,6 +6,7 @@ Runs are discovered by a path pattern whose `{named}` fields become factors, so 
 
 from __future__ import annotations
 
+import hashlib
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -65,6 +66,30 @@ class Experiment:
 
     def levels(self, factor: str) -> list:
         return sorted(self.conditions[factor].unique().tolist())
+
+    @property
+    def condition_factors(self) -> tuple[str, ...]:
+        """Factors that define a condition: every factor but the fold."""
+        names = self.factors if "collection" in self.factors else ("collection", *self.factors)
+        return tuple(f for f in names if f != "fold")
+
+    def fingerprint(self) -> str:
+        """A cheap key for in-memory caches: size and mtime of every file the experiment uses.
+
+        Any edit changes it, so an in-memory cache can't serve stale data; the disk cache
+        underneath is keyed by content, so an unchanged file is still never rescored.
+        """
+        paths = [self.root / MANIFEST, *self.conditions.path]
+        for spec in self.collections.values():
+            paths += [p for p in (spec.topics, spec.qrels) if p is not None]
+        paths += [p for p in (self.ground_truth, self.leakage_table) if p is not None]
+        if isinstance(self.training_queries, Path):
+            paths.append(self.training_queries)
+        digest = hashlib.blake2b(digest_size=16)
+        for path in paths:
+            stat = path.stat()
+            digest.update(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+        return digest.hexdigest()
 
 
 def load_experiment(path: str | Path) -> Experiment:

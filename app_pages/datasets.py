@@ -1,0 +1,103 @@
+"""Dataset browser: topics, judgments, pooling depth of each run."""
+
+import streamlit as st
+
+from leakeval_app import data, state
+from leakeval_app.render import number, show_fig, show_table
+from leakeval_core.collection_stats import collection_summary, grade_counts, topic_table
+from leakeval_core.compare import condition_means
+from leakeval_core.leakage import leaked_qids
+from leakeval_core.plots import grade_figure, per_topic_figure
+
+LOWER_BOUND_BELOW = 0.5  # judged@10 under this: most of the top 10 is unjudged
+
+ctx = data.current()
+st.header("Dataset browser")
+names = list(ctx.experiment.collections)
+name = st.selectbox("Collection", names, key=state.seed("collection", names[0], names))
+state.remember("collection")
+collection = ctx.collection(name)
+leakage = ctx.leakage()
+leaked = None if leakage.empty else leaked_qids(leakage, 0.0).query("collection == @name")
+topics = topic_table(collection.topics, collection.qrels, leaked)
+summary = collection_summary(collection.topics, collection.qrels)
+
+cols = st.columns(5)
+cols[0].metric("Topics", summary["topics"])
+cols[1].metric("Judged topics", summary["judged_topics"])
+cols[2].metric("Judgments", f"{summary['qrels']:,}")
+cols[3].metric("Relevant per topic (median)", number(summary["relevant_per_topic"]["median"], 0))
+if leaked is not None:
+    cols[4].metric(
+        "Topics with a near-duplicate",
+        f"{len(leaked)} ({len(leaked) / len(topics):.0%})",
+        help=f"From the leakage table: {leakage.source}.",
+    )
+st.caption(f"Source: {collection.source}.")
+
+tab_topics, tab_judgments, tab_runs = st.tabs(["Topics", "Judgments", "Runs: judged@10"])
+with tab_topics:
+    show_table(
+        topics,
+        height=420,
+        description=st.column_config.TextColumn(width="large"),
+        narrative=st.column_config.TextColumn(width="large"),
+    )
+with tab_judgments:
+    grades = [c for c in topics.columns if c.startswith("grade ")]
+    relevant_grades = [c for c in grades if int(c.split()[1]) > 0]
+    left, right = st.columns(2)
+    with left:
+        show_fig(per_topic_figure(topics, grades, "Judgments per topic", "judged documents"))
+    with right:
+        show_fig(
+            per_topic_figure(
+                topics,
+                relevant_grades,
+                "Relevant documents per topic",
+                "relevant documents (grade ≥ 1)",
+            )
+        )
+    show_fig(grade_figure(grade_counts(collection.qrels)))
+with tab_runs:
+    st.markdown(
+        "Share of each condition's top 10 that has **any** judgment, averaged over queries. "
+        f"Below {LOWER_BOUND_BELOW:.0%}, most retrieved documents were never judged, so every "
+        "score of that run is a **lower bound** (pooling bias)."
+    )
+    factors = [f for f in ctx.experiment.condition_factors if f != "collection"]
+    judged = condition_means(ctx.per_query("judged_10"), factors, {"collection": name})
+    judged["pooling"] = judged["mean"].map(
+        lambda v: "⚠ lower bound" if v < LOWER_BOUND_BELOW else "ok"
+    )
+    show_table(
+        judged[[*factors, "n", "mean", "pooling"]].rename(
+            columns={"mean": "judged@10", "n": "queries"}
+        ),
+        height=360,
+        **{
+            "judged@10": st.column_config.ProgressColumn(
+                min_value=0.0, max_value=1.0, format="%.2f"
+            )
+        },
+    )
+
+st.subheader("Topic detail")
+qids = topics.qid.tolist()
+qid = st.selectbox(
+    "Topic",
+    qids,
+    key=state.seed("topic", qids[0], qids),
+    format_func=lambda q: f"{q}: {topics.set_index('qid').title[q]}",
+)
+state.remember("topic")
+row = topics.set_index("qid").loc[qid]
+st.markdown(f"### {qid}: {row.title}")
+st.markdown(f"**Description.** {row.description or '—'}")
+st.markdown(f"**Narrative.** {row.narrative or '—'}")
+st.caption(f"{row.judged} judged documents, {row.relevant} relevant.")
+st.info(
+    "Document text is not available: this collection's documents are licensed and not "
+    "part of the experiment, so leakeval shows document ids, scores and grades only.",
+    icon=":material/lock:",
+)

@@ -1,0 +1,88 @@
+"""Leakage-overlap explorer: which test topics have near-duplicates among training queries."""
+
+import pandas as pd
+import streamlit as st
+
+from leakeval_app import data, state
+from leakeval_app.render import show_fig, show_table
+from leakeval_core.leakage import (
+    CATEGORIES,
+    DEFAULT_THRESHOLD,
+    category_counts,
+    leak_share,
+    leaked_qids,
+)
+from leakeval_core.plots import category_counts_figure, leak_share_figure, similarity_figure
+
+ctx = data.current()
+st.header("Leakage overlap")
+leakage = ctx.leakage()
+if leakage.empty:
+    st.info(
+        'This experiment has no leakage table: add `[leakage] table = "pairs.csv"` or '
+        "`[training_queries]` to its experiment.toml.",
+        icon=":material/info:",
+    )
+    st.stop()
+st.caption(f"Pairs of test topic and training query from: **{leakage.source}**.")
+
+threshold = st.slider(
+    "Near-duplicate threshold (similarity ≥)",
+    0.0,
+    1.0,
+    step=0.01,
+    key=state.seed("threshold", DEFAULT_THRESHOLD, cast=float),
+    help="Moving it only re-filters the pairs; nothing is recomputed.",
+)
+state.remember("threshold")
+
+topics = pd.concat(
+    [
+        ctx.collection(name).topics[["qid"]].assign(collection=name)
+        for name in ctx.experiment.collections
+    ],
+    ignore_index=True,
+)
+show_fig(leak_share_figure(leak_share(leakage, topics, threshold), threshold))
+left, right = st.columns(2)
+with left:
+    show_fig(similarity_figure(leakage.table, threshold))
+with right:
+    show_fig(category_counts_figure(category_counts(leakage, threshold)))
+
+st.subheader("Pairs")
+filters = st.columns([1, 1, 2])
+collections = filters[0].multiselect("Collection", list(ctx.experiment.collections))
+categories = filters[1].multiselect("Category", list(CATEGORIES))
+text = filters[2].text_input("Topic or training query contains")
+pairs = leakage.table[leakage.table.similarity >= threshold]
+if collections:
+    pairs = pairs[pairs.collection.isin(collections)]
+if categories:
+    pairs = pairs[pairs.category.isin(categories)]
+if text:
+    needle = text.casefold()
+    pairs = pairs[
+        pairs.test_text.str.casefold().str.contains(needle, regex=False)
+        | pairs.train_text.str.casefold().str.contains(needle, regex=False)
+    ]
+st.caption(f"{len(pairs):,} pairs shown.")
+show_table(
+    pairs.sort_values(["similarity", "collection", "test_qid"], ascending=[False, True, True]),
+    height=360,
+    similarity=st.column_config.NumberColumn(format="%.3f"),
+)
+
+st.subheader("Open a leaked topic in the drill-down")
+leaked = leaked_qids(leakage, threshold)
+if leaked.empty:
+    st.caption("No topic reaches this threshold.")
+    st.stop()
+options = [f"{c} · {q}" for c, q in zip(leaked.collection, leaked.qid, strict=True)]
+cols = st.columns([3, 1])
+choice = cols[0].selectbox("Leaked topic", options, label_visibility="collapsed")
+if cols[1].button("Open in drill-down", type="primary", icon=":material/open_in_new:"):
+    collection, qid = choice.split(" · ")
+    state.put("collection", collection)
+    state.put("qid", qid)
+    st.switch_page("app_pages/queries.py")

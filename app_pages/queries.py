@@ -1,0 +1,142 @@
+"""Per-query drill-down: condition A vs B, query by query, down to the ranked lists."""
+
+import pandas as pd
+import streamlit as st
+
+from leakeval_app import data, state
+from leakeval_app.render import number, show_fig, show_table
+from leakeval_core.audit import audit_conventions
+from leakeval_core.collection_stats import ranked_list
+from leakeval_core.compare import (
+    condition_label,
+    paired,
+    paired_wide,
+    rank_changes,
+    top_inflating,
+)
+from leakeval_core.leakage import DEFAULT_THRESHOLD, leaked_qids
+from leakeval_core.plots import scatter_ab_figure
+
+ctx = data.current()
+experiment = ctx.experiment
+st.header("Per-query drill-down")
+
+names = list(experiment.collections)
+collection = st.selectbox("Collection", names, key=state.seed("collection", names[0], names))
+state.remember("collection")
+factors = [f for f in experiment.condition_factors if f != "collection"]
+contrast = (
+    "leakage"
+    if "leakage" in factors
+    else next((f for f in factors if len(experiment.levels(f)) > 1), None)
+)
+a, b = {"collection": collection}, {"collection": collection}
+side_a, side_b = st.columns(2)
+side_a.markdown("**Condition A**")
+side_b.markdown("**Condition B**")
+for factor in factors:
+    levels = experiment.levels(factor)
+    default_b = levels[1] if factor == contrast and len(levels) > 1 else levels[0]
+    a[factor] = side_a.selectbox(
+        factor, levels, key=state.seed(f"a_{factor}", levels[0], levels, type(levels[0]))
+    )
+    b[factor] = side_b.selectbox(
+        factor, levels, key=state.seed(f"b_{factor}", default_b, levels, type(levels[0]))
+    )
+    state.remember(f"a_{factor}")
+    state.remember(f"b_{factor}")
+
+measure = ctx.measure
+leakage = ctx.leakage()
+threshold = state.get("threshold", DEFAULT_THRESHOLD)
+leaked = None if leakage.empty else leaked_qids(leakage, threshold)
+pairs = paired(ctx.per_query(), a, b, leaked)
+table = pairs.table
+if table.empty:
+    st.warning("Conditions A and B share no scored query.")
+    st.stop()
+
+flagged, clean = table[table.leaked], table[~table.leaked]
+cols = st.columns(5)
+cols[0].metric(f"Mean {measure.label}, A", number(table.a.mean()))
+cols[1].metric(f"Mean {measure.label}, B", number(table.b.mean()))
+cols[2].metric("Mean A − B, all queries", number(table.delta.mean()))
+cols[3].metric(f"A − B on leaked topics ({len(flagged)})", number(flagged.delta.mean()))
+cols[4].metric(f"A − B on other topics ({len(clean)})", number(clean.delta.mean()))
+notes = [f"{len(table)} queries paired by id"]
+if pairs.only_a or pairs.only_b:
+    notes.append(f"{pairs.only_a} only in A and {pairs.only_b} only in B are left out")
+if leaked is not None:
+    notes.append(f"leaked = a training query with similarity ≥ {threshold:.2f} ({leakage.source})")
+if measure.better == "lower":
+    notes.append(f"{measure.label} is lower-is-better: negative A − B means A is better")
+st.caption("; ".join(notes) + ".")
+
+titles = ctx.collection(collection).topics.set_index("qid").title
+show_fig(scatter_ab_figure(table, measure, condition_label(a), condition_label(b), titles))
+
+left, right = st.columns([3, 2])
+with left:
+    st.subheader("All measures per query")
+    wide = paired_wide({m.label: ctx.per_query(m.name) for m in data.APP_MEASURES}, a, b, leaked)
+    wide.insert(2, "title", wide.qid.map(titles))
+    show_table(wide.drop(columns="collection"), height=380)
+with right:
+    st.subheader("Top inflating queries")
+    st.caption("Leaked topics where A beats B by most: they inflate A's mean.")
+    top = top_inflating(pairs, 10, measure.better)
+    top.insert(2, "title", top.qid.map(titles))
+    show_table(
+        top[["qid", "title", "a", "b", "delta"]].rename(
+            columns={"a": "A", "b": "B", "delta": "A − B"}
+        ),
+        height=380,
+    )
+
+st.subheader("One query")
+qids = table.sort_values("delta", ascending=measure.better == "lower").qid.tolist()
+qid = st.selectbox(
+    "Query",
+    qids,
+    key=state.seed("qid", qids[0], qids),
+    format_func=lambda q: f"{q}: {titles.get(q, '')}",
+)
+state.remember("qid")
+topic = ctx.collection(collection).topics.set_index("qid").loc[qid]
+st.markdown(f"### {qid}: {topic.title}")
+st.markdown(f"{topic.description}")
+if leaked is not None:
+    near = leakage.table[(leakage.table.collection == collection) & (leakage.table.test_qid == qid)]
+    if len(near):
+        st.markdown("**Nearest training queries**")
+        show_table(
+            near.sort_values("similarity", ascending=False).head(5)[
+                ["train_qid", "train_text", "similarity", "category", "method"]
+            ]
+        )
+    else:
+        st.caption("No training query resembles this topic.")
+
+qrels = ctx.collection(collection).qrels
+lists = [
+    ranked_list(data.query_rows(ctx, levels, qid), qid, qrels, ctx.conventions) for levels in (a, b)
+]
+for column, label, ranked in zip(st.columns(2), ("A", "B"), rank_changes(*lists), strict=True):
+    with column:
+        st.markdown(f"**{label}: {condition_label(a if label == 'A' else b)}**")
+        shown = ranked.head(20).assign(
+            grade=ranked.grade.map(lambda g: "unjudged" if pd.isna(g) else str(int(g)))
+        )
+        show_table(
+            shown,
+            height=740,
+            moved=st.column_config.NumberColumn(
+                "moved", help="positions higher than in the other list (empty: not retrieved there)"
+            ),
+        )
+
+with st.expander("Metric-convention audit: how these numbers move under other conventions"):
+    st.caption("Recomputes conditions A and B with one convention changed at a time.")
+    if st.button("Run the audit", key="audit_queries"):
+        with st.spinner("Rescoring A and B under each alternative…"):
+            show_table(audit_conventions(experiment, [a, b], measure.name, ctx.conventions))

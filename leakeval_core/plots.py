@@ -1,0 +1,278 @@
+"""Plot builders: each returns a labelled, interactive plotly Figure and never renders it.
+
+Pages render them; the HTML report can reuse them. Axis titles say which way is better.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from .measures import Measure
+
+__all__ = [
+    "category_counts_figure",
+    "condition_figure",
+    "grade_figure",
+    "leak_share_figure",
+    "per_topic_figure",
+    "scatter_ab_figure",
+    "similarity_figure",
+]
+
+LEAKED_COLOR = "#d95f02"
+CLEAN_COLOR = "#1b6ca8"
+NEUTRAL = "#7a7a7a"
+PALETTE = ["#1b6ca8", "#d95f02", "#2a9d55", "#8e44ad", "#c0392b", "#16a085", "#7f8c8d"]
+
+
+def level_color(level: object, index: int) -> str:
+    """Leaked conditions are orange and clean ones blue on every plot; others cycle."""
+    name = str(level).lower()
+    if name in {"none", "clean", "no", "false"}:
+        return CLEAN_COLOR
+    if name in {"leaked", "leak", "yes", "true"}:
+        return LEAKED_COLOR
+    return PALETTE[index % len(PALETTE)]
+
+
+def _style(fig: go.Figure, title: str, height: int = 380) -> go.Figure:
+    fig.update_layout(
+        title={"text": title, "x": 0.0, "xanchor": "left"},
+        template="plotly_white",
+        height=height,
+        margin={"l": 60, "r": 20, "t": 60, "b": 50},
+        font={"size": 14},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "right", "x": 1},
+    )
+    return fig
+
+
+def per_topic_figure(
+    table: pd.DataFrame, columns: list[str], title: str, y_title: str
+) -> go.Figure:
+    """Stacked bars per topic, topics sorted by their total."""
+    order = table.assign(_total=table[columns].sum(axis=1)).sort_values("_total", ascending=False)
+    fig = go.Figure(
+        [
+            go.Bar(
+                x=order.qid,
+                y=order[c],
+                name=c,
+                marker_color=PALETTE[i % len(PALETTE)],
+                hovertemplate="topic %{x}<br>" + c + ": %{y}<extra></extra>",
+            )
+            for i, c in enumerate(columns)
+        ]
+    )
+    fig.update_layout(barmode="stack", bargap=0.05)
+    fig.update_xaxes(title="topic (sorted by count)", type="category", showticklabels=False)
+    fig.update_yaxes(title=y_title)
+    return _style(fig, title)
+
+
+def grade_figure(counts: pd.DataFrame) -> go.Figure:
+    fig = go.Figure(
+        go.Bar(
+            x=counts.grade.astype(str),
+            y=counts.judgments,
+            marker_color=PALETTE[0],
+            text=counts.judgments,
+            textposition="outside",
+            hovertemplate="grade %{x}: %{y} judgments<extra></extra>",
+        )
+    )
+    fig.update_xaxes(title="relevance grade", type="category")
+    fig.update_yaxes(title="judgments (qrels lines)")
+    return _style(fig, "Grade distribution")
+
+
+def leak_share_figure(shares: pd.DataFrame, threshold: float) -> go.Figure:
+    """Share of topics with a near-duplicate per collection, with the study's figures."""
+    fig = go.Figure(
+        go.Bar(
+            x=shares.collection,
+            y=shares.share,
+            name="this experiment",
+            marker_color=LEAKED_COLOR,
+            text=[
+                f"{s:.0%} ({n}/{t})"
+                for s, n, t in zip(shares.share, shares.leaked, shares.topics, strict=True)
+            ],
+            textposition="inside",
+            insidetextanchor="start",
+            textfont={"color": "white"},
+            hovertemplate="%{x}: %{y:.1%} of topics leaked<extra></extra>",
+        )
+    )
+    study = shares.dropna(subset=["study_share"])
+    if not study.empty:
+        fig.add_trace(
+            go.Scatter(
+                x=study.collection,
+                y=study.study_share,
+                mode="markers",
+                name="reported by Fröbe et al. 2022 (MS MARCO/ORCAS)",
+                marker={
+                    "symbol": "line-ew-open",
+                    "size": 60,
+                    "line": {"width": 4},
+                    "color": "#222",
+                },
+                hovertemplate="%{x}: study reports %{y:.0%}<extra></extra>",
+            )
+        )
+    fig.update_yaxes(
+        title="share of topics with a near-duplicate", tickformat=".0%", range=[0, 1.1]
+    )
+    fig.update_xaxes(title="collection")
+    return _style(fig, f"Topics with a near-duplicate in training (similarity ≥ {threshold:.2f})")
+
+
+def similarity_figure(pairs: pd.DataFrame, threshold: float) -> go.Figure:
+    fig = go.Figure(
+        go.Histogram(
+            x=pairs.similarity,
+            nbinsx=40,
+            marker_color=PALETTE[0],
+            hovertemplate="similarity %{x}: %{y} pairs<extra></extra>",
+        )
+    )
+    fig.add_vline(
+        x=threshold,
+        line_dash="dash",
+        line_color=LEAKED_COLOR,
+        annotation_text=f"threshold {threshold:.2f}",
+        annotation_position="top left",
+    )
+    fig.update_xaxes(
+        title="similarity of topic and training query (1 = identical)", range=[0, 1.02]
+    )
+    fig.update_yaxes(title="candidate pairs")
+    return _style(fig, "Similarity of candidate pairs")
+
+
+def category_counts_figure(counts: pd.DataFrame) -> go.Figure:
+    fig = go.Figure(
+        go.Bar(
+            x=counts.category,
+            y=counts.pairs,
+            marker_color=PALETTE[2],
+            text=counts.pairs,
+            textposition="outside",
+            hovertemplate="%{x}: %{y} pairs<extra></extra>",
+        )
+    )
+    fig.update_xaxes(title="how the training query relates to the topic")
+    fig.update_yaxes(title="pairs at or above threshold")
+    return _style(fig, "Near-duplicate categories")
+
+
+def scatter_ab_figure(
+    pairs: pd.DataFrame,
+    measure: Measure,
+    label_a: str,
+    label_b: str,
+    titles: pd.Series | None = None,
+) -> go.Figure:
+    """Per-query A vs B; points above the diagonal are queries where A scores higher."""
+    fig = go.Figure()
+    finite = pairs.dropna(subset=["a", "b"])
+    for flag, name, color in (
+        (True, "leaked topic", LEAKED_COLOR),
+        (False, "no near-duplicate", CLEAN_COLOR),
+    ):
+        part = finite[finite.leaked == flag]
+        hover = part.qid if titles is None else part.qid + ": " + part.qid.map(titles).fillna("")
+        fig.add_trace(
+            go.Scatter(
+                x=part.b,
+                y=part.a,
+                mode="markers",
+                name=f"{name} ({len(part)})",
+                marker={
+                    "color": color,
+                    "size": 9,
+                    "opacity": 0.75,
+                    "line": {"width": 0.5, "color": "white"},
+                },
+                customdata=np.stack([hover, part.delta], axis=-1) if len(part) else None,
+                hovertemplate="%{customdata[0]}<br>A %{y:.3f} · B %{x:.3f}"
+                " · A−B %{customdata[1]:.3f}<extra></extra>",
+            )
+        )
+    if len(finite):
+        low = float(min(finite.a.min(), finite.b.min()))
+        high = float(max(finite.a.max(), finite.b.max()))
+        fig.add_trace(
+            go.Scatter(
+                x=[low, high],
+                y=[low, high],
+                mode="lines",
+                name="A = B",
+                line={"color": NEUTRAL, "dash": "dash"},
+                hoverinfo="skip",
+            )
+        )
+    above = "A better" if measure.better == "higher" else "B better"
+    fig.update_xaxes(title=f"B: {label_b} — {measure.axis_title}")
+    fig.update_yaxes(title=f"A: {label_a}")
+    return _style(fig, f"{measure.label} per query (above the diagonal: {above})", height=520)
+
+
+def condition_figure(
+    means: pd.DataFrame, measure: Measure, x: str, color: str | None, facet: str | None
+) -> go.Figure:
+    """Mean per condition with confidence-interval error bars, one panel per facet level."""
+    panels = sorted(means[facet].unique().tolist()) if facet else [None]
+    fig = make_subplots(
+        rows=1,
+        cols=len(panels),
+        shared_yaxes=True,
+        subplot_titles=[f"{facet} = {p}" for p in panels] if facet else None,
+        horizontal_spacing=0.04,
+    )
+    groups = sorted(means[color].unique().tolist()) if color else [None]
+    x_levels = sorted(means[x].unique().tolist())
+    for col, panel in enumerate(panels, start=1):
+        for i, group in enumerate(groups):
+            part = means
+            if facet:
+                part = part[part[facet] == panel]
+            if color:
+                part = part[part[color] == group]
+            part = part.set_index(x).reindex(x_levels).dropna(subset=["mean"]).reset_index()
+            fig.add_trace(
+                go.Scatter(
+                    x=part[x].astype(str),
+                    y=part["mean"],
+                    mode="lines+markers",
+                    name=f"{color} = {group}" if color else measure.label,
+                    legendgroup=str(group),
+                    showlegend=col == 1,
+                    line={"color": level_color(group, i), "width": 3},
+                    marker={"size": 9},
+                    error_y={
+                        "type": "data",
+                        "symmetric": False,
+                        "array": part.ci_high - part["mean"],
+                        "arrayminus": part["mean"] - part.ci_low,
+                        "thickness": 1.5,
+                    },
+                    customdata=np.stack([part.n, part.ci_low, part.ci_high], axis=-1),
+                    hovertemplate=f"{x} %{{x}}<br>mean %{{y:.4f}}<br>95% CI "
+                    "[%{customdata[1]:.4f}, %{customdata[2]:.4f}]<br>"
+                    "%{customdata[0]} queries<extra></extra>",
+                ),
+                row=1,
+                col=col,
+            )
+        fig.update_xaxes(title=x, type="category", row=1, col=col)
+    fig.update_yaxes(title=measure.axis_title, row=1, col=1)
+    _style(fig, f"Mean {measure.label} per condition, 95% CI over queries", height=500)
+    fig.update_layout(
+        legend={"y": -0.22, "yanchor": "top", "x": 0.5, "xanchor": "center"}, margin={"b": 110}
+    )
+    return fig

@@ -1,0 +1,117 @@
+"""AppTest: every page's logic, driven through its widgets, against values computed here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [
+    "app_pages/datasets.py",
+    "app_pages/leakage.py",
+    "app_pages/queries.py",
+    "app_pages/conditions.py",
+]
+
+
+@pytest.fixture
+def app(demo_dir, demo_cache, monkeypatch):
+    monkeypatch.setenv("LEAKEVAL_DATA", str(demo_dir.parent))
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(demo_cache.root))
+    monkeypatch.chdir(ROOT)
+
+    def open_page(page: str | None = None) -> AppTest:
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+        at.run()
+        if page:
+            at.switch_page(page).run()
+        assert not at.exception, [e.value for e in at.exception]
+        return at
+
+    return open_page
+
+
+def metric(at: AppTest, label_start: str) -> str:
+    return next(m.value for m in at.metric if m.label.startswith(label_start))
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_opens_without_error(app, page):
+    at = app(page)
+    assert not at.error
+    assert at.header[0].value
+    assert any("Simulated data" in w.value for w in at.sidebar.warning)
+    assert any("Conventions" in c.value for c in at.sidebar.caption)
+
+
+def test_dataset_browser_counts(app):
+    at = app()
+    assert metric(at, "Topics") == "250"
+    assert metric(at, "Judged topics") == "250"
+    assert metric(at, "Topics with a near-duplicate") == "175 (70%)"
+    at.selectbox(key="w:collection").set_value("core17").run()
+    assert metric(at, "Topics") == "50"
+    topics = at.dataframe[0].value
+    assert len(topics) == 50 and {"judged", "relevant", "leaked"} <= set(topics.columns)
+
+
+def test_leakage_threshold_refilters(app, demo_experiment):
+    truth = pd.read_csv(demo_experiment.ground_truth)
+    at = app("app_pages/leakage.py")
+    assert any(f"{len(truth):,} pairs shown" in c.value for c in at.caption)
+    at.multiselect[1].set_value(["identical"]).run()
+    expected = (truth.category == "identical").sum()
+    assert any(f"{expected:,} pairs shown" in c.value for c in at.caption)
+
+
+def test_drilldown_means_match_the_scores_table(app, demo_scores):
+    at = app("app_pages/queries.py")
+    table = demo_scores.scores
+    condition = table[
+        (table.collection == "robust04")
+        & (table.model == "colbert")
+        & (table.train_size == 2000)
+        & (table.measure == "ndcg_cut_10")
+    ]
+    mean_a = condition[condition.leakage == "leaked"].value.mean()
+    mean_b = condition[condition.leakage == "none"].value.mean()
+    assert metric(at, "Mean nDCG@10, A") == f"{mean_a:.4f}"
+    assert metric(at, "Mean nDCG@10, B") == f"{mean_b:.4f}"
+    assert metric(at, "Mean A − B, all") == f"{mean_a - mean_b:.4f}"
+    at.selectbox(key="w:b_model").set_value("monot5").run()
+    other = condition[condition.leakage == "none"]  # still colbert: B changed model only
+    assert metric(at, "Mean nDCG@10, B") != f"{other.value.mean():.4f}"
+
+
+def test_drilldown_opened_from_leakage_page(app):
+    at = app("app_pages/leakage.py")
+    at.button[0].click().run()
+    assert not at.exception
+    assert at.header[0].value == "Per-query drill-down"
+
+
+def test_conditions_table_matches_the_scores_table(app, demo_scores):
+    at = app("app_pages/conditions.py")
+    means = at.dataframe[0].value
+    first = means.iloc[0]
+    table = demo_scores.scores
+    assert first.collection == "robust04"  # the collection chosen on the first page is kept
+    rows = table[
+        (table.collection == "robust04")
+        & (table.model == first.model)
+        & (table.leakage == first.leakage)
+        & (table.train_size == first.train_size)
+        & (table.measure == "ndcg_cut_10")
+    ]
+    assert first["mean"] == pytest.approx(rows.value.mean(), abs=1e-12)
+    assert first["queries"] == 250
+
+
+def test_measure_switch_changes_axis(app):
+    at = app("app_pages/conditions.py")
+    at.sidebar.selectbox(key="w:measure").set_value("first_rel_rank").run()
+    assert not at.exception
+    assert "lower is better" in at.get("plotly_chart")[0].proto.spec

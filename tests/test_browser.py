@@ -1,0 +1,143 @@
+"""End to end: a real headless Chromium clicks through every page of the running app.
+
+Skips only where /usr/bin/chromium is absent; .ci/run installs it, so CI never skips.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SHOTS = ROOT / "test-output" / "screenshots"
+PAGES = ["Dataset browser", "Leakage overlap", "Per-query drill-down", "Condition comparison"]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is not installed"),
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_app(data_root: Path, cache: Path) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    env = {
+        **os.environ,
+        "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+        "LEAKEVAL_DATA": str(data_root),
+        "LEAKEVAL_CACHE": str(cache),
+    }
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.address",
+            "127.0.0.1",
+            "--server.port",
+            str(port),
+            "--server.headless",
+            "true",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as response:
+                if response.status == 200:
+                    return proc, url
+        except OSError:
+            time.sleep(0.3)
+    proc.kill()
+    raise RuntimeError(f"streamlit did not start: {proc.stdout.read().decode()[-2000:]}")
+
+
+@pytest.fixture(scope="module")
+def app_url(demo_dir, tmp_path_factory):
+    proc, url = start_app(demo_dir.parent, tmp_path_factory.mktemp("browser-cache"))
+    yield url
+    proc.terminate()
+    proc.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+def wait_until_idle(page, timeout: float = 120_000) -> None:
+    """Streamlit is done when its status widget stops saying 'Running'."""
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout
+    )
+
+
+def test_every_page_renders_in_chromium(app_url, browser):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport={"width": 1600, "height": 1000})
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto(app_url)
+    page.get_by_role("heading", name="Dataset browser").wait_for(timeout=120_000)
+    wait_until_idle(page)
+    for name in PAGES:
+        page.locator('[data-testid="stSidebarNav"]').get_by_text(name, exact=True).click()
+        page.locator("h2", has_text=name).first.wait_for(timeout=60_000)
+        # a chart or a table must appear; waiting for it also waits out the rerun
+        page.locator('.js-plotly-plot, [data-testid="stDataFrame"]').first.wait_for(timeout=60_000)
+        wait_until_idle(page)
+        assert page.locator('[data-testid="stException"]').count() == 0, name
+        page.screenshot(path=str(SHOTS / f"{name.lower().replace(' ', '-')}.png"), full_page=True)
+    hosts = {
+        urlparse(u).hostname
+        for u in requests
+        if urlparse(u).scheme in ("http", "https", "ws", "wss")
+    }
+    assert hosts == {"127.0.0.1"}, sorted(u for u in requests if "127.0.0.1" not in u)[:5]
+    page.close()
+
+
+def test_shared_link_reopens_the_view(app_url, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(f"{app_url}/conditions?measure=P_1&x=model&colour=leakage&facet=collection")
+    page.locator("h2", has_text="Condition comparison").wait_for(timeout=120_000)
+    page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
+    wait_until_idle(page)
+    page.screenshot(path=str(SHOTS / "shared-link.png"))
+    assert page.get_by_text("P@1 (higher is better)").count() > 0
+    assert "measure=P_1" in page.url
+    page.close()
