@@ -77,16 +77,78 @@ def _parser() -> argparse.ArgumentParser:
     validate = sub.add_parser("validate", help="check an experiment's manifest and every file")
     validate.add_argument("experiment")
     validate.set_defaults(handler=_cmd_validate)
+
+    compare = sub.add_parser("compare", help="paired significance tests between factor levels")
+    compare.add_argument("experiment")
+    compare.add_argument("--vary", required=True, help="the factor whose levels are compared")
+    compare.add_argument("--baseline", help="compare each level with this one (default: all pairs)")
+    _add_test_options(compare)
+    compare.add_argument("--format", choices=("csv", "latex", "markdown"), default="csv")
+    compare.add_argument("--out", help="write here instead of stdout")
+    compare.set_defaults(handler=_cmd_compare)
+
+    inflation = sub.add_parser("inflation", help="how much of a gain comes from leaked topics")
+    inflation.add_argument("experiment")
+    _add_leakage_options(inflation)
+    _add_test_options(inflation)
+    inflation.add_argument("--top", type=int, default=10, help="topics that inflate most")
+    inflation.add_argument("--format", choices=("csv", "latex", "markdown"), default="markdown")
+    inflation.add_argument("--out", help="write the summary here instead of stdout")
+    inflation.set_defaults(handler=_cmd_inflation)
+
+    report = sub.add_parser("report", help="one self-contained HTML report for a meeting")
+    report.add_argument("experiment")
+    _add_leakage_options(report)
+    _add_test_options(report)
+    report.add_argument("--out", required=True, help="the .html file to write")
+    report.set_defaults(handler=_cmd_report)
+
+    cache = sub.add_parser("cache", help="manage the on-disk cache")
+    cache.add_argument("action", choices=("clear", "path"))
+    cache.set_defaults(handler=_cmd_cache)
     return parser
 
 
-def _add_scoring_options(parser: argparse.ArgumentParser) -> None:
+def _add_test_options(parser: argparse.ArgumentParser) -> None:
+    _add_scoring_options(parser, single_measure=True)
     parser.add_argument(
-        "--measures",
-        default=None,
-        help="comma-separated, e.g. ndcg_cut_10,P_1,first_rel_rank "
-        "(default: ndcg_cut_10,P_1,first_rel_rank,recall_100,judged_10)",
+        "--test",
+        choices=("ttest", "randomization"),
+        default="ttest",
+        help="paired Student t-test (the study's) or a randomization test",
     )
+    parser.add_argument(
+        "--correction",
+        choices=("bonferroni", "holm", "none"),
+        default="bonferroni",
+        help="multiple-comparison correction over all rows",
+    )
+    parser.add_argument("--alpha", type=float, default=0.05)
+    parser.add_argument("--seed", type=int, default=0, help="seed of randomization and bootstrap")
+
+
+def _add_leakage_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--factor", default="leakage", help="the factor that sets leakage")
+    parser.add_argument("--leaked", default="leaked", help="its leaked level")
+    parser.add_argument("--clean", default="none", help="its clean level")
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="similarity at which a topic counts as leaked (default: calibrated)",
+    )
+
+
+def _add_scoring_options(parser: argparse.ArgumentParser, single_measure: bool = False) -> None:
+    if single_measure:
+        parser.add_argument("--measure", default="ndcg_cut_10", help="default: ndcg_cut_10")
+    else:
+        parser.add_argument(
+            "--measures",
+            default=None,
+            help="comma-separated, e.g. ndcg_cut_10,P_1,first_rel_rank "
+            "(default: ndcg_cut_10,P_1,first_rel_rank,recall_100,judged_10)",
+        )
     parser.add_argument("--depth", type=int, default=100, help="documents per query that count")
     parser.add_argument(
         "--gain",
@@ -129,6 +191,8 @@ def _conventions(args: argparse.Namespace):
 def _measures(args: argparse.Namespace):
     from .measures import DEFAULT_MEASURES, parse_measures
 
+    if hasattr(args, "measure"):
+        return parse_measures(args.measure)
     return parse_measures(args.measures or ",".join(DEFAULT_MEASURES))
 
 
@@ -289,6 +353,141 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         f"factors: {factors}; {problems} problem(s)"
     )
     return EXIT_BAD_INPUT if problems else 0
+
+
+def _scored(args: argparse.Namespace):
+    """Load and score an experiment; broken runs are reported and left out."""
+    from .experiment import load_experiment
+    from .scores import score_experiment
+
+    experiment = load_experiment(args.experiment)
+    results = score_experiment(
+        experiment, _measures(args), _conventions(args), progress=_progress("scoring")
+    )
+    for failure in results.failures.itertuples():
+        print(f"leakeval: {failure.error} (left out)", file=sys.stderr)
+    return experiment, results
+
+
+def _level(experiment, factor: str, text: str | None):
+    """A level given on the command line, as the factor's own type."""
+    if text is None:
+        return None
+    if factor not in experiment.conditions:
+        raise LeakevalError(f"unknown factor {factor!r}; factors: {', '.join(experiment.factors)}")
+    for level in experiment.levels(factor):
+        if str(level) == text:
+            return level
+    raise LeakevalError(
+        f"{text!r} is not a level of {factor}: {', '.join(map(str, experiment.levels(factor)))}"
+    )
+
+
+def _write(text: str, out: str | None) -> None:
+    if out:
+        Path(out).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from .report import format_table
+    from .stats import compare_levels, per_query
+
+    experiment, results = _scored(args)
+    table = per_query(results, args.measure)
+    rows = compare_levels(
+        table,
+        args.vary,
+        _level(experiment, args.vary, args.baseline),
+        args.test,
+        args.correction,
+        args.alpha,
+        args.seed,
+    )
+    caption = (
+        f"{args.measure}: paired {args.test} over queries, {args.correction} correction "
+        f"over {len(rows)} comparisons, alpha {args.alpha}. "
+        "Significant differences marked with a dagger."
+    )
+    _write(format_table(rows, args.format, caption), args.out)
+    return 0
+
+
+def _leakage_flags(experiment, threshold: float | None):
+    from .leakage import DEFAULT_THRESHOLD, leaked_qids, load_leakage
+
+    leakage = load_leakage(experiment)
+    if leakage.empty:
+        raise LeakevalError(
+            f"{experiment.root}: no leakage table; add [leakage] or "
+            "[training_queries] to experiment.toml"
+        )
+    return leakage, leaked_qids(leakage, DEFAULT_THRESHOLD if threshold is None else threshold)
+
+
+def _cmd_inflation(args: argparse.Namespace) -> int:
+    from .inflation import inflation
+    from .measures import parse_measure
+    from .report import format_table
+    from .stats import per_query
+
+    experiment, results = _scored(args)
+    leakage, flags = _leakage_flags(experiment, args.threshold)
+    result = inflation(
+        per_query(results, args.measure),
+        flags,
+        _level(experiment, args.factor, args.leaked),
+        _level(experiment, args.factor, args.clean),
+        args.factor,
+        parse_measure(args.measure).better,
+        args.top,
+        args.correction,
+    )
+    caption = (
+        f"{args.measure}: mean per-query delta ({args.leaked} − {args.clean}) on topics "
+        f"with a near-duplicate ({leakage.source}) and on the others."
+    )
+    _write(format_table(result.summary, args.format, caption), args.out)
+    if not args.out:
+        print(f"\nTop {args.top} inflating topics per condition:")
+        sys.stdout.write(format_table(result.top, args.format))
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from .leakage import DEFAULT_THRESHOLD
+    from .measures import parse_measure
+    from .study_report import ReportOptions, build_report
+
+    experiment, results = _scored(args)
+    leakage, _ = _leakage_flags(experiment, args.threshold)
+    options = ReportOptions(
+        factor=args.factor,
+        leaked_level=_level(experiment, args.factor, args.leaked),
+        clean_level=_level(experiment, args.factor, args.clean),
+        threshold=DEFAULT_THRESHOLD if args.threshold is None else args.threshold,
+        test=args.test,
+        correction=args.correction,
+        alpha=args.alpha,
+    )
+    text = build_report(experiment, results, parse_measure(args.measure), leakage, options)
+    Path(args.out).write_text(text, encoding="utf-8")
+    print(
+        f"report written to {args.out} ({len(text) / 1e6:.1f} MB, self-contained)", file=sys.stderr
+    )
+    return 0
+
+
+def _cmd_cache(args: argparse.Namespace) -> int:
+    from .cache import Cache
+
+    cache = Cache()
+    if args.action == "path":
+        print(cache.root)
+    else:
+        print(f"removed {cache.clear()} cached file(s) from {cache.root}", file=sys.stderr)
+    return 0
 
 
 if __name__ == "__main__":

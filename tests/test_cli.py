@@ -190,3 +190,90 @@ def test_core17_bm25_matches_independent_pytrec_eval(tmp_path):
     assert len(per_query) == 50 * 4
     for row in per_query.itertuples():
         assert row.value == pytest.approx(reference[row.qid][row.measure], abs=1e-6)
+
+
+def test_compare_csv_columns_and_bonferroni(demo_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "cmp.csv"
+    assert (
+        main(
+            ["compare", str(demo_dir), "--vary", "leakage", "--baseline", "none", "--out", str(out)]
+        )
+        == 0
+    )
+    rows = pd.read_csv(out)
+    assert list(rows.columns) == [
+        "collection",
+        "model",
+        "train_size",
+        "a",
+        "b",
+        "n",
+        "mean_a",
+        "mean_b",
+        "delta",
+        "statistic",
+        "p",
+        "p_adjusted",
+        "significant",
+        "ci_low",
+        "ci_high",
+        "effect_size",
+        "wins",
+        "ties",
+        "losses",
+    ]
+    assert len(rows) == 45
+    expected = (rows.p * len(rows)).clip(upper=1)  # CSV keeps 6 significant digits
+    assert rows.p_adjusted.to_numpy() == pytest.approx(expected.to_numpy(), rel=1e-5)
+
+
+def test_compare_latex_marks_significance_and_names_correction(
+    demo_dir, tmp_path, monkeypatch, capsys
+):
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    assert (
+        main(
+            [
+                "compare",
+                str(demo_dir),
+                "--vary",
+                "leakage",
+                "--baseline",
+                "none",
+                "--format",
+                "latex",
+                "--correction",
+                "holm",
+            ]
+        )
+        == 0
+    )
+    latex = capsys.readouterr().out
+    assert r"$^\dagger$" in latex and "holm correction" in latex and r"\toprule" in latex
+
+
+def test_compare_unknown_level_is_one_line(demo_dir, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    assert main(["compare", str(demo_dir), "--vary", "leakage", "--baseline", "clean"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "leakeval: 'clean' is not a level of leakage: leaked, none"
+    )
+
+
+def test_inflation_and_report(demo_dir, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "inflation.csv"
+    assert main(["inflation", str(demo_dir), "--format", "csv", "--out", str(out)]) == 0
+    summary = pd.read_csv(out)
+    assert len(summary) == 45 and {"delta_leaked", "delta_other", "p_difference"} <= set(
+        summary.columns
+    )
+    report = tmp_path / "report.html"
+    assert main(["report", str(demo_dir), "--out", str(report)]) == 0
+    text = report.read_text()
+    assert "SIMULATED DATA" in text and "Inflation" in text and "Kendall" in text
+    assert text.count("plotly.js v") == 1  # inlined once
+    import re
+
+    assert not re.search(r"<(script|link|img)[^>]+(src|href)=\"?https?:", text)
