@@ -70,8 +70,8 @@ def build_report(
         (
             "Significance",
             f"Paired {options.test} over queries, {options.factor} = "
-            f"{options.leaked_level} vs {options.clean_level}; {options.correction} correction over "
-            f"all {len(significance)} rows, alpha {options.alpha}.",
+            f"{options.leaked_level} vs {options.clean_level}; {options.correction} "
+            f"correction over all {len(significance)} rows, alpha {options.alpha}.",
             significance,
         )
     )
@@ -90,8 +90,9 @@ def build_report(
         (
             "Inflation",
             f"Mean per-query delta ({options.leaked_level} − {options.clean_level}) on "
-            f"topics with a near-duplicate (similarity ≥ {options.threshold}, {leakage.source}) and "
-            "on the others; p_difference is Welch's t-test between the two groups.",
+            f"topics with a near-duplicate (similarity ≥ {options.threshold}, "
+            f"{leakage.source}) and on the others; p_difference is Welch's t-test between "
+            "the two groups.",
             result.summary,
         )
     )
