@@ -9,6 +9,7 @@ from leakeval_app.render import show_error
 from leakeval_core.demo import generate_demo
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment import MANIFEST, find_experiments
+from leakeval_core.measures import parse_measure
 from leakeval_core.metrics import Conventions
 
 st.set_page_config(page_title="leakeval", page_icon="assets/favicon.png", layout="wide")
@@ -104,6 +105,30 @@ with st.sidebar:
     for key in ("measure", "depth", "rel", "gain"):
         state.remember(key)
     conventions = Conventions(depth=int(depth), relevance_level=int(level), gain=gain)
+
+    st.subheader("Statistics")
+    tests = {"ttest": "paired t-test", "randomization": "randomization"}
+    test = st.selectbox(
+        "Test",
+        list(tests),
+        format_func=tests.get,
+        key=state.seed("test", "ttest", list(tests)),
+        help="Paired over queries: Student's t (the study's protocol) or a sign-flip "
+        "randomization test (10,000 seeded permutations).",
+    )
+    corrections = ["bonferroni", "holm", "none"]
+    correction = st.selectbox(
+        "Correction",
+        corrections,
+        key=state.seed("correction", "bonferroni", corrections),
+        help="Applied over every comparison on the screen.",
+    )
+    alphas = [0.001, 0.01, 0.05, 0.1]
+    alpha = st.select_slider(
+        "Significance level α", alphas, key=state.seed("alpha", 0.05, alphas, float)
+    )
+    for key in ("test", "correction", "alpha"):
+        state.remember(key)
     st.caption(
         f"**Conventions.** {conventions.describe()}. Queries without a relevant "
         "judgment are excluded; folds are combined per query before any mean."
@@ -113,8 +138,11 @@ data.set_current(
     data.AppContext(
         experiment,
         experiment.fingerprint(),
-        data.APP_MEASURES[list(labels).index(measure)],
+        parse_measure(measure),
         conventions,
+        test,
+        correction,
+        float(alpha),
     )
 )
 results = data.current().results()

@@ -20,7 +20,7 @@ from leakeval_core.collections import Collection, load_collection
 from leakeval_core.compare import select
 from leakeval_core.experiment import Experiment, load_experiment
 from leakeval_core.leakage import LeakageTable, load_leakage
-from leakeval_core.measures import Measure, parse_measure, parse_measures
+from leakeval_core.measures import Measure, parse_measures
 from leakeval_core.metrics import Conventions
 from leakeval_core.scores import ExperimentScores, score_experiment
 from leakeval_core.stats import PerQuery, per_query
@@ -41,6 +41,9 @@ class AppContext:
     fingerprint: str
     measure: Measure
     conventions: Conventions
+    test: str = "ttest"
+    correction: str = "bonferroni"
+    alpha: float = 0.05
 
     @property
     def _key(self) -> tuple:
@@ -57,9 +60,6 @@ class AppContext:
 
     def leakage(self) -> LeakageTable:
         return _leakage(str(self.experiment.root), self.fingerprint)
-
-    def measure_named(self, name: str) -> Measure:
-        return parse_measure(name)
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)

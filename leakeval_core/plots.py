@@ -16,10 +16,13 @@ __all__ = [
     "category_counts_figure",
     "condition_figure",
     "grade_figure",
+    "inflation_figure",
     "leak_share_figure",
+    "level_color",
     "per_topic_figure",
     "scatter_ab_figure",
     "similarity_figure",
+    "tau_figure",
 ]
 
 LEAKED_COLOR = "#d95f02"
@@ -223,9 +226,18 @@ def scatter_ab_figure(
 
 
 def condition_figure(
-    means: pd.DataFrame, measure: Measure, x: str, color: str | None, facet: str | None
+    means: pd.DataFrame,
+    measure: Measure,
+    x: str,
+    color: str | None,
+    facet: str | None,
+    significant: pd.DataFrame | None = None,
 ) -> go.Figure:
-    """Mean per condition with confidence-interval error bars, one panel per facet level."""
+    """Mean per condition with a shaded confidence band, one panel per facet level.
+
+    `significant` (columns x, facet, label) marks with ✱ the x positions where the colour
+    levels differ significantly after correction.
+    """
     panels = sorted(means[facet].unique().tolist()) if facet else [None]
     fig = make_subplots(
         rows=1,
@@ -237,30 +249,38 @@ def condition_figure(
     groups = sorted(means[color].unique().tolist()) if color else [None]
     x_levels = sorted(means[x].unique().tolist())
     for col, panel in enumerate(panels, start=1):
+        in_panel = means if facet is None else means[means[facet] == panel]
         for i, group in enumerate(groups):
-            part = means
-            if facet:
-                part = part[part[facet] == panel]
-            if color:
-                part = part[part[color] == group]
+            part = in_panel if color is None else in_panel[in_panel[color] == group]
             part = part.set_index(x).reindex(x_levels).dropna(subset=["mean"]).reset_index()
+            xs = part[x].astype(str).tolist()
+            line_color = level_color(group, i)
             fig.add_trace(
                 go.Scatter(
-                    x=part[x].astype(str),
+                    x=xs + xs[::-1],
+                    y=part.ci_high.tolist() + part.ci_low.tolist()[::-1],
+                    mode="lines",
+                    fill="toself",
+                    fillcolor=line_color,
+                    opacity=0.15,
+                    line={"width": 0},
+                    hoverinfo="skip",
+                    showlegend=False,
+                    legendgroup=str(group),
+                ),
+                row=1,
+                col=col,
+            )
+            fig.add_trace(
+                go.Scatter(
+                    x=xs,
                     y=part["mean"],
                     mode="lines+markers",
                     name=f"{color} = {group}" if color else measure.label,
                     legendgroup=str(group),
                     showlegend=col == 1,
-                    line={"color": level_color(group, i), "width": 3},
+                    line={"color": line_color, "width": 3},
                     marker={"size": 9},
-                    error_y={
-                        "type": "data",
-                        "symmetric": False,
-                        "array": part.ci_high - part["mean"],
-                        "arrayminus": part["mean"] - part.ci_low,
-                        "thickness": 1.5,
-                    },
                     customdata=np.stack([part.n, part.ci_low, part.ci_high], axis=-1),
                     hovertemplate=f"{x} %{{x}}<br>mean %{{y:.4f}}<br>95% CI "
                     "[%{customdata[1]:.4f}, %{customdata[2]:.4f}]<br>"
@@ -269,6 +289,27 @@ def condition_figure(
                 row=1,
                 col=col,
             )
+        if significant is not None and len(significant):
+            marks = significant if facet is None else significant[significant[facet] == panel]
+            tops = in_panel.groupby(x).ci_high.max()
+            marks = marks[marks[x].isin(tops.index)]
+            if len(marks):
+                fig.add_trace(
+                    go.Scatter(
+                        x=marks[x].astype(str),
+                        y=tops.reindex(marks[x]).to_numpy(),
+                        mode="text",
+                        text=["✱"] * len(marks),
+                        textposition="top center",
+                        textfont={"size": 22, "color": "#111"},
+                        name="significant difference",
+                        showlegend=col == 1,
+                        hovertext=marks.label,
+                        hoverinfo="text",
+                    ),
+                    row=1,
+                    col=col,
+                )
         fig.update_xaxes(title=x, type="category", row=1, col=col)
     fig.update_yaxes(title=measure.axis_title, row=1, col=1)
     _style(fig, f"Mean {measure.label} per condition, 95% CI over queries", height=500)
@@ -276,3 +317,71 @@ def condition_figure(
         legend={"y": -0.22, "yanchor": "top", "x": 0.5, "xanchor": "center"}, margin={"b": 110}
     )
     return fig
+
+
+def inflation_figure(
+    summary: pd.DataFrame, measure: Measure, x: str, facet: str | None
+) -> go.Figure:
+    """Mean per-query gain on leaked topics vs the others, along x (e.g. train size)."""
+    panels = sorted(summary[facet].unique().tolist()) if facet else [None]
+    fig = make_subplots(
+        rows=1,
+        cols=len(panels),
+        shared_yaxes=True,
+        subplot_titles=[f"{facet} = {p}" for p in panels] if facet else None,
+        horizontal_spacing=0.04,
+    )
+    series = (
+        ("delta_leaked", "topics with a near-duplicate", LEAKED_COLOR),
+        ("delta_other", "other topics", CLEAN_COLOR),
+    )
+    for col, panel in enumerate(panels, start=1):
+        part = (summary if facet is None else summary[summary[facet] == panel]).sort_values(x)
+        for column, name, color in series:
+            fig.add_trace(
+                go.Scatter(
+                    x=part[x].astype(str),
+                    y=part[column],
+                    mode="lines+markers",
+                    name=name,
+                    legendgroup=column,
+                    showlegend=col == 1,
+                    line={"color": color, "width": 3},
+                    marker={"size": 9},
+                    hovertemplate=f"{x} %{{x}}<br>{name}: %{{y:+.4f}}<extra></extra>",
+                ),
+                row=1,
+                col=col,
+            )
+        fig.add_hline(y=0, line_color=NEUTRAL, line_dash="dot", row=1, col=col)
+        fig.update_xaxes(title=x, type="category", row=1, col=col)
+    direction = "higher" if measure.better == "higher" else "lower"
+    fig.update_yaxes(
+        title=f"mean Δ {measure.label}, leaked − clean ({direction} is better)", row=1, col=1
+    )
+    _style(fig, f"Where the gain from leakage lands: Δ{measure.label} per topic group", height=440)
+    fig.update_layout(
+        legend={"y": -0.25, "yanchor": "top", "x": 0.5, "xanchor": "center"}, margin={"b": 110}
+    )
+    return fig
+
+
+def tau_figure(taus: pd.DataFrame, x: str) -> go.Figure:
+    """Kendall's tau between system rankings per x; 1 means leakage leaves the order alone."""
+    fig = go.Figure()
+    for i, (collection, part) in enumerate(taus.groupby("collection", sort=True)):
+        part = part.sort_values(x)
+        fig.add_trace(
+            go.Scatter(
+                x=part[x].astype(str),
+                y=part.tau,
+                mode="lines+markers",
+                name=str(collection),
+                line={"color": PALETTE[i % len(PALETTE)], "width": 3},
+                marker={"size": 9},
+            )
+        )
+    fig.add_hline(y=1, line_color=NEUTRAL, line_dash="dot", annotation_text="same ranking")
+    fig.update_xaxes(title=x, type="category")
+    fig.update_yaxes(title="Kendall's τ between model rankings (1 = unchanged)", range=[-1.05, 1.1])
+    return _style(fig, "Does leakage reorder the models?")

@@ -47,6 +47,15 @@ class PerQuery:
     missing: pd.DataFrame = field(repr=False)
     """Per condition, how many of the collection's queries no run scored."""
 
+    def subset(self, levels: dict) -> PerQuery:
+        """Only the conditions at the given factor levels (e.g. one collection)."""
+        mask = np.ones(len(self.table), dtype=bool)
+        for factor, level in levels.items():
+            mask &= (self.table[factor] == level).to_numpy()
+        return PerQuery(
+            self.table[mask].reset_index(drop=True), self.factors, self.fold_rule, self.missing
+        )
+
 
 def detect_fold_rule(scores: pd.DataFrame, fold: str, factors: Sequence[str]) -> FoldRule:
     """Whether folds split the queries, re-score them, or (in a broken design) a bit of both."""

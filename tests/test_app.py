@@ -115,3 +115,34 @@ def test_measure_switch_changes_axis(app):
     at.sidebar.selectbox(key="w:measure").set_value("first_rel_rank").run()
     assert not at.exception
     assert "lower is better" in at.get("plotly_chart")[0].proto.spec
+
+
+def test_comparison_significance_follows_sidebar(app, demo_scores):
+    from scipy import stats as sps
+
+    at = app("app_pages/conditions.py")
+    tests = at.dataframe[1].value  # tabs render in order: means, significance, ...
+    assert len(tests) == 15  # robust04: 3 models x 5 sizes, leakage levels compared
+    row = tests[(tests.model == "monot5") & (tests.train_size == 2000)].iloc[0]
+    table = demo_scores.scores
+    part = table[
+        (table.collection == "robust04")
+        & (table.model == "monot5")
+        & (table.train_size == 2000)
+        & (table.measure == "ndcg_cut_10")
+    ]
+    wide = part.pivot_table(index="qid", columns="leakage", values="value")
+    p = sps.ttest_rel(wide.leaked, wide.none).pvalue
+    assert row.p == pytest.approx(p, rel=1e-10)
+    assert row.p_adjusted == pytest.approx(min(1.0, 15 * p), rel=1e-10)
+    at.sidebar.selectbox(key="w:correction").set_value("none").run()
+    assert at.dataframe[1].value.p_adjusted.tolist() == pytest.approx(
+        at.dataframe[1].value.p.tolist()
+    )
+
+
+def test_comparison_inflation_tab(app):
+    at = app("app_pages/conditions.py")
+    summary = at.dataframe[2].value
+    assert {"delta_leaked", "delta_other", "p_difference"} <= set(summary.columns)
+    assert summary.groupby("train_size").delta_leaked.mean().is_monotonic_decreasing

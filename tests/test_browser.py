@@ -141,3 +141,19 @@ def test_shared_link_reopens_the_view(app_url, browser):
     assert page.get_by_text("P@1 (higher is better)").count() > 0
     assert "measure=P_1" in page.url
     page.close()
+
+
+def test_comparison_tabs_render(app_url, browser):
+    page = browser.new_page(viewport={"width": 1500, "height": 1100})
+    page.goto(f"{app_url}/conditions")
+    page.locator(".js-plotly-plot").first.wait_for(timeout=120_000)
+    wait_until_idle(page)
+    for tab in ("Inflation", "Ranking change"):
+        page.get_by_role("tab", name=tab).click()
+        wait_until_idle(page)
+        panel = page.get_by_role("tabpanel", name=tab)
+        panel.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
+        panel.scroll_into_view_if_needed()
+        assert page.locator('[data-testid="stException"]').count() == 0, tab
+        page.screenshot(path=str(SHOTS / f"conditions-{tab.lower().replace(' ', '-')}.png"))
+    page.close()
