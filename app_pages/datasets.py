@@ -6,7 +6,7 @@ from leakeval_app import data, state
 from leakeval_app.render import number, show_fig, show_table
 from leakeval_core.collection_stats import collection_summary, grade_counts, topic_table
 from leakeval_core.compare import condition_means
-from leakeval_core.leakage import leaked_qids
+from leakeval_core.leakage import DEFAULT_THRESHOLD, leaked_qids
 from leakeval_core.plots import grade_figure, per_topic_figure
 
 LOWER_BOUND_BELOW = 0.5  # judged@10 under this: most of the top 10 is unjudged
@@ -18,7 +18,8 @@ name = st.selectbox("Collection", names, key=state.seed("collection", names[0], 
 state.remember("collection")
 collection = ctx.collection(name)
 leakage = ctx.leakage()
-leaked = None if leakage.empty else leaked_qids(leakage, 0.0).query("collection == @name")
+threshold = state.get("threshold", DEFAULT_THRESHOLD)
+leaked = None if leakage.empty else leaked_qids(leakage, threshold).query("collection == @name")
 topics = topic_table(collection.topics, collection.qrels, leaked)
 summary = collection_summary(collection.topics, collection.qrels)
 

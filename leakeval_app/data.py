@@ -19,7 +19,7 @@ import streamlit as st
 from leakeval_core.collections import Collection, load_collection
 from leakeval_core.compare import select
 from leakeval_core.experiment import Experiment, load_experiment
-from leakeval_core.leakage import LeakageTable, load_leakage
+from leakeval_core.leakage import LeakageTable, ground_truth, load_leakage
 from leakeval_core.measures import Measure, parse_measures
 from leakeval_core.metrics import Conventions
 from leakeval_core.scores import ExperimentScores, score_experiment
@@ -61,6 +61,9 @@ class AppContext:
     def leakage(self) -> LeakageTable:
         return _leakage(str(self.experiment.root), self.fingerprint)
 
+    def ground_truth(self) -> LeakageTable | None:
+        return _ground_truth(str(self.experiment.root), self.fingerprint)
+
 
 @st.cache_resource(max_entries=4, show_spinner=False)
 def experiment(path: str, _stamp: float) -> Experiment:
@@ -94,7 +97,19 @@ def _collection(path: str, fingerprint: str, name: str) -> Collection:
 
 @st.cache_resource(max_entries=4, show_spinner=False)
 def _leakage(path: str, fingerprint: str) -> LeakageTable:
-    return load_leakage(load_experiment(path))
+    bar = st.progress(0.0, text="Finding near-duplicates of the topics in the training log…")
+
+    def progress(done: int, total: int, what: str) -> None:
+        bar.progress(min(done / max(total, 1), 1.0), text=f"{done:,} {what}")
+
+    table = load_leakage(load_experiment(path), progress=progress)
+    bar.empty()
+    return table
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _ground_truth(path: str, fingerprint: str) -> LeakageTable | None:
+    return ground_truth(load_experiment(path))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

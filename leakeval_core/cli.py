@@ -103,6 +103,39 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--out", required=True, help="the .html file to write")
     report.set_defaults(handler=_cmd_report)
 
+    leakage = sub.add_parser("leakage", help="find near-duplicates of test topics in a log")
+    leakage.add_argument("--topics", required=True, help="TREC topics file or ir_datasets id")
+    leakage.add_argument("--variants", help="qid<TAB>text query variants, several per topic")
+    leakage.add_argument(
+        "--train-queries",
+        required=True,
+        help="qid<TAB>text, CSV with a header, or an ir_datasets id",
+    )
+    leakage.add_argument(
+        "--fields",
+        default="title,description",
+        help="topic fields to compare (title, description, narrative)",
+    )
+    leakage.add_argument("--method", choices=("lexical",), default="lexical")
+    leakage.add_argument("--top-k", type=int, default=20, help="candidates kept per topic")
+    leakage.add_argument(
+        "--min-similarity", type=float, default=0.3, help="drop candidates below this similarity"
+    )
+    leakage.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="near_duplicate decision (default: the calibrated threshold)",
+    )
+    leakage.add_argument(
+        "--chunk-size",
+        type=int,
+        default=20_000,
+        help="training queries compared per step (bounds memory)",
+    )
+    leakage.add_argument("--out", required=True, help="CSV to write")
+    leakage.set_defaults(handler=_cmd_leakage)
+
     cache = sub.add_parser("cache", help="manage the on-disk cache")
     cache.add_argument("action", choices=("clear", "path"))
     cache.set_defaults(handler=_cmd_cache)
@@ -475,6 +508,48 @@ def _cmd_report(args: argparse.Namespace) -> int:
     Path(args.out).write_text(text, encoding="utf-8")
     print(
         f"report written to {args.out} ({len(text) / 1e6:.1f} MB, self-contained)", file=sys.stderr
+    )
+    return 0
+
+
+def _cmd_leakage(args: argparse.Namespace) -> int:
+    from . import trec
+    from .collections import topics_from, training_chunks
+    from .detect import DetectionOptions, detect, topic_texts
+    from .leakage import DEFAULT_THRESHOLD
+
+    variants = trec.read_queries(args.variants, unique=False) if args.variants else None
+    fields = tuple(f.strip() for f in args.fields.split(",") if f.strip())
+    side = topic_texts(topics_from(args.topics), fields, variants)
+    options = DetectionOptions(
+        top_k=args.top_k, min_similarity=args.min_similarity, chunk_size=args.chunk_size
+    )
+    progress = _progress("comparing")
+    pairs = detect(
+        side,
+        training_chunks(args.train_queries, args.chunk_size),
+        options,
+        lambda done, total, what: progress(done, max(done, total), what),
+    )
+    threshold = DEFAULT_THRESHOLD if args.threshold is None else args.threshold
+    pairs["near_duplicate"] = pairs.similarity >= threshold
+    columns = [
+        "test_qid",
+        "field",
+        "test_text",
+        "train_qid",
+        "train_text",
+        "method",
+        "similarity",
+        "category",
+        "near_duplicate",
+    ]
+    pairs[columns].to_csv(args.out, index=False, float_format="%.6f")
+    flagged = pairs[pairs.near_duplicate].test_qid.nunique()
+    print(
+        f"{len(pairs)} candidate pairs; {flagged} of {side.table.test_qid.nunique()} topics "
+        f"have a near-duplicate at similarity >= {threshold}",
+        file=sys.stderr,
     )
     return 0
 

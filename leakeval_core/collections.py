@@ -7,7 +7,9 @@ its home, which a user who only scores local files should never see.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pandas as pd
 
@@ -15,7 +17,16 @@ from . import trec
 from .errors import LeakevalError
 from .experiment import CollectionSpec
 
-__all__ = ["ALIASES", "Collection", "collection_digest", "load_collection", "resolve_alias"]
+__all__ = [
+    "ALIASES",
+    "Collection",
+    "collection_digest",
+    "load_collection",
+    "resolve_alias",
+    "source_digest",
+    "topics_from",
+    "training_chunks",
+]
 
 ALIASES = {
     "robust04": "disks45/nocr/trec-robust-2004",
@@ -98,3 +109,43 @@ def _from_ir_datasets(name: str, dataset_id: str, digest: str) -> Collection:
     qrels = qrels.astype({"qid": "str", "docid": "str", "grade": "int64"})
     topics = topics.astype("str")
     return Collection(name, topics, qrels, digest, f"ir_datasets:{dataset_id}")
+
+
+def topics_from(source: str) -> pd.DataFrame:
+    """Topics from a file, or from an ir_datasets id or alias (`robust04`)."""
+    if Path(source).exists():
+        return trec.read_topics(source)
+    return load_collection(CollectionSpec(name=source, ir_datasets=source)).topics
+
+
+def training_chunks(source: str | Path, chunk_size: int = 100_000) -> Iterator[pd.DataFrame]:
+    """A training query log as a stream of (qid, text) frames: a file or an ir_datasets id."""
+    if Path(source).exists():
+        yield from trec.iter_queries(source, chunk_size)
+        return
+    import ir_datasets
+
+    dataset_id = resolve_alias(str(source))
+    try:
+        dataset = ir_datasets.load(dataset_id)
+    except KeyError:
+        raise LeakevalError(f"{source}: neither a file nor a known ir_datasets id") from None
+    if not dataset.has_queries():
+        raise LeakevalError(f"ir_datasets {dataset_id!r} has no queries")
+    batch: list[tuple[str, str]] = []
+    for query in dataset.queries_iter():
+        batch.append((query.query_id, getattr(query, "text", None) or getattr(query, "title", "")))
+        if len(batch) == chunk_size:
+            yield pd.DataFrame(batch, columns=["qid", "text"])
+            batch = []
+    if batch:
+        yield pd.DataFrame(batch, columns=["qid", "text"])
+
+
+def source_digest(source: str | Path) -> str:
+    """Content hash of a file, or the id and ir_datasets version for a named dataset."""
+    if Path(source).exists():
+        return trec.file_digest(source)
+    from importlib.metadata import version
+
+    return f"irds:{resolve_alias(str(source))}:{version('ir_datasets')}"

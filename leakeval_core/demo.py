@@ -20,6 +20,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from .detect import content_terms
 from .scores import Progress
 from .trec import write_qrels
 
@@ -301,21 +302,27 @@ def _training_queries(
 ) -> pd.DataFrame:
     """40k log-like queries: the planted near-duplicates plus random ones.
 
-    Random queries may share a topic's subject (hard negatives) but never its exact
-    subject + aspect pair and never the bare subject, so the planted pairs are the only
-    near-duplicates.
+    Random queries may share a topic's subject (hard negatives), but a random query that is
+    itself a near-duplicate of some topic (its content terms contain the topic title's, or
+    equal the bare subject) is dropped, so the planted pairs are the only near-duplicates.
     """
     n_random = N_TRAINING_QUERIES - len(truth)
-    templates = rng.choice(_RANDOM_TEMPLATES, size=n_random * 2)
-    subj = rng.choice(subjects, size=n_random * 2)
-    asp = rng.choice(_ASPECTS, size=n_random * 2)
-    places = rng.choice(_PLACES, size=n_random * 2)
+    templates = rng.choice(_RANDOM_TEMPLATES, size=n_random * 3)
+    subj = rng.choice(subjects, size=n_random * 3)
+    asp = rng.choice(_ASPECTS, size=n_random * 3)
+    places = rng.choice(_PLACES, size=n_random * 3)
     texts = pd.Series(
         [t.format(s=s, a=a, x=x) for t, s, a, x in zip(templates, subj, asp, places, strict=True)]
     )
-    forbidden = set(zip(topics.subject, topics.aspect, strict=True))
+    titles_by_subject: dict[str, list[frozenset[str]]] = {}
+    for subject, title in zip(topics.subject, topics.title, strict=True):
+        titles_by_subject.setdefault(subject, []).append(content_terms(title))
     clash = np.fromiter(
-        ((s, a) in forbidden and "{a}" in t for t, s, a in zip(templates, subj, asp, strict=True)),
+        (
+            content_terms(text) == content_terms(s)
+            or any(title <= content_terms(text) for title in titles_by_subject.get(s, ()))
+            for text, s in zip(texts, subj, strict=True)
+        ),
         bool,
     )
     texts = texts[~clash & ~texts.isin(truth.train_text)].drop_duplicates().head(n_random)

@@ -33,6 +33,7 @@ __all__ = [
     "ParseError",
     "Source",
     "file_digest",
+    "iter_queries",
     "load_bytes",
     "read_qrels",
     "read_queries",
@@ -339,13 +340,16 @@ _QID_COLUMNS = ("qid", "query_id", "id", "_id", "topic_id")
 _TEXT_COLUMNS = ("query", "text", "query_text", "title")
 
 
-def read_queries(source: Source) -> pd.DataFrame:
-    """Read a query list: headerless `qid<TAB>text` (MS MARCO) or CSV with a header."""
+def read_queries(source: Source, unique: bool = True) -> pd.DataFrame:
+    """Read a query list: headerless `qid<TAB>text` (MS MARCO) or CSV with a header.
+
+    `unique=False` allows several texts per qid (query variants of one topic).
+    """
     name, data = load_bytes(source)
-    return _parse_queries(name, data)
+    return _parse_queries(name, data, unique)
 
 
-def _parse_queries(name: str, data: bytes) -> pd.DataFrame:
+def _parse_queries(name: str, data: bytes, unique: bool = True) -> pd.DataFrame:
     first_line = data.split(b"\n", 1)[0]
     frame = (
         _parse_tsv_queries(name, data) if b"\t" in first_line else _parse_csv_queries(name, data)
@@ -354,7 +358,7 @@ def _parse_queries(name: str, data: bytes) -> pd.DataFrame:
     if empty.any():
         raise ParseError(name, None, f"a query has an empty qid (row {int(np.argmax(empty)) + 1})")
     dup = frame.qid.duplicated().to_numpy()
-    if dup.any():
+    if unique and dup.any():
         raise ParseError(name, None, f"qid {frame.qid.iat[int(np.argmax(dup))]!r} appears twice")
     return frame.reset_index(drop=True)
 
@@ -399,4 +403,65 @@ def _parse_csv_queries(name: str, data: bytes) -> pd.DataFrame:
             "qid": frame[qid_col].astype("str").str.strip(),
             "text": frame[text_col].astype("str").str.split().str.join(" "),
         }
+    )
+
+
+def iter_queries(source: str | os.PathLike[str], chunk_size: int = 100_000):
+    """Stream a query list (`qid<TAB>text` or CSV with a header) in frames of qid, text.
+
+    A log of millions of queries never has to sit in memory whole.
+    """
+    path = Path(source)
+    name, head = load_bytes((str(path), _read_head(path)))
+    tsv = b"\t" in head.split(b"\n", 1)[0]
+    options = (
+        {"sep": "\t", "header": None, "names": ["qid", "text"], "quoting": 3}
+        if tsv
+        else {"sep": ",", "header": 0}
+    )
+    line = 0 if tsv else 1
+    try:
+        reader = pd.read_csv(
+            path,
+            dtype=str,
+            keep_default_na=False,
+            chunksize=chunk_size,
+            encoding="utf-8",
+            on_bad_lines="error",
+            **options,
+        )
+        for chunk in reader:
+            frame = (
+                _parse_tsv_frame(chunk)
+                if tsv
+                else _parse_csv_queries(name, chunk.to_csv(index=False).encode())
+            )
+            empty = (frame.qid.str.len() == 0).to_numpy()
+            if empty.any():
+                raise ParseError(name, line + int(np.argmax(empty)) + 1, "empty qid")
+            line += len(chunk)
+            yield frame
+    except pd.errors.ParserError as exc:
+        found = re.search(r"line (\d+)", str(exc))
+        raise ParseError(
+            name,
+            int(found.group(1)) if found else None,
+            "malformed query list: " + str(exc).split(". ")[-1],
+        ) from None
+    except UnicodeDecodeError:
+        raise ParseError(name, None, "not valid UTF-8 text") from None
+
+
+def _read_head(path: Path, size: int = 65_536) -> bytes:
+    if not path.exists():
+        raise ParseError(path, None, "no such file")
+    if path.is_dir():
+        raise ParseError(path, None, "is a directory, not a file")
+    with open(path, "rb") as fh:
+        return fh.read(size)
+
+
+def _parse_tsv_frame(chunk: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame(
+        {"qid": chunk.qid.str.strip(), "text": chunk.text.str.split().str.join(" ").fillna("")}
     )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -47,24 +46,36 @@ def test_every_page_opens_without_error(app, page):
     assert any("Conventions" in c.value for c in at.sidebar.caption)
 
 
-def test_dataset_browser_counts(app):
+def detected_pairs(experiment, cache):
+    from leakeval_core.leakage import load_leakage
+
+    return load_leakage(experiment, cache).table
+
+
+def test_dataset_browser_counts(app, demo_experiment, demo_cache):
     at = app()
     assert metric(at, "Topics") == "250"
     assert metric(at, "Judged topics") == "250"
-    assert metric(at, "Topics with a near-duplicate") == "175 (70%)"
+    pairs = detected_pairs(demo_experiment, demo_cache)
+    flagged = pairs[(pairs.collection == "robust04") & (pairs.similarity >= 0.8)]
+    n = flagged.test_qid.nunique()
+    assert metric(at, "Topics with a near-duplicate") == f"{n} ({n / 250:.0%})"
     at.selectbox(key="w:collection").set_value("core17").run()
     assert metric(at, "Topics") == "50"
     topics = at.dataframe[0].value
     assert len(topics) == 50 and {"judged", "relevant", "leaked"} <= set(topics.columns)
 
 
-def test_leakage_threshold_refilters(app, demo_experiment):
-    truth = pd.read_csv(demo_experiment.ground_truth)
+def test_leakage_threshold_refilters(app, demo_experiment, demo_cache):
+    pairs = detected_pairs(demo_experiment, demo_cache)
     at = app("app_pages/leakage.py")
-    assert any(f"{len(truth):,} pairs shown" in c.value for c in at.caption)
+    assert any(f"{(pairs.similarity >= 0.8).sum():,} pairs shown" in c.value for c in at.caption)
+    at.slider[0].set_value(0.9).run()
+    assert any(f"{(pairs.similarity >= 0.9).sum():,} pairs shown" in c.value for c in at.caption)
     at.multiselect[1].set_value(["identical"]).run()
-    expected = (truth.category == "identical").sum()
+    expected = ((pairs.category == "identical") & (pairs.similarity >= 0.9)).sum()
     assert any(f"{expected:,} pairs shown" in c.value for c in at.caption)
+    assert metric(at, "Precision vs ground truth") != ""
 
 
 def test_drilldown_means_match_the_scores_table(app, demo_scores):

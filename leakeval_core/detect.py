@@ -1,0 +1,329 @@
+"""Near-duplicate detection: test topics against a training query log, at log scale.
+
+The lexical method is TF-IDF over character 3-grams plus word unigrams. Features are hashed
+(scikit-learn's HashingVectorizer), so there is no vocabulary to fit; inverse document
+frequencies are fitted once, on the test texts plus the first chunk of the log. Each chunk
+step is then a pure function of (test side, one chunk of training queries), which is what
+lets a log too big for one machine be mapped over a cluster later without a redesign.
+
+Only a (test texts × chunk) block is ever dense; the top K per test text is merged across
+chunks, so memory is bounded by the chunk size, not by the log.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .errors import LeakevalError
+
+__all__ = [
+    "CATEGORY_RULES",
+    "DetectionOptions",
+    "TopicTexts",
+    "categorize",
+    "content_terms",
+    "detect",
+    "normalize",
+    "topic_texts",
+]
+
+_PUNCTUATION = re.compile(r"[^\w\s]|_", re.UNICODE)
+_STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "in",
+        "on",
+        "for",
+        "to",
+        "and",
+        "or",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "what",
+        "how",
+        "why",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "does",
+        "do",
+        "did",
+        "can",
+        "could",
+        "should",
+        "would",
+        "will",
+        "with",
+        "about",
+        "from",
+        "by",
+        "as",
+        "at",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "their",
+    ]
+)
+CATEGORY_RULES = {
+    "identical": "same text after normalisation (NFKC, casefold, punctuation, whitespace)",
+    "specialization": "the training query adds content terms to the topic's",
+    "generalization": "the training query drops some of the topic's content terms",
+    "reformulation": "anything else above the threshold: other words, order or form",
+}
+
+
+def normalize(texts: pd.Series) -> pd.Series:
+    """NFKC, casefold, punctuation to spaces, whitespace collapsed."""
+    out = texts.astype("str").str.normalize("NFKC").str.casefold()
+    out = out.str.replace(_PUNCTUATION, " ", regex=True)
+    return out.str.split().str.join(" ").fillna("")
+
+
+def content_terms(text: str) -> frozenset[str]:
+    """The words of a normalised text that carry its need (stopwords dropped)."""
+    return frozenset(t for t in text.split() if t not in _STOPWORDS)
+
+
+def categorize(test_norm: str, train_norm: str) -> str:
+    """How a training query relates to a topic text (both already normalised)."""
+    if test_norm == train_norm:
+        return "identical"
+    test_terms, train_terms = content_terms(test_norm), content_terms(train_norm)
+    if test_terms and test_terms < train_terms:
+        return "specialization"
+    if train_terms and train_terms < test_terms:
+        return "generalization"
+    return "reformulation"
+
+
+@dataclass(frozen=True)
+class TopicTexts:
+    """The test texts: one row per (topic, field, text)."""
+
+    table: pd.DataFrame = field(repr=False)
+    """collection, test_qid, field, test_text, norm."""
+
+
+def topic_texts(
+    topics: pd.DataFrame,
+    fields: Sequence[str] = ("title", "description"),
+    variants: pd.DataFrame | None = None,
+    collection: str = "",
+) -> TopicTexts:
+    """Collect each topic's texts: chosen topic fields plus optional query variants."""
+    names = {"title": "title", "description": "description", "narrative": "narrative"}
+    rows = []
+    for name in fields:
+        if name not in names:
+            raise LeakevalError(f"unknown topic field {name!r}; use title, description, narrative")
+        part = topics[["qid", names[name]]].rename(
+            columns={"qid": "test_qid", names[name]: "test_text"}
+        )
+        rows.append(part.assign(field=name))
+    if variants is not None:
+        rows.append(
+            variants.rename(columns={"qid": "test_qid", "text": "test_text"}).assign(
+                field="variant"
+            )
+        )
+    table = pd.concat(rows, ignore_index=True)
+    table["norm"] = normalize(table.test_text)
+    table = table[table.norm.str.len() > 0].drop_duplicates(["test_qid", "norm"])
+    table.insert(0, "collection", collection)
+    return TopicTexts(table.reset_index(drop=True))
+
+
+IDF_SAMPLE = 50_000
+"""Training queries (from the start of the log) that inverse document frequencies come from."""
+
+
+@dataclass(frozen=True)
+class DetectionOptions:
+    top_k: int = 20
+    min_similarity: float = 0.3
+    chunk_size: int = 20_000
+    n_features: int = 2**20
+
+
+class _Lexical:
+    """Hashed char-3-gram + word TF-IDF with IDF fitted once; a pure chunk transform after."""
+
+    def __init__(self, fit_texts: pd.Series, n_features: int) -> None:
+        from sklearn.feature_extraction.text import HashingVectorizer
+
+        common = {
+            "n_features": n_features,
+            "alternate_sign": False,
+            "norm": None,
+            "lowercase": False,
+            "dtype": np.float32,
+        }
+        self._chars = HashingVectorizer(analyzer="char_wb", ngram_range=(3, 3), **common)
+        self._words = HashingVectorizer(analyzer="word", token_pattern=r"\S+", **common)
+        counts = self._counts(fit_texts)
+        df = np.bincount(counts.indices, minlength=counts.shape[1]).astype(np.float32)
+        n = counts.shape[0]
+        self._idf = (np.log((1 + n) / (1 + df)) + 1).astype(np.float32)
+
+    def _counts(self, texts: pd.Series):
+        from scipy import sparse
+
+        values = texts.tolist()
+        return sparse.hstack(
+            [self._chars.transform(values), self._words.transform(values)], format="csr"
+        )
+
+    def transform(self, texts: pd.Series):
+        from sklearn.preprocessing import normalize as l2
+
+        counts = self._counts(texts)
+        counts.data = np.log1p(counts.data)  # sublinear tf: repeated n-grams count less
+        return l2(counts.multiply(self._idf).tocsr())
+
+
+def _chunks(frame: pd.DataFrame, size: int) -> Iterator[pd.DataFrame]:
+    for start in range(0, len(frame), size):
+        yield frame.iloc[start : start + size]
+
+
+def detect(
+    test: TopicTexts,
+    training: pd.DataFrame | Iterable[pd.DataFrame],
+    options: DetectionOptions = DetectionOptions(),
+    progress: Callable[[int, int, str], None] | None = None,
+    total: int | None = None,
+) -> pd.DataFrame:
+    """Top-K training queries per topic by lexical similarity: the LEAKAGE table.
+
+    `training` is a frame (qid, text) or an iterable of such chunks (a streamed log).
+    Similarity is the maximum cosine over the topic's texts, in [0, 1].
+    """
+    if test.table.empty:
+        raise LeakevalError("no test text to compare (empty topics?)")
+    if isinstance(training, pd.DataFrame):
+        total = len(training)
+        training = _chunks(training, options.chunk_size)
+    chunks = iter(training)
+    # IDF comes from a fixed sample (the test texts and the log's first IDF_SAMPLE queries),
+    # so results do not depend on the chunk size.
+    buffered: list[pd.DataFrame] = []
+    while sum(len(c) for c in buffered) < IDF_SAMPLE:
+        chunk = next(chunks, None)
+        if chunk is None:
+            break
+        buffered.append(chunk.assign(norm=normalize(chunk.text)))
+    if not buffered or all(c.empty for c in buffered):
+        raise LeakevalError("the training query log is empty")
+    sample = pd.concat([c.norm for c in buffered]).iloc[:IDF_SAMPLE]
+    model = _Lexical(pd.concat([test.table.norm, sample]), options.n_features)
+    test_matrix = model.transform(test.table.norm)
+    k = options.top_k
+    best_sim = np.full((len(test.table), 0), -1.0, dtype=np.float32)
+    best_rows: list[pd.DataFrame] = []
+    best_idx = np.zeros((len(test.table), 0), dtype=np.int64)
+    seen = 0
+    for chunk in _prepend(buffered, chunks):
+        if "norm" not in chunk:
+            chunk = chunk.assign(norm=normalize(chunk.text))
+        block = (test_matrix @ model.transform(chunk.norm).T).toarray()
+        take = min(k, block.shape[1])
+        top = np.argpartition(-block, take - 1, axis=1)[:, :take]
+        sims = np.take_along_axis(block, top, axis=1)
+        best_rows.append(chunk[["qid", "text", "norm"]])
+        offset = sum(len(r) for r in best_rows[:-1])
+        best_sim = np.concatenate([best_sim, sims], axis=1)
+        best_idx = np.concatenate([best_idx, top + offset], axis=1)
+        if best_sim.shape[1] > k:  # keep the running top K only
+            keep = np.argpartition(-best_sim, k - 1, axis=1)[:, :k]
+            best_sim = np.take_along_axis(best_sim, keep, axis=1)
+            best_idx = np.take_along_axis(best_idx, keep, axis=1)
+        best_rows = _compact(best_rows, best_idx)
+        best_idx = _reindex(best_idx)
+        seen += len(chunk)
+        if progress:
+            progress(seen, total or seen, "training queries compared")
+    pool = pd.concat(best_rows, ignore_index=True)
+    return _pairs(test, pool, best_sim, best_idx, options)
+
+
+def _prepend(first: list[pd.DataFrame], rest: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+    yield from first
+    yield from rest
+
+
+def _compact(rows: list[pd.DataFrame], idx: np.ndarray) -> list[pd.DataFrame]:
+    """Keep only the training rows some test text still has in its top K."""
+    pool = pd.concat(rows, ignore_index=True)
+    used = np.unique(idx)
+    return [pool.iloc[used].reset_index(drop=True)]
+
+
+def _reindex(idx: np.ndarray) -> np.ndarray:
+    _, inverse = np.unique(idx, return_inverse=True)
+    return inverse.reshape(idx.shape)
+
+
+def _pairs(
+    test: TopicTexts,
+    pool: pd.DataFrame,
+    sims: np.ndarray,
+    idx: np.ndarray,
+    options: DetectionOptions,
+) -> pd.DataFrame:
+    n_test, k = sims.shape
+    flat = pd.DataFrame(
+        {
+            "row": np.repeat(np.arange(n_test), k),
+            "similarity": sims.ravel(),
+            "pool": idx.ravel(),
+        }
+    )
+    flat = flat[flat.similarity >= options.min_similarity]
+    side = test.table.iloc[flat.row].reset_index(drop=True)
+    train = pool.iloc[flat.pool].reset_index(drop=True)
+    pairs = pd.DataFrame(
+        {
+            "collection": side.collection,
+            "test_qid": side.test_qid,
+            "field": side.field,
+            "test_text": side.test_text,
+            "test_norm": side.norm,
+            "train_qid": train.qid,
+            "train_text": train.text,
+            "train_norm": train.norm,
+            "method": "lexical",
+            "similarity": np.clip(flat.similarity.to_numpy(dtype=np.float64), 0.0, 1.0),
+        }
+    )
+    # one row per (topic, training query): the topic text that matched best
+    pairs = pairs.sort_values(["similarity", "field"], ascending=[False, True], kind="stable")
+    pairs = pairs.drop_duplicates(["collection", "test_qid", "train_qid"])
+    pairs = pairs.groupby(["collection", "test_qid"], sort=False).head(options.top_k)
+    pairs["category"] = [
+        categorize(a, b) for a, b in zip(pairs.test_norm, pairs.train_norm, strict=True)
+    ]
+    pairs.loc[pairs.test_norm == pairs.train_norm, "similarity"] = 1.0
+    return (
+        pairs.drop(columns=["test_norm", "train_norm"])
+        .sort_values(["collection", "test_qid", "similarity"], ascending=[True, True, False])
+        .reset_index(drop=True)
+    )
