@@ -3,7 +3,7 @@
 import streamlit as st
 
 from leakeval_app import data, state
-from leakeval_app.render import number, show_fig, show_table
+from leakeval_app.render import number, show_document, show_fig, show_table
 from leakeval_core.collection_stats import collection_summary, grade_counts, topic_table
 from leakeval_core.compare import condition_means
 from leakeval_core.leakage import DEFAULT_THRESHOLD, leaked_qids
@@ -97,8 +97,10 @@ st.markdown(f"### {qid}: {row.title}")
 st.markdown(f"**Description.** {row.description or '—'}")
 st.markdown(f"**Narrative.** {row.narrative or '—'}")
 st.caption(f"{row.judged} judged documents, {row.relevant} relevant.")
-st.info(
-    "Document text is not available: this collection's documents are licensed and not "
-    "part of the experiment, so leakeval shows document ids, scores and grades only.",
-    icon=":material/lock:",
-)
+judged_docs = collection.qrels[collection.qrels.qid == qid].sort_values("grade", ascending=False)
+if len(judged_docs):
+    grade_of = dict(zip(judged_docs.docid, judged_docs.grade, strict=True))
+    docid = st.selectbox(
+        "Judged document", list(grade_of), format_func=lambda d: f"{d} (grade {grade_of[d]})"
+    )
+    show_document(collection, docid)

@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from leakeval_app import data, state
-from leakeval_app.render import number, show_fig, show_table
+from leakeval_app.render import number, show_document, show_fig, show_table
 from leakeval_core.audit import audit_conventions
 from leakeval_core.collection_stats import ranked_list
 from leakeval_core.compare import (
@@ -134,6 +134,10 @@ for column, label, ranked in zip(st.columns(2), ("A", "B"), rank_changes(*lists)
                 "moved", help="positions higher than in the other list (empty: not retrieved there)"
             ),
         )
+
+docids = list(dict.fromkeys([*lists[0].docid.head(20), *lists[1].docid.head(20)]))
+if docids:
+    show_document(ctx.collection(collection), st.selectbox("Read a retrieved document", docids))
 
 with st.expander("Metric-convention audit: how these numbers move under other conventions"):
     st.caption("Recomputes conditions A and B with one convention changed at a time.")

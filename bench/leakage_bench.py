@@ -44,10 +44,19 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=367_000)
     parser.add_argument("--chunk", type=int, default=20_000)
     args = parser.parse_args()
-    topics = pd.concat([trec.read_topics(REAL / c / "topics.txt").assign(collection=c)
-                        for c in ("robust04", "core17", "core18")], ignore_index=True)
-    side = TopicTexts(pd.concat([topic_texts(g, collection=c).table
-                                 for c, g in topics.groupby("collection")], ignore_index=True))
+    topics = pd.concat(
+        [
+            trec.read_topics(REAL / c / "topics.txt").assign(collection=c)
+            for c in ("robust04", "core17", "core18")
+        ],
+        ignore_index=True,
+    )
+    side = TopicTexts(
+        pd.concat(
+            [topic_texts(g, collection=c).table for c, g in topics.groupby("collection")],
+            ignore_index=True,
+        )
+    )
     print(f"{topics.shape[0]} topics, {len(side.table)} topic texts vs {args.queries:,} queries")
     start = time.perf_counter()
     last = [start]
@@ -57,12 +66,19 @@ def main() -> None:
             last[0] = time.perf_counter()
             print(f"  {done:,} compared, {time.perf_counter() - start:.0f} s", flush=True)
 
-    pairs = detect(side, synthetic_log(args.queries, args.chunk), DetectionOptions(
-        chunk_size=args.chunk), progress, args.queries)
+    pairs = detect(
+        side,
+        synthetic_log(args.queries, args.chunk),
+        DetectionOptions(chunk_size=args.chunk),
+        progress,
+        args.queries,
+    )
     elapsed = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"{len(pairs):,} candidate pairs in {elapsed:.1f} s "
-          f"({args.queries / elapsed:,.0f} queries/s); peak RSS {peak:,.0f} MB")
+    print(
+        f"{len(pairs):,} candidate pairs in {elapsed:.1f} s "
+        f"({args.queries / elapsed:,.0f} queries/s); peak RSS {peak:,.0f} MB"
+    )
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from leakeval_core.collections import Collection, document_text
 from leakeval_core.errors import LeakevalError
 
 PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
@@ -32,3 +33,19 @@ def show_error(exc: LeakevalError) -> None:
 
 def number(value: float, digits: int = 4) -> str:
     return "–" if pd.isna(value) else f"{value:.{digits}f}"
+
+
+NO_DOCUMENTS = (
+    "Document text is not available: this collection's documents are licensed and not on "
+    "this machine (or it is the simulated demo), so leakeval shows document ids, scores and "
+    "grades only. With the documents in your ir_datasets home, their text appears here."
+)
+
+
+def show_document(collection: Collection, docid: str) -> None:
+    """A document's text when the user has the documents, else a plain explanation."""
+    text = document_text(collection, docid)
+    if text is None:
+        st.info(NO_DOCUMENTS, icon=":material/lock:")
+    else:
+        st.text_area(f"Document {docid}", text, height=240, disabled=True)

@@ -136,6 +136,17 @@ def _parser() -> argparse.ArgumentParser:
     leakage.add_argument("--out", required=True, help="CSV to write")
     leakage.set_defaults(handler=_cmd_leakage)
 
+    collection = sub.add_parser("collection", help="inspect test collections")
+    collection_sub = collection.add_subparsers(dest="action", metavar="ACTION", required=True)
+    stats = collection_sub.add_parser("stats", help="topics, judgments and grades")
+    stats.add_argument("id", nargs="?", help="ir_datasets id or alias (or use --topics/--qrels)")
+    stats.add_argument("--topics")
+    stats.add_argument("--qrels")
+    stats.add_argument("--json", action="store_true", help="machine-readable output")
+    stats.set_defaults(handler=_cmd_collection_stats)
+    listing = collection_sub.add_parser("list", help="the collection aliases leakeval knows")
+    listing.set_defaults(handler=_cmd_collection_list)
+
     cache = sub.add_parser("cache", help="manage the on-disk cache")
     cache.add_argument("action", choices=("clear", "path"))
     cache.set_defaults(handler=_cmd_cache)
@@ -551,6 +562,40 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
         f"have a near-duplicate at similarity >= {threshold}",
         file=sys.stderr,
     )
+    return 0
+
+
+def _cmd_collection_stats(args: argparse.Namespace) -> int:
+    import json
+
+    from .collection_stats import collection_summary
+    from .collections import load_collection
+    from .experiment import CollectionSpec
+
+    if args.id and (args.topics or args.qrels):
+        raise LeakevalError("give an ir_datasets id or --topics and --qrels, not both")
+    if args.id:
+        spec = CollectionSpec(args.id, ir_datasets=args.id)
+    elif args.topics and args.qrels:
+        spec = CollectionSpec("local", topics=Path(args.topics), qrels=Path(args.qrels))
+    else:
+        raise LeakevalError("give an ir_datasets id (e.g. robust04) or both --topics and --qrels")
+    collection = load_collection(spec)
+    summary = collection_summary(collection.topics, collection.qrels)
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print(f"{collection.source}")
+        for key, value in summary.items():
+            print(f"  {key:<24} {value}")
+    return 0
+
+
+def _cmd_collection_list(args: argparse.Namespace) -> int:
+    from .collections import ALIASES
+
+    for alias, dataset_id in ALIASES.items():
+        print(f"{alias:<15} {dataset_id}")
     return 0
 
 

@@ -3,12 +3,32 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 REALDATA = Path(__file__).resolve().parents[2] / "shared" / "realdata"
+
+
+def _irds_home() -> Path | None:
+    """Lay the real topics and qrels out where ir_datasets looks, before it is imported.
+
+    ir_datasets fixes its dataset paths at import, so this must happen before any test runs.
+    """
+    script = REALDATA / "irds-home.sh"
+    if not script.exists():
+        return None
+    home = Path(tempfile.mkdtemp(prefix="leakeval-irds-"))
+    subprocess.run(["bash", str(script), str(REALDATA), str(home)], check=True)
+    return home
+
+
+IRDS_HOME = _irds_home()
+if IRDS_HOME is not None:
+    os.environ["IR_DATASETS_HOME"] = str(IRDS_HOME)
 
 settings.register_profile(
     "ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
