@@ -10,10 +10,10 @@ PORT ?= 8501
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml requirements.txt requirements-test.txt
+$(STAMP): pyproject.toml requirements.txt requirements-test.txt requirements-semantic.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,semantic]'
 	touch $(STAMP)
 
 $(DEMO)/experiment.toml: | $(STAMP)

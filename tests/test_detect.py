@@ -208,3 +208,42 @@ def test_leakage_command(tmp_path, capsys):
     assert by_train.loc["3", "field"] == "variant" and by_train.loc["3", "similarity"] == 1.0
     assert "2" not in by_train.index or not by_train.loc["2", "near_duplicate"]
     assert "1 of 1 topics have a near-duplicate" in capsys.readouterr().err
+
+
+def test_semantic_method_rescores_candidates():
+    from leakeval_core.semantic import available
+
+    if not available():
+        pytest.skip("semantic extra not installed")
+    topics = pd.DataFrame(
+        {
+            "qid": ["635"],
+            "title": ["doctor assisted suicides"],
+            "description": ["laws on physician assisted suicide"],
+            "narrative": [""],
+        }
+    )
+    log = pd.DataFrame(
+        {
+            "qid": ["a", "b", "c"],
+            "text": [
+                "what is physician-assisted suicide",
+                "doctor who episodes",
+                "assisted living costs",
+            ],
+        }
+    )
+    side = topic_texts(topics)
+    lexical = detect(side, log, DetectionOptions(min_similarity=0.0)).set_index("train_qid")
+    semantic = detect(side, log, DetectionOptions(min_similarity=0.0, method="semantic"))
+    semantic = semantic.set_index("train_qid")
+    assert set(semantic.method) == {"semantic"}
+    assert semantic.similarity.between(0, 1).all()
+    assert semantic.similarity.idxmax() == "a"
+    assert semantic.loc["a", "similarity"] > lexical.loc["a", "similarity"]
+    assert semantic.loc["a", "similarity"] > 0.7 > semantic.loc["b", "similarity"]
+
+
+def test_unknown_method():
+    with pytest.raises(LeakevalError, match="unknown method"):
+        DetectionOptions(method="hybrid")
