@@ -81,7 +81,7 @@ class ScoreDiagnostics:
     not_in_qrels: int
     """Run queries with no judgments at all: ignored."""
     tied_pairs: int
-    """Document pairs in the run that share a query and a score."""
+    """Document pairs of a scored query that share a score (their order is the tie policy's)."""
     first_rel_undefined: int
     """Scored queries with no relevant document within depth: left out of MFR."""
 
@@ -131,17 +131,47 @@ class PreparedQrels:
         table[rank[keep] - 1, qidx[keep]] = gains[keep] / np.log2(rank[keep] + 1)
         return np.cumsum(table, axis=0)
 
+    def qid_codes(self, qids: pd.Series) -> np.ndarray:
+        """Position of each qid in `self.qids`, -1 for queries that are not scored."""
+        return _codes(qids, self._qid_set)
+
     @cached_property
-    def _grade_lookup(self) -> pd.Series:
-        return pd.Series(
-            self.qrels.grade.to_numpy(dtype=np.float64),
-            index=pd.MultiIndex.from_arrays([self.qrels.qid, self.qrels.docid]),
+    def _qid_set(self):
+        return _arrow(pd.Series(self.qids))
+
+    @cached_property
+    def _grade_index(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Judged (qid, docid) rows of scored queries as sorted 64-bit row hashes.
+
+        Hashes make the lookup a numpy searchsorted per run instead of rebuilding a string
+        hash table of every judged document on each call; hits are confirmed by comparing
+        the strings, so a hash collision cannot assign a wrong grade.
+        """
+        judged = self.qrels[self.qid_codes(self.qrels.qid) >= 0]
+        keys = _row_hashes(judged)
+        order = np.argsort(keys, kind="stable")
+        rows = judged.iloc[order]
+        return (
+            keys[order],
+            rows.grade.to_numpy(dtype=np.float64),
+            rows.qid.to_numpy(dtype=object),
+            rows.docid.to_numpy(dtype=object),
         )
 
     def judged_grades(self, run: pd.DataFrame) -> np.ndarray:
         """Each run row's grade as float, NaN where the document is unjudged."""
-        keys = pd.MultiIndex.from_arrays([run.qid, run.docid])
-        return self._grade_lookup.reindex(keys).to_numpy()
+        keys, grades, qids, docids = self._grade_index
+        out = np.full(len(run), np.nan)
+        if not len(keys) or not len(run):
+            return out
+        wanted = _row_hashes(run)
+        pos = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+        hit = np.flatnonzero(keys[pos] == wanted)
+        same = (qids[pos[hit]] == run.qid.to_numpy(dtype=object)[hit]) & (
+            docids[pos[hit]] == run.docid.to_numpy(dtype=object)[hit]
+        )
+        out[hit[same]] = grades[pos[hit[same]]]
+        return out
 
     def pytrec_qrels(self, gain_transformed: bool) -> dict[str, dict[str, int]]:
         """Qrels as pytrec_eval wants them: str keys, int grades.
@@ -173,24 +203,65 @@ def _rank_within(group: np.ndarray) -> np.ndarray:
     return np.arange(n) - np.repeat(starts, lengths) + 1
 
 
+def _arrow(values: pd.Series):
+    """A string column as a pyarrow large_string array (zero-copy for arrow-backed columns)."""
+    import pyarrow as pa
+
+    array = pa.array(values)
+    return array if array.type == pa.large_string() else array.cast(pa.large_string())
+
+
+def _row_hashes(frame: pd.DataFrame) -> np.ndarray:
+    return pd.util.hash_pandas_object(frame[["qid", "docid"]], index=False).to_numpy()
+
+
+def _codes(values: pd.Series, value_set) -> np.ndarray:
+    """Index of each value in `value_set` (a hash lookup in pyarrow), -1 where absent."""
+    import pyarrow.compute as pc
+
+    found = pc.index_in(_arrow(values), value_set=value_set).fill_null(-1)
+    return found.to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _sorted(run: pd.DataFrame, tie_order: str) -> tuple[pd.DataFrame, np.ndarray, int]:
+    """The run in ranking order, each row's rank, and the number of tied document pairs.
+
+    One pyarrow sort on (qid, score descending, docid in the tie order); equal scores of one
+    query are adjacent afterwards, which is where the tied pairs are counted.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    table = pa.table(
+        {"qid": _arrow(run.qid), "docid": _arrow(run.docid), "score": run.score.to_numpy()}
+    )
+    docid_order = "ascending" if tie_order == "docid_asc" else "descending"
+    order = pc.sort_indices(
+        table, sort_keys=[("qid", "ascending"), ("score", "descending"), ("docid", docid_order)]
+    ).to_numpy()
+    n = len(order)
+    if n == 0:
+        return run.iloc[:0].assign(rank=np.zeros(0, np.int64)), np.zeros(0, np.int64), 0
+    qids = table.column("qid").take(order)
+    new_query = np.r_[
+        True, pc.not_equal(qids.slice(1), qids.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+    ]
+    rank = _rank_within(np.cumsum(new_query))
+    scores = run.score.to_numpy()[order]
+    tie = ~new_query[1:] & (scores[1:] == scores[:-1])
+    runs = np.diff(np.flatnonzero(np.r_[True, ~tie, True]))
+    ranked = run.iloc[order].reset_index(drop=True)
+    ranked["rank"] = rank
+    return ranked, rank, int((runs * (runs - 1) // 2).sum())
+
+
 def rank_run(run: pd.DataFrame, conventions: Conventions = Conventions()) -> pd.DataFrame:
     """Order a run by the tie policy and cut it at depth; adds a 1-based `rank` column.
 
     The input frame is never modified.
     """
-    qcode, _ = pd.factorize(run.qid)
-    doc_order, _ = pd.factorize(run.docid, sort=True)
-    if conventions.tie_order == "docid_desc":
-        doc_order = -doc_order
-    order = np.lexsort((doc_order, -run.score.to_numpy(), qcode))
-    ranked = run.iloc[order].reset_index(drop=True)
-    ranked["rank"] = _rank_within(qcode[order])
-    return ranked[ranked["rank"] <= conventions.depth].reset_index(drop=True)
-
-
-def _tied_pairs(run: pd.DataFrame) -> int:
-    sizes = run.groupby(["qid", "score"], sort=False).size().to_numpy()
-    return int((sizes * (sizes - 1) // 2).sum())
+    ranked, rank, _ = _sorted(run, conventions.tie_order)
+    return ranked[rank <= conventions.depth].reset_index(drop=True)
 
 
 def score_run(
@@ -210,10 +281,12 @@ def score_run(
             f"{name}: none of its {len(run_qids)} queries has judgments in the qrels; "
             "is this run for another collection?"
         )
-    evaluated = qrels.qids.get_indexer(run.qid) >= 0
-    ranked = rank_run(run[evaluated], conv)
+    evaluated = qrels.qid_codes(run.qid) >= 0
+    ranked, rank, tied_pairs = _sorted(run[evaluated], conv.tie_order)
+    ranked = ranked[rank <= conv.depth].reset_index(drop=True)
+    present = qrels.qid_codes(pd.Series(run_qids))
     in_run = np.zeros(len(qrels.qids), bool)
-    in_run[qrels.qids.get_indexer(run_qids[qrels.qids.get_indexer(run_qids) >= 0])] = True
+    in_run[present[present >= 0]] = True
     missing = tuple(qrels.qids[~in_run])
 
     grades = qrels.judged_grades(ranked)
@@ -243,7 +316,7 @@ def score_run(
         missing_from_run=missing,
         no_relevant=qrels.no_relevant,
         not_in_qrels=int((~judged_qids).sum()),
-        tied_pairs=_tied_pairs(run),
+        tied_pairs=tied_pairs,
         first_rel_undefined=int(np.isnan(frr[keep]).sum()) if frr is not None else 0,
     )
     return RunScores(long, diagnostics)
@@ -261,7 +334,7 @@ def _native_scores(
     `grades` holds each ranked document's grade, NaN where unjudged.
     """
     nq = len(qrels.qids)
-    qidx = qrels.qids.get_indexer(ranked.qid)
+    qidx = qrels.qid_codes(ranked.qid)
     rank = ranked["rank"].to_numpy()
     judged = ~np.isnan(grades)
     relevant = judged & (np.nan_to_num(grades, nan=-np.inf) >= qrels.conventions.relevance_level)
@@ -346,5 +419,5 @@ def score_with_pytrec_eval(
     Used for every measure leakeval does not compute itself, and by the parity tests.
     """
     measures = parse_measures(measures) if not _all_measures(measures) else tuple(measures)
-    ranked = rank_run(run[qrels.qids.get_indexer(run.qid) >= 0], qrels.conventions)
+    ranked = rank_run(run[qrels.qid_codes(run.qid) >= 0], qrels.conventions)
     return _pytrec_columns(ranked, qrels, measures)

@@ -126,19 +126,21 @@ def _line_of(data: bytes, offset: int) -> int:
 
 
 def _split_columns(
-    name: str, data: bytes, columns: Sequence[str], numeric: str, describe: str
-) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """Split whitespace-separated columns; returns the columns and each row's line number.
+    name: str, data: bytes, columns: Sequence[str], keep: dict[str, str], describe: str
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """Split whitespace-separated columns; returns the kept columns and each row's line.
 
-    `numeric` names the column pyarrow should parse as float64 on the fast path.
+    `keep` maps the columns to return to their type on the fast path ("str", "float64",
+    "int64"); a value pyarrow cannot convert sends the file to the line-by-line path, which
+    returns strings and lets the caller name the offending line.
     """
-    fast = _split_fast(data, columns, numeric)
+    fast = _split_fast(data, columns, keep)
     if fast is not None:
-        return fast, np.arange(1, len(fast[columns[0]]) + 1)
-    return _split_slow(name, data, columns, describe)
+        return fast, np.arange(1, len(fast) + 1)
+    return _split_slow(name, data, columns, describe, list(keep))
 
 
-def _split_fast(data: bytes, columns: Sequence[str], numeric: str) -> dict[str, np.ndarray] | None:
+def _split_fast(data: bytes, columns: Sequence[str], keep: dict[str, str]) -> pd.DataFrame | None:
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
@@ -146,22 +148,25 @@ def _split_fast(data: bytes, columns: Sequence[str], numeric: str) -> dict[str, 
         return None  # blank lines would shift line numbers; let the slow path count them
     if b"\t" in data:
         data = data.replace(b"\t", b" ")
-    types = {c: (pa.float64() if c == numeric else pa.string()) for c in columns}
+    arrow_types = {"str": pa.string(), "float64": pa.float64(), "int64": pa.int64()}
     try:
         table = pacsv.read_csv(
             io.BytesIO(data),
             read_options=pacsv.ReadOptions(column_names=list(columns)),
             parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False),
-            convert_options=pacsv.ConvertOptions(column_types=types),
+            convert_options=pacsv.ConvertOptions(
+                column_types={c: arrow_types[t] for c, t in keep.items()},
+                include_columns=list(keep),
+            ),
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
-    return {c: table.column(c).to_numpy(zero_copy_only=False) for c in columns}
+    return table.to_pandas()
 
 
 def _split_slow(
-    name: str, data: bytes, columns: Sequence[str], describe: str
-) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    name: str, data: bytes, columns: Sequence[str], describe: str, keep: list[str]
+) -> tuple[pd.DataFrame, np.ndarray]:
     rows: list[list[str]] = []
     lines: list[int] = []
     for lineno, line in enumerate(data.decode("utf-8").split("\n"), start=1):
@@ -177,7 +182,8 @@ def _split_slow(
     if not rows:
         raise ParseError(name, 1, "file is empty")
     matrix = np.array(rows, dtype=object)
-    return {c: matrix[:, i] for i, c in enumerate(columns)}, np.asarray(lines)
+    frame = pd.DataFrame({c: pd.array(matrix[:, columns.index(c)], dtype="str") for c in keep})
+    return frame, np.asarray(lines)
 
 
 def _as_finite_scores(name: str, raw: np.ndarray, lines: np.ndarray) -> np.ndarray:
@@ -200,6 +206,8 @@ def _is_float(text: str) -> bool:
 
 
 def _as_int_grades(name: str, raw: np.ndarray, lines: np.ndarray) -> np.ndarray:
+    if np.issubdtype(raw.dtype, np.integer):  # pyarrow already parsed every grade
+        return raw.astype(np.int64)
     text = pd.Series(raw, dtype="str")
     ok = text.str.fullmatch(r"[+-]?\d+").to_numpy(dtype=bool)
     if not ok.all():
@@ -231,16 +239,14 @@ def read_run(source: Source) -> pd.DataFrame:
     and the tie policy applied at scoring time.
     """
     name, data = load_bytes(source)
-    cols, lines = _split_columns(
-        name, data, _RUN_COLUMNS, "score", "qid Q0 docid rank score run_tag"
+    frame, lines = _split_columns(
+        name,
+        data,
+        _RUN_COLUMNS,
+        {"qid": "str", "docid": "str", "score": "float64"},
+        "qid Q0 docid rank score run_tag",
     )
-    frame = pd.DataFrame(
-        {
-            "qid": pd.array(cols["qid"], dtype="str"),
-            "docid": pd.array(cols["docid"], dtype="str"),
-            "score": _as_finite_scores(name, cols["score"], lines),
-        }
-    )
+    frame["score"] = _as_finite_scores(name, frame.score.to_numpy(), lines)
     _reject_duplicates(name, frame, lines, "appears")
     return frame
 
@@ -248,14 +254,14 @@ def read_run(source: Source) -> pd.DataFrame:
 def read_qrels(source: Source) -> pd.DataFrame:
     """Read TREC qrels: `qid iter docid grade`, integer grades (negative allowed, gain 0)."""
     name, data = load_bytes(source)
-    cols, lines = _split_columns(name, data, _QRELS_COLUMNS, "", "qid iter docid grade")
-    frame = pd.DataFrame(
-        {
-            "qid": pd.array(cols["qid"], dtype="str"),
-            "docid": pd.array(cols["docid"], dtype="str"),
-            "grade": _as_int_grades(name, cols["grade"], lines),
-        }
+    frame, lines = _split_columns(
+        name,
+        data,
+        _QRELS_COLUMNS,
+        {"qid": "str", "docid": "str", "grade": "int64"},
+        "qid iter docid grade",
     )
+    frame["grade"] = _as_int_grades(name, frame.grade.to_numpy(), lines)
     _reject_duplicates(name, frame, lines, "is judged")
     return frame
 
