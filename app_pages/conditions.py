@@ -5,12 +5,10 @@ import streamlit as st
 from leakeval_app import data, state
 from leakeval_app.render import show_fig, show_table
 from leakeval_core.audit import audit_conventions
-from leakeval_core.compare import condition_means, significance_marks
-from leakeval_core.inflation import inflation
-from leakeval_core.leakage import DEFAULT_THRESHOLD, leaked_qids
+from leakeval_core.compare import significance_marks
+from leakeval_core.leakage import DEFAULT_THRESHOLD
 from leakeval_core.plots import condition_figure, inflation_figure, tau_figure
 from leakeval_core.report import to_latex
-from leakeval_core.stats import compare_levels, ranking_change
 from leakeval_core.study_report import ReportOptions, build_report
 
 ctx = data.current()
@@ -45,18 +43,13 @@ for column, factor in zip(st.columns(len(rest)) if rest else [], rest, strict=Tr
     )
     state.remember(key)
 
-table = ctx.per_query().subset(fixed)
-means = condition_means(table, by)
-tests = (
-    compare_levels(table, colour, test=ctx.test, correction=ctx.correction, alpha=ctx.alpha)
-    if colour
-    else None
-)
+means = ctx.means(by, fixed)
+tests = ctx.comparisons(colour, fixed) if colour else None
 marks = significance_marks(tests, x, facet) if tests is not None else None
 show_fig(condition_figure(means, measure, x, colour, facet, marks))
 st.caption(
     "Each query contributes one value per condition (folds combined per query; detected fold "
-    f"rule: **{table.fold_rule}**). Bands: 95% t interval over queries. "
+    f"rule: **{ctx.per_query().fold_rule}**). Bands: 95% t interval over queries. "
     + (
         f"✱: the {colour} levels differ significantly at this point (paired {ctx.test}, "
         f"{ctx.correction} over the {len(tests)} comparisons on screen, α = {ctx.alpha})."
@@ -101,16 +94,7 @@ with tab_inflation:
             index=levels.index("none") if "none" in levels else len(levels) - 1,
         )
         threshold = state.get("threshold", DEFAULT_THRESHOLD)
-        result = inflation(
-            table,
-            leaked_qids(leakage, threshold),
-            leaked_level,
-            clean_level,
-            factor,
-            measure.better,
-            10,
-            ctx.correction,
-        )
+        result = ctx.inflation(fixed, threshold, leaked_level, clean_level, factor)
         inflation_x = x if x != factor else next((f for f in by if f != factor), x)
         inflation_facet = facet if facet != factor else None
         show_fig(inflation_figure(result.summary, measure, inflation_x, inflation_facet))
@@ -127,7 +111,7 @@ with tab_tau:
         st.info("The ranking view needs `model` and `leakage` factors.")
     else:
         within = [f for f in ("collection", x) if f not in ("model", "leakage")]
-        taus = ranking_change(ctx.per_query(), "model", "leakage", list(dict.fromkeys(within)))
+        taus = ctx.ranking(list(dict.fromkeys(within)))
         show_fig(tau_figure(taus, within[-1]))
         show_table(taus)
 with tab_more:

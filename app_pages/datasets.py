@@ -4,9 +4,8 @@ import streamlit as st
 
 from leakeval_app import data, state
 from leakeval_app.render import number, show_document, show_fig, show_table
-from leakeval_core.collection_stats import collection_summary, grade_counts, topic_table
-from leakeval_core.compare import condition_means
-from leakeval_core.leakage import DEFAULT_THRESHOLD, leaked_qids
+from leakeval_core.collection_stats import grade_counts
+from leakeval_core.leakage import DEFAULT_THRESHOLD
 from leakeval_core.plots import grade_figure, per_topic_figure
 
 LOWER_BOUND_BELOW = 0.5  # judged@10 under this: most of the top 10 is unjudged
@@ -19,19 +18,18 @@ state.remember("collection")
 collection = ctx.collection(name)
 leakage = ctx.leakage()
 threshold = state.get("threshold", DEFAULT_THRESHOLD)
-leaked = None if leakage.empty else leaked_qids(leakage, threshold).query("collection == @name")
-topics = topic_table(collection.topics, collection.qrels, leaked)
-summary = collection_summary(collection.topics, collection.qrels)
+topics, summary = ctx.topics(name, threshold)
 
 cols = st.columns(5)
 cols[0].metric("Topics", summary["topics"])
 cols[1].metric("Judged topics", summary["judged_topics"])
 cols[2].metric("Judgments", f"{summary['qrels']:,}")
 cols[3].metric("Relevant per topic (median)", number(summary["relevant_per_topic"]["median"], 0))
-if leaked is not None:
+if "leaked" in topics:
+    flagged = int(topics.leaked.sum())
     cols[4].metric(
         "Topics with a near-duplicate",
-        f"{len(leaked)} ({len(leaked) / len(topics):.0%})",
+        f"{flagged} ({flagged / len(topics):.0%})",
         help=f"From the leakage table: {leakage.source}.",
     )
 st.caption(f"Source: {collection.source}.")
@@ -67,7 +65,7 @@ with tab_runs:
         "score of that run is a **lower bound** (pooling bias)."
     )
     factors = [f for f in ctx.experiment.condition_factors if f != "collection"]
-    judged = condition_means(ctx.per_query("judged_10"), factors, {"collection": name})
+    judged = ctx.means(factors, {"collection": name}, "judged_10")
     judged["pooling"] = judged["mean"].map(
         lambda v: "⚠ lower bound" if v < LOWER_BOUND_BELOW else "ok"
     )

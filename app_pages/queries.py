@@ -9,8 +9,6 @@ from leakeval_core.audit import audit_conventions
 from leakeval_core.collection_stats import ranked_list
 from leakeval_core.compare import (
     condition_label,
-    paired,
-    paired_wide,
     rank_changes,
     top_inflating,
 )
@@ -50,7 +48,7 @@ measure = ctx.measure
 leakage = ctx.leakage()
 threshold = state.get("threshold", DEFAULT_THRESHOLD)
 leaked = None if leakage.empty else leaked_qids(leakage, threshold)
-pairs = paired(ctx.per_query(), a, b, leaked)
+pairs, wide = ctx.paired(a, b, threshold)
 table = pairs.table
 if table.empty:
     st.warning("Conditions A and B share no scored query.")
@@ -78,7 +76,7 @@ show_fig(scatter_ab_figure(table, measure, condition_label(a), condition_label(b
 left, right = st.columns([3, 2])
 with left:
     st.subheader("All measures per query")
-    wide = paired_wide({m.label: ctx.per_query(m.name) for m in data.APP_MEASURES}, a, b, leaked)
+    wide = wide.copy()
     wide.insert(2, "title", wide.qid.map(titles))
     show_table(wide.drop(columns="collection"), height=380)
 with right:

@@ -16,14 +16,16 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from leakeval_core.collection_stats import collection_summary, topic_table
 from leakeval_core.collections import Collection, load_collection
-from leakeval_core.compare import select
+from leakeval_core.compare import Paired, condition_means, paired, paired_wide, select
 from leakeval_core.experiment import Experiment, load_experiment
-from leakeval_core.leakage import LeakageTable, ground_truth, load_leakage
+from leakeval_core.inflation import Inflation, inflation
+from leakeval_core.leakage import LeakageTable, ground_truth, leaked_qids, load_leakage
 from leakeval_core.measures import Measure, parse_measures
 from leakeval_core.metrics import Conventions
 from leakeval_core.scores import ExperimentScores, score_experiment
-from leakeval_core.stats import PerQuery, per_query
+from leakeval_core.stats import PerQuery, compare_levels, per_query, ranking_change
 from leakeval_core.trec import read_run
 
 APP_MEASURES = parse_measures("ndcg_cut_10,P_1,first_rel_rank,recip_rank,map,recall_100,judged_10")
@@ -63,6 +65,136 @@ class AppContext:
 
     def ground_truth(self) -> LeakageTable | None:
         return _ground_truth(str(self.experiment.root), self.fingerprint)
+
+    # Derived tables: cached per view, so a warm rerun redraws without recomputing.
+
+    def means(self, by: list[str], fixed: dict, measure: str | None = None) -> pd.DataFrame:
+        return _means(*self._key, measure or self.measure.name, tuple(by), _items(fixed))
+
+    def comparisons(self, vary: str, fixed: dict) -> pd.DataFrame:
+        return _comparisons(
+            *self._key,
+            self.measure.name,
+            vary,
+            _items(fixed),
+            self.test,
+            self.correction,
+            self.alpha,
+        )
+
+    def inflation(
+        self, fixed: dict, threshold: float, leaked: str, clean: str, factor: str
+    ) -> Inflation:
+        return _inflation(
+            *self._key,
+            self.measure.name,
+            _items(fixed),
+            threshold,
+            leaked,
+            clean,
+            factor,
+            self.measure.better,
+            self.correction,
+        )
+
+    def ranking(self, within: list[str]) -> pd.DataFrame:
+        return _ranking(*self._key, self.measure.name, tuple(within))
+
+    def topics(self, collection: str, threshold: float) -> tuple[pd.DataFrame, dict]:
+        """The dataset browser's topic table (with leaked flags) and collection summary."""
+        return _topics(str(self.experiment.root), self.fingerprint, collection, threshold)
+
+    def paired(self, a: dict, b: dict, threshold: float) -> tuple[Paired, pd.DataFrame]:
+        """A vs B on the chosen measure, and every app measure side by side."""
+        return _paired(*self._key, self.measure.name, _items(a), _items(b), threshold)
+
+
+def _items(levels: dict) -> tuple:
+    return tuple(sorted((k, v) for k, v in levels.items()))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _topics(path: str, fingerprint: str, name: str, threshold: float) -> tuple[pd.DataFrame, dict]:
+    collection = _collection(path, fingerprint, name)
+    leakage = _leakage(path, fingerprint)
+    leaked = None if leakage.empty else leaked_qids(leakage, threshold).query("collection == @name")
+    return (
+        topic_table(collection.topics, collection.qrels, leaked),
+        collection_summary(collection.topics, collection.qrels),
+    )
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _means(
+    path: str, fingerprint: str, conventions: tuple, measure: str, by: tuple, fixed: tuple
+) -> pd.DataFrame:
+    table = _per_query(path, fingerprint, conventions, measure)
+    return condition_means(table, list(by), dict(fixed))
+
+
+@st.cache_data(max_entries=64, show_spinner="Testing the differences…")
+def _comparisons(
+    path: str,
+    fingerprint: str,
+    conventions: tuple,
+    measure: str,
+    vary: str,
+    fixed: tuple,
+    test: str,
+    correction: str,
+    alpha: float,
+) -> pd.DataFrame:
+    table = _per_query(path, fingerprint, conventions, measure).subset(dict(fixed))
+    return compare_levels(table, vary, test=test, correction=correction, alpha=alpha)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _inflation(
+    path: str,
+    fingerprint: str,
+    conventions: tuple,
+    measure: str,
+    fixed: tuple,
+    threshold: float,
+    leaked: str,
+    clean: str,
+    factor: str,
+    better: str,
+    correction: str,
+) -> Inflation:
+    table = _per_query(path, fingerprint, conventions, measure).subset(dict(fixed))
+    flags = leaked_qids(_leakage(path, fingerprint), threshold)
+    return inflation(table, flags, leaked, clean, factor, better, 10, correction)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _ranking(
+    path: str, fingerprint: str, conventions: tuple, measure: str, within: tuple
+) -> pd.DataFrame:
+    table = _per_query(path, fingerprint, conventions, measure)
+    return ranking_change(table, "model", "leakage", list(within))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _paired(
+    path: str,
+    fingerprint: str,
+    conventions: tuple,
+    measure: str,
+    a: tuple,
+    b: tuple,
+    threshold: float,
+) -> tuple[Paired, pd.DataFrame]:
+    leakage = _leakage(path, fingerprint)
+    flags = None if leakage.empty else leaked_qids(leakage, threshold)
+    pairs = paired(_per_query(path, fingerprint, conventions, measure), dict(a), dict(b), flags)
+    wide = paired_wide(
+        {m.label: _per_query(path, fingerprint, conventions, m.name) for m in APP_MEASURES},
+        dict(a),
+        dict(b),
+        flags,
+    )
+    return pairs, wide
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)

@@ -46,11 +46,17 @@ def seed(
     return widget_key
 
 
+def _to_url(key: str, value: Any) -> None:
+    """Write a URL parameter only when it changes: each write is a message to the browser."""
+    if st.query_params.get(key) != str(value):
+        st.query_params[key] = str(value)
+
+
 def remember(key: str) -> Any:
     """Store the widget's current value and mirror it into the URL."""
     value = st.session_state[f"w:{key}"]
     _store()[key] = value
-    st.query_params[key] = str(value)
+    _to_url(key, value)
     return value
 
 
@@ -62,10 +68,10 @@ def put(key: str, value: Any) -> None:
     """Set a view value from code (e.g. 'open this topic in the drill-down')."""
     _store()[key] = value
     st.session_state.pop(f"w:{key}", None)
-    st.query_params[key] = str(value)
+    _to_url(key, value)
 
 
 def restore_url() -> None:
     """Write every stored value back to the URL (page switches clear it)."""
     for key, value in _store().items():
-        st.query_params[key] = str(value)
+        _to_url(key, value)
