@@ -162,14 +162,19 @@ def load_experiment(path: str | Path) -> Experiment:
 
 
 def find_experiments(data_root: str | Path) -> list[Path]:
-    """Experiment folders directly or one level below the data root, sorted by name."""
-    root = Path(data_root)
+    """Experiment folders directly or one level below the data root, sorted by name.
+
+    A folder that resolves outside the root (a symlink out, say) is not served: the app only
+    ever opens what this returns, so nothing outside the data root is reachable from a URL.
+    """
+    root = Path(data_root).resolve()
     if not root.is_dir():
         return []
     found = [p.parent for p in root.glob(f"*/{MANIFEST}")]
     if (root / MANIFEST).is_file():
         found.append(root)
-    return sorted(found, key=lambda p: p.name)
+    inside = [p for p in found if p.resolve().is_relative_to(root)]
+    return sorted(inside, key=lambda p: p.name)
 
 
 def _check_keys(manifest: Path, config: dict) -> None:

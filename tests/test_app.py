@@ -157,3 +157,33 @@ def test_comparison_inflation_tab(app):
     summary = at.dataframe[2].value
     assert {"delta_leaked", "delta_other", "p_difference"} <= set(summary.columns)
     assert summary.groupby("train_size").delta_leaked.mean().is_monotonic_decreasing
+
+
+def test_a_broken_run_is_listed_and_the_rest_still_shows(tmp_path, monkeypatch):
+    import shutil
+
+    data = tmp_path / "data"
+    experiment = data / "broken"
+    experiment.mkdir(parents=True)
+    (experiment / "t.txt").write_text("1\tsolar panels\n2\twind farms\n")
+    (experiment / "q.txt").write_text("1 0 a 1\n1 0 b 0\n2 0 c 2\n")
+    runs = experiment / "runs"
+    runs.mkdir()
+    for model in ("bm25", "t5"):
+        (runs / f"{model}.run").write_text("1 Q0 a 1 2 x\n1 Q0 b 2 1 x\n2 Q0 c 1 3 x\n")
+    (runs / "broken.run").write_text("1 Q0 a 1 2 x\n1 Q0 b 2 oops x\n")
+    (experiment / "experiment.toml").write_text(
+        '[collections.c]\ntopics = "t.txt"\nqrels = "q.txt"\n[runs]\npattern = "runs/{model}.run"\n'
+    )
+    monkeypatch.setenv("LEAKEVAL_DATA", str(data))
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(ROOT)
+    for page in (None, "app_pages/conditions.py", "app_pages/queries.py"):
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+        at.run()
+        if page:
+            at.switch_page(page).run()
+        assert not at.exception, [e.value for e in at.exception]
+        errors = [e.value for e in at.error]
+        assert any("broken.run:2: score 'oops' is not a number" in e for e in errors)
+    shutil.rmtree(tmp_path / "cache", ignore_errors=True)

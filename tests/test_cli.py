@@ -277,3 +277,14 @@ def test_inflation_and_report(demo_dir, tmp_path, monkeypatch, capsys):
     import re
 
     assert not re.search(r"<(script|link|img)[^>]+(src|href)=\"?https?:", text)
+
+
+def test_cache_clear(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "cache" / "run-scores").mkdir(parents=True)
+    (tmp_path / "cache" / "run-scores" / "x.parquet").write_bytes(b"x")
+    assert main(["cache", "path"]) == 0
+    assert capsys.readouterr().out.strip() == str(tmp_path / "cache")
+    assert main(["cache", "clear"]) == 0
+    assert "removed 1 cached file(s)" in capsys.readouterr().err
+    assert not (tmp_path / "cache").exists()

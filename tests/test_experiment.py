@@ -101,3 +101,12 @@ def test_demo_manifest(demo_experiment):
     assert demo_experiment.factors == ("collection", "model", "leakage", "train_size", "fold")
     assert len(demo_experiment.conditions) == 3 * 3 * 2 * 5 * 5
     assert demo_experiment.ground_truth.name == "ground_truth.csv"
+
+
+def test_experiments_symlinked_out_of_the_data_root_are_not_served(tmp_path):
+    outside = tmp_path / "outside"
+    make(outside, COLL + '[runs]\npattern = "runs/c1/{model}/fold1.run"\n')
+    root = tmp_path / "data"
+    make(root / "inside", COLL + '[runs]\npattern = "runs/c1/{model}/fold1.run"\n')
+    (root / "escape").symlink_to(outside)
+    assert [p.name for p in find_experiments(root)] == ["inside"]

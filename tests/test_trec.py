@@ -222,3 +222,10 @@ def test_unique_run_names(tmp_path):
         [tmp_path / "a" / "x.run", tmp_path / "b" / "x.run.gz", tmp_path / "y.run"]
     )
     assert names == ["a/x", "b/x", f"{tmp_path.name}/y"]
+
+
+def test_a_one_megabyte_line_is_a_clear_error(tmp_path):
+    path = write(tmp_path / "huge.run", "1 Q0 d1 1 2.0 x\n" + "x" * 1_000_000 + "\n")
+    with pytest.raises(ParseError) as err:
+        trec.read_run(path)
+    assert err.value.line == 2 and "expected 6 columns" in err.value.why
