@@ -82,15 +82,16 @@ with tab_runs:
     )
 
 st.subheader("Topic detail")
-qids = topics.qid.tolist()
+by_qid = topics.set_index("qid")
+qids = by_qid.index.tolist()
 qid = st.selectbox(
     "Topic",
     qids,
     key=state.seed("topic", qids[0], qids),
-    format_func=lambda q: f"{q}: {topics.set_index('qid').title[q]}",
+    format_func=lambda q: f"{q}: {by_qid.title[q]}",
 )
 state.remember("topic")
-row = topics.set_index("qid").loc[qid]
+row = by_qid.loc[qid]
 st.markdown(f"### {qid}: {row.title}")
 st.markdown(f"**Description.** {row.description or '—'}")
 st.markdown(f"**Narrative.** {row.narrative or '—'}")

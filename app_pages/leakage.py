@@ -5,6 +5,7 @@ import streamlit as st
 
 from leakeval_app import data, state
 from leakeval_app.render import show_fig, show_table
+from leakeval_core.detect import CATEGORY_RULES
 from leakeval_core.leakage import (
     CATEGORIES,
     DEFAULT_THRESHOLD,
@@ -62,6 +63,7 @@ with left:
     show_fig(similarity_figure(leakage.table, threshold))
 with right:
     show_fig(category_counts_figure(category_counts(leakage, threshold)))
+    st.caption(" · ".join(f"**{name}**: {rule}" for name, rule in CATEGORY_RULES.items()))
 
 st.subheader("Pairs")
 filters = st.columns([1, 1, 2])

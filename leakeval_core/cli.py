@@ -533,7 +533,7 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
     from . import trec
     from .collections import topics_from, training_chunks
     from .detect import DetectionOptions, detect, topic_texts
-    from .leakage import DEFAULT_THRESHOLD
+    from .leakage import DEFAULT_THRESHOLD, LEAKAGE_COLUMNS
 
     variants = trec.read_queries(args.variants, unique=False) if args.variants else None
     fields = tuple(f.strip() for f in args.fields.split(",") if f.strip())
@@ -553,17 +553,7 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
     )
     threshold = DEFAULT_THRESHOLD if args.threshold is None else args.threshold
     pairs["near_duplicate"] = pairs.similarity >= threshold
-    columns = [
-        "test_qid",
-        "field",
-        "test_text",
-        "train_qid",
-        "train_text",
-        "method",
-        "similarity",
-        "category",
-        "near_duplicate",
-    ]
+    columns = [c for c in LEAKAGE_COLUMNS if c != "collection"] + ["near_duplicate"]
     pairs[columns].to_csv(args.out, index=False, float_format="%.6f")
     flagged = pairs[pairs.near_duplicate].test_qid.nunique()
     print(

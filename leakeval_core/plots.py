@@ -225,6 +225,19 @@ def scatter_ab_figure(
     return _style(fig, f"{measure.label} per query (above the diagonal: {above})", height=520)
 
 
+def _facet_panels(frame: pd.DataFrame, facet: str | None) -> tuple[list, go.Figure]:
+    """One panel per level of `facet` (one panel when None), sharing the y axis."""
+    panels = sorted(frame[facet].unique().tolist()) if facet else [None]
+    fig = make_subplots(
+        rows=1,
+        cols=len(panels),
+        shared_yaxes=True,
+        subplot_titles=[f"{facet} = {p}" for p in panels] if facet else None,
+        horizontal_spacing=0.04,
+    )
+    return panels, fig
+
+
 def condition_figure(
     means: pd.DataFrame,
     measure: Measure,
@@ -238,14 +251,7 @@ def condition_figure(
     `significant` (columns x, facet, label) marks with ✱ the x positions where the colour
     levels differ significantly after correction.
     """
-    panels = sorted(means[facet].unique().tolist()) if facet else [None]
-    fig = make_subplots(
-        rows=1,
-        cols=len(panels),
-        shared_yaxes=True,
-        subplot_titles=[f"{facet} = {p}" for p in panels] if facet else None,
-        horizontal_spacing=0.04,
-    )
+    panels, fig = _facet_panels(means, facet)
     groups = sorted(means[color].unique().tolist()) if color else [None]
     x_levels = sorted(means[x].unique().tolist())
     for col, panel in enumerate(panels, start=1):
@@ -323,14 +329,7 @@ def inflation_figure(
     summary: pd.DataFrame, measure: Measure, x: str, facet: str | None
 ) -> go.Figure:
     """Mean per-query gain on leaked topics vs the others, along x (e.g. train size)."""
-    panels = sorted(summary[facet].unique().tolist()) if facet else [None]
-    fig = make_subplots(
-        rows=1,
-        cols=len(panels),
-        shared_yaxes=True,
-        subplot_titles=[f"{facet} = {p}" for p in panels] if facet else None,
-        horizontal_spacing=0.04,
-    )
+    panels, fig = _facet_panels(summary, facet)
     series = (
         ("delta_leaked", "topics with a near-duplicate", LEAKED_COLOR),
         ("delta_other", "other topics", CLEAN_COLOR),

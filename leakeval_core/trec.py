@@ -42,7 +42,6 @@ __all__ = [
     "run_name",
     "unique_run_names",
     "write_qrels",
-    "write_run",
 ]
 
 Source = str | os.PathLike[str] | tuple[str, bytes]
@@ -264,22 +263,6 @@ def read_qrels(source: Source) -> pd.DataFrame:
     frame["grade"] = _as_int_grades(name, frame.grade.to_numpy(), lines)
     _reject_duplicates(name, frame, lines, "is judged")
     return frame
-
-
-def write_run(run: pd.DataFrame, path: str | os.PathLike[str], tag: str) -> None:
-    """Write a run in TREC format, ranks numbered in the order given."""
-    rank = run.groupby("qid", sort=False).cumcount() + 1
-    body = (
-        run.qid.astype(str)
-        + " Q0 "
-        + run.docid.astype(str)
-        + " "
-        + rank.astype(str)
-        + " "
-        + run.score.map("{:.6f}".format)
-        + f" {tag}\n"
-    )
-    Path(path).write_text("".join(body.tolist()), encoding="utf-8")
 
 
 def write_qrels(qrels: pd.DataFrame, path: str | os.PathLike[str]) -> None:
