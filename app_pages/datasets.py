@@ -3,8 +3,9 @@
 import streamlit as st
 
 from leakeval_app import data, state
-from leakeval_app.render import number, show_document, show_fig, show_table
+from leakeval_app.render import number, show_document, show_error, show_fig, show_table
 from leakeval_core.collection_stats import grade_counts
+from leakeval_core.errors import LeakevalError
 from leakeval_core.leakage import DEFAULT_THRESHOLD
 from leakeval_core.plots import grade_figure, per_topic_figure
 
@@ -34,7 +35,9 @@ if "leaked" in topics:
     )
 st.caption(f"Source: {collection.source}.")
 
-tab_topics, tab_judgments, tab_runs = st.tabs(["Topics", "Judgments", "Runs: judged@10"])
+tab_topics, tab_judgments, tab_runs, tab_upload = st.tabs(
+    ["Topics", "Judgments", "Runs: judged@10", "Score your own run"]
+)
 with tab_topics:
     show_table(
         topics,
@@ -80,6 +83,27 @@ with tab_runs:
             )
         },
     )
+
+with tab_upload:
+    st.markdown(
+        f"Score TREC run files against **{name}**'s qrels under the current "
+        "conventions. Files stay in this browser session's memory: nothing is saved."
+    )
+    uploads = st.file_uploader(
+        "Run files (plain or gzipped)", accept_multiple_files=True, key="uploads"
+    )
+    for upload in uploads or []:
+        try:
+            means, notes = ctx.score_upload(name, upload.name, upload.getvalue())
+        except LeakevalError as exc:
+            show_error(exc)
+            continue
+        st.markdown(
+            f"**{upload.name}**: {notes['queries_scored']} queries scored, "
+            f"{len(notes['missing_from_run'])} missing (scored 0), "
+            f"{notes['tied_pairs']} tied pairs"
+        )
+        show_table(means)
 
 st.subheader("Topic detail")
 by_qid = topics.set_index("qid")

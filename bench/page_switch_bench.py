@@ -22,7 +22,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from test_browser import CHROMIUM, CHROMIUM_ARGS, PAGES, start_app, wait_until_idle  # noqa: E402
+from test_browser import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    PAGES,
+    start_app,
+    stop_app,
+    wait_until_idle,
+)
 
 
 def visit(page, name: str) -> float:
@@ -69,8 +76,7 @@ def main() -> None:
                     warm[name].append(visit(page, name))
             browser.close()
     finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+        stop_app(proc)
         shutil.rmtree(tmp, ignore_errors=True)
     for name in PAGES:
         times = [round(w * 1000) for w in warm[name]]

@@ -19,11 +19,12 @@ import streamlit as st
 from leakeval_core.collection_stats import collection_summary, topic_table
 from leakeval_core.collections import Collection, load_collection
 from leakeval_core.compare import Paired, condition_means, paired, paired_wide, select
+from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment import Experiment, load_experiment
 from leakeval_core.inflation import Inflation, inflation
 from leakeval_core.leakage import LeakageTable, ground_truth, leaked_qids, load_leakage
 from leakeval_core.measures import Measure, parse_measures
-from leakeval_core.metrics import Conventions
+from leakeval_core.metrics import Conventions, PreparedQrels, score_run
 from leakeval_core.scores import ExperimentScores, score_experiment
 from leakeval_core.stats import PerQuery, compare_levels, per_query, ranking_change
 from leakeval_core.trec import read_run
@@ -103,6 +104,9 @@ class AppContext:
     def topics(self, collection: str, threshold: float) -> tuple[pd.DataFrame, dict]:
         """The dataset browser's topic table (with leaked flags) and collection summary."""
         return _topics(str(self.experiment.root), self.fingerprint, collection, threshold)
+
+    def score_upload(self, collection: str, name: str, data: bytes) -> tuple[pd.DataFrame, dict]:
+        return score_upload(*self._key, collection, name, data)
 
     def paired(self, a: dict, b: dict, threshold: float) -> tuple[Paired, pd.DataFrame]:
         """A vs B on the chosen measure, and every app measure side by side."""
@@ -266,3 +270,33 @@ def current() -> AppContext:
 
 def set_current(context: AppContext) -> None:
     st.session_state["_leakeval_context"] = context
+
+
+def max_upload_bytes() -> int:
+    """Upload size limit: LEAKEVAL_MAX_UPLOAD_MB, default 200 (Streamlit enforces it too)."""
+    return int(float(os.environ.get("LEAKEVAL_MAX_UPLOAD_MB", "200")) * 1_000_000)
+
+
+@st.cache_data(max_entries=16, show_spinner="Scoring the uploaded run…")
+def score_upload(
+    path: str, fingerprint: str, conventions: tuple, collection: str, name: str, data: bytes
+) -> tuple[pd.DataFrame, dict]:
+    """Score an uploaded run in memory: it is never written anywhere but this session's cache.
+
+    Returns the mean of every app measure and the scoring diagnostics; bad input raises
+    LeakevalError with the file:line message.
+    """
+    if len(data) > max_upload_bytes():
+        raise LeakevalError(
+            f"{name}: {len(data) / 1e6:.0f} MB is over the upload limit of "
+            f"{max_upload_bytes() / 1e6:.0f} MB (LEAKEVAL_MAX_UPLOAD_MB)"
+        )
+    qrels = PreparedQrels(
+        _collection(path, fingerprint, collection).qrels, Conventions(**dict(conventions))
+    )
+    result = score_run(read_run((name, data)), qrels, APP_MEASURES, name=name)
+    means = result.scores.groupby("measure", sort=False).value.mean()
+    table = pd.DataFrame(
+        {"measure": [m.label for m in APP_MEASURES], "mean": [means[m.name] for m in APP_MEASURES]}
+    )
+    return table, asdict(result.diagnostics)

@@ -15,6 +15,7 @@ Frames:
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import hashlib
 import io
@@ -108,13 +109,23 @@ def load_bytes(source: Source) -> tuple[str, bytes]:
     nul = data.find(b"\x00")
     if nul >= 0:
         raise ParseError(name, _line_of(data, nul), "not a text file (binary data)")
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ParseError(name, _line_of(data, exc.start), "not valid UTF-8 text") from None
+    _check_utf8(name, data)
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n")
     return name, data
+
+
+def _check_utf8(name: str, data: bytes, block: int = 8 << 20) -> None:
+    """Validate UTF-8 in blocks, so a large file is never held twice (bytes + str)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    for start in range(0, len(data), block):
+        try:
+            decoder.decode(view[start : start + block], final=start + block >= len(data))
+        except UnicodeDecodeError as exc:
+            raise ParseError(
+                name, _line_of(data, start + exc.start), "not valid UTF-8 text"
+            ) from None
 
 
 def _line_of(data: bytes, offset: int) -> int:
@@ -216,6 +227,7 @@ def _as_int_grades(name: str, raw: np.ndarray, lines: np.ndarray) -> np.ndarray:
 
 
 def _reject_duplicates(name: str, frame: pd.DataFrame, lines: np.ndarray, what: str) -> None:
+    """A (qid, docid) pair twice is an error naming the second line and the first."""
     dup = frame.duplicated(subset=["qid", "docid"]).to_numpy()
     if dup.any():
         i = int(np.argmax(dup))

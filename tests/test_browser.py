@@ -81,12 +81,20 @@ def start_app(data_root: Path, cache: Path) -> tuple[subprocess.Popen, str]:
     raise RuntimeError(f"streamlit did not start: {proc.stdout.read().decode()[-2000:]}")
 
 
+def stop_app(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=20)
+
+
 @pytest.fixture(scope="module")
 def app_url(demo_dir, tmp_path_factory):
     proc, url = start_app(demo_dir.parent, tmp_path_factory.mktemp("browser-cache"))
     yield url
-    proc.terminate()
-    proc.wait(timeout=20)
+    stop_app(proc)
 
 
 @pytest.fixture(scope="module")
@@ -156,4 +164,26 @@ def test_comparison_tabs_render(app_url, browser):
         panel.scroll_into_view_if_needed()
         assert page.locator('[data-testid="stException"]').count() == 0, tab
         page.screenshot(path=str(SHOTS / f"conditions-{tab.lower().replace(' ', '-')}.png"))
+    page.close()
+
+
+def test_uploaded_runs_are_scored_and_bad_ones_reported(app_url, browser, demo_dir, tmp_path):
+    good = tmp_path / "mine.run"
+    good.write_bytes((demo_dir / "runs/robust04/monot5/leaked/2000/fold1.run").read_bytes())
+    bad = tmp_path / "bad.run"
+    bad.write_text("301 Q0 d1 1 2.0 x\n301 Q0 d2 2 nan x\n")
+    page = browser.new_page(viewport={"width": 1500, "height": 1000})
+    page.goto(app_url)
+    page.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=120_000)
+    wait_until_idle(page)
+    page.get_by_role("tab", name="Score your own run").click()
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files([str(good), str(bad)])
+    # one fold's run: its 50 topics scored, the other 200 of the collection count as 0
+    page.get_by_text("mine.run: 250 queries scored, 200 missing (scored 0)").wait_for(
+        timeout=60_000
+    )
+    page.get_by_text("bad.run:2: score 'nan' is not finite").wait_for(timeout=60_000)
+    wait_until_idle(page)
+    page.screenshot(path=str(SHOTS / "upload.png"))
+    assert page.locator('[data-testid="stException"]').count() == 0
     page.close()

@@ -1,0 +1,74 @@
+"""A 10M-line run read and scored: wall time and peak memory against the file size.
+
+    .venv/bin/python bench/large_run_bench.py [--lines 10000000]
+
+Peak memory is the process's max RSS minus its RSS before reading (imports, qrels).
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+QRELS = ROOT.parent / "shared" / "realdata" / "robust04" / "qrels.txt"
+
+from leakeval_core import trec  # noqa: E402
+from leakeval_core.metrics import PreparedQrels, score_run  # noqa: E402
+
+
+def rss_mb() -> float:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def write_run(path: Path, lines: int, qrels) -> None:
+    """Lines spread over the Robust04 topics (judged documents first), written per query."""
+    rng = np.random.default_rng(0)
+    pools = {q: g.docid.to_numpy(dtype=str) for q, g in qrels.groupby("qid")}
+    per_query = lines // len(pools)
+    with open(path, "w") as fh:
+        for qid, judged in pools.items():
+            filler = np.char.add("DOC-", np.arange(per_query).astype(str))
+            docs = np.concatenate([judged, filler])[:per_query]
+            scores = np.sort(rng.random(per_query))[::-1]
+            ranks = np.arange(1, per_query + 1).astype(str)
+            block = np.char.add(np.char.add(np.char.add(f"{qid} Q0 ", docs), " "), ranks)
+            block = np.char.add(np.char.add(block, " "), np.char.mod("%.6f", scores))
+            fh.write("\n".join(np.char.add(block, " bench").tolist()) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--lines", type=int, default=10_000_000)
+    args = parser.parse_args()
+    qrels = trec.read_qrels(QRELS)
+    prepared = PreparedQrels(qrels)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "large.run"
+        write_run(path, args.lines, qrels)
+        size = path.stat().st_size / 1e6
+        base = rss_mb()
+        start = time.perf_counter()
+        run = trec.read_run(path)
+        read = time.perf_counter() - start
+        result = score_run(run, prepared, "ndcg_cut_10,P_1,recall_100,map")
+        total = time.perf_counter() - start
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - base
+    print(f"{len(run):,} lines, {size:.0f} MB file: read {read:.1f} s, read + score "
+          f"{total:.1f} s; peak memory above baseline {peak:.0f} MB = {peak / size:.2f}x the "
+          f"file ({result.diagnostics.queries_scored} queries scored)")
+
+
+if __name__ == "__main__":
+    main()
