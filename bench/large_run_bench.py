@@ -65,9 +65,11 @@ def main() -> None:
         result = score_run(run, prepared, "ndcg_cut_10,P_1,recall_100,map")
         total = time.perf_counter() - start
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - base
-    print(f"{len(run):,} lines, {size:.0f} MB file: read {read:.1f} s, read + score "
-          f"{total:.1f} s; peak memory above baseline {peak:.0f} MB = {peak / size:.2f}x the "
-          f"file ({result.diagnostics.queries_scored} queries scored)")
+    print(
+        f"{len(run):,} lines, {size:.0f} MB file: read {read:.1f} s, read + score "
+        f"{total:.1f} s; peak memory above baseline {peak:.0f} MB = {peak / size:.2f}x the "
+        f"file ({result.diagnostics.queries_scored} queries scored)"
+    )
 
 
 if __name__ == "__main__":

@@ -187,3 +187,12 @@ def test_a_broken_run_is_listed_and_the_rest_still_shows(tmp_path, monkeypatch):
         errors = [e.value for e in at.error]
         assert any("broken.run:2: score 'oops' is not a number" in e for e in errors)
     shutil.rmtree(tmp_path / "cache", ignore_errors=True)
+
+
+@pytest.mark.parametrize("value", ["../../etc", "/etc", "demo/../..", "nope"])
+def test_url_cannot_open_an_experiment_outside_the_data_root(app, value):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.query_params["experiment"] = value
+    at.run()
+    assert not at.exception
+    assert at.sidebar.selectbox(key="w:experiment").value == "demo"

@@ -79,3 +79,16 @@ def test_property_queries_reader(data):
     if frame is not None:
         assert list(frame.columns) == ["qid", "text"]
         assert frame.qid.is_unique
+
+
+@given(st.text(max_size=400))
+def test_property_manifest_reader(tmp_path_factory, text):
+    from leakeval_core.errors import LeakevalError
+    from leakeval_core.experiment import load_experiment
+
+    folder = tmp_path_factory.mktemp("manifest")
+    (folder / "experiment.toml").write_text(text, encoding="utf-8")
+    try:
+        load_experiment(folder)
+    except LeakevalError as err:  # ParseError is a LeakevalError
+        assert str(err)
