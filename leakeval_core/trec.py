@@ -257,6 +257,7 @@ def read_run(source: Source) -> pd.DataFrame:
         {"qid": "str", "docid": "str", "score": "float64"},
         "qid Q0 docid rank score run_tag",
     )
+    del data  # the raw file is not needed past parsing; keep it out of the duplicate check's peak
     frame["score"] = _as_finite_scores(name, frame.score.to_numpy(), lines)
     _reject_duplicates(name, frame, lines, "appears")
     return frame
