@@ -223,11 +223,12 @@ def _codes(values: pd.Series, value_set) -> np.ndarray:
     return found.to_numpy(zero_copy_only=False).astype(np.int64)
 
 
-def _sorted(run: pd.DataFrame, tie_order: str) -> tuple[pd.DataFrame, np.ndarray, int]:
-    """The run in ranking order, each row's rank, and the number of tied document pairs.
+def _ranked_top(run: pd.DataFrame, tie_order: str, depth: int) -> tuple[pd.DataFrame, int]:
+    """The top `depth` rows of each query in ranking order (with `rank`), and the tied pairs.
 
     One pyarrow sort on (qid, score descending, docid in the tie order); equal scores of one
-    query are adjacent afterwards, which is where the tied pairs are counted.
+    query are adjacent afterwards, which is where the tied pairs are counted. Only the rows
+    within depth are copied out, so a deep run is never duplicated whole.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -241,7 +242,7 @@ def _sorted(run: pd.DataFrame, tie_order: str) -> tuple[pd.DataFrame, np.ndarray
     ).to_numpy()
     n = len(order)
     if n == 0:
-        return run.iloc[:0].assign(rank=np.zeros(0, np.int64)), np.zeros(0, np.int64), 0
+        return run.iloc[:0].assign(rank=np.zeros(0, np.int64)), 0
     qids = table.column("qid").take(order)
     new_query = np.r_[
         True, pc.not_equal(qids.slice(1), qids.slice(0, n - 1)).to_numpy(zero_copy_only=False)
@@ -250,9 +251,10 @@ def _sorted(run: pd.DataFrame, tie_order: str) -> tuple[pd.DataFrame, np.ndarray
     scores = run.score.to_numpy()[order]
     tie = ~new_query[1:] & (scores[1:] == scores[:-1])
     runs = np.diff(np.flatnonzero(np.r_[True, ~tie, True]))
-    ranked = run.iloc[order].reset_index(drop=True)
-    ranked["rank"] = rank
-    return ranked, rank, int((runs * (runs - 1) // 2).sum())
+    keep = rank <= depth
+    ranked = run.iloc[order[keep]].reset_index(drop=True)
+    ranked["rank"] = rank[keep]
+    return ranked, int((runs * (runs - 1) // 2).sum())
 
 
 def rank_run(run: pd.DataFrame, conventions: Conventions = Conventions()) -> pd.DataFrame:
@@ -260,8 +262,7 @@ def rank_run(run: pd.DataFrame, conventions: Conventions = Conventions()) -> pd.
 
     The input frame is never modified.
     """
-    ranked, rank, _ = _sorted(run, conventions.tie_order)
-    return ranked[rank <= conventions.depth].reset_index(drop=True)
+    return _ranked_top(run, conventions.tie_order, conventions.depth)[0]
 
 
 def score_run(
@@ -282,8 +283,8 @@ def score_run(
             "is this run for another collection?"
         )
     evaluated = qrels.qid_codes(run.qid) >= 0
-    ranked, rank, tied_pairs = _sorted(run[evaluated], conv.tie_order)
-    ranked = ranked[rank <= conv.depth].reset_index(drop=True)
+    scored = run if evaluated.all() else run[evaluated]  # no copy in the usual case
+    ranked, tied_pairs = _ranked_top(scored, conv.tie_order, conv.depth)
     present = qrels.qid_codes(pd.Series(run_qids))
     in_run = np.zeros(len(qrels.qids), bool)
     in_run[present[present >= 0]] = True

@@ -196,3 +196,16 @@ def test_url_cannot_open_an_experiment_outside_the_data_root(app, value):
     at.run()
     assert not at.exception
     assert at.sidebar.selectbox(key="w:experiment").value == "demo"
+
+
+def test_upload_size_limit(monkeypatch, demo_experiment):
+    from leakeval_app import data
+    from leakeval_core.errors import LeakevalError
+    from leakeval_core.metrics import Conventions
+
+    monkeypatch.setenv("LEAKEVAL_MAX_UPLOAD_MB", "0.001")
+    context = data.AppContext(
+        demo_experiment, demo_experiment.fingerprint(), data.APP_MEASURES[0], Conventions()
+    )
+    with pytest.raises(LeakevalError, match="over the upload limit of 0 MB"):
+        context.score_upload("core17", "big.run", b"307 Q0 d 1 1.0 x\n" * 200)

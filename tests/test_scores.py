@@ -114,3 +114,20 @@ def test_demo_folds_split_topics(demo_scores):
 def test_unknown_measure(demo_scores, measure):
     with pytest.raises(Exception, match="not scored"):
         per_query(demo_scores, measure)
+
+
+def test_hundred_runs_one_broken_ninety_nine_scored(tmp_path):
+    write(tmp_path / "t.txt", "".join(f"{q}\tquery {q}\n" for q in range(1, 5)))
+    write(tmp_path / "q.txt", QRELS)
+    for i in range(100):
+        write(tmp_path / f"runs/m{i:03d}/fold1.run", run_text([1, 2, 3, 4], i % 2 == 0))
+    write(tmp_path / "runs/m042/fold1.run", "1 Q0 d0 1 1.0 m\n1 Q0 d0 2 0.5 m\n")
+    write(
+        tmp_path / "experiment.toml",
+        '[collections.c]\ntopics = "t.txt"\nqrels = "q.txt"\n'
+        '[runs]\npattern = "runs/{model}/fold{fold}.run"\n',
+    )
+    results = score_experiment(load_experiment(tmp_path), ["P_1"], cache=Cache(tmp_path / "c"))
+    assert results.failures.model.tolist() == ["m042"]
+    assert "fold1.run:2: docid 'd0' appears twice" in results.failures.error.iat[0]
+    assert results.scores.model.nunique() == 99
