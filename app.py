@@ -145,7 +145,13 @@ data.set_current(
         float(alpha),
     )
 )
-results = data.current().results()
+try:
+    results = data.current().results()
+except LeakevalError as exc:
+    show_error(exc)
+    st.stop()
+if leakage_error := data.current().leakage().error:
+    st.error(f"leakeval: leakage pairs unavailable: {leakage_error}")
 if len(results.failures):
     with st.expander(
         f"{len(results.failures)} run(s) could not be scored and are left out",
@@ -154,4 +160,6 @@ if len(results.failures):
     ):
         for error in results.failures.error:
             st.error(f"leakeval: {error}")
+    if results.scores.empty:
+        st.stop()  # every run failed: nothing any page could show
 navigation.run()

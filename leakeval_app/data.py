@@ -22,7 +22,13 @@ from leakeval_core.compare import Paired, condition_means, paired, paired_wide, 
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment import Experiment, load_experiment
 from leakeval_core.inflation import Inflation, inflation
-from leakeval_core.leakage import LeakageTable, ground_truth, leaked_qids, load_leakage
+from leakeval_core.leakage import (
+    LEAKAGE_COLUMNS,
+    LeakageTable,
+    ground_truth,
+    leaked_qids,
+    load_leakage,
+)
 from leakeval_core.measures import Measure, parse_measures
 from leakeval_core.metrics import Conventions, PreparedQrels, score_run
 from leakeval_core.scores import ExperimentScores, score_experiment
@@ -59,7 +65,12 @@ class AppContext:
         return _per_query(*self._key, measure or self.measure.name)
 
     def collection(self, name: str) -> Collection:
-        return _collection(str(self.experiment.root), self.fingerprint, name)
+        """The collection, or a page that shows its file:line error and stops there."""
+        try:
+            return _collection(str(self.experiment.root), self.fingerprint, name)
+        except LeakevalError as exc:
+            st.error(f"leakeval: {exc}")
+            st.stop()
 
     def leakage(self) -> LeakageTable:
         return _leakage(str(self.experiment.root), self.fingerprint)
@@ -238,7 +249,10 @@ def _leakage(path: str, fingerprint: str) -> LeakageTable:
     def progress(done: int, total: int, what: str) -> None:
         bar.progress(min(done / max(total, 1), 1.0), text=f"{done:,} {what}")
 
-    table = load_leakage(load_experiment(path), progress=progress)
+    try:
+        table = load_leakage(load_experiment(path), progress=progress)
+    except LeakevalError as exc:  # the rest of the app works without leakage flags
+        table = LeakageTable(pd.DataFrame(columns=LEAKAGE_COLUMNS), "none", str(exc))
     bar.empty()
     return table
 

@@ -61,6 +61,8 @@ class LeakageTable:
     table: pd.DataFrame = field(repr=False)
     source: str
     """Where the pairs come from, shown next to every leaked flag."""
+    error: str = ""
+    """Why the pairs could not be had (then the table is empty and pages say so)."""
 
     @property
     def empty(self) -> bool:

@@ -133,9 +133,11 @@ def score_experiment(
     runs = pd.DataFrame(run_rows, columns=[*factor_cols, *_RUN_COLUMNS])
     queries = pd.concat(
         [
-            pd.DataFrame({"collection": name, "qid": prepare(name).qids.astype(str)})
+            pd.DataFrame({"collection": name, "qid": prepared[name].qids.astype(str)})
             for name in coll_digests
-        ],
+            if name in prepared
+        ]  # a collection that failed has none
+        or [pd.DataFrame({"collection": [], "qid": []})],
         ignore_index=True,
     )
     tables = (scores, runs, queries)

@@ -416,33 +416,30 @@ def iter_queries(source: str | os.PathLike[str], chunk_size: int = 100_000):
     path = Path(source)
     name, head = load_bytes((str(path), _read_head(path)))
     tsv = b"\t" in head.split(b"\n", 1)[0]
-    options = (
-        {"sep": "\t", "header": None, "names": ["qid", "text"], "quoting": 3}
-        if tsv
-        else {"sep": ",", "header": 0}
-    )
+    options = {"sep": "\t", "header": None, "quoting": 3} if tsv else {"sep": ",", "header": 0}
     line = 0 if tsv else 1
     try:
-        reader = pd.read_csv(
+        with pd.read_csv(
             path,
+            index_col=False,  # else an extra field silently becomes the index
             dtype=str,
             keep_default_na=False,
             chunksize=chunk_size,
             encoding="utf-8",
             on_bad_lines="error",
             **options,
-        )
-        for chunk in reader:
-            frame = (
-                _parse_tsv_frame(chunk)
-                if tsv
-                else _parse_csv_queries(name, chunk.to_csv(index=False).encode())
-            )
-            empty = (frame.qid.str.len() == 0).to_numpy()
-            if empty.any():
-                raise ParseError(name, line + int(np.argmax(empty)) + 1, "empty qid")
-            line += len(chunk)
-            yield frame
+        ) as reader:
+            for chunk in reader:
+                frame = (
+                    _parse_tsv_frame(name, chunk, line)
+                    if tsv
+                    else _parse_csv_queries(name, chunk.to_csv(index=False).encode())
+                )
+                empty = (frame.qid.str.len() == 0).to_numpy()
+                if empty.any():
+                    raise ParseError(name, line + int(np.argmax(empty)) + 1, "empty qid")
+                line += len(chunk)
+                yield frame
     except pd.errors.ParserError as exc:
         found = re.search(r"line (\d+)", str(exc))
         raise ParseError(
@@ -463,7 +460,15 @@ def _read_head(path: Path, size: int = 65_536) -> bytes:
         return fh.read(size)
 
 
-def _parse_tsv_frame(chunk: pd.DataFrame) -> pd.DataFrame:
-    return pd.DataFrame(
-        {"qid": chunk.qid.str.strip(), "text": chunk.text.str.split().str.join(" ").fillna("")}
-    )
+def _parse_tsv_frame(name: str, chunk: pd.DataFrame, line: int) -> pd.DataFrame:
+    """Check a chunk of `qid<TAB>text` rows: exactly two fields on every line."""
+    width = chunk.notna().sum(axis=1).to_numpy() if chunk.shape[1] != 2 else None
+    if chunk.shape[1] < 2 or (width is not None and (width != 2).any()):
+        bad = 0 if width is None else int(np.argmax(width != 2))
+        found = 1 if chunk.shape[1] < 2 else int(width[bad])
+        raise ParseError(name, line + bad + 1, f"expected 'qid<TAB>text', found {found} fields")
+    text = chunk[1].fillna("")
+    if (text.str.strip() == "").any():
+        bad = int(np.argmax((text.str.strip() == "").to_numpy()))
+        raise ParseError(name, line + bad + 1, "expected 'qid<TAB>text', the text is missing")
+    return pd.DataFrame({"qid": chunk[0].str.strip(), "text": text.str.split().str.join(" ")})

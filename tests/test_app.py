@@ -209,3 +209,33 @@ def test_upload_size_limit(monkeypatch, demo_experiment):
     )
     with pytest.raises(LeakevalError, match="over the upload limit of 0 MB"):
         context.score_upload("core17", "big.run", b"307 Q0 d 1 1.0 x\n" * 200)
+
+
+@pytest.mark.parametrize("broken", ["qrels", "training"])
+def test_broken_collection_or_log_is_an_error_not_a_traceback(tmp_path, monkeypatch, broken):
+    experiment = tmp_path / "data" / "x"
+    (experiment / "runs").mkdir(parents=True)
+    (experiment / "t.txt").write_text("1\tsolar panels\n")
+    (experiment / "q.txt").write_text("1 0 a 1\n" if broken != "qrels" else "1 0 a one\n")
+    (experiment / "train.tsv").write_text(
+        "9\tsolar panels\n" if broken != "training" else "9\tsolar\textra\n"
+    )
+    (experiment / "runs" / "bm25.run").write_text("1 Q0 a 1 2 x\n")
+    (experiment / "experiment.toml").write_text(
+        '[collections.c]\ntopics = "t.txt"\nqrels = "q.txt"\n'
+        '[training_queries]\npath = "train.tsv"\n[runs]\npattern = "runs/{model}.run"\n'
+    )
+    monkeypatch.setenv("LEAKEVAL_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(ROOT)
+    expected = (
+        "q.txt:1: grade 'one' is not an integer"
+        if broken == "qrels"
+        else ("train.tsv:1: expected 'qid<TAB>text', found 3 fields")
+    )
+    for page in PAGES:
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+        at.run()
+        at.switch_page(page).run()
+        assert not at.exception, (page, [e.value for e in at.exception])
+        assert any(expected in e.value for e in at.error), (page, [e.value for e in at.error])
