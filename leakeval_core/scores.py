@@ -132,12 +132,7 @@ def score_experiment(
     )
     runs = pd.DataFrame(run_rows, columns=[*factor_cols, *_RUN_COLUMNS])
     queries = pd.concat(
-        [
-            pd.DataFrame({"collection": name, "qid": prepared[name].qids.astype(str)})
-            for name in coll_digests
-            if name in prepared
-        ]  # a collection that failed has none
-        or [pd.DataFrame({"collection": [], "qid": []})],
+        [_scored_queries(name, prepare) for name in coll_digests],
         ignore_index=True,
     )
     tables = (scores, runs, queries)
@@ -145,3 +140,13 @@ def score_experiment(
         for kind, table in zip(_KINDS, tables, strict=True):
             cache.put(kind, key, table)
     return ExperimentScores(*tables, measures, conventions)
+
+
+def _scored_queries(name: str, prepare: Callable[[str], PreparedQrels]) -> pd.DataFrame:
+    """The collection's scored queries; none when the collection itself cannot be read
+    (its runs are then all listed as failures)."""
+    try:
+        qids = prepare(name).qids.astype(str)
+    except LeakevalError:
+        qids = []
+    return pd.DataFrame({"collection": name, "qid": pd.Series(qids, dtype="str")})
