@@ -378,18 +378,21 @@ def _parse_tsv_queries(name: str, data: bytes) -> pd.DataFrame:
     return pd.DataFrame({"qid": pd.array(qids, dtype="str"), "text": pd.array(texts, dtype="str")})
 
 
+def _from_pandas(name: str, exc: pd.errors.ParserError, what: str) -> ParseError:
+    """pandas names the line in its message ("... in line 5, saw 3"); keep it as our line."""
+    found = re.search(r"line (\d+)", str(exc))
+    return ParseError(
+        name, int(found.group(1)) if found else None, f"{what}: " + str(exc).split(". ")[-1]
+    )
+
+
 def _parse_csv_queries(name: str, data: bytes) -> pd.DataFrame:
     try:
         frame = pd.read_csv(
             io.BytesIO(data), dtype=str, keep_default_na=False, skip_blank_lines=True
         )
     except pd.errors.ParserError as exc:
-        found = re.search(r"line (\d+)", str(exc))
-        raise ParseError(
-            name,
-            int(found.group(1)) if found else None,
-            "malformed CSV: " + str(exc).split(". ")[-1],
-        ) from None
+        raise _from_pandas(name, exc, "malformed CSV") from None
     header = {c.strip().lower(): c for c in frame.columns}
     qid_col = next((header[c] for c in _QID_COLUMNS if c in header), None)
     text_col = next((header[c] for c in _TEXT_COLUMNS if c in header), None)
@@ -441,12 +444,7 @@ def iter_queries(source: str | os.PathLike[str], chunk_size: int = 100_000):
                 line += len(chunk)
                 yield frame
     except pd.errors.ParserError as exc:
-        found = re.search(r"line (\d+)", str(exc))
-        raise ParseError(
-            name,
-            int(found.group(1)) if found else None,
-            "malformed query list: " + str(exc).split(". ")[-1],
-        ) from None
+        raise _from_pandas(name, exc, "malformed query list") from None
     except UnicodeDecodeError:
         raise ParseError(name, None, "not valid UTF-8 text") from None
 
