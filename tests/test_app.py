@@ -78,7 +78,7 @@ def test_leakage_threshold_refilters(app, demo_experiment, demo_cache):
     assert metric(at, "Precision vs ground truth") != ""
 
 
-def test_drilldown_means_match_the_scores_table(app, demo_scores):
+def test_drilldown_means_match_the_scores_table(app, demo_scores, demo_experiment, demo_cache):
     at = app("app_pages/queries.py")
     table = demo_scores.scores
     condition = table[
@@ -92,6 +92,19 @@ def test_drilldown_means_match_the_scores_table(app, demo_scores):
     assert metric(at, "Mean nDCG@10, A") == f"{mean_a:.4f}"
     assert metric(at, "Mean nDCG@10, B") == f"{mean_b:.4f}"
     assert metric(at, "Mean A − B, all") == f"{mean_a - mean_b:.4f}"
+    from leakeval_core.leakage import leaked_qids, load_leakage
+
+    flags = set(
+        leaked_qids(load_leakage(demo_experiment, demo_cache), 0.8)
+        .query("collection == 'robust04'")
+        .qid
+    )
+    wide = condition.pivot_table(index="qid", columns="leakage", values="value")
+    delta = wide.leaked - wide.none
+    on = delta[delta.index.isin(flags)]
+    off = delta[~delta.index.isin(flags)]
+    assert metric(at, f"A − B on leaked topics ({len(on)})") == f"{on.mean():.4f}"
+    assert metric(at, f"A − B on other topics ({len(off)})") == f"{off.mean():.4f}"
     at.selectbox(key="w:b_model").set_value("monot5").run()
     other = condition[condition.leakage == "none"]  # still colbert: B changed model only
     assert metric(at, "Mean nDCG@10, B") != f"{other.value.mean():.4f}"
