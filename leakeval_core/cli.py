@@ -275,25 +275,27 @@ def _cmd_score(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from . import trec
-    from .metrics import PreparedQrels, score_run
+    from .metrics import PreparedQrels, score_files
 
     measures = _measures(args)
     conventions = _conventions(args)
     qrels = PreparedQrels(trec.read_qrels(args.qrels), conventions)
-    progress = _progress("scoring")
     tables = []
     names = trec.unique_run_names(args.run)
     diagnostics = {}
-    for i, (path, name) in enumerate(zip(args.run, names, strict=True)):
-        progress(i, len(args.run), path)
-        result = score_run(trec.read_run(path), qrels, measures, name=path)
-        table = result.scores.assign(run=name)
-        means = table.groupby("measure", sort=False).value.mean().reset_index()
-        tables.append(means.assign(run=name, qid="all"))
+    results = score_files(args.run, qrels, measures, _progress("scoring"))
+    for path, name, result in zip(args.run, names, results, strict=True):
+        if isinstance(result, Exception):
+            raise result
+        means = result.means()
+        tables.append(
+            pd.DataFrame(
+                {"run": name, "qid": "all", "measure": list(means), "value": means.values()}
+            )
+        )
         if args.per_query:
-            tables.append(table)
+            tables.append(result.scores.assign(run=name))
         diagnostics[path] = result.diagnostics
-    progress(len(args.run), len(args.run), "done")
     _report_diagnostics(diagnostics)
     out = pd.concat(tables, ignore_index=True)[["run", "qid", "measure", "value"]]
     if args.out:

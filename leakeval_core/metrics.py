@@ -12,14 +12,20 @@ input scores are rewritten from that order before it sees them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+import os
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
+from . import trec
 from .errors import LeakevalError
 from .measures import Measure, parse_measures
 
@@ -29,6 +35,7 @@ __all__ = [
     "RunScores",
     "ScoreDiagnostics",
     "rank_run",
+    "score_files",
     "score_run",
     "score_with_pytrec_eval",
 ]
@@ -86,11 +93,54 @@ class ScoreDiagnostics:
     """Scored queries with no relevant document within depth: left out of MFR."""
 
 
+RunLike = pd.DataFrame | pa.Table
+"""A run as a frame or arrow table with qid, docid and score columns."""
+
+
 @dataclass(frozen=True)
 class RunScores:
-    scores: pd.DataFrame = field(repr=False)
-    """Long table: qid, measure, value. first_rel_rank is NaN where undefined."""
+    """Per-query values of one run: `qids` and one array per measure, aligned."""
+
+    qids: np.ndarray = field(repr=False)
+    values: dict[str, np.ndarray] = field(repr=False)
     diagnostics: ScoreDiagnostics
+
+    @cached_property
+    def scores(self) -> pd.DataFrame:
+        """Long table: qid, measure, value. first_rel_rank is NaN where undefined."""
+        return pd.DataFrame(
+            {
+                "qid": pd.array(np.tile(self.qids, len(self.values)), dtype="str"),
+                "measure": np.repeat(list(self.values), len(self.qids)),
+                "value": np.concatenate(list(self.values.values())),
+            }
+        )
+
+    def means(self) -> dict[str, float]:
+        """Mean of each measure over queries; undefined values (NaN) are left out."""
+        with np.errstate(invalid="ignore"):
+            return {
+                name: float(np.nanmean(v)) if np.isfinite(v).any() else math.nan
+                for name, v in self.values.items()
+            }
+
+
+@dataclass(frozen=True)
+class _Ranked:
+    """A run's scored rows in ranking order, cut at depth, as integer codes."""
+
+    name: str
+    qidx: np.ndarray
+    """Each row's query as a position in `PreparedQrels.qids`."""
+    rank: np.ndarray
+    docs: np.ndarray
+    """Each row's document as a position in `doc_values`."""
+    doc_values: pa.Array
+    """Every distinct document of the run, including those below depth."""
+    in_run: np.ndarray
+    """Per scored query: does the run rank anything for it?"""
+    not_in_qrels: int
+    tied_pairs: int
 
 
 class PreparedQrels:
@@ -99,13 +149,21 @@ class PreparedQrels:
     def __init__(self, qrels: pd.DataFrame, conventions: Conventions = Conventions()) -> None:
         self.conventions = conventions
         self.qrels = qrels
+        qids = trec.encode(_strings(qrels.qid))
+        codes, values = qids.indices.to_numpy(), qids.dictionary
         relevant = qrels.grade.to_numpy() >= conventions.relevance_level
-        num_rel = pd.Series(relevant).groupby(qrels.qid.to_numpy()).sum()
-        self.no_relevant = int((num_rel == 0).sum())
-        evaluated = num_rel[num_rel > 0]
-        self.qids = pd.Index(evaluated.index.astype(str), name="qid")
-        self.num_rel = evaluated.to_numpy(dtype=np.float64)
-        self.all_qids = frozenset(num_rel.index.astype(str))
+        num_rel = np.bincount(codes, weights=relevant, minlength=len(values))
+        by_qid = pc.sort_indices(values).to_numpy()
+        evaluated = by_qid[num_rel[by_qid] > 0]
+        self.no_relevant = len(values) - len(evaluated)
+        self.qids = pd.Index(values.take(evaluated).to_pylist(), dtype="str", name="qid")
+        self.num_rel = num_rel[evaluated]
+        position = np.full(len(values), -1, np.int64)
+        position[evaluated] = np.arange(len(evaluated))
+        self._row_qidx = position[codes]
+        """Each qrels row's query as a position in `qids`, -1 when it is not scored."""
+        self._qid_set = _strings(values.take(evaluated))
+        self._judged_qid_set = _strings(values)
         self._pytrec_qrels: dict[bool, dict[str, dict[str, int]]] = {}
 
     def gain(self, grades: np.ndarray) -> np.ndarray:
@@ -119,9 +177,9 @@ class PreparedQrels:
     @cached_property
     def _ideal_dcg(self) -> np.ndarray:
         """Ideal DCG at every cutoff 1..depth, one row per cutoff, one column per query."""
-        frame = self.qrels[self.qrels.qid.isin(self.qids)]
-        gains = self.gain(frame.grade.to_numpy(dtype=np.float64))
-        qidx = self.qids.get_indexer(frame.qid)
+        scored = self._row_qidx >= 0
+        gains = self.gain(self.qrels.grade.to_numpy(dtype=np.float64)[scored])
+        qidx = self._row_qidx[scored]
         order = np.lexsort((-gains, qidx))
         qidx, gains = qidx[order], gains[order]
         rank = _rank_within(qidx)
@@ -131,46 +189,46 @@ class PreparedQrels:
         table[rank[keep] - 1, qidx[keep]] = gains[keep] / np.log2(rank[keep] + 1)
         return np.cumsum(table, axis=0)
 
-    def qid_codes(self, qids: pd.Series) -> np.ndarray:
+    def qid_codes(self, qids: pa.Array | pa.ChunkedArray) -> np.ndarray:
         """Position of each qid in `self.qids`, -1 for queries that are not scored."""
         return _codes(qids, self._qid_set)
 
     @cached_property
-    def _qid_set(self):
-        return _arrow(pd.Series(self.qids))
+    def _judged(self) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+        """Judged documents of scored queries, and their (query, document) keys, sorted.
 
-    @cached_property
-    def _grade_index(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Judged (qid, docid) rows of scored queries as sorted 64-bit row hashes.
-
-        Hashes make the lookup a numpy searchsorted per run instead of rebuilding a string
-        hash table of every judged document on each call; hits are confirmed by comparing
-        the strings, so a hash collision cannot assign a wrong grade.
+        A key is qid position × documents + document position, so looking up a run's
+        grades is one string hash lookup per distinct document and then integer search.
         """
-        judged = self.qrels[self.qid_codes(self.qrels.qid) >= 0]
-        keys = _row_hashes(judged)
-        order = np.argsort(keys, kind="stable")
-        rows = judged.iloc[order]
-        return (
-            keys[order],
-            rows.grade.to_numpy(dtype=np.float64),
-            rows.qid.to_numpy(dtype=object),
-            rows.docid.to_numpy(dtype=object),
-        )
+        scored = np.flatnonzero(self._row_qidx >= 0)
+        docs = trec.encode(_strings(self.qrels.docid).take(scored))
+        doc_values = docs.dictionary
+        keys = self._row_qidx[scored] * len(doc_values) + docs.indices.to_numpy()
+        order = np.argsort(keys)
+        return doc_values, keys[order], self.qrels.grade.to_numpy(np.float64)[scored][order]
 
-    def judged_grades(self, run: pd.DataFrame) -> np.ndarray:
-        """Each run row's grade as float, NaN where the document is unjudged."""
-        keys, grades, qids, docids = self._grade_index
-        out = np.full(len(run), np.nan)
-        if not len(keys) or not len(run):
-            return out
-        wanted = _row_hashes(run)
-        pos = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
-        hit = np.flatnonzero(keys[pos] == wanted)
-        same = (qids[pos[hit]] == run.qid.to_numpy(dtype=object)[hit]) & (
-            docids[pos[hit]] == run.docid.to_numpy(dtype=object)[hit]
+    def grades(self, runs: Sequence[_Ranked]) -> list[tuple[np.ndarray, int]]:
+        """Each ranked row's grade as float (NaN where unjudged), and how many of the run's
+        distinct documents are judged for any query.
+
+        All runs' documents are looked up in one call, so the judged documents' hash table
+        is built once per group of runs rather than once per run.
+        """
+        doc_values, keys, grades = self._judged
+        found = _codes(
+            pa.chunked_array([r.doc_values for r in runs], type=pa.large_string()), doc_values
         )
-        out[hit[same]] = grades[pos[hit[same]]]
+        bounds = np.cumsum([0, *(len(r.doc_values) for r in runs)])
+        out = []
+        for run, start, stop in zip(runs, bounds[:-1], bounds[1:], strict=True):
+            doc = found[start:stop][run.docs]
+            wanted = run.qidx * len(doc_values) + doc
+            pos = np.searchsorted(keys, wanted)
+            hit = np.flatnonzero(pos < len(keys))
+            hit = hit[(doc[hit] >= 0) & (keys[pos[hit]] == wanted[hit])]
+            row = np.full(len(wanted), np.nan)
+            row[hit] = grades[pos[hit]]
+            out.append((row, int((found[start:stop] >= 0).sum())))
         return out
 
     def pytrec_qrels(self, gain_transformed: bool) -> dict[str, dict[str, int]]:
@@ -203,140 +261,250 @@ def _rank_within(group: np.ndarray) -> np.ndarray:
     return np.arange(n) - np.repeat(starts, lengths) + 1
 
 
-def _arrow(values: pd.Series):
-    """A string column as a pyarrow large_string array (zero-copy for arrow-backed columns)."""
-    import pyarrow as pa
-
-    array = pa.array(values)
+def _strings(values: pd.Series | pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """Strings as pyarrow large_string (zero-copy for arrow-backed columns)."""
+    array = values if isinstance(values, pa.Array | pa.ChunkedArray) else pa.array(values)
     return array if array.type == pa.large_string() else array.cast(pa.large_string())
 
 
-def _row_hashes(frame: pd.DataFrame) -> np.ndarray:
-    return pd.util.hash_pandas_object(frame[["qid", "docid"]], index=False).to_numpy()
-
-
-def _codes(values: pd.Series, value_set) -> np.ndarray:
+def _codes(values: pa.Array | pa.ChunkedArray, value_set: pa.Array) -> np.ndarray:
     """Index of each value in `value_set` (a hash lookup in pyarrow), -1 where absent."""
-    import pyarrow.compute as pc
-
-    found = pc.index_in(_arrow(values), value_set=value_set).fill_null(-1)
+    found = pc.index_in(_strings(values), value_set=_strings(value_set)).fill_null(-1)
     return found.to_numpy(zero_copy_only=False).astype(np.int64)
 
 
-def _ranked_top(run: pd.DataFrame, tie_order: str, depth: int) -> tuple[pd.DataFrame, int]:
-    """The top `depth` rows of each query in ranking order (with `rank`), and the tied pairs.
-
-    One pyarrow sort on (qid, score descending, docid in the tie order); equal scores of one
-    query are adjacent afterwards, which is where the tied pairs are counted. Only the rows
-    within depth are copied out, so a deep run is never duplicated whole.
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    table = pa.table(
-        {"qid": _arrow(run.qid), "docid": _arrow(run.docid), "score": run.score.to_numpy()}
+def _as_table(run: RunLike) -> pa.Table:
+    """A run as the reader returns it: qid and docid dictionary-encoded, score float64."""
+    if isinstance(run, pa.Table) and pa.types.is_dictionary(run.schema.field("docid").type):
+        return run
+    return pa.table(
+        {
+            "qid": trec.encode(_strings(run["qid"])),
+            "docid": trec.encode(_strings(run["docid"])),
+            "score": np.asarray(run["score"], dtype=np.float64),
+        }
     )
-    docid_order = "ascending" if tie_order == "docid_asc" else "descending"
-    order = pc.sort_indices(
-        table, sort_keys=[("qid", "ascending"), ("score", "descending"), ("docid", docid_order)]
-    ).to_numpy()
-    n = len(order)
-    if n == 0:
-        return run.iloc[:0].assign(rank=np.zeros(0, np.int64)), 0
-    qids = table.column("qid").take(order)
-    new_query = np.r_[
-        True, pc.not_equal(qids.slice(1), qids.slice(0, n - 1)).to_numpy(zero_copy_only=False)
-    ]
-    rank = _rank_within(np.cumsum(new_query))
-    scores = run.score.to_numpy()[order]
-    tie = ~new_query[1:] & (scores[1:] == scores[:-1])
-    runs = np.diff(np.flatnonzero(np.r_[True, ~tie, True]))
-    keep = rank <= depth
-    ranked = run.iloc[order[keep]].reset_index(drop=True)
-    ranked["rank"] = rank[keep]
-    return ranked, int((runs * (runs - 1) // 2).sum())
+
+
+def _dictionary(table: pa.Table, column: str) -> tuple[np.ndarray, pa.Array]:
+    """A dictionary column's codes (int64) and values."""
+    values = table.column(column)
+    array = (
+        values.chunk(0)
+        if values.num_chunks == 1
+        else trec.encode(values.cast(values.type.value_type))
+    )
+    return array.indices.to_numpy().astype(np.int64), array.dictionary
+
+
+def _sorted_position(values: pa.Array) -> np.ndarray:
+    """Each value's position in sorted order, so strings can be ordered as integers."""
+    position = np.empty(len(values), np.int64)
+    position[pc.sort_indices(values).to_numpy()] = np.arange(len(values))
+    return position
+
+
+def _ranking(
+    groups: np.ndarray, scores: np.ndarray, docs: np.ndarray, doc_values: pa.Array, tie_order: str
+) -> tuple[np.ndarray | None, np.ndarray, int]:
+    """Ranking order of rows (None when they already are in it), each row's rank in that
+    order, and the number of tied document pairs.
+
+    The order is group ascending, score descending, then docid in the tie order. Most run
+    files are written grouped by query with scores descending, so that is checked first
+    (linear) and the sort only happens when it fails.
+    """
+    sign = 1 if tie_order == "docid_asc" else -1
+    order = None
+    same = groups[1:] == groups[:-1]
+    tied = same & (scores[1:] == scores[:-1])
+    in_order = len(groups) - int(same.sum()) == int((np.bincount(groups, minlength=1) > 0).sum())
+    in_order = in_order and bool(np.all(~same | (scores[1:] <= scores[:-1])))
+    if in_order and tied.any():
+        at = np.flatnonzero(tied)
+        first, second = doc_values.take(docs[at]), doc_values.take(docs[at + 1])
+        in_order = pc.all(pc.less(first, second) if sign > 0 else pc.greater(first, second))
+        in_order = bool(in_order.as_py())
+    if not in_order:
+        order = np.lexsort((sign * _sorted_position(doc_values)[docs], -scores, groups))
+        groups, scores = groups[order], scores[order]
+        same = groups[1:] == groups[:-1]
+        tied = same & (scores[1:] == scores[:-1])
+    rank = _rank_within(groups)
+    runs = np.diff(np.flatnonzero(np.r_[True, ~tied, True]))
+    return order, rank, int((runs * (runs - 1) // 2).sum())
+
+
+def _rank(run: RunLike, qrels: PreparedQrels, name: str) -> _Ranked:
+    """Rank a run's scored queries under the qrels' conventions."""
+    table = _as_table(run)
+    qid_codes, qid_values = _dictionary(table, "qid")
+    judged = pc.is_in(_strings(qid_values), value_set=qrels._judged_qid_set).to_numpy(
+        zero_copy_only=False
+    )
+    if len(qid_values) and not judged.any():
+        raise LeakevalError(
+            f"{name}: none of its {len(qid_values)} queries has judgments in the qrels; "
+            "is this run for another collection?"
+        )
+    qidx = qrels.qid_codes(qid_values)[qid_codes]
+    docs, doc_values = _dictionary(table, "docid")
+    scores = table.column("score").to_numpy()
+    scored = qidx >= 0
+    if not scored.all():
+        qidx, docs, scores = qidx[scored], docs[scored], scores[scored]
+    order, rank, tied_pairs = _ranking(qidx, scores, docs, doc_values, qrels.conventions.tie_order)
+    if order is not None:
+        qidx, docs = qidx[order], docs[order]
+    keep = rank <= qrels.conventions.depth
+    in_run = np.zeros(len(qrels.qids), bool)
+    in_run[qidx] = True
+    return _Ranked(
+        name=name,
+        qidx=qidx[keep],
+        rank=rank[keep],
+        docs=docs[keep],
+        doc_values=_strings(doc_values),
+        in_run=in_run,
+        not_in_qrels=int((~judged).sum()),
+        tied_pairs=tied_pairs,
+    )
 
 
 def rank_run(run: pd.DataFrame, conventions: Conventions = Conventions()) -> pd.DataFrame:
     """Order a run by the tie policy and cut it at depth; adds a 1-based `rank` column.
 
-    The input frame is never modified.
+    Queries come in qid order. The input frame is never modified.
     """
-    return _ranked_top(run, conventions.tie_order, conventions.depth)[0]
+    table = _as_table(run)
+    qid_codes, qid_values = _dictionary(table, "qid")
+    docs, doc_values = _dictionary(table, "docid")
+    order, rank, _ = _ranking(
+        _sorted_position(qid_values)[qid_codes],
+        table.column("score").to_numpy(),
+        docs,
+        doc_values,
+        conventions.tie_order,
+    )
+    keep = rank <= conventions.depth
+    rows = np.flatnonzero(keep) if order is None else order[keep]
+    return run.iloc[rows].reset_index(drop=True).assign(rank=rank[keep])
 
 
 def score_run(
-    run: pd.DataFrame,
+    run: RunLike,
     qrels: PreparedQrels,
     measures: Sequence[Measure | str] | str = ("ndcg_cut_10",),
     *,
     name: str = "run",
 ) -> RunScores:
     """Score one run per query. Queries with no relevant judgment are excluded and counted."""
-    measures = parse_measures(measures) if not _all_measures(measures) else tuple(measures)
-    conv = qrels.conventions
-    run_qids = pd.unique(run.qid)
-    judged_qids = np.fromiter((q in qrels.all_qids for q in run_qids), bool, len(run_qids))
-    if len(run_qids) and not judged_qids.any():
-        raise LeakevalError(
-            f"{name}: none of its {len(run_qids)} queries has judgments in the qrels; "
-            "is this run for another collection?"
-        )
-    evaluated = qrels.qid_codes(run.qid) >= 0
-    scored = run if evaluated.all() else run[evaluated]  # no copy in the usual case
-    ranked, tied_pairs = _ranked_top(scored, conv.tie_order, conv.depth)
-    present = qrels.qid_codes(pd.Series(run_qids))
-    in_run = np.zeros(len(qrels.qids), bool)
-    in_run[present[present >= 0]] = True
-    missing = tuple(qrels.qids[~in_run])
+    result = _score_ranked([_rank(run, qrels, name)], qrels, _parsed(measures))[0]
+    if isinstance(result, LeakevalError):
+        raise result
+    return result
 
-    grades = qrels.judged_grades(ranked)
-    if len(ranked) and np.isnan(grades).all() and np.isnan(qrels.judged_grades(run)).all():
+
+def score_files(
+    paths: Sequence[str | os.PathLike[str]],
+    qrels: PreparedQrels,
+    measures: Sequence[Measure | str] | str,
+    progress: Callable[[int, int, str], None] | None = None,
+    group: int = 32,
+) -> Iterator[RunScores | LeakevalError]:
+    """Read and score many run files, yielding each file's result (or its error) in order.
+
+    Groups of files go to a thread pool (pyarrow and numpy release the GIL); each group is
+    read, ranked and looked up in the qrels at once. The group size bounds memory: only
+    the files being worked on have their parsed tables alive.
+    """
+    measures = _parsed(measures)
+    workers = min(os.cpu_count() or 1, max(len(paths), 1))
+    size = max(1, min(group, -(-len(paths) // workers)))
+
+    def rank_file(path) -> _Ranked | LeakevalError:
+        try:
+            return _rank(trec.read_run_table(path), qrels, str(path))
+        except LeakevalError as exc:
+            return exc
+
+    def score_group(start: int) -> list[RunScores | LeakevalError]:
+        return _score_ranked([rank_file(p) for p in paths[start : start + size]], qrels, measures)
+
+    done = 0
+    with ThreadPoolExecutor(workers) as pool:
+        for results in pool.map(score_group, range(0, len(paths), size)):
+            yield from results
+            done += len(results)
+            if progress:
+                progress(done, len(paths), str(paths[done - 1]))
+
+
+def _parsed(measures: Sequence[Measure | str] | str) -> tuple[Measure, ...]:
+    if not isinstance(measures, str) and all(isinstance(m, Measure) for m in measures):
+        return tuple(measures)
+    return parse_measures(measures)
+
+
+def _score_ranked(
+    ranked: Sequence[_Ranked | LeakevalError], qrels: PreparedQrels, measures: tuple[Measure, ...]
+) -> list[RunScores | LeakevalError]:
+    good = [r for r in ranked if isinstance(r, _Ranked)]
+    looked_up = iter(qrels.grades(good) if good else [])
+    results: list[RunScores | LeakevalError] = []
+    for run in ranked:
+        try:
+            if isinstance(run, LeakevalError):
+                raise run
+            results.append(_finish(run, *next(looked_up), qrels, measures))
+        except LeakevalError as exc:
+            results.append(exc)
+    return results
+
+
+def _finish(
+    run: _Ranked,
+    grades: np.ndarray,
+    judged_docs: int,
+    qrels: PreparedQrels,
+    measures: tuple[Measure, ...],
+) -> RunScores:
+    if len(run.doc_values) and not judged_docs:
         raise LeakevalError(
-            f"{name}: none of its {len(run)} documents is judged in the qrels; "
-            "is this run for another collection?"
+            f"{run.name}: none of its {len(run.doc_values)} distinct documents is judged in "
+            "the qrels; is this run for another collection?"
         )
-    columns = _native_scores(ranked, grades, qrels, [m for m in measures if m.family.native])
+    values = _native_scores(run, grades, qrels, [m for m in measures if m.family.native])
     others = [m for m in measures if not m.family.native]
     if others:
-        columns.update(_pytrec_columns(ranked, qrels, others))
-
-    keep = in_run if conv.missing == "drop" else np.ones(len(qrels.qids), bool)
-    qids = qrels.qids[keep]
-    long = pd.DataFrame(
-        {
-            "qid": np.tile(qids.to_numpy(dtype=object), len(measures)),
-            "measure": np.repeat([m.name for m in measures], len(qids)),
-            "value": np.concatenate([columns[m.name][keep] for m in measures]),
-        }
-    )
-    long["qid"] = long.qid.astype("str")
-    frr = columns.get("first_rel_rank")
+        values.update(_pytrec_columns(run, qrels, others))
+    conv = qrels.conventions
+    keep = run.in_run if conv.missing == "drop" else np.ones(len(qrels.qids), bool)
+    frr = values.get("first_rel_rank")
     diagnostics = ScoreDiagnostics(
         queries_scored=int(keep.sum()),
-        missing_from_run=missing,
+        missing_from_run=tuple(qrels.qids[~run.in_run]),
         no_relevant=qrels.no_relevant,
-        not_in_qrels=int((~judged_qids).sum()),
-        tied_pairs=tied_pairs,
+        not_in_qrels=run.not_in_qrels,
+        tied_pairs=run.tied_pairs,
         first_rel_undefined=int(np.isnan(frr[keep]).sum()) if frr is not None else 0,
     )
-    return RunScores(long, diagnostics)
-
-
-def _all_measures(measures: object) -> bool:
-    return not isinstance(measures, str) and all(isinstance(m, Measure) for m in measures)
+    return RunScores(
+        qrels.qids.to_numpy(dtype=object)[keep],
+        {m.name: values[m.name][keep] for m in measures},
+        diagnostics,
+    )
 
 
 def _native_scores(
-    ranked: pd.DataFrame, grades: np.ndarray, qrels: PreparedQrels, measures: Sequence[Measure]
+    run: _Ranked, grades: np.ndarray, qrels: PreparedQrels, measures: Sequence[Measure]
 ) -> dict[str, np.ndarray]:
     """Vectorised per-query values, one array per measure aligned with `qrels.qids`.
 
     `grades` holds each ranked document's grade, NaN where unjudged.
     """
     nq = len(qrels.qids)
-    qidx = qrels.qid_codes(ranked.qid)
-    rank = ranked["rank"].to_numpy()
+    qidx, rank = run.qidx, run.rank
     judged = ~np.isnan(grades)
     relevant = judged & (np.nan_to_num(grades, nan=-np.inf) >= qrels.conventions.relevance_level)
 
@@ -382,15 +550,17 @@ def _rank_within_cumsum(flags: np.ndarray, group: np.ndarray) -> np.ndarray:
 
 
 def _pytrec_columns(
-    ranked: pd.DataFrame, qrels: PreparedQrels, measures: Sequence[Measure]
+    run: _Ranked, qrels: PreparedQrels, measures: Sequence[Measure]
 ) -> dict[str, np.ndarray]:
     import pytrec_eval
 
     # Distinct descending scores in leakeval's order, so pytrec_eval's own tie rule is moot.
-    scores = (qrels.conventions.depth + 1 - ranked["rank"]).astype(float).tolist()
-    run: dict[str, dict[str, float]] = {}
-    for qid, docid, score in zip(ranked.qid, ranked.docid, scores, strict=True):
-        run.setdefault(str(qid), {})[str(docid)] = score
+    scores = (qrels.conventions.depth + 1 - run.rank).astype(float).tolist()
+    qids = qrels.qids.to_numpy(dtype=object)[run.qidx]
+    docids = run.doc_values.take(pa.array(run.docs)).to_pylist()
+    pytrec_run: dict[str, dict[str, float]] = {}
+    for qid, docid, score in zip(qids, docids, scores, strict=True):
+        pytrec_run.setdefault(str(qid), {})[str(docid)] = score
     columns: dict[str, np.ndarray] = {}
     for uses_gain in (False, True):
         group = [m for m in measures if _uses_gain(m) == uses_gain]
@@ -401,7 +571,7 @@ def _pytrec_columns(
             {m.name for m in group},
             relevance_level=qrels.conventions.relevance_level,
         )
-        results = evaluator.evaluate(run)
+        results = evaluator.evaluate(pytrec_run)
         for m in group:
             values = [results.get(q, {}).get(m.name, 0.0) for q in qrels.qids]
             columns[m.name] = np.array(values, dtype=float)
@@ -413,12 +583,10 @@ def _uses_gain(measure: Measure) -> bool:
 
 
 def score_with_pytrec_eval(
-    run: pd.DataFrame, qrels: PreparedQrels, measures: Sequence[Measure | str] | str
+    run: RunLike, qrels: PreparedQrels, measures: Sequence[Measure | str] | str
 ) -> dict[str, np.ndarray]:
     """Reference scores from pytrec_eval on leakeval's ranking, aligned with `qrels.qids`.
 
     Used for every measure leakeval does not compute itself, and by the parity tests.
     """
-    measures = parse_measures(measures) if not _all_measures(measures) else tuple(measures)
-    ranked = rank_run(run[qrels.qid_codes(run.qid) >= 0], qrels.conventions)
-    return _pytrec_columns(ranked, qrels, measures)
+    return _pytrec_columns(_rank(run, qrels, "run"), qrels, _parsed(measures))

@@ -27,6 +27,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from .errors import ParseError
 
@@ -39,6 +41,7 @@ __all__ = [
     "read_qrels",
     "read_queries",
     "read_run",
+    "read_run_table",
     "read_topics",
     "run_name",
     "unique_run_names",
@@ -51,6 +54,8 @@ Source = str | os.PathLike[str] | tuple[str, bytes]
 _BOM = b"\xef\xbb\xbf"
 _RUN_COLUMNS = ("qid", "iter", "docid", "rank", "score", "tag")
 _QRELS_COLUMNS = ("qid", "iter", "docid", "grade")
+_BLOCK = 1 << 20
+"""pyarrow's CSV block size; a smaller file is parsed on the calling thread."""
 
 
 def file_digest(path: str | os.PathLike[str]) -> str:
@@ -137,21 +142,21 @@ def _line_of(data: bytes, offset: int) -> int:
 
 def _split_columns(
     name: str, data: bytes, columns: Sequence[str], keep: dict[str, str], describe: str
-) -> tuple[pd.DataFrame, np.ndarray]:
+) -> tuple[pa.Table, np.ndarray | None]:
     """Split whitespace-separated columns; returns the kept columns and each row's line.
 
     `keep` maps the columns to return to their type on the fast path ("str", "float64",
     "int64"); a value pyarrow cannot convert sends the file to the line-by-line path, which
-    returns strings and lets the caller name the offending line.
+    returns strings and lets the caller name the offending line. Lines are None on the fast
+    path, where row i is line i + 1 (blank lines always take the slow path).
     """
     fast = _split_fast(data, columns, keep)
     if fast is not None:
-        return fast, np.arange(1, len(fast) + 1)
+        return fast, None
     return _split_slow(name, data, columns, describe, list(keep))
 
 
-def _split_fast(data: bytes, columns: Sequence[str], keep: dict[str, str]) -> pd.DataFrame | None:
-    import pyarrow as pa
+def _split_fast(data: bytes, columns: Sequence[str], keep: dict[str, str]) -> pa.Table | None:
     import pyarrow.csv as pacsv
 
     if b"\n\n" in data or data.startswith(b"\n") or b"\r" in data:
@@ -160,23 +165,26 @@ def _split_fast(data: bytes, columns: Sequence[str], keep: dict[str, str]) -> pd
         data = data.replace(b"\t", b" ")
     arrow_types = {"str": pa.string(), "float64": pa.float64(), "int64": pa.int64()}
     try:
-        table = pacsv.read_csv(
+        return pacsv.read_csv(
             io.BytesIO(data),
-            read_options=pacsv.ReadOptions(column_names=list(columns)),
+            read_options=pacsv.ReadOptions(
+                column_names=list(columns), use_threads=len(data) > _BLOCK
+            ),
             parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False),
             convert_options=pacsv.ConvertOptions(
                 column_types={c: arrow_types[t] for c, t in keep.items()},
                 include_columns=list(keep),
+                null_values=[],  # 'nan' or 'NULL' is a value to check, not a missing one
+                quoted_strings_can_be_null=False,
             ),
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
-    return table.to_pandas()
 
 
 def _split_slow(
     name: str, data: bytes, columns: Sequence[str], describe: str, keep: list[str]
-) -> tuple[pd.DataFrame, np.ndarray]:
+) -> tuple[pa.Table, np.ndarray]:
     rows: list[list[str]] = []
     lines: list[int] = []
     for lineno, line in enumerate(data.decode("utf-8").split("\n"), start=1):
@@ -192,19 +200,26 @@ def _split_slow(
     if not rows:
         raise ParseError(name, 1, "file is empty")
     matrix = np.array(rows, dtype=object)
-    frame = pd.DataFrame({c: pd.array(matrix[:, columns.index(c)], dtype="str") for c in keep})
-    return frame, np.asarray(lines)
+    table = pa.table({c: pa.array(matrix[:, columns.index(c)], pa.string()) for c in keep})
+    return table, np.asarray(lines)
 
 
-def _as_finite_scores(name: str, raw: np.ndarray, lines: np.ndarray) -> np.ndarray:
-    values = pd.to_numeric(pd.Series(raw), errors="coerce").to_numpy(dtype=np.float64)
+def _line(lines: np.ndarray | None, row: int) -> int:
+    return row + 1 if lines is None else int(lines[row])
+
+
+def _as_finite_scores(name: str, raw: pa.ChunkedArray, lines: np.ndarray | None) -> pa.Array:
+    if pa.types.is_floating(raw.type):  # pyarrow already parsed every score
+        values = raw.to_numpy()
+    else:
+        values = pd.to_numeric(raw.to_pandas(), errors="coerce").to_numpy(dtype=np.float64)
     bad = ~np.isfinite(values)
     if bad.any():
         i = int(np.argmax(bad))
-        text = str(raw[i])
+        text = str(values[i]) if pa.types.is_floating(raw.type) else str(raw[i].as_py())
         kind = "not finite" if _is_float(text) else "not a number"
-        raise ParseError(name, int(lines[i]), f"score {text!r} is {kind}")
-    return values
+        raise ParseError(name, _line(lines, i), f"score {text!r} is {kind}")
+    return pa.array(values, pa.float64())
 
 
 def _is_float(text: str) -> bool:
@@ -215,42 +230,86 @@ def _is_float(text: str) -> bool:
     return True
 
 
-def _as_int_grades(name: str, raw: np.ndarray, lines: np.ndarray) -> np.ndarray:
-    if np.issubdtype(raw.dtype, np.integer):  # pyarrow already parsed every grade
-        return raw.astype(np.int64)
-    text = pd.Series(raw, dtype="str")
+def _as_int_grades(name: str, raw: pa.ChunkedArray, lines: np.ndarray | None) -> np.ndarray:
+    if pa.types.is_integer(raw.type):  # pyarrow already parsed every grade
+        return raw.to_numpy().astype(np.int64)
+    text = raw.to_pandas()
     ok = text.str.fullmatch(r"[+-]?\d+").to_numpy(dtype=bool)
     if not ok.all():
         i = int(np.argmax(~ok))
-        raise ParseError(name, int(lines[i]), f"grade {raw[i]!r} is not an integer")
+        raise ParseError(name, _line(lines, i), f"grade {text.iat[i]!r} is not an integer")
     return text.astype(np.int64).to_numpy()
 
 
-def _reject_duplicates(name: str, frame: pd.DataFrame, lines: np.ndarray, what: str) -> None:
-    """A (qid, docid) pair twice is an error naming the second line and the first."""
-    dup = frame.duplicated(subset=["qid", "docid"]).to_numpy()
-    if dup.any():
-        i = int(np.argmax(dup))
-        qid, docid = frame.qid.iat[i], frame.docid.iat[i]
-        first = frame.index[(frame.qid == qid) & (frame.docid == docid)][0]
-        raise ParseError(
-            name,
-            int(lines[i]),
-            f"docid {docid!r} {what} twice for query {qid!r} (first at line {lines[first]})",
+def encode(values: pa.Array | pa.ChunkedArray) -> pa.DictionaryArray:
+    """Dictionary-encode strings into one array with one dictionary.
+
+    Codes are what makes duplicate checks, ranking and qrels lookups integer work instead
+    of string hashing on every call.
+    """
+    encoded = pc.dictionary_encode(values)
+    if isinstance(encoded, pa.Array):
+        return encoded
+    if encoded.num_chunks <= 1:
+        return (
+            encoded.chunk(0)
+            if encoded.num_chunks
+            else pc.dictionary_encode(pa.array([], values.type))
         )
+    chunks = pa.table({"v": encoded}).unify_dictionaries().column("v").chunks
+    indices = pa.concat_arrays([c.indices for c in chunks])
+    return pa.DictionaryArray.from_arrays(indices, chunks[0].dictionary)
+
+
+def decode(values: pa.DictionaryArray) -> pa.Array:
+    return values.dictionary.take(values.indices)
+
+
+def _reject_duplicates(
+    name: str,
+    qids: pa.DictionaryArray,
+    docids: pa.DictionaryArray,
+    lines: np.ndarray | None,
+    what: str,
+) -> None:
+    """A (qid, docid) pair twice is an error naming the second line and the first.
+
+    Only documents that occur more than once in the file can repeat a pair, so the pair
+    check sorts just those rows.
+    """
+    docs = docids.indices.to_numpy()
+    candidates = np.flatnonzero(np.bincount(docs, minlength=1)[docs] > 1)
+    if not len(candidates):
+        return
+    keys = qids.indices.to_numpy()[candidates].astype(np.int64) * len(docids.dictionary)
+    keys += docs[candidates]
+    order = np.argsort(keys, kind="stable")  # stable: a pair's first row comes first
+    repeats = order[np.flatnonzero(keys[order][1:] == keys[order][:-1]) + 1]
+    if not len(repeats):
+        return
+    again = repeats.min()  # candidates are in file order, so this is the earliest repeat
+    second, first = candidates[again], candidates[np.argmax(keys == keys[again])]
+    qid, docid = qids[second].as_py(), docids[second].as_py()
+    raise ParseError(
+        name,
+        _line(lines, second),
+        f"docid {docid!r} {what} twice for query {qid!r} (first at line {_line(lines, first)})",
+    )
 
 
 # --------------------------------------------------------------------------- runs, qrels
 
 
-def read_run(source: Source) -> pd.DataFrame:
-    """Read a TREC run: `qid Q0 docid rank score tag` per line.
+def read_run_table(source: Source) -> pa.Table:
+    """Read a TREC run as an arrow table, the scorer's native input.
 
-    The rank column is ignored (trec_eval ignores it too); ranking comes from the scores
-    and the tie policy applied at scoring time.
+    `qid Q0 docid rank score tag` per line. Columns: qid and docid dictionary-encoded
+    (a run repeats each qid hundreds of times; the codes also make ranking integer work),
+    score float64. The rank column is ignored (trec_eval ignores it too); ranking comes
+    from the scores and the tie policy applied at scoring time.
     """
     name, data = load_bytes(source)
-    frame, lines = _split_columns(
+    table, lines = _split_columns(
         name,
         data,
         _RUN_COLUMNS,
@@ -258,23 +317,40 @@ def read_run(source: Source) -> pd.DataFrame:
         "qid Q0 docid rank score run_tag",
     )
     del data  # the raw file is not needed past parsing; keep it out of the duplicate check's peak
-    frame["score"] = _as_finite_scores(name, frame.score.to_numpy(), lines)
-    _reject_duplicates(name, frame, lines, "appears")
-    return frame
+    scores = _as_finite_scores(name, table.column("score"), lines)
+    qids, docids = encode(table.column("qid")), encode(table.column("docid"))
+    del table
+    _reject_duplicates(name, qids, docids, lines, "appears")
+    return pa.table({"qid": qids, "docid": docids, "score": scores})
+
+
+def read_run(source: Source) -> pd.DataFrame:
+    """Read a TREC run as a frame: qid, docid, score (float64), one row per line, in file order."""
+    table = read_run_table(source)
+    return pa.table(
+        {
+            "qid": decode(table["qid"].chunk(0)),
+            "docid": decode(table["docid"].chunk(0)),
+            "score": table["score"],
+        }
+    ).to_pandas()
 
 
 def read_qrels(source: Source) -> pd.DataFrame:
     """Read TREC qrels: `qid iter docid grade`, integer grades (negative allowed, gain 0)."""
     name, data = load_bytes(source)
-    frame, lines = _split_columns(
+    table, lines = _split_columns(
         name,
         data,
         _QRELS_COLUMNS,
         {"qid": "str", "docid": "str", "grade": "int64"},
         "qid iter docid grade",
     )
-    frame["grade"] = _as_int_grades(name, frame.grade.to_numpy(), lines)
-    _reject_duplicates(name, frame, lines, "is judged")
+    grades = _as_int_grades(name, table.column("grade"), lines)
+    qids, docids = encode(table.column("qid")), encode(table.column("docid"))
+    _reject_duplicates(name, qids, docids, lines, "is judged")
+    frame = table.drop_columns(["grade"]).to_pandas()
+    frame["grade"] = grades
     return frame
 
 

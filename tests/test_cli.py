@@ -94,7 +94,7 @@ def test_internal_error_is_one_line_with_debug_hint(tmp_path, capsys, monkeypatc
     def boom(*args, **kwargs):
         raise RuntimeError("kaboom")
 
-    monkeypatch.setattr(metrics, "score_run", boom)
+    monkeypatch.setattr(metrics, "score_files", boom)
     qrels, run = write(tmp_path / "q", QRELS), write(tmp_path / "r.run", RUN)
     assert main(["score", "--qrels", str(qrels), "--run", str(run)]) == 1
     err = capsys.readouterr().err

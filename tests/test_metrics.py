@@ -147,7 +147,7 @@ def test_run_for_another_collection_is_an_error():
     qrels = PreparedQrels(qrels_frame([("q1", "a", 1)]))
     with pytest.raises(LeakevalError, match="another collection"):
         score_run(run_frame([("zz", "a", 1.0)]), qrels, name="x.run")
-    with pytest.raises(LeakevalError, match="none of its 1 documents is judged"):
+    with pytest.raises(LeakevalError, match="none of its 1 distinct documents is judged"):
         score_run(run_frame([("q1", "other", 1.0)]), qrels, name="x.run")
 
 
