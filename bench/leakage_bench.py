@@ -22,12 +22,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 REAL = ROOT.parent / "shared" / "realdata"
 
-from leakeval_core import trec  # noqa: E402
+from leakeval_core import queries  # noqa: E402
 from leakeval_core.detect import DetectionOptions, TopicTexts, detect, topic_texts  # noqa: E402
 
 
 def synthetic_log(n: int, chunk: int, seed: int = 0):
-    sample = trec.read_queries(REAL / "msmarco" / "doctrain-queries.sample.csv")
+    sample = queries.read_queries(REAL / "msmarco" / "doctrain-queries.sample.csv")
     words = np.array(" ".join(sample.text).split())
     lengths = sample.text.str.split().str.len().to_numpy()
     rng = np.random.default_rng(seed)
@@ -46,7 +46,7 @@ def main() -> None:
     args = parser.parse_args()
     topics = pd.concat(
         [
-            trec.read_topics(REAL / c / "topics.txt").assign(collection=c)
+            queries.read_topics(REAL / c / "topics.txt").assign(collection=c)
             for c in ("robust04", "core17", "core18")
         ],
         ignore_index=True,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 
 from .errors import LeakevalError
@@ -272,39 +273,51 @@ def _progress(label: str):
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
-    import pandas as pd
+    """Score run files straight from the scorer's arrays: no frame is built per run."""
+    import csv
 
     from . import trec
     from .metrics import PreparedQrels, score_files
 
     measures = _measures(args)
-    conventions = _conventions(args)
-    qrels = PreparedQrels(trec.read_qrels(args.qrels), conventions)
-    tables = []
-    names = trec.unique_run_names(args.run)
+    qrels = PreparedQrels(trec.read_qrels_table(args.qrels), _conventions(args))
+    rows: list[tuple[str, str, str, float]] = []
+    means: dict[str, dict[str, float]] = {}
     diagnostics = {}
+    names = trec.unique_run_names(args.run)
     results = score_files(args.run, qrels, measures, _progress("scoring"))
     for path, name, result in zip(args.run, names, results, strict=True):
         if isinstance(result, Exception):
             raise result
-        means = result.means()
-        tables.append(
-            pd.DataFrame(
-                {"run": name, "qid": "all", "measure": list(means), "value": means.values()}
-            )
-        )
+        means[name] = result.means()
+        rows.extend((name, "all", m, v) for m, v in means[name].items())
         if args.per_query:
-            tables.append(result.scores.assign(run=name))
+            for measure, values in result.values.items():
+                rows.extend(
+                    (name, qid, measure, v) for qid, v in zip(result.qids, values, strict=True)
+                )
         diagnostics[path] = result.diagnostics
     _report_diagnostics(diagnostics)
-    out = pd.concat(tables, ignore_index=True)[["run", "qid", "measure", "value"]]
-    if args.out:
-        out.to_csv(args.out, index=False, float_format="%.6g")
-    elif args.per_query:
-        out.to_csv(sys.stdout, index=False, float_format="%.6g")
+    if args.out or args.per_query:
+        with open(args.out, "w", newline="") if args.out else nullcontext(sys.stdout) as fh:
+            writer = csv.writer(fh, lineterminator="\n")
+            writer.writerow(["run", "qid", "measure", "value"])
+            writer.writerows((*row[:3], f"{row[3]:.6g}") for row in rows)
     else:
-        _print_means(out, measures)
+        _print_means(means, measures)
     return 0
+
+
+def _print_means(means: dict[str, dict[str, float]], measures) -> None:
+    """Runs down, measures across, four decimals: the table a paper's results section wants."""
+    header = ["run", *(m.label for m in measures)]
+    body = [[run, *(f"{values[m.name]:.4f}" for m in measures)] for run, values in means.items()]
+    widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
+    for row in [header, *body]:
+        cells = [row[0].ljust(widths[0])] + [
+            c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)
+        ]
+        print("  ".join(cells))
 
 
 def _report_diagnostics(diagnostics: dict) -> None:
@@ -329,13 +342,6 @@ def _report_diagnostics(diagnostics: dict) -> None:
 
 def _count(value) -> int:
     return len(value) if isinstance(value, tuple) else int(value)
-
-
-def _print_means(out, measures) -> None:
-    table = out[out.qid == "all"].pivot(index="run", columns="measure", values="value")
-    table = table[[m.name for m in measures]]
-    table.columns = [m.label for m in measures]
-    print(table.to_string(float_format=lambda v: f"{v:.4f}"))
 
 
 def _cmd_scores(args: argparse.Namespace) -> int:
@@ -369,7 +375,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from . import trec
+    from . import queries, trec
     from .collections import load_collection
     from .experiment import load_experiment
 
@@ -383,7 +389,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             problems += 1
     if isinstance(experiment.training_queries, Path):
         try:
-            trec.read_queries(experiment.training_queries)
+            queries.read_queries(experiment.training_queries)
         except LeakevalError as exc:
             print(f"leakeval: {exc}", file=sys.stderr)
             problems += 1
@@ -532,12 +538,12 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_leakage(args: argparse.Namespace) -> int:
-    from . import trec
+    from . import queries
     from .collections import topics_from, training_chunks
     from .detect import DetectionOptions, detect, topic_texts
     from .leakage import DEFAULT_THRESHOLD, LEAKAGE_COLUMNS
 
-    variants = trec.read_queries(args.variants, unique=False) if args.variants else None
+    variants = queries.read_queries(args.variants, unique=False) if args.variants else None
     fields = tuple(f.strip() for f in args.fields.split(",") if f.strip())
     side = topic_texts(topics_from(args.topics), fields, variants)
     options = DetectionOptions(

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import trec
+from . import queries, trec
 from .errors import LeakevalError
 from .experiment import CollectionSpec
 
@@ -76,7 +76,7 @@ def load_collection(spec: CollectionSpec) -> Collection:
     if spec.ir_datasets is None:
         return Collection(
             spec.name,
-            trec.read_topics(spec.topics),
+            queries.read_topics(spec.topics),
             trec.read_qrels(spec.qrels),
             digest,
             f"{spec.topics.name} + {spec.qrels.name}",
@@ -180,14 +180,14 @@ def document_text(collection: Collection, docid: str) -> str | None:
 def topics_from(source: str) -> pd.DataFrame:
     """Topics from a file, or from an ir_datasets id or alias (`robust04`)."""
     if Path(source).exists():
-        return trec.read_topics(source)
+        return queries.read_topics(source)
     return load_collection(CollectionSpec(name=source, ir_datasets=source)).topics
 
 
 def training_chunks(source: str | Path, chunk_size: int = 100_000) -> Iterator[pd.DataFrame]:
     """A training query log as a stream of (qid, text) frames: a file or an ir_datasets id."""
     if Path(source).exists():
-        yield from trec.iter_queries(source, chunk_size)
+        yield from queries.iter_queries(source, chunk_size)
         return
     dataset_id = resolve_alias(str(source))
     dataset = _load_dataset(dataset_id)

@@ -18,16 +18,21 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import trec
 from .errors import LeakevalError
 from .measures import Measure, parse_measures
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    RunLike = pd.DataFrame | pa.Table
+    """A run (qid, docid, score) or qrels (qid, docid, grade) as a frame or arrow table."""
 
 __all__ = [
     "Conventions",
@@ -93,10 +98,6 @@ class ScoreDiagnostics:
     """Scored queries with no relevant document within depth: left out of MFR."""
 
 
-RunLike = pd.DataFrame | pa.Table
-"""A run as a frame or arrow table with qid, docid and score columns."""
-
-
 @dataclass(frozen=True)
 class RunScores:
     """Per-query values of one run: `qids` and one array per measure, aligned."""
@@ -108,6 +109,8 @@ class RunScores:
     @cached_property
     def scores(self) -> pd.DataFrame:
         """Long table: qid, measure, value. first_rel_rank is NaN where undefined."""
+        import pandas as pd
+
         return pd.DataFrame(
             {
                 "qid": pd.array(np.tile(self.qids, len(self.values)), dtype="str"),
@@ -146,24 +149,27 @@ class _Ranked:
 class PreparedQrels:
     """Qrels indexed once for scoring many runs under one set of conventions."""
 
-    def __init__(self, qrels: pd.DataFrame, conventions: Conventions = Conventions()) -> None:
+    def __init__(self, qrels: RunLike, conventions: Conventions = Conventions()) -> None:
         self.conventions = conventions
-        self.qrels = qrels
-        qids = trec.encode(_strings(qrels.qid))
-        codes, values = qids.indices.to_numpy(), qids.dictionary
-        relevant = qrels.grade.to_numpy() >= conventions.relevance_level
-        num_rel = np.bincount(codes, weights=relevant, minlength=len(values))
-        by_qid = pc.sort_indices(values).to_numpy()
+        table = _as_table(qrels, "grade")
+        qid_codes, qid_values = _dictionary(table, "qid")
+        self._docids = table.column("docid").chunk(0)
+        self._grades = table.column("grade").to_numpy().astype(np.int64)
+        relevant = self._grades >= conventions.relevance_level
+        num_rel = np.bincount(qid_codes, weights=relevant, minlength=len(qid_values))
+        by_qid = pc.sort_indices(qid_values).to_numpy()
         evaluated = by_qid[num_rel[by_qid] > 0]
-        self.no_relevant = len(values) - len(evaluated)
-        self.qids = pd.Index(values.take(evaluated).to_pylist(), dtype="str", name="qid")
+        self.no_relevant = len(qid_values) - len(evaluated)
+        self.qids = np.array(qid_values.take(evaluated).to_pylist(), dtype=object)
+        """Scored queries (those with a relevant judgment), in qid order."""
         self.num_rel = num_rel[evaluated]
-        position = np.full(len(values), -1, np.int64)
+        position = np.full(len(qid_values), -1, np.int64)
         position[evaluated] = np.arange(len(evaluated))
-        self._row_qidx = position[codes]
+        self._row_qidx = position[qid_codes]
         """Each qrels row's query as a position in `qids`, -1 when it is not scored."""
-        self._qid_set = _strings(values.take(evaluated))
-        self._judged_qid_set = _strings(values)
+        self._qids = table.column("qid").chunk(0)
+        self._qid_set = _strings(qid_values.take(evaluated))
+        self._judged_qid_set = _strings(qid_values)
         self._pytrec_qrels: dict[bool, dict[str, dict[str, int]]] = {}
 
     def gain(self, grades: np.ndarray) -> np.ndarray:
@@ -178,7 +184,7 @@ class PreparedQrels:
     def _ideal_dcg(self) -> np.ndarray:
         """Ideal DCG at every cutoff 1..depth, one row per cutoff, one column per query."""
         scored = self._row_qidx >= 0
-        gains = self.gain(self.qrels.grade.to_numpy(dtype=np.float64)[scored])
+        gains = self.gain(self._grades[scored].astype(np.float64))
         qidx = self._row_qidx[scored]
         order = np.lexsort((-gains, qidx))
         qidx, gains = qidx[order], gains[order]
@@ -201,11 +207,10 @@ class PreparedQrels:
         grades is one string hash lookup per distinct document and then integer search.
         """
         scored = np.flatnonzero(self._row_qidx >= 0)
-        docs = trec.encode(_strings(self.qrels.docid).take(scored))
-        doc_values = docs.dictionary
-        keys = self._row_qidx[scored] * len(doc_values) + docs.indices.to_numpy()
+        doc_values = self._docids.dictionary
+        keys = self._row_qidx[scored] * len(doc_values) + self._docids.indices.to_numpy()[scored]
         order = np.argsort(keys)
-        return doc_values, keys[order], self.qrels.grade.to_numpy(np.float64)[scored][order]
+        return doc_values, keys[order], self._grades[scored][order].astype(np.float64)
 
     def grades(self, runs: Sequence[_Ranked]) -> list[tuple[np.ndarray, int]]:
         """Each ranked row's grade as float (NaN where unjudged), and how many of the run's
@@ -240,11 +245,16 @@ class PreparedQrels:
         """
         key = bool(gain_transformed and self.conventions.gain == "exponential")
         if key not in self._pytrec_qrels:
-            grades = self.qrels.grade.to_numpy()
+            grades = self._grades
             if key:
                 grades = np.where(grades > 0, np.exp2(np.clip(grades, 0, 62)) - 1, grades)
             out: dict[str, dict[str, int]] = {}
-            pairs = zip(self.qrels.qid, self.qrels.docid, grades.tolist(), strict=True)
+            pairs = zip(
+                trec.decode(self._qids).to_pylist(),
+                trec.decode(self._docids).to_pylist(),
+                grades.tolist(),
+                strict=True,
+            )
             for qid, docid, grade in pairs:
                 out.setdefault(str(qid), {})[str(docid)] = int(grade)
             self._pytrec_qrels[key] = out
@@ -273,27 +283,30 @@ def _codes(values: pa.Array | pa.ChunkedArray, value_set: pa.Array) -> np.ndarra
     return found.to_numpy(zero_copy_only=False).astype(np.int64)
 
 
-def _as_table(run: RunLike) -> pa.Table:
-    """A run as the reader returns it: qid and docid dictionary-encoded, score float64."""
-    if isinstance(run, pa.Table) and pa.types.is_dictionary(run.schema.field("docid").type):
-        return run
+def _as_table(frame: RunLike, value: str = "score") -> pa.Table:
+    """A run or qrels as the readers return them: qid and docid dictionary-encoded (one
+    chunk each), and the value column."""
     return pa.table(
         {
-            "qid": trec.encode(_strings(run["qid"])),
-            "docid": trec.encode(_strings(run["docid"])),
-            "score": np.asarray(run["score"], dtype=np.float64),
+            "qid": _encoded(frame["qid"]),
+            "docid": _encoded(frame["docid"]),
+            value: np.asarray(frame[value]),
         }
     )
 
 
+def _encoded(values: pd.Series | pa.ChunkedArray) -> pa.DictionaryArray:
+    """Strings as one dictionary-encoded array; the readers' columns pass through as they are."""
+    if isinstance(values, pa.ChunkedArray) and pa.types.is_dictionary(values.type):
+        if values.num_chunks == 1:
+            return values.chunk(0)
+        values = values.cast(values.type.value_type)
+    return trec.encode(_strings(values))
+
+
 def _dictionary(table: pa.Table, column: str) -> tuple[np.ndarray, pa.Array]:
     """A dictionary column's codes (int64) and values."""
-    values = table.column(column)
-    array = (
-        values.chunk(0)
-        if values.num_chunks == 1
-        else trec.encode(values.cast(values.type.value_type))
-    )
+    array = table.column(column).chunk(0)
     return array.indices.to_numpy().astype(np.int64), array.dictionary
 
 
@@ -490,7 +503,7 @@ def _finish(
         first_rel_undefined=int(np.isnan(frr[keep]).sum()) if frr is not None else 0,
     )
     return RunScores(
-        qrels.qids.to_numpy(dtype=object)[keep],
+        qrels.qids[keep],
         {m.name: values[m.name][keep] for m in measures},
         diagnostics,
     )
@@ -556,7 +569,7 @@ def _pytrec_columns(
 
     # Distinct descending scores in leakeval's order, so pytrec_eval's own tie rule is moot.
     scores = (qrels.conventions.depth + 1 - run.rank).astype(float).tolist()
-    qids = qrels.qids.to_numpy(dtype=object)[run.qidx]
+    qids = qrels.qids[run.qidx]
     docids = run.doc_values.take(pa.array(run.docs)).to_pylist()
     pytrec_run: dict[str, dict[str, float]] = {}
     for qid, docid, score in zip(qids, docids, scores, strict=True):

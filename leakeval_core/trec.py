@@ -1,16 +1,14 @@
-"""Validated readers for TREC runs, qrels, topics and query lists.
+"""Validated readers for TREC runs and qrels (topics and query lists are in `queries`).
 
-Every reader takes either a path or in-memory bytes (uploads) and returns a pandas frame, or
-raises `ParseError(path, line, why)`. Well-formed files go through pyarrow's multithreaded
-CSV reader; anything it rejects is re-read line by line, which is slow but is the only way
+Every reader takes either a path or in-memory bytes (uploads) and returns an arrow table or
+a pandas frame, or raises `ParseError(path, line, why)`. Well-formed files go through
+pyarrow's CSV reader; anything it rejects is re-read line by line, which is slow but is the only way
 to name the offending line or to accept harmless whitespace variants (runs of spaces,
 trailing blanks, blank lines).
 
 Frames:
 - run: qid, docid, score (float64), one row per line, file order kept.
 - qrels: qid, docid, grade (int64).
-- topics: qid, title, description, narrative.
-- queries: qid, text.
 """
 
 from __future__ import annotations
@@ -20,29 +18,31 @@ import gzip
 import hashlib
 import io
 import os
-import re
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from .errors import ParseError
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = [
     "ParseError",
     "Source",
+    "decode",
+    "encode",
     "file_digest",
-    "iter_queries",
     "load_bytes",
     "read_qrels",
-    "read_queries",
+    "read_qrels_table",
     "read_run",
     "read_run_table",
-    "read_topics",
     "run_name",
     "unique_run_names",
     "write_qrels",
@@ -212,6 +212,8 @@ def _as_finite_scores(name: str, raw: pa.ChunkedArray, lines: np.ndarray | None)
     if pa.types.is_floating(raw.type):  # pyarrow already parsed every score
         values = raw.to_numpy()
     else:
+        import pandas as pd
+
         values = pd.to_numeric(raw.to_pandas(), errors="coerce").to_numpy(dtype=np.float64)
     bad = ~np.isfinite(values)
     if bad.any():
@@ -245,20 +247,12 @@ def encode(values: pa.Array | pa.ChunkedArray) -> pa.DictionaryArray:
     """Dictionary-encode strings into one array with one dictionary.
 
     Codes are what makes duplicate checks, ranking and qrels lookups integer work instead
-    of string hashing on every call.
+    of string hashing on every call. Chunks are joined first: unifying per-chunk
+    dictionaries afterwards costs several times the encoding itself.
     """
-    encoded = pc.dictionary_encode(values)
-    if isinstance(encoded, pa.Array):
-        return encoded
-    if encoded.num_chunks <= 1:
-        return (
-            encoded.chunk(0)
-            if encoded.num_chunks
-            else pc.dictionary_encode(pa.array([], values.type))
-        )
-    chunks = pa.table({"v": encoded}).unify_dictionaries().column("v").chunks
-    indices = pa.concat_arrays([c.indices for c in chunks])
-    return pa.DictionaryArray.from_arrays(indices, chunks[0].dictionary)
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    return pc.dictionary_encode(values)
 
 
 def decode(values: pa.DictionaryArray) -> pa.Array:
@@ -326,18 +320,12 @@ def read_run_table(source: Source) -> pa.Table:
 
 def read_run(source: Source) -> pd.DataFrame:
     """Read a TREC run as a frame: qid, docid, score (float64), one row per line, in file order."""
-    table = read_run_table(source)
-    return pa.table(
-        {
-            "qid": decode(table["qid"].chunk(0)),
-            "docid": decode(table["docid"].chunk(0)),
-            "score": table["score"],
-        }
-    ).to_pandas()
+    return _decoded_frame(read_run_table(source))
 
 
-def read_qrels(source: Source) -> pd.DataFrame:
-    """Read TREC qrels: `qid iter docid grade`, integer grades (negative allowed, gain 0)."""
+def read_qrels_table(source: Source) -> pa.Table:
+    """Read TREC qrels (`qid iter docid grade`) as an arrow table: qid and docid
+    dictionary-encoded as in `read_run_table`, integer grades (negative allowed, gain 0)."""
     name, data = load_bytes(source)
     table, lines = _split_columns(
         name,
@@ -346,203 +334,28 @@ def read_qrels(source: Source) -> pd.DataFrame:
         {"qid": "str", "docid": "str", "grade": "int64"},
         "qid iter docid grade",
     )
+    del data
     grades = _as_int_grades(name, table.column("grade"), lines)
     qids, docids = encode(table.column("qid")), encode(table.column("docid"))
+    del table
     _reject_duplicates(name, qids, docids, lines, "is judged")
-    frame = table.drop_columns(["grade"]).to_pandas()
-    frame["grade"] = grades
-    return frame
+    return pa.table({"qid": qids, "docid": docids, "grade": grades})
+
+
+def read_qrels(source: Source) -> pd.DataFrame:
+    """Read TREC qrels as a frame: qid, docid, grade (int64)."""
+    return _decoded_frame(read_qrels_table(source))
+
+
+def _decoded_frame(table: pa.Table) -> pd.DataFrame:
+    """A reader's table as a pandas frame, dictionary columns turned back into strings."""
+    columns = {
+        name: decode(column.combine_chunks()) if pa.types.is_dictionary(column.type) else column
+        for name, column in zip(table.column_names, table.columns, strict=True)
+    }
+    return pa.table(columns).to_pandas()
 
 
 def write_qrels(qrels: pd.DataFrame, path: str | os.PathLike[str]) -> None:
     body = qrels.qid.astype(str) + " 0 " + qrels.docid.astype(str) + " " + qrels.grade.astype(str)
     Path(path).write_text("\n".join(body.tolist()) + "\n", encoding="utf-8")
-
-
-# --------------------------------------------------------------------------- topics
-
-_TOP = re.compile(rb"<top>(.*?)(</top>|(?=<top>)|\Z)", re.DOTALL | re.IGNORECASE)
-_FIELD = re.compile(
-    r"<(num|title|desc|narr)>(.*?)(?=<(?:/?(?:num|title|desc|narr|top))>|\Z)",
-    re.DOTALL | re.IGNORECASE,
-)
-_FIELD_LABEL = {
-    "num": re.compile(r"^\s*Number\s*:", re.IGNORECASE),
-    "title": re.compile(r"^\s*Topic\s*:", re.IGNORECASE),
-    "desc": re.compile(r"^\s*Description\s*:?", re.IGNORECASE),
-    "narr": re.compile(r"^\s*Narrative\s*:?", re.IGNORECASE),
-}
-
-
-def read_topics(source: Source) -> pd.DataFrame:
-    """Read TREC topics: SGML `<top>` blocks, or a `qid<TAB>text` / CSV query list.
-
-    The SGML variants differ by collection (`<desc> Description:` vs bare `<desc>`, closing
-    tags or none), so labels and closing tags are optional.
-    """
-    name, data = load_bytes(source)
-    if b"<top>" not in data.lower():
-        queries = _parse_queries(name, data)
-        return pd.DataFrame(
-            {"qid": queries.qid, "title": queries.text, "description": "", "narrative": ""}
-        )
-    records = []
-    seen: dict[str, int] = {}
-    for match in _TOP.finditer(data):
-        line = _line_of(data, match.start())
-        if not match.group(2):
-            raise ParseError(name, line, "<top> is never closed by </top>")
-        fields = {
-            tag.lower(): _clean_field(tag.lower(), text)
-            for tag, text in _FIELD.findall(match.group(1).decode("utf-8"))
-        }
-        for required in ("num", "title"):
-            if not fields.get(required):
-                raise ParseError(name, line, f"topic has no <{required}>")
-        qid = fields["num"]
-        if qid in seen:
-            raise ParseError(name, line, f"topic {qid!r} appears twice (first at line {seen[qid]})")
-        seen[qid] = line
-        records.append((qid, fields["title"], fields.get("desc", ""), fields.get("narr", "")))
-    return pd.DataFrame(records, columns=["qid", "title", "description", "narrative"])
-
-
-def _clean_field(tag: str, text: str) -> str:
-    text = _FIELD_LABEL[tag].sub("", text, count=1)
-    return " ".join(text.split())
-
-
-# --------------------------------------------------------------------------- query lists
-
-_QID_COLUMNS = ("qid", "query_id", "id", "_id", "topic_id")
-_TEXT_COLUMNS = ("query", "text", "query_text", "title")
-
-
-def read_queries(source: Source, unique: bool = True) -> pd.DataFrame:
-    """Read a query list: headerless `qid<TAB>text` (MS MARCO) or CSV with a header.
-
-    `unique=False` allows several texts per qid (query variants of one topic).
-    """
-    name, data = load_bytes(source)
-    return _parse_queries(name, data, unique)
-
-
-def _parse_queries(name: str, data: bytes, unique: bool = True) -> pd.DataFrame:
-    first_line = data.split(b"\n", 1)[0]
-    frame = (
-        _parse_tsv_queries(name, data) if b"\t" in first_line else _parse_csv_queries(name, data)
-    )
-    empty = (frame.qid.str.len() == 0).to_numpy()
-    if empty.any():
-        raise ParseError(name, None, f"a query has an empty qid (row {int(np.argmax(empty)) + 1})")
-    dup = frame.qid.duplicated().to_numpy()
-    if unique and dup.any():
-        raise ParseError(name, None, f"qid {frame.qid.iat[int(np.argmax(dup))]!r} appears twice")
-    return frame.reset_index(drop=True)
-
-
-def _parse_tsv_queries(name: str, data: bytes) -> pd.DataFrame:
-    qids, texts = [], []
-    for lineno, line in enumerate(data.decode("utf-8").split("\n"), start=1):
-        if not line.strip():
-            continue
-        parts = line.split("\t")
-        if len(parts) != 2:
-            raise ParseError(name, lineno, f"expected 'qid<TAB>text', found {len(parts)} fields")
-        qids.append(parts[0].strip())
-        texts.append(" ".join(parts[1].split()))
-    return pd.DataFrame({"qid": pd.array(qids, dtype="str"), "text": pd.array(texts, dtype="str")})
-
-
-def _from_pandas(name: str, exc: pd.errors.ParserError, what: str) -> ParseError:
-    """pandas names the line in its message ("... in line 5, saw 3"); keep it as our line."""
-    found = re.search(r"line (\d+)", str(exc))
-    return ParseError(
-        name, int(found.group(1)) if found else None, f"{what}: " + str(exc).split(". ")[-1]
-    )
-
-
-def _parse_csv_queries(name: str, data: bytes) -> pd.DataFrame:
-    try:
-        frame = pd.read_csv(
-            io.BytesIO(data), dtype=str, keep_default_na=False, skip_blank_lines=True
-        )
-    except pd.errors.ParserError as exc:
-        raise _from_pandas(name, exc, "malformed CSV") from None
-    header = {c.strip().lower(): c for c in frame.columns}
-    qid_col = next((header[c] for c in _QID_COLUMNS if c in header), None)
-    text_col = next((header[c] for c in _TEXT_COLUMNS if c in header), None)
-    if qid_col is None or text_col is None:
-        raise ParseError(
-            name,
-            1,
-            "expected 'qid<TAB>text' lines or a CSV header naming a qid column "
-            f"({', '.join(_QID_COLUMNS)}) and a text column ({', '.join(_TEXT_COLUMNS)})",
-        )
-    return pd.DataFrame(
-        {
-            "qid": frame[qid_col].astype("str").str.strip(),
-            "text": frame[text_col].astype("str").str.split().str.join(" "),
-        }
-    )
-
-
-def iter_queries(source: str | os.PathLike[str], chunk_size: int = 100_000):
-    """Stream a query list (`qid<TAB>text` or CSV with a header) in frames of qid, text.
-
-    A log of millions of queries never has to sit in memory whole.
-    """
-    path = Path(source)
-    name, head = load_bytes((str(path), _read_head(path)))
-    tsv = b"\t" in head.split(b"\n", 1)[0]
-    options = {"sep": "\t", "header": None, "quoting": 3} if tsv else {"sep": ",", "header": 0}
-    line = 0 if tsv else 1
-    try:
-        with pd.read_csv(
-            path,
-            index_col=False,  # else an extra field silently becomes the index
-            dtype=str,
-            keep_default_na=False,
-            chunksize=chunk_size,
-            encoding="utf-8",
-            on_bad_lines="error",
-            **options,
-        ) as reader:
-            for chunk in reader:
-                frame = (
-                    _parse_tsv_frame(name, chunk, line)
-                    if tsv
-                    else _parse_csv_queries(name, chunk.to_csv(index=False).encode())
-                )
-                empty = (frame.qid.str.len() == 0).to_numpy()
-                if empty.any():
-                    raise ParseError(name, line + int(np.argmax(empty)) + 1, "empty qid")
-                line += len(chunk)
-                yield frame
-    except pd.errors.ParserError as exc:
-        raise _from_pandas(name, exc, "malformed query list") from None
-    except UnicodeDecodeError:
-        raise ParseError(name, None, "not valid UTF-8 text") from None
-
-
-def _read_head(path: Path, size: int = 65_536) -> bytes:
-    if not path.exists():
-        raise ParseError(path, None, "no such file")
-    if path.is_dir():
-        raise ParseError(path, None, "is a directory, not a file")
-    with open(path, "rb") as fh:
-        return fh.read(size)
-
-
-def _parse_tsv_frame(name: str, chunk: pd.DataFrame, line: int) -> pd.DataFrame:
-    """Check a chunk of `qid<TAB>text` rows: exactly two fields on every line."""
-    width = chunk.notna().sum(axis=1).to_numpy() if chunk.shape[1] != 2 else None
-    if chunk.shape[1] < 2 or (width is not None and (width != 2).any()):
-        bad = 0 if width is None else int(np.argmax(width != 2))
-        found = 1 if chunk.shape[1] < 2 else int(width[bad])
-        raise ParseError(name, line + bad + 1, f"expected 'qid<TAB>text', found {found} fields")
-    text = chunk[1].fillna("")
-    if (text.str.strip() == "").any():
-        bad = int(np.argmax((text.str.strip() == "").to_numpy()))
-        raise ParseError(name, line + bad + 1, "expected 'qid<TAB>text', the text is missing")
-    return pd.DataFrame({"qid": chunk[0].str.strip(), "text": text.str.split().str.join(" ")})

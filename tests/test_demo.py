@@ -4,8 +4,9 @@ import numpy as np
 import pandas as pd
 
 from leakeval_core.demo import MODELS, TRAIN_SIZES, generate_demo
+from leakeval_core.queries import read_queries, read_topics
 from leakeval_core.stats import per_query
-from leakeval_core.trec import read_qrels, read_queries, read_topics
+from leakeval_core.trec import read_qrels
 
 
 def digest(root):

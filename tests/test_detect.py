@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from conftest import realdata, write
 
-from leakeval_core import trec
+from leakeval_core import queries
 from leakeval_core.cli import main
 from leakeval_core.detect import (
     DetectionOptions,
@@ -51,8 +51,8 @@ PLANTED = {
 
 
 def test_real_robust04_against_real_msmarco_with_planted_duplicates():
-    topics = trec.read_topics(realdata("robust04", "topics.txt"))
-    log = trec.read_queries(realdata("msmarco", "doctrain-queries.sample.csv"))
+    topics = queries.read_topics(realdata("robust04", "topics.txt"))
+    log = queries.read_queries(realdata("msmarco", "doctrain-queries.sample.csv"))
     planted = pd.DataFrame(
         {"qid": [f"P{q}" for q in PLANTED], "text": [text for text, _ in PLANTED.values()]}
     )
@@ -94,8 +94,8 @@ def test_similarity_is_max_over_fields_and_one_row_per_pair():
 
 
 def test_results_do_not_depend_on_chunk_size(demo_experiment):
-    topics = trec.read_topics(demo_experiment.collections["core17"].topics)
-    log = trec.read_queries(demo_experiment.training_queries)
+    topics = queries.read_topics(demo_experiment.collections["core17"].topics)
+    log = queries.read_queries(demo_experiment.training_queries)
     side = topic_texts(topics)
     small = detect(side, log, DetectionOptions(chunk_size=1_500))
     large = detect(side, log, DetectionOptions(chunk_size=40_000))
@@ -110,12 +110,12 @@ def test_detection_finds_demo_ground_truth(demo_experiment):
     from sklearn.metrics import roc_auc_score
 
     sides = [
-        topic_texts(trec.read_topics(spec.topics), collection=name).table
+        topic_texts(queries.read_topics(spec.topics), collection=name).table
         for name, spec in demo_experiment.collections.items()
     ]
     pairs = detect(
         TopicTexts(pd.concat(sides, ignore_index=True)),
-        trec.read_queries(demo_experiment.training_queries),
+        queries.read_queries(demo_experiment.training_queries),
     )
     truth = pd.read_csv(demo_experiment.ground_truth, dtype=str)
     merged = pairs.merge(

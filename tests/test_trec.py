@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 from conftest import realdata, write
 
-from leakeval_core import trec
+from leakeval_core import queries, trec
 from leakeval_core.errors import ParseError
 
 RUN = "q1 Q0 d1 1 3.5 sys\nq1 Q0 d2 2 2.0 sys\nq2 Q0 d1 1 1e-3 sys\n"
@@ -134,7 +134,7 @@ def test_topics_sgml_variants(tmp_path):
         "<desc> Description:\nPertinent.\n</desc>\n<narr> Narrative\nPertinent too.\n</narr>\n"
         "</top>\n"
     )
-    topics = trec.read_topics(write(tmp_path / "t.txt", text))
+    topics = queries.read_topics(write(tmp_path / "t.txt", text))
     assert topics.to_dict("records") == [
         {
             "qid": "301",
@@ -154,13 +154,13 @@ def test_topics_sgml_variants(tmp_path):
 def test_topics_missing_tag_names_the_topic_line(tmp_path):
     text = "<top>\n<num> Number: 1\n<title> a\n</top>\n\n<top>\n<num> Number: 2\n</top>\n"
     with pytest.raises(ParseError) as err:
-        trec.read_topics(write(tmp_path / "t.txt", text))
+        queries.read_topics(write(tmp_path / "t.txt", text))
     assert err.value.line == 6 and "no <title>" in err.value.why
 
 
 def test_topics_unclosed(tmp_path):
     with pytest.raises(ParseError, match="never closed"):
-        trec.read_topics(write(tmp_path / "t.txt", "<top>\n<num> 1\n<title> a\n"))
+        queries.read_topics(write(tmp_path / "t.txt", "<top>\n<num> 1\n<title> a\n"))
 
 
 @pytest.mark.parametrize(
@@ -172,7 +172,7 @@ def test_topics_unclosed(tmp_path):
     ],
 )
 def test_real_topics(collection, topics, first, last_title):
-    frame = trec.read_topics(realdata(collection, "topics.txt"))
+    frame = queries.read_topics(realdata(collection, "topics.txt"))
     assert len(frame) == topics
     assert frame.qid.iat[0] == first
     assert (frame.title.str.len() > 0).all() and (frame.description.str.len() > 0).all()
@@ -195,26 +195,26 @@ def test_real_qrels_counts(collection, lines, grades):
 
 
 def test_queries_tsv_and_csv(tmp_path):
-    tsv = trec.read_queries(write(tmp_path / "q.tsv", "1\tHello   World\n2\tfoo\n"))
+    tsv = queries.read_queries(write(tmp_path / "q.tsv", "1\tHello   World\n2\tfoo\n"))
     assert tsv.to_dict("list") == {"qid": ["1", "2"], "text": ["Hello World", "foo"]}
-    csv = trec.read_queries(write(tmp_path / "q.csv", 'qid,query\n1,"a, b"\n2,c\n'))
+    csv = queries.read_queries(write(tmp_path / "q.csv", 'qid,query\n1,"a, b"\n2,c\n'))
     assert csv.to_dict("list") == {"qid": ["1", "2"], "text": ["a, b", "c"]}
 
 
 def test_queries_errors(tmp_path):
     with pytest.raises(ParseError) as err:
-        trec.read_queries(write(tmp_path / "q.tsv", "1\ta\n2\tb\tc\n"))
+        queries.read_queries(write(tmp_path / "q.tsv", "1\ta\n2\tb\tc\n"))
     assert err.value.line == 2
     with pytest.raises(ParseError, match="header"):
-        trec.read_queries(write(tmp_path / "q.csv", "foo,bar\n1,a\n"))
+        queries.read_queries(write(tmp_path / "q.csv", "foo,bar\n1,a\n"))
     with pytest.raises(ParseError, match="appears twice"):
-        trec.read_queries(write(tmp_path / "q2.tsv", "1\ta\n1\tb\n"))
+        queries.read_queries(write(tmp_path / "q2.tsv", "1\ta\n1\tb\n"))
 
 
 def test_real_msmarco_sample():
-    queries = trec.read_queries(realdata("msmarco", "doctrain-queries.sample.csv"))
-    assert len(queries) == 18_093
-    assert queries.qid.iat[0] == "186617"
+    sample = queries.read_queries(realdata("msmarco", "doctrain-queries.sample.csv"))
+    assert len(sample) == 18_093
+    assert sample.qid.iat[0] == "186617"
 
 
 def test_unique_run_names(tmp_path):
