@@ -30,6 +30,7 @@ __all__ = [
     "content_terms",
     "detect",
     "normalize",
+    "pair_similarity",
     "topic_texts",
 ]
 
@@ -122,6 +123,17 @@ class TopicTexts:
 
     table: pd.DataFrame = field(repr=False)
     """collection, test_qid, field, test_text, norm."""
+    topics: pd.DataFrame = field(repr=False)
+    """collection, test_qid, title, description, narrative: the whole topic, which the
+    hybrid method reads the need from."""
+
+    @classmethod
+    def concat(cls, parts: Sequence[TopicTexts]) -> TopicTexts:
+        """Several collections' topics as one test side."""
+        return cls(
+            pd.concat([p.table for p in parts], ignore_index=True),
+            pd.concat([p.topics for p in parts], ignore_index=True),
+        )
 
 
 def topic_texts(
@@ -150,7 +162,10 @@ def topic_texts(
     table["norm"] = normalize(table.test_text)
     table = table[table.norm.str.len() > 0].drop_duplicates(["test_qid", "norm"])
     table.insert(0, "collection", collection)
-    return TopicTexts(table.reset_index(drop=True))
+    whole = topics.rename(columns={"qid": "test_qid"})[
+        ["test_qid", "title", "description", "narrative"]
+    ].assign(collection=collection)
+    return TopicTexts(table.reset_index(drop=True), whole)
 
 
 IDF_SAMPLE = 50_000
@@ -164,7 +179,8 @@ class DetectionOptions:
     chunk_size: int = 20_000
     n_features: int = 2**20
     method: str = "lexical"
-    """`lexical`, or `semantic`: MiniLM cosine over the lexical candidates (optional extra)."""
+    """`lexical`; `semantic`: MiniLM cosine over the lexical candidates; `hybrid`: the
+    fitted combination of `leakeval_core.hybrid` (both need the optional semantic extra)."""
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -176,7 +192,7 @@ class DetectionOptions:
         return self.top_k if self.method == "lexical" else max(4 * self.top_k, 50)
 
 
-METHODS = ("lexical", "semantic")
+METHODS = ("lexical", "semantic", "hybrid")
 
 
 class _Lexical:
@@ -213,6 +229,16 @@ class _Lexical:
         counts = self._counts(texts)
         counts.data = np.log1p(counts.data)  # sublinear tf: repeated n-grams count less
         return l2(counts.multiply(self._idf).tocsr())
+
+
+def pair_similarity(
+    left: pd.Series, right: pd.Series, fit_texts: pd.Series, n_features: int = 2**20
+) -> np.ndarray:
+    """Lexical cosine of each normalised (left[i], right[i]) pair, IDF fitted on `fit_texts`
+    as `detect` fits it: for scoring given pairs (a labelled set) the way the detector would."""
+    model = _Lexical(fit_texts, n_features)
+    products = model.transform(left).multiply(model.transform(right))
+    return np.clip(np.asarray(products.sum(axis=1)).ravel(), 0.0, 1.0).astype(np.float64)
 
 
 def _chunks(frame: pd.DataFrame, size: int) -> Iterator[pd.DataFrame]:
@@ -278,7 +304,9 @@ def detect(
             progress(seen, total or seen, "training queries compared")
     pool = pd.concat(best_rows, ignore_index=True)
     pairs = _pairs(test, pool, best_sim, best_idx, options)
-    return _semantic(pairs, test, options) if options.method == "semantic" else pairs
+    if options.method == "semantic":
+        return _semantic(pairs, test, options)
+    return _hybrid(pairs, test, options) if options.method == "hybrid" else pairs
 
 
 def _semantic(pairs: pd.DataFrame, test: TopicTexts, options: DetectionOptions) -> pd.DataFrame:
@@ -297,12 +325,32 @@ def _semantic(pairs: pd.DataFrame, test: TopicTexts, options: DetectionOptions) 
         best[["collection", "test_qid", "train_qid", "field", "test_text", "semantic"]],
         on=["collection", "test_qid", "train_qid"],
     )
-    out = out.rename(columns={"semantic": "similarity"}).assign(method="semantic")
+    out = out.rename(columns={"semantic": "similarity"})
+    return _rescored(out[pairs.columns], "semantic", options)
+
+
+def _hybrid(pairs: pd.DataFrame, test: TopicTexts, options: DetectionOptions) -> pd.DataFrame:
+    """Re-score lexical candidates by the fitted combination of signals (see `hybrid`)."""
+    from . import hybrid
+
+    topics = pairs[["collection", "test_qid"]].merge(
+        test.topics, on=["collection", "test_qid"], how="left"
+    )
+    features = hybrid.pair_features(
+        topics.fillna(""), pairs.train_text.reset_index(drop=True), pairs.similarity.to_numpy()
+    )
+    return _rescored(pairs.assign(similarity=hybrid.score(features)), "hybrid", options)
+
+
+def _rescored(pairs: pd.DataFrame, method: str, options: DetectionOptions) -> pd.DataFrame:
+    """Candidates under a re-scoring method: identical texts stay at 1, then the minimum
+    similarity and the top K per topic apply."""
+    out = pairs.assign(method=method)
     out.loc[out.category == "identical", "similarity"] = 1.0
     out = out[out.similarity >= options.min_similarity]
     out = out.sort_values(["collection", "test_qid", "similarity"], ascending=[True, True, False])
     out = out.groupby(["collection", "test_qid"], sort=False).head(options.top_k)
-    return out[pairs.columns].reset_index(drop=True)
+    return out.reset_index(drop=True)
 
 
 def _prepend(first: list[pd.DataFrame], rest: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:

@@ -1,4 +1,5 @@
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -110,11 +111,11 @@ def test_detection_finds_demo_ground_truth(demo_experiment):
     from sklearn.metrics import roc_auc_score
 
     sides = [
-        topic_texts(queries.read_topics(spec.topics), collection=name).table
+        topic_texts(queries.read_topics(spec.topics), collection=name)
         for name, spec in demo_experiment.collections.items()
     ]
     pairs = detect(
-        TopicTexts(pd.concat(sides, ignore_index=True)),
+        TopicTexts.concat(sides),
         queries.read_queries(demo_experiment.training_queries),
     )
     truth = pd.read_csv(demo_experiment.ground_truth, dtype=str)
@@ -211,10 +212,7 @@ def test_leakage_command(tmp_path, capsys):
 
 
 def test_semantic_method_rescores_candidates():
-    from leakeval_core.semantic import available
-
-    if not available():
-        pytest.skip("semantic extra not installed")
+    _needs_semantic()
     topics = pd.DataFrame(
         {
             "qid": ["635"],
@@ -246,4 +244,61 @@ def test_semantic_method_rescores_candidates():
 
 def test_unknown_method():
     with pytest.raises(LeakevalError, match="unknown method"):
-        DetectionOptions(method="hybrid")
+        DetectionOptions(method="fuzzy")
+
+
+def _needs_semantic():
+    from leakeval_core.semantic import available
+
+    if not available():
+        pytest.skip("semantic extra not installed")
+
+
+def test_hybrid_beats_each_single_method_on_the_labelled_set():
+    """The issue's shipping rule, on held-out topics; and the shipped weights are the fit."""
+    _needs_semantic()
+    from leakeval_core import hybrid
+    from leakeval_core.hybrid_eval import cross_validated_auc, labelled_features
+
+    labels, features = labelled_features(
+        realdata("robust04", "topics.txt"),
+        Path(__file__).resolve().parents[1] / "labels" / "robust04-msmarco.tsv",
+        realdata("msmarco", "doctrain-queries.sample.csv"),
+    )
+    assert len(labels) == 292 and labels.near_duplicate.sum() == 86
+    auc = cross_validated_auc(labels, features)
+    assert auc["hybrid"] > auc["semantic"] > auc["lexical"]
+    weights, intercept = hybrid.fit_weights(features, labels.near_duplicate.to_numpy())
+    assert intercept == pytest.approx(hybrid.INTERCEPT, abs=2e-3)
+    for name, value in weights.items():
+        assert value == pytest.approx(hybrid.WEIGHTS[name], abs=2e-3), name
+
+
+def test_hybrid_method_ranks_the_need_above_the_title_words():
+    _needs_semantic()
+    topics = pd.DataFrame(
+        {
+            "qid": ["303"],
+            "title": ["Hubble Telescope Achievements"],
+            "description": ["Identify positive accomplishments of the Hubble telescope."],
+            "narrative": ["Documents on discoveries and scientific results are relevant."],
+        }
+    )
+    log = pd.DataFrame(
+        {
+            "qid": ["good", "bad", "same"],
+            "text": [
+                "what has the hubble telescope discovered",
+                "hubble telescope location",
+                "hubble telescope achievements",
+            ],
+        }
+    )
+    pairs = detect(topic_texts(topics), log, DetectionOptions(min_similarity=0.0, method="hybrid"))
+    by_train = pairs.set_index("train_qid")
+    assert set(pairs.method) == {"hybrid"}
+    assert by_train.loc["same", "similarity"] == 1.0
+    # Lexical similarity ranks the title-word overlap first (0.37 vs 0.26); the hybrid ranks
+    # the need first. Both stay above 0.5: this hard negative is not separated by the
+    # threshold, only by the order.
+    assert by_train.loc["good", "similarity"] > by_train.loc["bad", "similarity"] > 0.5
