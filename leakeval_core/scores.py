@@ -17,7 +17,7 @@ from .collections import collection_digest, load_collection
 from .errors import LeakevalError
 from .experiment import Experiment
 from .measures import DEFAULT_MEASURES, Measure, parse_measures
-from .metrics import Conventions, PreparedQrels, score_run
+from .metrics import Conventions, PreparedQrels, score_files
 
 __all__ = ["ExperimentScores", "Progress", "score_experiment"]
 
@@ -96,35 +96,50 @@ def score_experiment(
         return prepared[collection]
 
     factor_cols = [c for c in conditions.columns if c not in ("path",)]
-    tables, run_rows = [], []
-    total = len(conditions)
-    for i, (row, digest) in enumerate(
-        zip(conditions.itertuples(index=False), run_digests, strict=True)
-    ):
-        if progress:
-            progress(i, total, row.run_id)
-        factors = {c: getattr(row, c) for c in factor_cols}
-        run_key = hash_key(
-            "run-scores", digest, coll_digests[row.collection], asdict(run_conventions), names
-        )
-
-        def build(row=row):
-            result = score_run(
-                trec.read_run(row.path), prepare(row.collection), measures, name=str(row.path)
-            )
-            meta = asdict(result.diagnostics)
-            del meta["missing_from_run"]  # meaningless per fold; see stats.per_query
-            return result.scores, meta
-
+    rows = list(conditions.itertuples(index=False))
+    run_keys = [
+        hash_key("run-scores", d, coll_digests[r.collection], asdict(run_conventions), names)
+        for r, d in zip(rows, run_digests, strict=True)
+    ]
+    found: dict[int, tuple[pd.DataFrame, dict] | LeakevalError] = {}
+    for i, key_i in enumerate(run_keys):
+        hit = cache.get("run-scores", key_i)
+        if hit is not None:
+            found[i] = hit
+    misses = [i for i in range(len(rows)) if i not in found]
+    done = len(found)
+    for collection in dict.fromkeys(rows[i].collection for i in misses):
+        todo = [i for i in misses if rows[i].collection == collection]
         try:
-            frame, meta = cache.get_or_build("run-scores", run_key, build)
+            qrels = prepare(collection)
         except LeakevalError as exc:
-            run_rows.append({**factors, **dict.fromkeys(_RUN_COLUMNS[:-1], 0), "error": str(exc)})
+            found.update(dict.fromkeys(todo, exc))
             continue
+        paths = [rows[i].path for i in todo]
+        for i, result in zip(todo, score_files(paths, qrels, measures), strict=True):
+            if isinstance(result, LeakevalError):
+                found[i] = result
+            else:
+                meta = asdict(result.diagnostics)
+                del meta["missing_from_run"]  # meaningless per fold; see stats.per_query
+                cache.put("run-scores", run_keys[i], result.scores, meta)
+                found[i] = (result.scores, meta)
+            done += 1
+            if progress:
+                progress(done, len(rows), rows[i].run_id)
+    tables, run_rows = [], []
+    for i, row in enumerate(rows):
+        factors = {c: getattr(row, c) for c in factor_cols}
+        if isinstance(found[i], LeakevalError):
+            run_rows.append(
+                {**factors, **dict.fromkeys(_RUN_COLUMNS[:-1], 0), "error": str(found[i])}
+            )
+            continue
+        frame, meta = found[i]
         run_rows.append({**factors, **{c: meta[c] for c in _RUN_COLUMNS[:-1]}, "error": ""})
         tables.append(frame.assign(**factors))
     if progress:
-        progress(total, total, "done")
+        progress(len(rows), len(rows), "done")
 
     ordered = [*factor_cols, "qid", "measure", "value"]
     scores = (
