@@ -200,17 +200,22 @@ class PreparedQrels:
         return _codes(qids, self._qid_set)
 
     @cached_property
-    def _judged(self) -> tuple[pa.Array, np.ndarray, np.ndarray]:
-        """Judged documents of scored queries, and their (query, document) keys, sorted.
+    def _judged(self) -> tuple[pa.Array, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Judgments of scored queries indexed by document: the document strings, each
+        document's first judgment and number of judgments, and the (document, query) keys
+        and grades sorted by document then query.
 
-        A key is qid position × documents + document position, so looking up a run's
-        grades is one string hash lookup per distinct document and then integer search.
+        A run's rows then need one string hash lookup per distinct document; the grade is a
+        direct index for the usual document judged for one query, a binary search otherwise.
         """
         scored = np.flatnonzero(self._row_qidx >= 0)
         doc_values = self._docids.dictionary
-        keys = self._row_qidx[scored] * len(doc_values) + self._docids.indices.to_numpy()[scored]
+        docs = self._docids.indices.to_numpy()[scored].astype(np.int64)
+        keys = docs * len(self.qids) + self._row_qidx[scored]
         order = np.argsort(keys)
-        return doc_values, keys[order], self._grades[scored][order].astype(np.float64)
+        count = np.bincount(docs, minlength=len(doc_values))
+        first = np.cumsum(count) - count
+        return doc_values, first, count, keys[order], self._grades[scored][order].astype(float)
 
     def grades(self, runs: Sequence[_Ranked]) -> list[tuple[np.ndarray, int]]:
         """Each ranked row's grade as float (NaN where unjudged), and how many of the run's
@@ -219,20 +224,20 @@ class PreparedQrels:
         All runs' documents are looked up in one call, so the judged documents' hash table
         is built once per group of runs rather than once per run.
         """
-        doc_values, keys, grades = self._judged
-        found = _codes(
-            pa.chunked_array([r.doc_values for r in runs], type=pa.large_string()), doc_values
-        )
+        doc_values, first, count, keys, grades = self._judged
+        found = _codes(pa.chunked_array([r.doc_values for r in runs], type=pa.string()), doc_values)
         bounds = np.cumsum([0, *(len(r.doc_values) for r in runs)])
         out = []
         for run, start, stop in zip(runs, bounds[:-1], bounds[1:], strict=True):
             doc = found[start:stop][run.docs]
-            wanted = run.qidx * len(doc_values) + doc
-            pos = np.searchsorted(keys, wanted)
-            hit = np.flatnonzero(pos < len(keys))
-            hit = hit[(doc[hit] >= 0) & (keys[pos[hit]] == wanted[hit])]
-            row = np.full(len(wanted), np.nan)
-            row[hit] = grades[pos[hit]]
+            rows = np.flatnonzero(doc >= 0)
+            wanted = doc[rows] * len(self.qids) + run.qidx[rows]
+            pos = first[doc[rows]]
+            several = count[doc[rows]] > 1
+            pos[several] = np.searchsorted(keys, wanted[several])
+            hit = keys[np.minimum(pos, len(keys) - 1)] == wanted
+            row = np.full(len(doc), np.nan)
+            row[rows[hit]] = grades[pos[hit]]
             out.append((row, int((found[start:stop] >= 0).sum())))
         return out
 
@@ -272,9 +277,10 @@ def _rank_within(group: np.ndarray) -> np.ndarray:
 
 
 def _strings(values: pd.Series | pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
-    """Strings as pyarrow large_string (zero-copy for arrow-backed columns)."""
+    """Strings as pyarrow `string`, the CSV reader's type, so arrays from files are never
+    copied; other inputs (pandas' large_string) are cast once."""
     array = values if isinstance(values, pa.Array | pa.ChunkedArray) else pa.array(values)
-    return array if array.type == pa.large_string() else array.cast(pa.large_string())
+    return array if array.type == pa.string() else array.cast(pa.string())
 
 
 def _codes(values: pa.Array | pa.ChunkedArray, value_set: pa.Array) -> np.ndarray:
