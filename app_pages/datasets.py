@@ -3,7 +3,7 @@
 import streamlit as st
 
 from leakeval_app import data, state
-from leakeval_app.render import number, show_document, show_error, show_fig, show_table
+from leakeval_app.render import number, show_document, show_error, show_fig, show_table, tabs
 from leakeval_core.collection_stats import grade_counts
 from leakeval_core.errors import LeakevalError
 from leakeval_core.leakage import DEFAULT_THRESHOLD
@@ -35,75 +35,79 @@ if "leaked" in topics:
     )
 st.caption(f"Source: {collection.source}.")
 
-tab_topics, tab_judgments, tab_runs, tab_upload = st.tabs(
-    ["Topics", "Judgments", "Runs: judged@10", "Score your own run"]
+tab_topics, tab_judgments, tab_runs, tab_upload = tabs(
+    ["Topics", "Judgments", "Runs: judged@10", "Score your own run"], "datasets_tab"
 )
 with tab_topics:
-    show_table(
-        topics,
-        height=420,
-        description=st.column_config.TextColumn(width="large"),
-        narrative=st.column_config.TextColumn(width="large"),
-    )
-with tab_judgments:
-    grades = [c for c in topics.columns if c.startswith("grade ")]
-    relevant_grades = [c for c in grades if int(c.split()[1]) > 0]
-    left, right = st.columns(2)
-    with left:
-        show_fig(per_topic_figure(topics, grades, "Judgments per topic", "judged documents"))
-    with right:
-        show_fig(
-            per_topic_figure(
-                topics,
-                relevant_grades,
-                "Relevant documents per topic",
-                "relevant documents (grade ≥ 1)",
-            )
+    if tab_topics.open:
+        show_table(
+            topics,
+            height=420,
+            description=st.column_config.TextColumn(width="large"),
+            narrative=st.column_config.TextColumn(width="large"),
         )
-    show_fig(grade_figure(grade_counts(collection.qrels)))
-with tab_runs:
-    st.markdown(
-        "Share of each condition's top 10 that has **any** judgment, averaged over queries. "
-        f"Below {LOWER_BOUND_BELOW:.0%}, most retrieved documents were never judged, so every "
-        "score of that run is a **lower bound** (pooling bias)."
-    )
-    factors = [f for f in ctx.experiment.condition_factors if f != "collection"]
-    judged = ctx.means(factors, {"collection": name}, "judged_10")
-    judged["pooling"] = judged["mean"].map(
-        lambda v: "⚠ lower bound" if v < LOWER_BOUND_BELOW else "ok"
-    )
-    show_table(
-        judged[[*factors, "n", "mean", "pooling"]].rename(
-            columns={"mean": "judged@10", "n": "queries"}
-        ),
-        height=360,
-        **{
-            "judged@10": st.column_config.ProgressColumn(
-                min_value=0.0, max_value=1.0, format="%.2f"
+with tab_judgments:
+    if tab_judgments.open:
+        grades = [c for c in topics.columns if c.startswith("grade ")]
+        relevant_grades = [c for c in grades if int(c.split()[1]) > 0]
+        left, right = st.columns(2)
+        with left:
+            show_fig(per_topic_figure(topics, grades, "Judgments per topic", "judged documents"))
+        with right:
+            show_fig(
+                per_topic_figure(
+                    topics,
+                    relevant_grades,
+                    "Relevant documents per topic",
+                    "relevant documents (grade ≥ 1)",
+                )
             )
-        },
-    )
+        show_fig(grade_figure(grade_counts(collection.qrels)))
+with tab_runs:
+    if tab_runs.open:
+        st.markdown(
+            "Share of each condition's top 10 that has **any** judgment, averaged over queries. "
+            f"Below {LOWER_BOUND_BELOW:.0%}, most retrieved documents were never judged, so every "
+            "score of that run is a **lower bound** (pooling bias)."
+        )
+        factors = [f for f in ctx.experiment.condition_factors if f != "collection"]
+        judged = ctx.means(factors, {"collection": name}, "judged_10")
+        judged["pooling"] = judged["mean"].map(
+            lambda v: "⚠ lower bound" if v < LOWER_BOUND_BELOW else "ok"
+        )
+        show_table(
+            judged[[*factors, "n", "mean", "pooling"]].rename(
+                columns={"mean": "judged@10", "n": "queries"}
+            ),
+            height=360,
+            **{
+                "judged@10": st.column_config.ProgressColumn(
+                    min_value=0.0, max_value=1.0, format="%.2f"
+                )
+            },
+        )
 
 with tab_upload:
-    st.markdown(
-        f"Score TREC run files against **{name}**'s qrels under the current "
-        "conventions. Files stay in this browser session's memory: nothing is saved."
-    )
-    uploads = st.file_uploader(
-        "Run files (plain or gzipped)", accept_multiple_files=True, key="uploads"
-    )
-    for upload in uploads or []:
-        try:
-            means, notes = ctx.score_upload(name, upload.name, upload.getvalue())
-        except LeakevalError as exc:
-            show_error(exc)
-            continue
+    if tab_upload.open:
         st.markdown(
-            f"**{upload.name}**: {notes['queries_scored']} queries scored, "
-            f"{len(notes['missing_from_run'])} missing (scored 0), "
-            f"{notes['tied_pairs']} tied pairs"
+            f"Score TREC run files against **{name}**'s qrels under the current "
+            "conventions. Files stay in this browser session's memory: nothing is saved."
         )
-        show_table(means)
+        uploads = st.file_uploader(
+            "Run files (plain or gzipped)", accept_multiple_files=True, key="uploads"
+        )
+        for upload in uploads or []:
+            try:
+                means, notes = ctx.score_upload(name, upload.name, upload.getvalue())
+            except LeakevalError as exc:
+                show_error(exc)
+                continue
+            st.markdown(
+                f"**{upload.name}**: {notes['queries_scored']} queries scored, "
+                f"{len(notes['missing_from_run'])} missing (scored 0), "
+                f"{notes['tied_pairs']} tied pairs"
+            )
+            show_table(means)
 
 st.subheader("Topic detail")
 by_qid = topics.set_index("qid")

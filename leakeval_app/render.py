@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -49,3 +52,9 @@ def show_document(collection: Collection, docid: str) -> None:
         st.info(NO_DOCUMENTS, icon=":material/lock:")
     else:
         st.text_area(f"Document {docid}", text, height=240, disabled=True)
+
+
+def tabs(labels: list[str], key: str) -> Sequence[Any]:
+    """Tabs that run and send only the open one (check `tab.open`): a page switch then
+    pays for the tab on screen, not for every chart and table behind the others."""
+    return st.tabs(labels, key=key, on_change="rerun")
