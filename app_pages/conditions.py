@@ -46,7 +46,7 @@ for column, factor in zip(st.columns(len(rest)) if rest else [], rest, strict=Tr
 means = ctx.means(by, fixed)
 tests = ctx.comparisons(colour, fixed) if colour else None
 marks = significance_marks(tests, x, facet) if tests is not None else None
-show_fig(condition_figure(means, measure, x, colour, facet, marks))
+show_fig(condition_figure, means, measure, x, colour, facet, marks)
 st.caption(
     "Each query contributes one value per condition (folds combined per query; detected fold "
     f"rule: **{ctx.per_query().fold_rule}**). Bands: 95% t interval over queries. "
@@ -100,7 +100,7 @@ with tab_inflation:
             result = ctx.inflation(fixed, threshold, leaked_level, clean_level, factor)
             inflation_x = x if x != factor else next((f for f in by if f != factor), x)
             inflation_facet = facet if facet != factor else None
-            show_fig(inflation_figure(result.summary, measure, inflation_x, inflation_facet))
+            show_fig(inflation_figure, result.summary, measure, inflation_x, inflation_facet)
             st.caption(
                 f"Leaked = a training query with similarity ≥ {threshold:.2f} "
                 f"({leakage.source}). p_difference: Welch's t-test of leaked vs other "
@@ -116,7 +116,7 @@ with tab_tau:
         else:
             within = [f for f in ("collection", x) if f not in ("model", "leakage")]
             taus = ctx.ranking(list(dict.fromkeys(within)))
-            show_fig(tau_figure(taus, within[-1]))
+            show_fig(tau_figure, taus, within[-1])
             show_table(taus)
 with tab_more:
     if tab_more.open:

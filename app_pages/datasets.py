@@ -52,17 +52,16 @@ with tab_judgments:
         relevant_grades = [c for c in grades if int(c.split()[1]) > 0]
         left, right = st.columns(2)
         with left:
-            show_fig(per_topic_figure(topics, grades, "Judgments per topic", "judged documents"))
+            show_fig(per_topic_figure, topics, grades, "Judgments per topic", "judged documents")
         with right:
             show_fig(
-                per_topic_figure(
-                    topics,
-                    relevant_grades,
-                    "Relevant documents per topic",
-                    "relevant documents (grade ≥ 1)",
-                )
+                per_topic_figure,
+                topics,
+                relevant_grades,
+                "Relevant documents per topic",
+                "relevant documents (grade ≥ 1)",
             )
-        show_fig(grade_figure(grade_counts(collection.qrels)))
+        show_fig(grade_figure, grade_counts(collection.qrels))
 with tab_runs:
     if tab_runs.open:
         st.markdown(
@@ -112,12 +111,8 @@ with tab_upload:
 st.subheader("Topic detail")
 by_qid = topics.set_index("qid")
 qids = by_qid.index.tolist()
-qid = st.selectbox(
-    "Topic",
-    qids,
-    key=state.seed("topic", qids[0], qids),
-    format_func=lambda q: f"{q}: {by_qid.title[q]}",
-)
+labels = {q: f"{q}: {t}" for q, t in zip(qids, by_qid.title, strict=True)}
+qid = st.selectbox("Topic", qids, key=state.seed("topic", qids[0], qids), format_func=labels.get)
 state.remember("topic")
 row = by_qid.loc[qid]
 st.markdown(f"### {qid}: {row.title}")

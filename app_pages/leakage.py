@@ -1,19 +1,11 @@
 """Leakage-overlap explorer: which test topics have near-duplicates among training queries."""
 
-import pandas as pd
 import streamlit as st
 
 from leakeval_app import data, state
 from leakeval_app.render import show_fig, show_table
 from leakeval_core.detect import CATEGORY_RULES
-from leakeval_core.leakage import (
-    CATEGORIES,
-    DEFAULT_THRESHOLD,
-    agreement,
-    category_counts,
-    leak_share,
-    leaked_qids,
-)
+from leakeval_core.leakage import CATEGORIES, DEFAULT_THRESHOLD
 from leakeval_core.plots import category_counts_figure, leak_share_figure, similarity_figure
 
 ctx = data.current()
@@ -37,9 +29,9 @@ threshold = st.slider(
     help="Moving it only re-filters the pairs; nothing is recomputed.",
 )
 state.remember("threshold")
-truth = ctx.ground_truth()
-if truth is not None and leakage.source != truth.source:
-    score = agreement(leakage, truth, threshold)
+view = ctx.leakage_view(threshold)
+if view.agreement is not None:
+    score = view.agreement
     cols = st.columns(4)
     cols[0].metric("Topics flagged", score["flagged"])
     cols[1].metric("Topics with planted duplicates", score["known"])
@@ -50,19 +42,12 @@ if truth is not None and leakage.source != truth.source:
         "against them at the current threshold (topic level)."
     )
 
-topics = pd.concat(
-    [
-        ctx.collection(name).topics[["qid"]].assign(collection=name)
-        for name in ctx.experiment.collections
-    ],
-    ignore_index=True,
-)
-show_fig(leak_share_figure(leak_share(leakage, topics, threshold), threshold))
+show_fig(leak_share_figure, view.share, threshold)
 left, right = st.columns(2)
 with left:
-    show_fig(similarity_figure(leakage.table, threshold))
+    show_fig(similarity_figure, leakage.table, threshold)
 with right:
-    show_fig(category_counts_figure(category_counts(leakage, threshold)))
+    show_fig(category_counts_figure, view.categories)
     st.caption(" · ".join(f"**{name}**: {rule}" for name, rule in CATEGORY_RULES.items()))
 
 st.subheader("Pairs")
@@ -89,7 +74,7 @@ show_table(
 )
 
 st.subheader("Open a leaked topic in the drill-down")
-leaked = leaked_qids(leakage, threshold)
+leaked = view.leaked
 if leaked.empty:
     st.caption("No topic reaches this threshold.")
     st.stop()

@@ -6,10 +6,8 @@ import streamlit as st
 from leakeval_app import data, state
 from leakeval_app.render import number, show_document, show_fig, show_table
 from leakeval_core.audit import audit_conventions
-from leakeval_core.collection_stats import ranked_list
 from leakeval_core.compare import (
     condition_label,
-    rank_changes,
     top_inflating,
 )
 from leakeval_core.leakage import DEFAULT_THRESHOLD, leaked_qids
@@ -71,7 +69,7 @@ if measure.better == "lower":
 st.caption("; ".join(notes) + ".")
 
 titles = ctx.collection(collection).topics.set_index("qid").title
-show_fig(scatter_ab_figure(table, measure, condition_label(a), condition_label(b), titles))
+show_fig(scatter_ab_figure, table, measure, condition_label(a), condition_label(b), titles)
 
 left, right = st.columns([3, 2])
 with left:
@@ -92,12 +90,13 @@ with right:
     )
 
 st.subheader("One query")
+labels = {q: f"{q}: {t}" for q, t in titles.items()}
 qids = table.sort_values("delta", ascending=measure.better == "lower").qid.tolist()
 qid = st.selectbox(
     "Query",
     qids,
     key=state.seed("qid", qids[0], qids),
-    format_func=lambda q: f"{q}: {titles.get(q, '')}",
+    format_func=lambda q: labels.get(q, q),
 )
 state.remember("qid")
 topic = ctx.collection(collection).topics.set_index("qid").loc[qid]
@@ -115,11 +114,8 @@ if leaked is not None:
     else:
         st.caption("No training query resembles this topic.")
 
-qrels = ctx.collection(collection).qrels
-lists = [
-    ranked_list(data.query_rows(ctx, levels, qid), qid, qrels, ctx.conventions) for levels in (a, b)
-]
-for column, label, ranked in zip(st.columns(2), ("A", "B"), rank_changes(*lists), strict=True):
+lists = ctx.ranked_lists(a, b, qid)
+for column, label, ranked in zip(st.columns(2), ("A", "B"), lists, strict=True):
     with column:
         st.markdown(f"**{label}: {condition_label(a if label == 'A' else b)}**")
         shown = ranked.head(20).assign(

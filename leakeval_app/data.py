@@ -16,16 +16,26 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from leakeval_core.collection_stats import collection_summary, topic_table
+from leakeval_core.collection_stats import collection_summary, ranked_list, topic_table
 from leakeval_core.collections import Collection, load_collection
-from leakeval_core.compare import Paired, condition_means, paired, paired_wide, select
+from leakeval_core.compare import (
+    Paired,
+    condition_means,
+    paired,
+    paired_wide,
+    rank_changes,
+    select,
+)
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment import Experiment, load_experiment
 from leakeval_core.inflation import Inflation, inflation
 from leakeval_core.leakage import (
     LEAKAGE_COLUMNS,
     LeakageTable,
+    agreement,
+    category_counts,
     ground_truth,
+    leak_share,
     leaked_qids,
     load_leakage,
 )
@@ -119,9 +129,61 @@ class AppContext:
     def score_upload(self, collection: str, name: str, data: bytes) -> tuple[pd.DataFrame, dict]:
         return score_upload(*self._key, collection, name, data)
 
+    def leakage_view(self, threshold: float) -> LeakageView:
+        """Everything the leakage explorer derives from the threshold, computed once each."""
+        for name in self.experiment.collections:
+            self.collection(name)  # a collection that cannot be read shows its error here
+        return _leakage_view(
+            str(self.experiment.root),
+            self.fingerprint,
+            tuple(self.experiment.collections),
+            threshold,
+        )
+
+    def ranked_lists(self, a: dict, b: dict, qid: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """One query's ranked lists under conditions A and B, each marking how far every
+        document moved relative to the other list."""
+        return _ranked_lists(*self._key, _items(a), _items(b), qid)
+
     def paired(self, a: dict, b: dict, threshold: float) -> tuple[Paired, pd.DataFrame]:
         """A vs B on the chosen measure, and every app measure side by side."""
         return _paired(*self._key, self.measure.name, _items(a), _items(b), threshold)
+
+
+@dataclass(frozen=True)
+class LeakageView:
+    share: pd.DataFrame
+    """Per collection: topics with a near-duplicate, and their share."""
+    categories: pd.DataFrame
+    leaked: pd.DataFrame
+    """collection, qid of every flagged topic."""
+    agreement: dict | None
+    """Detection scored against the demo's planted pairs, when both exist."""
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _leakage_view(
+    path: str, fingerprint: str, collections: tuple[str, ...], threshold: float
+) -> LeakageView:
+    leakage = _leakage(path, fingerprint)
+    topics = pd.concat(
+        [
+            _collection(path, fingerprint, name).topics[["qid"]].assign(collection=name)
+            for name in collections
+        ],
+        ignore_index=True,
+    )
+    truth = _ground_truth(path, fingerprint)
+    return LeakageView(
+        share=leak_share(leakage, topics, threshold),
+        categories=category_counts(leakage, threshold),
+        leaked=leaked_qids(leakage, threshold),
+        agreement=(
+            agreement(leakage, truth, threshold)
+            if truth is not None and leakage.source != truth.source
+            else None
+        ),
+    )
 
 
 def _items(levels: dict) -> tuple:
@@ -262,19 +324,37 @@ def _ground_truth(path: str, fingerprint: str) -> LeakageTable | None:
     return ground_truth(load_experiment(path))
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def run_file(path: str, fingerprint: str) -> pd.DataFrame:
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _run_file(path: str, fingerprint: str) -> pd.DataFrame:
     return read_run(path)
 
 
-def query_rows(context: AppContext, levels: dict, qid: str) -> pd.DataFrame:
+def _query_rows(path: str, fingerprint: str, levels: dict, qid: str) -> pd.DataFrame:
     """One query's rows from the first of the condition's runs (folds) that retrieved it."""
-    for path in select(context.experiment.conditions, levels).path:
-        run = run_file(str(path), context.fingerprint)
+    for run_path in select(load_experiment(path).conditions, levels).path:
+        run = _run_file(str(run_path), fingerprint)
         rows = run[run.qid == qid]
         if len(rows):
             return rows
     return pd.DataFrame({"qid": [], "docid": [], "score": []})
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _ranked_lists(
+    path: str, fingerprint: str, conventions: tuple, a: tuple, b: tuple, qid: str
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    a, b = dict(a), dict(b)
+    qrels = _collection(path, fingerprint, a["collection"]).qrels
+    lists = [
+        ranked_list(
+            _query_rows(path, fingerprint, levels, qid),
+            qid,
+            qrels,
+            Conventions(**dict(conventions)),
+        )
+        for levels in (a, b)
+    ]
+    return rank_changes(*lists)
 
 
 def current() -> AppContext:
