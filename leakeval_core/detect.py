@@ -198,7 +198,7 @@ METHODS = ("lexical", "semantic", "hybrid")
 class _Lexical:
     """Hashed char-3-gram + word TF-IDF with IDF fitted once; a pure chunk transform after."""
 
-    def __init__(self, fit_texts: pd.Series, n_features: int) -> None:
+    def __init__(self, n_features: int) -> None:
         from sklearn.feature_extraction.text import HashingVectorizer
 
         common = {
@@ -210,12 +210,15 @@ class _Lexical:
         }
         self._chars = HashingVectorizer(analyzer="char_wb", ngram_range=(3, 3), **common)
         self._words = HashingVectorizer(analyzer="word", token_pattern=r"\S+", **common)
-        counts = self._counts(fit_texts)
+        self._idf = np.ones(n_features * 2, dtype=np.float32)
+
+    def fit(self, counts) -> None:
+        """Inverse document frequencies from the rows of a count matrix."""
         df = np.bincount(counts.indices, minlength=counts.shape[1]).astype(np.float32)
         n = counts.shape[0]
         self._idf = (np.log((1 + n) / (1 + df)) + 1).astype(np.float32)
 
-    def _counts(self, texts: pd.Series):
+    def counts(self, texts: pd.Series):
         from scipy import sparse
 
         values = texts.tolist()
@@ -223,12 +226,16 @@ class _Lexical:
             [self._chars.transform(values), self._words.transform(values)], format="csr"
         )
 
-    def transform(self, texts: pd.Series):
+    def weigh(self, counts):
+        """TF-IDF rows, unit length, from raw counts (left untouched)."""
         from sklearn.preprocessing import normalize as l2
 
-        counts = self._counts(texts)
-        counts.data = np.log1p(counts.data)  # sublinear tf: repeated n-grams count less
-        return l2(counts.multiply(self._idf).tocsr())
+        logged = counts.copy()
+        logged.data = np.log1p(logged.data)  # sublinear tf: repeated n-grams count less
+        return l2(logged.multiply(self._idf).tocsr())
+
+    def transform(self, texts: pd.Series):
+        return self.weigh(self.counts(texts))
 
 
 def pair_similarity(
@@ -236,7 +243,8 @@ def pair_similarity(
 ) -> np.ndarray:
     """Lexical cosine of each normalised (left[i], right[i]) pair, IDF fitted on `fit_texts`
     as `detect` fits it: for scoring given pairs (a labelled set) the way the detector would."""
-    model = _Lexical(fit_texts, n_features)
+    model = _Lexical(n_features)
+    model.fit(model.counts(fit_texts))
     products = model.transform(left).multiply(model.transform(right))
     return np.clip(np.asarray(products.sum(axis=1)).ravel(), 0.0, 1.0).astype(np.float64)
 
@@ -275,8 +283,12 @@ def detect(
     if not buffered or all(c.empty for c in buffered):
         raise LeakevalError("the training query log is empty")
     sample = pd.concat([c.norm for c in buffered]).iloc[:IDF_SAMPLE]
-    model = _Lexical(pd.concat([test.table.norm, sample]), options.n_features)
-    test_matrix = model.transform(test.table.norm)
+    model = _Lexical(options.n_features)
+    fit_counts = model.counts(pd.concat([test.table.norm, sample]))
+    model.fit(fit_counts)
+    # the test texts and the sample are counted once: for the IDF and for their own weights
+    test_matrix = model.weigh(fit_counts[: len(test.table)])
+    sample_counts = fit_counts[len(test.table) :]
     k = options.candidates
     best_sim = np.full((len(test.table), 0), -1.0, dtype=np.float32)
     best_rows: list[pd.DataFrame] = []
@@ -285,7 +297,12 @@ def detect(
     for chunk in _prepend(buffered, chunks):
         if "norm" not in chunk:
             chunk = chunk.assign(norm=normalize(chunk.text))
-        block = (test_matrix @ model.transform(chunk.norm).T).toarray()
+        counts = (
+            sample_counts[seen : seen + len(chunk)]
+            if seen + len(chunk) <= sample_counts.shape[0]
+            else model.counts(chunk.norm)
+        )
+        block = (test_matrix @ model.weigh(counts).T).toarray()
         take = min(k, block.shape[1])
         top = np.argpartition(-block, take - 1, axis=1)[:, :take]
         sims = np.take_along_axis(block, top, axis=1)

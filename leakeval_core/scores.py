@@ -97,19 +97,12 @@ def score_experiment(
 
     factor_cols = [c for c in conditions.columns if c not in ("path",)]
     rows = list(conditions.itertuples(index=False))
-    run_keys = [
-        hash_key("run-scores", d, coll_digests[r.collection], asdict(run_conventions), names)
-        for r, d in zip(rows, run_digests, strict=True)
-    ]
+    # Runs are not cached one by one: scoring one (a few ms) costs about what writing and
+    # reading its cache entry does. The experiment's tables above are the cache.
     found: dict[int, tuple[pd.DataFrame, dict] | LeakevalError] = {}
-    for i, key_i in enumerate(run_keys):
-        hit = cache.get("run-scores", key_i)
-        if hit is not None:
-            found[i] = hit
-    misses = [i for i in range(len(rows)) if i not in found]
-    done = len(found)
-    for collection in dict.fromkeys(rows[i].collection for i in misses):
-        todo = [i for i in misses if rows[i].collection == collection]
+    done = 0
+    for collection in dict.fromkeys(row.collection for row in rows):
+        todo = [i for i, row in enumerate(rows) if row.collection == collection]
         try:
             qrels = prepare(collection)
         except LeakevalError as exc:
@@ -122,7 +115,6 @@ def score_experiment(
             else:
                 meta = asdict(result.diagnostics)
                 del meta["missing_from_run"]  # meaningless per fold; see stats.per_query
-                cache.put("run-scores", run_keys[i], result.scores, meta)
                 found[i] = (result.scores, meta)
             done += 1
             if progress:
