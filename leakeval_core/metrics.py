@@ -311,9 +311,10 @@ def _encoded(values: pd.Series | pa.ChunkedArray) -> pa.DictionaryArray:
 
 
 def _dictionary(table: pa.Table, column: str) -> tuple[np.ndarray, pa.Array]:
-    """A dictionary column's codes (int64) and values."""
+    """A dictionary column's codes (int32, as stored: a 10M-line run's rows stay small)
+    and values."""
     array = table.column(column).chunk(0)
-    return array.indices.to_numpy().astype(np.int64), array.dictionary
+    return array.indices.to_numpy(), array.dictionary
 
 
 def _sorted_position(values: pa.Array) -> np.ndarray:
@@ -366,7 +367,7 @@ def _rank(run: RunLike, qrels: PreparedQrels, name: str) -> _Ranked:
             f"{name}: none of its {len(qid_values)} queries has judgments in the qrels; "
             "is this run for another collection?"
         )
-    qidx = qrels.qid_codes(qid_values)[qid_codes]
+    qidx = qrels.qid_codes(qid_values).astype(np.int32)[qid_codes]
     docs, doc_values = _dictionary(table, "docid")
     scores = table.column("score").to_numpy()
     scored = qidx >= 0

@@ -141,35 +141,84 @@ def _line_of(data: bytes, offset: int) -> int:
 
 
 def _split_columns(
-    name: str, data: bytes, columns: Sequence[str], keep: dict[str, str], describe: str
-) -> tuple[pa.Table, np.ndarray | None]:
-    """Split whitespace-separated columns; returns the kept columns and each row's line.
+    source: Source, columns: Sequence[str], keep: dict[str, str], describe: str
+) -> tuple[str, pa.Table, np.ndarray | None]:
+    """Split whitespace-separated columns; returns the name, the kept columns and each
+    row's line.
 
     `keep` maps the columns to return to their type on the fast path ("str", "float64",
     "int64"); a value pyarrow cannot convert sends the file to the line-by-line path, which
     returns strings and lets the caller name the offending line. Lines are None on the fast
     path, where row i is line i + 1 (blank lines always take the slow path).
+
+    A plain file that needs no rewriting is handed to pyarrow by path, so its bytes are
+    never held in memory next to the parsed table (half the peak for a large run).
     """
-    fast = _split_fast(data, columns, keep)
-    if fast is not None:
-        return fast, None
-    return _split_slow(name, data, columns, describe, list(keep))
+    path = _clean_file(source)
+    if path is not None:
+        with pa.OSFile(str(path)) as stream:  # not the path: pyarrow would gunzip '*.gz'
+            table = _read_columns(stream, path.stat().st_size, columns, keep)
+        if table is not None:
+            return str(path), table, None
+    name, data = load_bytes(source)
+    table = _split_fast(data, columns, keep)
+    if table is not None:
+        return name, table, None
+    return name, *_split_slow(name, data, columns, describe, list(keep))
+
+
+def _clean_file(source: Source, block: int = 8 << 20) -> Path | None:
+    """The file's path when pyarrow can parse it as it is: plain UTF-8 text without gzip,
+    BOM, NUL, CR, tab or blank line. Checked block by block; None sends the file through
+    `load_bytes`, which rewrites it or names what is wrong."""
+    if isinstance(source, tuple):
+        return None
+    path = Path(source)
+    if not path.is_file():
+        return None
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    previous = b"\n"  # a first line that is blank counts as a blank line
+    seen_text = False
+    with open(path, "rb") as fh:
+        while chunk := fh.read(block):
+            if previous == b"\n" and not seen_text and chunk.startswith((b"\x1f\x8b", _BOM)):
+                return None
+            if any(bad in chunk for bad in (b"\x00", b"\r", b"\t", b"\n\n")):
+                return None
+            if previous.endswith(b"\n") and chunk.startswith(b"\n"):
+                return None
+            try:
+                decoder.decode(chunk)
+            except UnicodeDecodeError:
+                return None
+            seen_text = seen_text or bool(chunk.strip())
+            previous = chunk[-1:]
+    try:
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return None
+    return path if seen_text else None
 
 
 def _split_fast(data: bytes, columns: Sequence[str], keep: dict[str, str]) -> pa.Table | None:
-    import pyarrow.csv as pacsv
-
     if b"\n\n" in data or data.startswith(b"\n") or b"\r" in data:
         return None  # blank lines would shift line numbers; let the slow path count them
     if b"\t" in data:
         data = data.replace(b"\t", b" ")
+    return _read_columns(io.BytesIO(data), len(data), columns, keep)
+
+
+def _read_columns(
+    source: pa.NativeFile | io.BytesIO, size: int, columns: Sequence[str], keep: dict[str, str]
+) -> pa.Table | None:
+    """pyarrow's CSV reader on space-separated columns; None when any value does not parse."""
+    import pyarrow.csv as pacsv
+
     arrow_types = {"str": pa.string(), "float64": pa.float64(), "int64": pa.int64()}
     try:
         return pacsv.read_csv(
-            io.BytesIO(data),
-            read_options=pacsv.ReadOptions(
-                column_names=list(columns), use_threads=len(data) > _BLOCK
-            ),
+            source,
+            read_options=pacsv.ReadOptions(column_names=list(columns), use_threads=size > _BLOCK),
             parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False),
             convert_options=pacsv.ConvertOptions(
                 column_types={c: arrow_types[t] for c, t in keep.items()},
@@ -268,21 +317,32 @@ def _reject_duplicates(
 ) -> None:
     """A (qid, docid) pair twice is an error naming the second line and the first.
 
-    Only documents that occur more than once in the file can repeat a pair, so the pair
-    check sorts just those rows.
+    Only documents that occur more than once in the file can repeat a pair, so only their
+    rows are checked, by sorting their (qid, docid) keys in place; where the repeat is is
+    worked out only when there is one. That keeps a 10M-line run's check to one key array.
     """
     docs = docids.indices.to_numpy()
-    candidates = np.flatnonzero(np.bincount(docs, minlength=1)[docs] > 1)
-    if not len(candidates):
+    counts = np.bincount(docs, minlength=1)
+    if counts.max() <= 1:
         return
-    keys = qids.indices.to_numpy()[candidates].astype(np.int64) * len(docids.dictionary)
-    keys += docs[candidates]
-    order = np.argsort(keys, kind="stable")  # stable: a pair's first row comes first
-    repeats = order[np.flatnonzero(keys[order][1:] == keys[order][:-1]) + 1]
-    if not len(repeats):
+    candidates = np.flatnonzero((counts > 1)[docs])
+
+    def keys() -> np.ndarray:
+        out = qids.indices.to_numpy()[candidates].astype(np.int64)
+        out *= len(docids.dictionary)
+        out += docs[candidates]
+        return out
+
+    ordered = keys()
+    ordered.sort()
+    if not (ordered[1:] == ordered[:-1]).any():
         return
+    del ordered
+    pairs = keys()
+    order = np.argsort(pairs, kind="stable")  # stable: a pair's first row comes first
+    repeats = order[np.flatnonzero(pairs[order][1:] == pairs[order][:-1]) + 1]
     again = repeats.min()  # candidates are in file order, so this is the earliest repeat
-    second, first = candidates[again], candidates[np.argmax(keys == keys[again])]
+    second, first = candidates[again], candidates[np.argmax(pairs == pairs[again])]
     qid, docid = qids[second].as_py(), docids[second].as_py()
     raise ParseError(
         name,
@@ -302,17 +362,18 @@ def read_run_table(source: Source) -> pa.Table:
     score float64. The rank column is ignored (trec_eval ignores it too); ranking comes
     from the scores and the tie policy applied at scoring time.
     """
-    name, data = load_bytes(source)
-    table, lines = _split_columns(
-        name,
-        data,
+    name, table, lines = _split_columns(
+        source,
         _RUN_COLUMNS,
         {"qid": "str", "docid": "str", "score": "float64"},
         "qid Q0 docid rank score run_tag",
     )
-    del data  # the raw file is not needed past parsing; keep it out of the duplicate check's peak
     scores = _as_finite_scores(name, table.column("score"), lines)
-    qids, docids = encode(table.column("qid")), encode(table.column("docid"))
+    # each column is dropped as soon as it is converted: a 10M-line run peaks near 2x its size
+    table = table.drop_columns(["score"])
+    qids = encode(table.column("qid"))
+    table = table.drop_columns(["qid"])
+    docids = encode(table.column("docid"))
     del table
     _reject_duplicates(name, qids, docids, lines, "appears")
     return pa.table({"qid": qids, "docid": docids, "score": scores})
@@ -326,15 +387,12 @@ def read_run(source: Source) -> pd.DataFrame:
 def read_qrels_table(source: Source) -> pa.Table:
     """Read TREC qrels (`qid iter docid grade`) as an arrow table: qid and docid
     dictionary-encoded as in `read_run_table`, integer grades (negative allowed, gain 0)."""
-    name, data = load_bytes(source)
-    table, lines = _split_columns(
-        name,
-        data,
+    name, table, lines = _split_columns(
+        source,
         _QRELS_COLUMNS,
         {"qid": "str", "docid": "str", "grade": "int64"},
         "qid iter docid grade",
     )
-    del data
     grades = _as_int_grades(name, table.column("grade"), lines)
     qids, docids = encode(table.column("qid")), encode(table.column("docid"))
     del table
