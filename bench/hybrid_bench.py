@@ -17,14 +17,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from leakeval_core import hybrid  # noqa: E402
-from leakeval_core.hybrid_eval import cross_validated_auc, labelled_features  # noqa: E402
+from leakeval_core.experiment import load_experiment  # noqa: E402
+from leakeval_core.hybrid_eval import cross_validated_auc, demo_auc, labelled_features  # noqa: E402
 
 REAL = ROOT.parent / "shared" / "realdata"
 
@@ -35,24 +33,30 @@ def main() -> None:
         ROOT / "labels" / "robust04-msmarco.tsv",
         REAL / "msmarco" / "doctrain-queries.sample.csv",
     )
+    y = labels.near_duplicate.to_numpy()
     print(
-        f"{len(labels)} pairs, {int(labels.near_duplicate.sum())} near-duplicates, "
-        f"{labels.test_qid.nunique()} topics"
+        f"labelled set: {len(labels)} pairs, {int(y.sum())} near-duplicates, "
+        f"{labels.test_qid.nunique()} topics; ROC AUC, 5 folds grouped by topic:"
     )
     for method, auc in cross_validated_auc(labels, features).items():
-        print(f"  {method:<10} ROC AUC {auc:.3f}")
-    weights, intercept = hybrid.fit_weights(features, labels.near_duplicate.to_numpy())
-    print("weights fitted on all pairs:")
+        print(f"  {method:<10} {auc:.3f}")
+    weights, intercept = hybrid.fit_weights(features, y)
+    print("weights fitted on all pairs (shipped in leakeval_core/hybrid.py):")
     print(
-        "  "
-        + ", ".join(f"{k}={v:+.3f}" for k, v in weights.items())
-        + f", intercept={intercept:+.3f}"
+        "  " + ", ".join(f"{k} {v:+.3f}" for k, v in weights.items()), f"intercept {intercept:+.3f}"
     )
-    shipped = hybrid.score(features)
-    print(
-        f"shipped weights: AUC on all pairs {pd.Series(shipped).pipe(lambda s: s).size} pairs "
-        f"{np.mean(shipped >= hybrid.THRESHOLD):.2f} flagged at {hybrid.THRESHOLD}"
-    )
+    flagged = hybrid.score(features) >= hybrid.THRESHOLD
+    precision = (flagged & (y == 1)).sum() / max(flagged.sum(), 1)
+    recall = (flagged & (y == 1)).sum() / max(y.sum(), 1)
+    print(f"  at {hybrid.THRESHOLD}: precision {precision:.2f}, recall {recall:.2f} (in-sample)")
+    demo = ROOT / "data" / "demo"
+    if (demo / "experiment.toml").exists():
+        scores = demo_auc(load_experiment(demo))
+        print(
+            f"demo, {scores['pairs']} lexical candidates, {scores['planted']} planted "
+            "(shipped weights, not fitted on it): "
+            + ", ".join(f"{m} {scores[m]:.3f}" for m in ("lexical", "semantic", "hybrid"))
+        )
 
 
 if __name__ == "__main__":
