@@ -1,4 +1,4 @@
-"""leakeval dashboard: routing, the shared sidebar and state. Pages live in pages/."""
+"""leakeval dashboard: routing, the shared sidebar and state. Pages live in app_pages/."""
 
 from __future__ import annotations
 
