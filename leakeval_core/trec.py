@@ -19,9 +19,9 @@ import hashlib
 import io
 import os
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -362,21 +362,14 @@ def read_run_table(source: Source) -> pa.Table:
     score float64. The rank column is ignored (trec_eval ignores it too); ranking comes
     from the scores and the tie policy applied at scoring time.
     """
-    name, table, lines = _split_columns(
+    return _read_pairs(
         source,
         _RUN_COLUMNS,
-        {"qid": "str", "docid": "str", "score": "float64"},
+        ("score", "float64"),
+        _as_finite_scores,
+        "appears",
         "qid Q0 docid rank score run_tag",
     )
-    scores = _as_finite_scores(name, table.column("score"), lines)
-    # each column is dropped as soon as it is converted: a 10M-line run peaks near 2x its size
-    table = table.drop_columns(["score"])
-    qids = encode(table.column("qid"))
-    table = table.drop_columns(["qid"])
-    docids = encode(table.column("docid"))
-    del table
-    _reject_duplicates(name, qids, docids, lines, "appears")
-    return pa.table({"qid": qids, "docid": docids, "score": scores})
 
 
 def read_run(source: Source) -> pd.DataFrame:
@@ -387,22 +380,43 @@ def read_run(source: Source) -> pd.DataFrame:
 def read_qrels_table(source: Source) -> pa.Table:
     """Read TREC qrels (`qid iter docid grade`) as an arrow table: qid and docid
     dictionary-encoded as in `read_run_table`, integer grades (negative allowed, gain 0)."""
-    name, table, lines = _split_columns(
+    return _read_pairs(
         source,
         _QRELS_COLUMNS,
-        {"qid": "str", "docid": "str", "grade": "int64"},
+        ("grade", "int64"),
+        _as_int_grades,
+        "is judged",
         "qid iter docid grade",
     )
-    grades = _as_int_grades(name, table.column("grade"), lines)
-    qids, docids = encode(table.column("qid")), encode(table.column("docid"))
-    del table
-    _reject_duplicates(name, qids, docids, lines, "is judged")
-    return pa.table({"qid": qids, "docid": docids, "grade": grades})
 
 
 def read_qrels(source: Source) -> pd.DataFrame:
     """Read TREC qrels as a frame: qid, docid, grade (int64)."""
     return _decoded_frame(read_qrels_table(source))
+
+
+def _read_pairs(
+    source: Source,
+    columns: Sequence[str],
+    value: tuple[str, str],
+    check: Callable[[str, pa.ChunkedArray, np.ndarray | None], Any],
+    repeated: str,
+    describe: str,
+) -> pa.Table:
+    """The shared reader of runs and qrels: one value per (qid, docid), checked by `check`,
+    no pair twice. Each column is dropped as soon as it is converted, so a 10M-line run
+    peaks near twice its size."""
+    name, table, lines = _split_columns(
+        source, columns, {"qid": "str", "docid": "str", value[0]: value[1]}, describe
+    )
+    values = check(name, table.column(value[0]), lines)
+    table = table.drop_columns([value[0]])
+    qids = encode(table.column("qid"))
+    table = table.drop_columns(["qid"])
+    docids = encode(table.column("docid"))
+    del table
+    _reject_duplicates(name, qids, docids, lines, repeated)
+    return pa.table({"qid": qids, "docid": docids, value[0]: values})
 
 
 def _decoded_frame(table: pa.Table) -> pd.DataFrame:

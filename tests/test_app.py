@@ -260,3 +260,17 @@ def test_broken_collection_or_log_is_an_error_not_a_traceback(tmp_path, monkeypa
         at.switch_page(page).run()
         assert not at.exception, (page, [e.value for e in at.exception])
         assert any(expected in e.value for e in at.error), (page, [e.value for e in at.error])
+
+
+def test_figure_digest_sees_every_value():
+    """Figures are cached by a digest of their inputs: one changed value must miss."""
+    import pandas as pd
+
+    from leakeval_app.render import _digest
+
+    frame = pd.DataFrame({"qid": ["1", "2"], "value": [0.5, 0.25]})
+    same = _digest((frame.copy(), 0.8), {})
+    assert _digest((frame, 0.8), {}) == same
+    assert _digest((frame.assign(value=[0.5, 0.2500001]), 0.8), {}) != same
+    assert _digest((frame, 0.81), {}) != same
+    assert _digest((frame.rename(columns={"value": "v"}), 0.8), {}) != same

@@ -254,3 +254,44 @@ def test_plain_pytrec_eval_agrees_on_core17_per_query():
     )
     for row in ours.scores.itertuples():
         assert row.value == pytest.approx(reference[row.qid][row.measure], abs=1e-6)
+
+
+def test_score_files_matches_pytrec_eval_per_file_and_keeps_order(tmp_path):
+    """The batch path (thread pool, grouped qrels lookups) against an independent
+    pytrec_eval on each file, with a broken file in the middle and shuffled line order."""
+    import pytrec_eval
+
+    from leakeval_core.metrics import score_files
+
+    qrels_path = realdata("core17", "qrels.txt")
+    run = trec.read_run(realdata("core17", "runs", "bm25.top1000.run"))
+    paths = []
+    for i in range(5):
+        part = run.sample(frac=0.5, random_state=i)  # shuffled: the sort path, not the fast one
+        path = tmp_path / f"r{i}.run"
+        body = part.qid + " Q0 " + part.docid + " 1 " + part.score.map(repr) + " x"
+        path.write_text("\n".join(body) + "\n")
+        paths.append(path)
+    (tmp_path / "bad.run").write_text("q1 Q0 d1 1 x sys\n")
+    paths.insert(2, tmp_path / "bad.run")
+    conventions = Conventions(depth=1000, tie_order="docid_desc")
+    qrels = PreparedQrels(trec.read_qrels_table(qrels_path), conventions)
+    seen = []
+    results = list(
+        score_files(paths, qrels, "ndcg_cut_10,map", lambda d, t, w: seen.append(d), group=2)
+    )
+    assert isinstance(results[2], LeakevalError) and "bad.run:1" in str(results[2])
+    assert seen[-1] == len(paths)
+    with open(qrels_path) as fh:
+        evaluator = pytrec_eval.RelevanceEvaluator(
+            pytrec_eval.parse_qrel(fh), {"ndcg_cut_10", "map"}
+        )
+    for path, result in zip(paths, results, strict=True):
+        if path.name == "bad.run":
+            continue
+        with open(path) as fh:
+            reference = evaluator.evaluate(pytrec_eval.parse_run(fh))
+        scored = result.scores
+        assert scored.qid.nunique() == 50  # core17: 50 topics, all with relevant documents
+        for row in scored.itertuples():
+            assert row.value == pytest.approx(reference[row.qid][row.measure], abs=1e-9)
