@@ -332,27 +332,41 @@ def _ranking(
 
     The order is group ascending, score descending, then docid in the tie order. Most run
     files are written grouped by query with scores descending, so that is checked first
-    (linear) and the sort only happens when it fails.
+    (linear). Then only tied rows that are out of docid order need sorting, among
+    themselves; a full sort happens only when groups or scores are out of order.
     """
-    sign = 1 if tie_order == "docid_asc" else -1
-    order = None
+    ascending = tie_order == "docid_asc"
     same = groups[1:] == groups[:-1]
     tied = same & (scores[1:] == scores[:-1])
-    in_order = len(groups) - int(same.sum()) == int((np.bincount(groups, minlength=1) > 0).sum())
-    in_order = in_order and bool(np.all(~same | (scores[1:] <= scores[:-1])))
-    if in_order and tied.any():
-        at = np.flatnonzero(tied)
-        first, second = doc_values.take(docs[at]), doc_values.take(docs[at + 1])
-        in_order = pc.all(pc.less(first, second) if sign > 0 else pc.greater(first, second))
-        in_order = bool(in_order.as_py())
-    if not in_order:
-        order = np.lexsort((sign * _sorted_position(doc_values)[docs], -scores, groups))
-        groups, scores = groups[order], scores[order]
-        same = groups[1:] == groups[:-1]
-        tied = same & (scores[1:] == scores[:-1])
-    rank = _rank_within(groups)
+    grouped = len(groups) - int(same.sum()) == int((np.bincount(groups, minlength=1) > 0).sum())
     runs = np.diff(np.flatnonzero(np.r_[True, ~tied, True]))
-    return order, rank, int((runs * (runs - 1) // 2).sum())
+    tied_pairs = int((runs * (runs - 1) // 2).sum())
+    if grouped and bool(np.all(~same | (scores[1:] <= scores[:-1]))):
+        order = _order_ties(tied, docs, doc_values, ascending) if tied.any() else None
+    else:
+        sign = 1 if ascending else -1
+        order = np.lexsort((sign * _sorted_position(doc_values)[docs], -scores, groups))
+        groups = groups[order]
+    return order, _rank_within(groups), tied_pairs
+
+
+def _order_ties(
+    tied: np.ndarray, docs: np.ndarray, doc_values: pa.Array, ascending: bool
+) -> np.ndarray | None:
+    """Row order that puts each block of tied rows in docid order, the rest staying put;
+    None when every block already is. Only the tied rows' docids are compared."""
+    member = np.r_[tied, False] | np.r_[False, tied]
+    rows = np.flatnonzero(member)
+    block = np.cumsum(np.r_[True, ~tied[rows[:-1]]])  # tied[i]: rows i and i+1 share a block
+    table = pa.table({"block": block, "docid": doc_values.take(pa.array(docs[rows]))})
+    direction = "ascending" if ascending else "descending"
+    within = pc.sort_indices(table, sort_keys=[("block", "ascending"), ("docid", direction)])
+    within = within.to_numpy()
+    if (within == np.arange(len(rows))).all():
+        return None
+    order = np.arange(len(docs))
+    order[rows] = rows[within]
+    return order
 
 
 def _rank(run: RunLike, qrels: PreparedQrels, name: str) -> _Ranked:
