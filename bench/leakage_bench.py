@@ -51,11 +51,8 @@ def main() -> None:
         ],
         ignore_index=True,
     )
-    side = TopicTexts(
-        pd.concat(
-            [topic_texts(g, collection=c).table for c, g in topics.groupby("collection")],
-            ignore_index=True,
-        )
+    side = TopicTexts.concat(
+        [topic_texts(g, collection=c) for c, g in topics.groupby("collection")]
     )
     print(f"{topics.shape[0]} topics, {len(side.table)} topic texts vs {args.queries:,} queries")
     start = time.perf_counter()
