@@ -23,6 +23,7 @@ sys.path.insert(0, str(ROOT))
 from leakeval_core import hybrid  # noqa: E402
 from leakeval_core.experiment import load_experiment  # noqa: E402
 from leakeval_core.hybrid_eval import cross_validated_auc, demo_auc, labelled_features  # noqa: E402
+from leakeval_core.leakage import DEFAULT_THRESHOLD  # noqa: E402
 
 REAL = ROOT.parent / "shared" / "realdata"
 
@@ -45,10 +46,10 @@ def main() -> None:
     print(
         "  " + ", ".join(f"{k} {v:+.3f}" for k, v in weights.items()), f"intercept {intercept:+.3f}"
     )
-    flagged = hybrid.score(features) >= hybrid.THRESHOLD
+    flagged = hybrid.score(features) >= DEFAULT_THRESHOLD
     precision = (flagged & (y == 1)).sum() / max(flagged.sum(), 1)
     recall = (flagged & (y == 1)).sum() / max(y.sum(), 1)
-    print(f"  at {hybrid.THRESHOLD}: precision {precision:.2f}, recall {recall:.2f} (in-sample)")
+    print(f"  at {DEFAULT_THRESHOLD}: precision {precision:.2f}, recall {recall:.2f} (in-sample)")
     demo = ROOT / "data" / "demo"
     if (demo / "experiment.toml").exists():
         scores = demo_auc(load_experiment(demo))

@@ -122,7 +122,7 @@ def _parser() -> argparse.ArgumentParser:
         choices=("lexical", "semantic", "hybrid"),
         default="lexical",
         help="semantic re-ranks lexical candidates with MiniLM embeddings; hybrid combines "
-        "lexical, semantic and term signals with fitted weights, threshold 0.5 "
+        "lexical, semantic and term signals with fitted weights "
         "(both need the optional extra: pip install -e '.[semantic]')",
     )
     leakage.add_argument("--top-k", type=int, default=20, help="candidates kept per topic")
@@ -133,7 +133,7 @@ def _parser() -> argparse.ArgumentParser:
         "--threshold",
         type=float,
         default=None,
-        help="near_duplicate decision (default: 0.8 lexical and semantic, 0.5 hybrid)",
+        help="near_duplicate decision (default: the calibrated 0.8)",
     )
     leakage.add_argument(
         "--chunk-size",
@@ -542,7 +542,7 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
     from . import queries
     from .collections import topics_from, training_chunks
     from .detect import DetectionOptions, detect, topic_texts
-    from .leakage import LEAKAGE_COLUMNS, METHOD_THRESHOLDS
+    from .leakage import DEFAULT_THRESHOLD, LEAKAGE_COLUMNS
 
     variants = queries.read_queries(args.variants, unique=False) if args.variants else None
     fields = tuple(f.strip() for f in args.fields.split(",") if f.strip())
@@ -560,7 +560,7 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
         options,
         lambda done, total, what: progress(done, max(done, total), what),
     )
-    threshold = METHOD_THRESHOLDS[args.method] if args.threshold is None else args.threshold
+    threshold = DEFAULT_THRESHOLD if args.threshold is None else args.threshold
     pairs["near_duplicate"] = pairs.similarity >= threshold
     columns = [c for c in LEAKAGE_COLUMNS if c != "collection"] + ["near_duplicate"]
     pairs[columns].to_csv(args.out, index=False, float_format="%.6f")

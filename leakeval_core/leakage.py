@@ -21,7 +21,6 @@ __all__ = [
     "CATEGORIES",
     "DEFAULT_THRESHOLD",
     "LEAKAGE_COLUMNS",
-    "METHOD_THRESHOLDS",
     "STUDY_SHARES",
     "LeakageTable",
     "agreement",
@@ -51,11 +50,9 @@ DEFAULT_THRESHOLD = 0.8
 
 Calibrated on the demo's ground truth (topic level, lexical method): 0.80 maximises F1
 (precision 0.90, recall 0.89, F1 0.89); 0.75 gives 0.79 / 0.99 and 0.85 gives 0.99 / 0.74.
+The same 0.80 serves the hybrid method (see `leakeval_core.hybrid`).
 """
 
-METHOD_THRESHOLDS = {"lexical": DEFAULT_THRESHOLD, "semantic": DEFAULT_THRESHOLD, "hybrid": 0.5}
-"""Default decision per detection method: the hybrid's similarity is a fitted probability,
-so its threshold is 0.5 (see `leakeval_core.hybrid`)."""
 
 STUDY_SHARES = {"robust04": 172 / 250, "core17": 37 / 50, "core18": 38 / 50}
 """Share of topics with a near-duplicate in MS MARCO / ORCAS (Fröbe et al., SPIRE 2022)."""

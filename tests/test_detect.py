@@ -299,6 +299,6 @@ def test_hybrid_method_ranks_the_need_above_the_title_words():
     assert set(pairs.method) == {"hybrid"}
     assert by_train.loc["same", "similarity"] == 1.0
     # Lexical similarity ranks the title-word overlap first (0.37 vs 0.26); the hybrid ranks
-    # the need first. Both stay above 0.5: this hard negative is not separated by the
-    # threshold, only by the order.
-    assert by_train.loc["good", "similarity"] > by_train.loc["bad", "similarity"] > 0.5
+    # the need first (0.78 vs 0.71). Neither reaches the 0.8 threshold: this hard negative
+    # is separated by the order, not by the threshold.
+    assert by_train.loc["good", "similarity"] > by_train.loc["bad", "similarity"]
