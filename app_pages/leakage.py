@@ -85,4 +85,5 @@ if cols[1].button("Open in drill-down", type="primary", icon=":material/open_in_
     collection, qid = choice.split(" · ")
     state.put("collection", collection)
     state.put("qid", qid)
+    st.session_state["queries_tab"] = "One query"
     st.switch_page("app_pages/queries.py")

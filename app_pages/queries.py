@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from leakeval_app import data, state
-from leakeval_app.render import number, show_document, show_fig, show_table
+from leakeval_app.render import number, show_document, show_fig, show_table, tabs
 from leakeval_core.audit import audit_conventions
 from leakeval_core.compare import (
     condition_label,
@@ -69,69 +69,77 @@ if measure.better == "lower":
 st.caption("; ".join(notes) + ".")
 
 titles = ctx.collection(collection).topics.set_index("qid").title
-show_fig(scatter_ab_figure, table, measure, condition_label(a), condition_label(b), titles)
+tab_all, tab_one = tabs(["All queries", "One query"], "queries_tab")
+with tab_all:
+    if tab_all.open:
+        show_fig(scatter_ab_figure, table, measure, condition_label(a), condition_label(b), titles)
 
-left, right = st.columns([3, 2])
-with left:
-    st.subheader("All measures per query")
-    wide = wide.copy()
-    wide.insert(2, "title", wide.qid.map(titles))
-    show_table(wide.drop(columns="collection"), height=380)
-with right:
-    st.subheader("Top inflating queries")
-    st.caption("Leaked topics where A beats B by most: they inflate A's mean.")
-    top = top_inflating(pairs, 10, measure.better)
-    top.insert(2, "title", top.qid.map(titles))
-    show_table(
-        top[["qid", "title", "a", "b", "delta"]].rename(
-            columns={"a": "A", "b": "B", "delta": "A − B"}
-        ),
-        height=380,
-    )
-
-st.subheader("One query")
-labels = {q: f"{q}: {t}" for q, t in titles.items()}
-qids = table.sort_values("delta", ascending=measure.better == "lower").qid.tolist()
-qid = st.selectbox(
-    "Query",
-    qids,
-    key=state.seed("qid", qids[0], qids),
-    format_func=lambda q: labels.get(q, q),
-)
-state.remember("qid")
-topic = ctx.collection(collection).topics.set_index("qid").loc[qid]
-st.markdown(f"### {qid}: {topic.title}")
-st.markdown(f"{topic.description}")
-if leaked is not None:
-    near = leakage.table[(leakage.table.collection == collection) & (leakage.table.test_qid == qid)]
-    if len(near):
-        st.markdown("**Nearest training queries**")
-        show_table(
-            near.sort_values("similarity", ascending=False).head(5)[
-                ["train_qid", "train_text", "similarity", "category", "method"]
+        left, right = st.columns([3, 2])
+        with left:
+            st.subheader("All measures per query")
+            wide = wide.copy()
+            wide.insert(2, "title", wide.qid.map(titles))
+            show_table(wide.drop(columns="collection"), height=380)
+        with right:
+            st.subheader("Top inflating queries")
+            st.caption("Leaked topics where A beats B by most: they inflate A's mean.")
+            top = top_inflating(pairs, 10, measure.better)
+            top.insert(2, "title", top.qid.map(titles))
+            show_table(
+                top[["qid", "title", "a", "b", "delta"]].rename(
+                    columns={"a": "A", "b": "B", "delta": "A − B"}
+                ),
+                height=380,
+            )
+with tab_one:
+    if tab_one.open:
+        labels = {q: f"{q}: {t}" for q, t in titles.items()}
+        qids = table.sort_values("delta", ascending=measure.better == "lower").qid.tolist()
+        qid = st.selectbox(
+            "Query",
+            qids,
+            key=state.seed("qid", qids[0], qids),
+            format_func=lambda q: labels.get(q, q),
+        )
+        state.remember("qid")
+        topic = ctx.collection(collection).topics.set_index("qid").loc[qid]
+        st.markdown(f"### {qid}: {topic.title}")
+        st.markdown(f"{topic.description}")
+        if leaked is not None:
+            near = leakage.table[
+                (leakage.table.collection == collection) & (leakage.table.test_qid == qid)
             ]
-        )
-    else:
-        st.caption("No training query resembles this topic.")
+            if len(near):
+                st.markdown("**Nearest training queries**")
+                show_table(
+                    near.sort_values("similarity", ascending=False).head(5)[
+                        ["train_qid", "train_text", "similarity", "category", "method"]
+                    ]
+                )
+            else:
+                st.caption("No training query resembles this topic.")
 
-lists = ctx.ranked_lists(a, b, qid)
-for column, label, ranked in zip(st.columns(2), ("A", "B"), lists, strict=True):
-    with column:
-        st.markdown(f"**{label}: {condition_label(a if label == 'A' else b)}**")
-        shown = ranked.head(20).assign(
-            grade=ranked.grade.map(lambda g: "unjudged" if pd.isna(g) else str(int(g)))
-        )
-        show_table(
-            shown,
-            height=740,
-            moved=st.column_config.NumberColumn(
-                "moved", help="positions higher than in the other list (empty: not retrieved there)"
-            ),
-        )
+        lists = ctx.ranked_lists(a, b, qid)
+        for column, label, ranked in zip(st.columns(2), ("A", "B"), lists, strict=True):
+            with column:
+                st.markdown(f"**{label}: {condition_label(a if label == 'A' else b)}**")
+                shown = ranked.head(20).assign(
+                    grade=ranked.grade.map(lambda g: "unjudged" if pd.isna(g) else str(int(g)))
+                )
+                show_table(
+                    shown,
+                    height=740,
+                    moved=st.column_config.NumberColumn(
+                        "moved",
+                        help="positions higher than in the other list (empty: not retrieved there)",
+                    ),
+                )
 
-docids = list(dict.fromkeys([*lists[0].docid.head(20), *lists[1].docid.head(20)]))
-if docids:
-    show_document(ctx.collection(collection), st.selectbox("Read a retrieved document", docids))
+        docids = list(dict.fromkeys([*lists[0].docid.head(20), *lists[1].docid.head(20)]))
+        if docids:
+            show_document(
+                ctx.collection(collection), st.selectbox("Read a retrieved document", docids)
+            )
 
 with st.expander("Metric-convention audit: how these numbers move under other conventions"):
     st.caption("Recomputes conditions A and B with one convention changed at a time.")

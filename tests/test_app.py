@@ -274,3 +274,29 @@ def test_figure_digest_sees_every_value():
     assert _digest((frame.assign(value=[0.5, 0.2500001]), 0.8), {}) != same
     assert _digest((frame, 0.81), {}) != same
     assert _digest((frame.rename(columns={"value": "v"}), 0.8), {}) != same
+
+
+def test_one_query_tab_ranks_condition_a_like_the_run_file(app, demo_dir):
+    """The ranked list against an independent sort of the run file (score ↓, docid ↑)."""
+    from leakeval_core.experiment import load_experiment
+    from leakeval_core.trec import read_qrels, read_run
+
+    at = open_tab(app("app_pages/queries.py"), "queries_tab", "One query")
+    qid = at.selectbox(key="w:qid").value
+    lists = [d.value for d in at.dataframe if "moved" in d.value.columns]
+    assert len(lists) == 2
+    experiment = load_experiment(demo_dir)
+    levels = {
+        f: at.selectbox(key="w:collection" if f == "collection" else f"w:a_{f}").value
+        for f in experiment.condition_factors
+    }
+    conditions = experiment.conditions
+    for factor, level in levels.items():
+        conditions = conditions[conditions[factor] == level]
+    run = next(r for r in map(read_run, conditions.path) if (r.qid == qid).any())
+    expected = run[run.qid == qid].sort_values(["score", "docid"], ascending=[False, True])
+    assert lists[0].docid.tolist() == expected.docid.head(20).tolist()
+    qrels = read_qrels(experiment.collections[levels["collection"]].qrels)
+    grades = dict(zip(qrels[qrels.qid == qid].docid, qrels[qrels.qid == qid].grade, strict=True))
+    shown = [str(grades[d]) if d in grades else "unjudged" for d in lists[0].docid]
+    assert lists[0].grade.tolist() == shown
