@@ -108,9 +108,15 @@ def browser():
 
 
 def wait_until_idle(page, timeout: float = 120_000) -> None:
-    """Streamlit is done when its status widget stops saying 'Running'."""
+    """Streamlit is done when the app root says its script is not running (the status
+    widget alone shows up only after a delay, so a fast check could pass mid-run)."""
     page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout
+        """() => {
+            const app = document.querySelector('[data-testid="stApp"]');
+            return app && app.dataset.testScriptState === 'notRunning'
+                && !document.querySelector('[data-testid="stStatusWidget"]');
+        }""",
+        timeout=timeout,
     )
 
 
