@@ -72,6 +72,8 @@ def put(key: str, value: Any) -> None:
 
 
 def restore_url() -> None:
-    """Write every stored value back to the URL (page switches clear it)."""
-    for key, value in _store().items():
-        _to_url(key, value)
+    """Write every stored value back to the URL (page switches clear it), in one message:
+    the browser pushes a history entry per message, which showed in page-switch profiles."""
+    changed = {k: str(v) for k, v in _store().items() if st.query_params.get(k) != str(v)}
+    if changed:
+        st.query_params.update(changed)
