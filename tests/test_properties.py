@@ -92,3 +92,27 @@ def test_property_manifest_reader(tmp_path_factory, text):
         load_experiment(folder)
     except LeakevalError as err:  # ParseError is a LeakevalError
         assert str(err)
+
+
+@given(st.one_of(run_like(), st.binary(max_size=300)))
+def test_property_run_file_reads_like_its_bytes(data):
+    """A file on disk may go to pyarrow by path; it must read exactly as its bytes do
+    (same frame, or an error at the same line for the same reason)."""
+    import tempfile
+    from pathlib import Path
+
+    import pandas as pd
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "r.run"
+        path.write_bytes(data)
+        outcomes = []
+        for source in (str(path), (str(path), data)):
+            try:
+                outcomes.append(trec.read_run(source))
+            except ParseError as err:
+                outcomes.append((err.line, err.why))
+    if isinstance(outcomes[0], pd.DataFrame) and isinstance(outcomes[1], pd.DataFrame):
+        pd.testing.assert_frame_equal(outcomes[0], outcomes[1])
+    else:
+        assert outcomes[0] == outcomes[1]
