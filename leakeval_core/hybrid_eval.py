@@ -42,10 +42,14 @@ def labelled_features(
 
 
 def cross_validated_auc(
-    labels: pd.DataFrame, features: pd.DataFrame, folds: int = 5
+    labels: pd.DataFrame, features: pd.DataFrame, folds: int = 5, hard_only: bool = False
 ) -> dict[str, float]:
     """ROC AUC of each method's similarity; the hybrid is refitted on each training fold and
-    scored on the held-out topics only."""
+    scored on the held-out topics only.
+
+    `hard_only` keeps the positives and only the negatives written to share the topic's
+    entity but not its need (source "written"), the kind the held-out judgments are made of.
+    """
     from sklearn.metrics import roc_auc_score
     from sklearn.model_selection import GroupKFold
 
@@ -54,11 +58,12 @@ def cross_validated_auc(
     for train, test in GroupKFold(n_splits=folds).split(features, y, labels.test_qid):
         weights, intercept = hybrid.fit_weights(features.iloc[train], y[train])
         hybrid_scores[test] = hybrid.score(features.iloc[test], weights, intercept)
-    semantic = features[["semantic_title", "semantic_description"]].max(axis=1)
+    semantic = features[["semantic_title", "semantic_description"]].max(axis=1).to_numpy()
+    keep = (y == 1) | (labels.source.to_numpy() == "written") if hard_only else y >= 0
     return {
-        "lexical": float(roc_auc_score(y, features.lexical)),
-        "semantic": float(roc_auc_score(y, semantic)),
-        "hybrid": float(roc_auc_score(y, hybrid_scores)),
+        "lexical": float(roc_auc_score(y[keep], features.lexical.to_numpy()[keep])),
+        "semantic": float(roc_auc_score(y[keep], semantic[keep])),
+        "hybrid": float(roc_auc_score(y[keep], hybrid_scores[keep])),
     }
 
 
