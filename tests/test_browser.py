@@ -173,6 +173,23 @@ def test_comparison_tabs_render(app_url, browser):
     page.close()
 
 
+def test_drilldown_one_query_tab(app_url, browser):
+    """The one-query view: topic, both ranked lists with grades, the document notice."""
+    page = browser.new_page(viewport={"width": 1500, "height": 1400})
+    page.goto(f"{app_url}/queries")
+    page.locator(".js-plotly-plot").first.wait_for(timeout=120_000)
+    wait_until_idle(page)
+    page.get_by_role("tab", name="One query").click()
+    wait_until_idle(page)
+    panel = page.get_by_role("tabpanel", name="One query")
+    panel.get_by_text("Nearest training queries").wait_for(timeout=60_000)
+    assert panel.locator('[data-testid="stDataFrame"]').count() >= 3  # nearest, A, B
+    assert page.locator('[data-testid="stException"]').count() == 0
+    panel.scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "drill-down-one-query.png"), full_page=True)
+    page.close()
+
+
 def test_uploaded_runs_are_scored_and_bad_ones_reported(app_url, browser, demo_dir, tmp_path):
     good = tmp_path / "mine.run"
     good.write_bytes((demo_dir / "runs/robust04/monot5/leaked/2000/fold1.run").read_bytes())
