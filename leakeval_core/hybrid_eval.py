@@ -75,16 +75,10 @@ def demo_auc(experiment) -> dict[str, float]:
     """
     from sklearn.metrics import roc_auc_score
 
-    from .collections import load_collection
-    from .detect import DetectionOptions, TopicTexts, detect, topic_texts
-    from .leakage import ground_truth
+    from .detect import DetectionOptions, detect
+    from .leakage import experiment_topic_texts, ground_truth
 
-    side = TopicTexts.concat(
-        [
-            topic_texts(load_collection(spec).topics, collection=name)
-            for name, spec in experiment.collections.items()
-        ]
-    )
+    side = experiment_topic_texts(experiment)
     pairs = detect(side, read_queries(experiment.training_queries), DetectionOptions())
     truth = ground_truth(experiment).table[["collection", "test_qid", "train_qid"]]
     planted = pairs.merge(truth.assign(planted=1), how="left", on=list(truth.columns))

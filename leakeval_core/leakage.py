@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from .cache import Cache, hash_key
-from .detect import DetectionOptions
+from .detect import DetectionOptions, TopicTexts, detect, topic_texts
 from .errors import LeakevalError, ParseError
 from .experiment import Experiment
 from .scores import Progress
@@ -26,6 +26,7 @@ __all__ = [
     "agreement",
     "category_counts",
     "detect_leakage",
+    "experiment_topic_texts",
     "ground_truth",
     "leak_share",
     "leaked_qids",
@@ -99,8 +100,7 @@ def detect_leakage(
     fields: tuple[str, ...] = ("title", "description"),
 ) -> LeakageTable:
     """Detect near-duplicates of every collection's topics in the training log, cached."""
-    from .collections import collection_digest, load_collection, source_digest, training_chunks
-    from .detect import TopicTexts, detect, topic_texts
+    from .collections import collection_digest, source_digest, training_chunks
 
     source = experiment.training_queries
     cache = cache or Cache()
@@ -113,18 +113,27 @@ def detect_leakage(
     )
 
     def build() -> tuple[pd.DataFrame, dict]:
-        side = TopicTexts.concat(
-            [
-                topic_texts(load_collection(spec).topics, fields, collection=name)
-                for name, spec in experiment.collections.items()
-            ]
-        )
+        side = experiment_topic_texts(experiment, fields)
         pairs = detect(side, training_chunks(source, options.chunk_size), options, progress)
         return pairs[LEAKAGE_COLUMNS], {}
 
     table, _ = cache.get_or_build("leakage", key, build)
     name = source.name if isinstance(source, Path) else str(source)
     return LeakageTable(table, f"lexical detection against {name}")
+
+
+def experiment_topic_texts(
+    experiment: Experiment, fields: tuple[str, ...] = ("title", "description")
+) -> TopicTexts:
+    """The test side of detection: every collection's topics, labelled by collection."""
+    from .collections import load_collection
+
+    return TopicTexts.concat(
+        [
+            topic_texts(load_collection(spec).topics, fields, collection=name)
+            for name, spec in experiment.collections.items()
+        ]
+    )
 
 
 def _read_pairs(experiment: Experiment, path: Path) -> LeakageTable:
