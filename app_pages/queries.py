@@ -10,7 +10,7 @@ from leakeval_core.compare import (
     condition_label,
     top_inflating,
 )
-from leakeval_core.leakage import DEFAULT_THRESHOLD, leaked_qids
+from leakeval_core.leakage import DEFAULT_THRESHOLD
 from leakeval_core.plots import scatter_ab_figure
 
 ctx = data.current()
@@ -45,7 +45,6 @@ for factor in factors:
 measure = ctx.measure
 leakage = ctx.leakage()
 threshold = state.get("threshold", DEFAULT_THRESHOLD)
-leaked = None if leakage.empty else leaked_qids(leakage, threshold)
 pairs, wide = ctx.paired(a, b, threshold)
 table = pairs.table
 if table.empty:
@@ -62,7 +61,7 @@ cols[4].metric(f"A − B on other topics ({len(clean)})", number(clean.delta.mea
 notes = [f"{len(table)} queries paired by id"]
 if pairs.only_a or pairs.only_b:
     notes.append(f"{pairs.only_a} only in A and {pairs.only_b} only in B are left out")
-if leaked is not None:
+if not leakage.empty:
     notes.append(f"leaked = a training query with similarity ≥ {threshold:.2f} ({leakage.source})")
 if measure.better == "lower":
     notes.append(f"{measure.label} is lower-is-better: negative A − B means A is better")
@@ -105,7 +104,7 @@ with tab_one:
         topic = ctx.collection(collection).topics.set_index("qid").loc[qid]
         st.markdown(f"### {qid}: {topic.title}")
         st.markdown(f"{topic.description}")
-        if leaked is not None:
+        if not leakage.empty:
             near = leakage.table[
                 (leakage.table.collection == collection) & (leakage.table.test_qid == qid)
             ]

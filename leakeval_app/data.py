@@ -329,9 +329,9 @@ def _run_file(path: str, fingerprint: str) -> pd.DataFrame:
     return read_run(path)
 
 
-def _query_rows(path: str, fingerprint: str, levels: dict, qid: str) -> pd.DataFrame:
+def _query_rows(conditions: pd.DataFrame, fingerprint: str, levels: dict, qid: str) -> pd.DataFrame:
     """One query's rows from the first of the condition's runs (folds) that retrieved it."""
-    for run_path in select(load_experiment(path).conditions, levels).path:
+    for run_path in select(conditions, levels).path:
         run = _run_file(str(run_path), fingerprint)
         rows = run[run.qid == qid]
         if len(rows):
@@ -345,9 +345,10 @@ def _ranked_lists(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     a, b = dict(a), dict(b)
     qrels = _collection(path, fingerprint, a["collection"]).qrels
+    conditions = load_experiment(path).conditions
     lists = [
         ranked_list(
-            _query_rows(path, fingerprint, levels, qid),
+            _query_rows(conditions, fingerprint, levels, qid),
             qid,
             qrels,
             Conventions(**dict(conventions)),
