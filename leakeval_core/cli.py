@@ -249,22 +249,18 @@ def _measures(args: argparse.Namespace):
 
 
 def _progress(label: str):
-    """A tqdm bar on stderr, only when stderr is a terminal (scripts get clean logs)."""
-    from tqdm import tqdm
-
+    """A tqdm bar on stderr, only when stderr is a terminal (scripts get clean logs, and
+    do not pay for importing tqdm)."""
     bar = None
 
     def update(done: int, total: int, what: str) -> None:
         nonlocal bar
+        if not sys.stderr.isatty():
+            return
         if bar is None:
-            bar = tqdm(
-                total=total,
-                desc=label,
-                unit="run",
-                file=sys.stderr,
-                disable=not sys.stderr.isatty(),
-                leave=False,
-            )
+            from tqdm import tqdm
+
+            bar = tqdm(total=total, desc=label, unit="run", file=sys.stderr, leave=False)
         bar.n = done
         bar.set_postfix_str(what[-40:], refresh=True)
         if done >= total:

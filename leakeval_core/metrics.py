@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import trec
+from .arrays import from_numpy, to_numpy
 from .errors import LeakevalError
 from .measures import Measure, parse_measures
 
@@ -154,13 +155,13 @@ class PreparedQrels:
         table = _as_table(qrels, "grade")
         qid_codes, qid_values = _dictionary(table, "qid")
         self._docids = table.column("docid").chunk(0)
-        self._grades = table.column("grade").to_numpy().astype(np.int64)
+        self._grades = to_numpy(table.column("grade")).astype(np.int64)
         relevant = self._grades >= conventions.relevance_level
         num_rel = np.bincount(qid_codes, weights=relevant, minlength=len(qid_values))
-        by_qid = pc.sort_indices(qid_values).to_numpy()
+        by_qid = to_numpy(pc.sort_indices(qid_values))
         evaluated = by_qid[num_rel[by_qid] > 0]
         self.no_relevant = len(qid_values) - len(evaluated)
-        self.qids = np.array(qid_values.take(evaluated).to_pylist(), dtype=object)
+        self.qids = np.array(qid_values.take(from_numpy(evaluated)).to_pylist(), dtype=object)
         """Scored queries (those with a relevant judgment), in qid order."""
         self.num_rel = num_rel[evaluated]
         position = np.full(len(qid_values), -1, np.int64)
@@ -168,7 +169,7 @@ class PreparedQrels:
         self._row_qidx = position[qid_codes]
         """Each qrels row's query as a position in `qids`, -1 when it is not scored."""
         self._qids = table.column("qid").chunk(0)
-        self._qid_set = _strings(qid_values.take(evaluated))
+        self._qid_set = _strings(qid_values.take(from_numpy(evaluated)))
         self._judged_qid_set = _strings(qid_values)
         self._pytrec_qrels: dict[bool, dict[str, dict[str, int]]] = {}
 
@@ -202,20 +203,20 @@ class PreparedQrels:
     @cached_property
     def _judged(self) -> tuple[pa.Array, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Judgments of scored queries indexed by document: the document strings, each
-        document's first judgment and number of judgments, and the (document, query) keys
-        and grades sorted by document then query.
+        document's first judgment and number of judgments, and the judgments' queries and
+        grades sorted by document then query.
 
-        A run's rows then need one string hash lookup per distinct document; the grade is a
-        direct index for the usual document judged for one query, a binary search otherwise.
+        A run's rows then need one string hash lookup per distinct document, and a binary
+        search among the few queries that document is judged for.
         """
         scored = np.flatnonzero(self._row_qidx >= 0)
         doc_values = self._docids.dictionary
-        docs = self._docids.indices.to_numpy()[scored].astype(np.int64)
-        keys = docs * len(self.qids) + self._row_qidx[scored]
-        order = np.argsort(keys)
+        docs = to_numpy(self._docids.indices)[scored]
+        order = np.lexsort((self._row_qidx[scored], docs))
         count = np.bincount(docs, minlength=len(doc_values))
         first = np.cumsum(count) - count
-        return doc_values, first, count, keys[order], self._grades[scored][order].astype(float)
+        queries = self._row_qidx[scored][order]
+        return doc_values, first, count, queries, self._grades[scored][order].astype(float)
 
     def grades(self, runs: Sequence[_Ranked]) -> list[tuple[np.ndarray, int]]:
         """Each ranked row's grade as float (NaN where unjudged), and how many of the run's
@@ -224,18 +225,18 @@ class PreparedQrels:
         All runs' documents are looked up in one call, so the judged documents' hash table
         is built once per group of runs rather than once per run.
         """
-        doc_values, first, count, keys, grades = self._judged
+        doc_values, first, count, queries, grades = self._judged
         found = _codes(pa.chunked_array([r.doc_values for r in runs], type=pa.string()), doc_values)
         bounds = np.cumsum([0, *(len(r.doc_values) for r in runs)])
         out = []
         for run, start, stop in zip(runs, bounds[:-1], bounds[1:], strict=True):
             doc = found[start:stop][run.docs]
             rows = np.flatnonzero(doc >= 0)
-            wanted = doc[rows] * len(self.qids) + run.qidx[rows]
-            pos = first[doc[rows]]
-            several = count[doc[rows]] > 1
-            pos[several] = np.searchsorted(keys, wanted[several])
-            hit = keys[np.minimum(pos, len(keys) - 1)] == wanted
+            wanted, block = run.qidx[rows], doc[rows]
+            end = first[block] + count[block]
+            pos = _search_blocks(queries, first[block], end, wanted)
+            hit = pos < end
+            hit[hit] = queries[pos[hit]] == wanted[hit]
             row = np.full(len(doc), np.nan)
             row[rows[hit]] = grades[pos[hit]]
             out.append((row, int((found[start:stop] >= 0).sum())))
@@ -266,6 +267,26 @@ class PreparedQrels:
         return self._pytrec_qrels[key]
 
 
+def _search_blocks(
+    values: np.ndarray, lo: np.ndarray, hi: np.ndarray, wanted: np.ndarray
+) -> np.ndarray:
+    """For each i, where `wanted[i]` is (or would go) in the sorted block values[lo[i]:hi[i]].
+
+    One vectorised binary search over all blocks at once: as many rounds as the longest
+    block has bits, each on the rows still searching. Blocks are short (a document is
+    judged for a few queries), so this beats searching the whole array.
+    """
+    lo, hi = lo.copy(), hi.copy()
+    active = np.flatnonzero(lo < hi)
+    while active.size:
+        mid = (lo[active] + hi[active]) // 2
+        right = values[mid] < wanted[active]
+        lo[active[right]] = mid[right] + 1
+        hi[active[~right]] = mid[~right]
+        active = active[lo[active] < hi[active]]
+    return lo
+
+
 def _rank_within(group: np.ndarray) -> np.ndarray:
     """1-based position of each row within its run of equal, adjacent group ids."""
     n = group.shape[0]
@@ -285,8 +306,8 @@ def _strings(values: pd.Series | pa.Array | pa.ChunkedArray) -> pa.Array | pa.Ch
 
 def _codes(values: pa.Array | pa.ChunkedArray, value_set: pa.Array) -> np.ndarray:
     """Index of each value in `value_set` (a hash lookup in pyarrow), -1 where absent."""
-    found = pc.index_in(_strings(values), value_set=_strings(value_set)).fill_null(-1)
-    return found.to_numpy(zero_copy_only=False).astype(np.int64)
+    found = pc.index_in(_strings(values), value_set=_strings(value_set))
+    return to_numpy(found, fill=-1).astype(np.int64)
 
 
 def _as_table(frame: RunLike, value: str = "score") -> pa.Table:
@@ -296,7 +317,7 @@ def _as_table(frame: RunLike, value: str = "score") -> pa.Table:
         {
             "qid": _encoded(frame["qid"]),
             "docid": _encoded(frame["docid"]),
-            value: np.asarray(frame[value]),
+            value: frame.column(value) if isinstance(frame, pa.Table) else frame[value].to_numpy(),
         }
     )
 
@@ -314,13 +335,13 @@ def _dictionary(table: pa.Table, column: str) -> tuple[np.ndarray, pa.Array]:
     """A dictionary column's codes (int32, as stored: a 10M-line run's rows stay small)
     and values."""
     array = table.column(column).chunk(0)
-    return array.indices.to_numpy(), array.dictionary
+    return to_numpy(array.indices), array.dictionary
 
 
 def _sorted_position(values: pa.Array) -> np.ndarray:
     """Each value's position in sorted order, so strings can be ordered as integers."""
     position = np.empty(len(values), np.int64)
-    position[pc.sort_indices(values).to_numpy()] = np.arange(len(values))
+    position[to_numpy(pc.sort_indices(values))] = np.arange(len(values))
     return position
 
 
@@ -358,10 +379,10 @@ def _order_ties(
     member = np.r_[tied, False] | np.r_[False, tied]
     rows = np.flatnonzero(member)
     block = np.cumsum(np.r_[True, ~tied[rows[:-1]]])  # tied[i]: rows i and i+1 share a block
-    table = pa.table({"block": block, "docid": doc_values.take(pa.array(docs[rows]))})
+    table = pa.table({"block": from_numpy(block), "docid": doc_values.take(from_numpy(docs[rows]))})
     direction = "ascending" if ascending else "descending"
     within = pc.sort_indices(table, sort_keys=[("block", "ascending"), ("docid", direction)])
-    within = within.to_numpy()
+    within = to_numpy(within)
     if (within == np.arange(len(rows))).all():
         return None
     order = np.arange(len(docs))
@@ -373,9 +394,7 @@ def _rank(run: RunLike, qrels: PreparedQrels, name: str) -> _Ranked:
     """Rank a run's scored queries under the qrels' conventions."""
     table = _as_table(run)
     qid_codes, qid_values = _dictionary(table, "qid")
-    judged = pc.is_in(_strings(qid_values), value_set=qrels._judged_qid_set).to_numpy(
-        zero_copy_only=False
-    )
+    judged = to_numpy(pc.is_in(_strings(qid_values), value_set=qrels._judged_qid_set))
     if len(qid_values) and not judged.any():
         raise LeakevalError(
             f"{name}: none of its {len(qid_values)} queries has judgments in the qrels; "
@@ -383,7 +402,7 @@ def _rank(run: RunLike, qrels: PreparedQrels, name: str) -> _Ranked:
         )
     qidx = qrels.qid_codes(qid_values).astype(np.int32)[qid_codes]
     docs, doc_values = _dictionary(table, "docid")
-    scores = table.column("score").to_numpy()
+    scores = to_numpy(table.column("score"))
     scored = qidx >= 0
     if not scored.all():
         qidx, docs, scores = qidx[scored], docs[scored], scores[scored]
@@ -415,7 +434,7 @@ def rank_run(run: pd.DataFrame, conventions: Conventions = Conventions()) -> pd.
     docs, doc_values = _dictionary(table, "docid")
     order, rank, _ = _ranking(
         _sorted_position(qid_values)[qid_codes],
-        table.column("score").to_numpy(),
+        to_numpy(table.column("score")),
         docs,
         doc_values,
         conventions.tie_order,
@@ -449,12 +468,15 @@ def score_files(
     """Read and score many run files, yielding each file's result (or its error) in order.
 
     Groups of files go to a thread pool (pyarrow and numpy release the GIL); each group is
-    read, ranked and looked up in the qrels at once. The group size bounds memory: only
-    the files being worked on have their parsed tables alive.
+    read, ranked and looked up in the qrels at once. At most `group` files make a group,
+    which bounds memory: only the files being worked on have their parsed tables alive.
+    Groups are of equal size and their number a multiple of the workers, so no worker is
+    left with the remainder while the others idle.
     """
     measures = _parsed(measures)
     workers = min(os.cpu_count() or 1, max(len(paths), 1))
-    size = max(1, min(group, -(-len(paths) // workers)))
+    per_worker = max(1, -(-len(paths) // workers))
+    size = max(1, -(-per_worker // -(-per_worker // group)))
 
     def rank_file(path) -> _Ranked | LeakevalError:
         try:
@@ -591,7 +613,7 @@ def _pytrec_columns(
     # Distinct descending scores in leakeval's order, so pytrec_eval's own tie rule is moot.
     scores = (qrels.conventions.depth + 1 - run.rank).astype(float).tolist()
     qids = qrels.qids[run.qidx]
-    docids = run.doc_values.take(pa.array(run.docs)).to_pylist()
+    docids = run.doc_values.take(from_numpy(run.docs)).to_pylist()
     pytrec_run: dict[str, dict[str, float]] = {}
     for qid, docid, score in zip(qids, docids, scores, strict=True):
         pytrec_run.setdefault(str(qid), {})[str(docid)] = score

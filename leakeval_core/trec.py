@@ -21,12 +21,13 @@ import os
 import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .arrays import from_numpy, to_numpy
 from .errors import ParseError
 
 if TYPE_CHECKING:
@@ -169,30 +170,30 @@ def _split_columns(
 
 def _clean_file(source: Source, block: int = 8 << 20) -> Path | None:
     """The file's path when pyarrow can parse it as it is: plain UTF-8 text without gzip,
-    BOM, NUL, CR, tab or blank line. Checked block by block; None sends the file through
-    `load_bytes`, which rewrites it or names what is wrong."""
+    BOM, NUL, CR or tab (blank lines fail pyarrow's parse, see `_read_columns`). Checked
+    block by block; None sends the file through `load_bytes`, which rewrites it or names
+    what is wrong."""
     if isinstance(source, tuple):
         return None
     path = Path(source)
     if not path.is_file():
         return None
     decoder = codecs.getincrementaldecoder("utf-8")()
-    previous = b"\n"  # a first line that is blank counts as a blank line
     seen_text = False
     with open(path, "rb") as fh:
-        while chunk := fh.read(block):
-            if previous == b"\n" and not seen_text and chunk.startswith((b"\x1f\x8b", _BOM)):
-                return None
-            if any(bad in chunk for bad in (b"\x00", b"\r", b"\t", b"\n\n")):
-                return None
-            if previous.endswith(b"\n") and chunk.startswith(b"\n"):
+        chunk = fh.read(block)
+        if chunk.startswith((b"\x1f\x8b", _BOM)):
+            return None
+        while chunk:
+            if any(bad in chunk for bad in (b"\x00", b"\r", b"\t")):
                 return None
             try:
-                decoder.decode(chunk)
+                if not chunk.isascii():
+                    decoder.decode(chunk)
             except UnicodeDecodeError:
                 return None
-            seen_text = seen_text or bool(chunk.strip())
-            previous = chunk[-1:]
+            seen_text = seen_text or not chunk.isspace()
+            chunk = fh.read(block)
     try:
         decoder.decode(b"", final=True)
     except UnicodeDecodeError:
@@ -201,8 +202,8 @@ def _clean_file(source: Source, block: int = 8 << 20) -> Path | None:
 
 
 def _split_fast(data: bytes, columns: Sequence[str], keep: dict[str, str]) -> pa.Table | None:
-    if b"\n\n" in data or data.startswith(b"\n") or b"\r" in data:
-        return None  # blank lines would shift line numbers; let the slow path count them
+    if b"\r" in data:
+        return None  # a lone CR would end a line for pyarrow and shift line numbers
     if b"\t" in data:
         data = data.replace(b"\t", b" ")
     return _read_columns(io.BytesIO(data), len(data), columns, keep)
@@ -219,7 +220,11 @@ def _read_columns(
         return pacsv.read_csv(
             source,
             read_options=pacsv.ReadOptions(column_names=list(columns), use_threads=size > _BLOCK),
-            parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False),
+            # A blank line kept as a row of empty fields fails the value column's
+            # conversion, so blank lines (which would shift line numbers) go to the slow path.
+            parse_options=pacsv.ParseOptions(
+                delimiter=" ", quote_char=False, ignore_empty_lines=False
+            ),
             convert_options=pacsv.ConvertOptions(
                 column_types={c: arrow_types[t] for c, t in keep.items()},
                 include_columns=list(keep),
@@ -259,7 +264,7 @@ def _line(lines: np.ndarray | None, row: int) -> int:
 
 def _as_finite_scores(name: str, raw: pa.ChunkedArray, lines: np.ndarray | None) -> pa.Array:
     if pa.types.is_floating(raw.type):  # pyarrow already parsed every score
-        values = raw.to_numpy()
+        values = to_numpy(raw)
     else:
         import pandas as pd
 
@@ -270,7 +275,7 @@ def _as_finite_scores(name: str, raw: pa.ChunkedArray, lines: np.ndarray | None)
         text = str(values[i]) if pa.types.is_floating(raw.type) else str(raw[i].as_py())
         kind = "not finite" if _is_float(text) else "not a number"
         raise ParseError(name, _line(lines, i), f"score {text!r} is {kind}")
-    return pa.array(values, pa.float64())
+    return raw.combine_chunks() if pa.types.is_floating(raw.type) else from_numpy(values)
 
 
 def _is_float(text: str) -> bool:
@@ -281,15 +286,15 @@ def _is_float(text: str) -> bool:
     return True
 
 
-def _as_int_grades(name: str, raw: pa.ChunkedArray, lines: np.ndarray | None) -> np.ndarray:
+def _as_int_grades(name: str, raw: pa.ChunkedArray, lines: np.ndarray | None) -> pa.Array:
     if pa.types.is_integer(raw.type):  # pyarrow already parsed every grade
-        return raw.to_numpy().astype(np.int64)
+        return raw.combine_chunks()
     text = raw.to_pandas()
     ok = text.str.fullmatch(r"[+-]?\d+").to_numpy(dtype=bool)
     if not ok.all():
         i = int(np.argmax(~ok))
         raise ParseError(name, _line(lines, i), f"grade {text.iat[i]!r} is not an integer")
-    return text.astype(np.int64).to_numpy()
+    return from_numpy(text.astype(np.int64).to_numpy())
 
 
 def encode(values: pa.Array | pa.ChunkedArray) -> pa.DictionaryArray:
@@ -321,14 +326,14 @@ def _reject_duplicates(
     rows are checked, by sorting their (qid, docid) keys in place; where the repeat is is
     worked out only when there is one. That keeps a 10M-line run's check to one key array.
     """
-    docs = docids.indices.to_numpy()
+    docs = to_numpy(docids.indices)
     counts = np.bincount(docs, minlength=1)
     if counts.max() <= 1:
         return
     candidates = np.flatnonzero((counts > 1)[docs])
 
     def keys() -> np.ndarray:
-        out = qids.indices.to_numpy()[candidates].astype(np.int64)
+        out = to_numpy(qids.indices)[candidates].astype(np.int64)
         out *= len(docids.dictionary)
         out += docs[candidates]
         return out
@@ -399,7 +404,7 @@ def _read_pairs(
     source: Source,
     columns: Sequence[str],
     value: tuple[str, str],
-    check: Callable[[str, pa.ChunkedArray, np.ndarray | None], Any],
+    check: Callable[[str, pa.ChunkedArray, np.ndarray | None], pa.Array],
     repeated: str,
     describe: str,
 ) -> pa.Table:
