@@ -212,7 +212,10 @@ def _split_fast(data: bytes, columns: Sequence[str], keep: dict[str, str]) -> pa
 def _read_columns(
     source: pa.NativeFile | io.BytesIO, size: int, columns: Sequence[str], keep: dict[str, str]
 ) -> pa.Table | None:
-    """pyarrow's CSV reader on space-separated columns; None when any value does not parse."""
+    """pyarrow's CSV reader on space-separated columns; None when any value does not parse.
+
+    The source is valid UTF-8 already (`_clean_file` or `load_bytes` checked it), so
+    pyarrow does not check it again."""
     import pyarrow.csv as pacsv
 
     arrow_types = {"str": pa.string(), "float64": pa.float64(), "int64": pa.int64()}
@@ -230,6 +233,7 @@ def _read_columns(
                 include_columns=list(keep),
                 null_values=[],  # 'nan' or 'NULL' is a value to check, not a missing one
                 quoted_strings_can_be_null=False,
+                check_utf8=False,
             ),
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError):
