@@ -1,8 +1,9 @@
 """Cached access to core results, shared by every page.
 
-Experiment-wide objects (the SCORES table, collections, per-query tables) are held with
-st.cache_resource: they are large, read-only, and shared across sessions, and copying them
-on each rerun (st.cache_data pickles) would cost more than the page itself. Keys include the
+Experiment-wide objects (the SCORES table, leakage pairs, collections, per-query tables)
+are held in memory for the process (st.cache_resource, or functools where a progress bar
+is drawn): they are large, read-only, and shared across sessions, and copying them on each
+rerun (st.cache_data pickles) would cost more than the page itself. Keys include the
 experiment's file fingerprint, so an edited run file is never served from memory; the disk
 cache underneath is keyed by content.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
@@ -280,7 +282,14 @@ def experiment(path: str, _stamp: float) -> Experiment:
     return load_experiment(path)
 
 
-@st.cache_resource(max_entries=6, show_spinner=False)
+# The two slow loaders below draw a progress bar while they work, so they are memoised with
+# functools, not st.cache_resource: a Streamlit-cached function replays every element it
+# drew on each later call, which after a cold start meant hundreds of progress messages
+# sent with every rerun of every page. app.py calls both at the top of each run, outside
+# any cached function, so the cached functions that build on them only ever hit.
+
+
+@lru_cache(maxsize=6)
 def _results(path: str, fingerprint: str, conventions: tuple) -> ExperimentScores:
     bar = st.progress(0.0, text="Scoring runs…")
 
@@ -304,7 +313,7 @@ def _collection(path: str, fingerprint: str, name: str) -> Collection:
     return load_collection(load_experiment(path).collections[name])
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
+@lru_cache(maxsize=4)
 def _leakage(path: str, fingerprint: str) -> LeakageTable:
     bar = st.progress(0.0, text="Finding near-duplicates of the topics in the training log…")
 

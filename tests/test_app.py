@@ -300,3 +300,37 @@ def test_one_query_tab_ranks_condition_a_like_the_run_file(app, demo_dir):
     grades = dict(zip(qrels[qrels.qid == qid].docid, qrels[qrels.qid == qid].grade, strict=True))
     shown = [str(grades[d]) if d in grades else "unjudged" for d in lists[0].docid]
     assert lists[0].grade.tolist() == shown
+
+
+def test_warm_reruns_replay_no_progress_bars(demo_dir, tmp_path, monkeypatch):
+    """After scoring in this process (a cold cache), a rerun must not replay the progress
+    updates shown while scoring: st.cache_* functions replay every element they drew, which
+    once made each rerun resend hundreds of progress messages."""
+    from streamlit.runtime.caching import cache_utils
+
+    from leakeval_app import data
+
+    monkeypatch.setenv("LEAKEVAL_DATA", str(demo_dir.parent))
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cold-cache"))
+    monkeypatch.chdir(ROOT)
+    data._results.cache_clear()
+    data._leakage.cache_clear()
+    replayed: list[str] = []
+    replay = cache_utils.replay_cached_messages
+
+    def counting(result, *args):
+        replayed.extend(getattr(m, "delta_type", "block") for m in result.messages)
+        return replay(result, *args)
+
+    monkeypatch.setattr(cache_utils, "replay_cached_messages", counting)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    at.run()
+    for page in PAGES:
+        at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    replayed.clear()
+    for page in PAGES:
+        at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert replayed.count("progress") == 0
+    assert "plotly_chart" in replayed  # charts do replay: that is what keeps reruns cheap
