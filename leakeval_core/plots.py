@@ -305,16 +305,20 @@ def condition_figure(
         if significant is not None and len(significant):
             marks = significant if facet is None else significant[significant[facet] == panel]
             tops = in_panel.groupby(x).ci_high.max()
+            lift = 0.06 * (in_panel.ci_high.max() - in_panel.ci_low.min())  # above the band
             marks = marks[marks[x].isin(tops.index)]
             if len(marks):
                 fig.add_trace(
                     go.Scatter(
                         x=marks[x].astype(str),
-                        y=tops.reindex(marks[x]).to_numpy(),
-                        mode="text",
-                        text=["✱"] * len(marks),
-                        textposition="top center",
-                        textfont={"size": 22, "color": "#111"},
+                        y=tops.reindex(marks[x]).to_numpy() + lift,
+                        mode="markers",
+                        marker={
+                            "symbol": "asterisk-open",
+                            "size": 14,
+                            "color": "#111",
+                            "line": {"width": 2, "color": "#111"},
+                        },
                         name="significant difference",
                         showlegend=col == 1,
                         hovertext=marks.label,
