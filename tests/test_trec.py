@@ -229,3 +229,33 @@ def test_a_one_megabyte_line_is_a_clear_error(tmp_path):
     with pytest.raises(ParseError) as err:
         trec.read_run(path)
     assert err.value.line == 2 and "expected 6 columns" in err.value.why
+
+
+CHUNKS = [["d1", "d2", "d1"], ["d2", "d3"], [], ["d4", "d1"]]
+
+
+def test_encoding_chunks_shares_one_dictionary():
+    """A file read in parallel arrives in chunks; the codes must index one dictionary."""
+    import pyarrow as pa
+
+    encoded = trec.encode(pa.chunked_array(CHUNKS, pa.string()))
+    assert encoded.dictionary.to_pylist() == ["d1", "d2", "d3", "d4"]
+    assert encoded.indices.to_pylist() == [0, 1, 0, 1, 2, 3, 0]
+
+
+def test_encoding_falls_back_when_chunks_get_their_own_dictionaries(monkeypatch):
+    """Should pyarrow ever encode chunks independently, codes must still be right."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    real = pc.dictionary_encode
+
+    def per_chunk(values):
+        if isinstance(values, pa.ChunkedArray):
+            return pa.chunked_array([real(chunk) for chunk in values.chunks])
+        return real(values)
+
+    monkeypatch.setattr(trec.pc, "dictionary_encode", per_chunk)
+    encoded = trec.encode(pa.chunked_array(CHUNKS, pa.string()))
+    assert trec.decode(encoded).to_pylist() == [v for chunk in CHUNKS for v in chunk]
+    assert encoded.dictionary.to_pylist() == ["d1", "d2", "d3", "d4"]
