@@ -108,7 +108,10 @@ def main() -> None:
         ratios = [o / t for o, t in zip(ours, theirs, strict=True)]
         print(f"plain pytrec_eval: median {statistics.median(theirs):.2f} s  {theirs}")
         print(f"leakeval score:    median {statistics.median(ours):.2f} s  {ours}")
-        print(f"ratio leakeval / pytrec_eval: median {statistics.median(ratios):.2f}")
+        print(
+            f"ratio leakeval / pytrec_eval: median {statistics.median(ratios):.2f} "
+            f"(range {min(ratios):.2f}-{max(ratios):.2f} over {len(ratios)} pairs)"
+        )
 
 
 if __name__ == "__main__":
