@@ -11,6 +11,7 @@ cache underneath is keyed by content.
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -286,11 +287,19 @@ def experiment(path: str, _stamp: float) -> Experiment:
 # functools, not st.cache_resource: a Streamlit-cached function replays every element it
 # drew on each later call, which after a cold start meant hundreds of progress messages
 # sent with every rerun of every page. app.py calls both at the top of each run, outside
-# any cached function, so the cached functions that build on them only ever hit.
+# any cached function, so the cached functions that build on them only ever hit. They run
+# one at a time: a second session opening the same cold experiment waits, then finds the
+# first one's result in the disk cache instead of scoring it again.
+_LOADING = threading.RLock()
 
 
 @lru_cache(maxsize=6)
 def _results(path: str, fingerprint: str, conventions: tuple) -> ExperimentScores:
+    with _LOADING:
+        return _score_with_progress(path, conventions)
+
+
+def _score_with_progress(path: str, conventions: tuple) -> ExperimentScores:
     bar = st.progress(0.0, text="Scoring runs…")
 
     def progress(done: int, total: int, what: str) -> None:
@@ -315,6 +324,11 @@ def _collection(path: str, fingerprint: str, name: str) -> Collection:
 
 @lru_cache(maxsize=4)
 def _leakage(path: str, fingerprint: str) -> LeakageTable:
+    with _LOADING:
+        return _detect_with_progress(path)
+
+
+def _detect_with_progress(path: str) -> LeakageTable:
     bar = st.progress(0.0, text="Finding near-duplicates of the topics in the training log…")
 
     def progress(done: int, total: int, what: str) -> None:
