@@ -29,6 +29,7 @@ from leakeval_core.compare import (
     rank_changes,
     select,
 )
+from leakeval_core.conventions import Conventions
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment import Experiment, load_experiment
 from leakeval_core.inflation import Inflation, inflation
@@ -43,7 +44,7 @@ from leakeval_core.leakage import (
     load_leakage,
 )
 from leakeval_core.measures import Measure, parse_measures
-from leakeval_core.metrics import Conventions, PreparedQrels, score_run
+from leakeval_core.metrics import PreparedQrels, score_run
 from leakeval_core.scores import ExperimentScores, score_experiment
 from leakeval_core.stats import PerQuery, compare_levels, per_query, ranking_change
 from leakeval_core.trec import read_run

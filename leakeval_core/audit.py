@@ -14,8 +14,8 @@ import pandas as pd
 
 from .cache import Cache
 from .compare import select
+from .conventions import Conventions
 from .experiment import Experiment
-from .metrics import Conventions
 from .scores import Progress, score_experiment
 from .stats import per_query
 

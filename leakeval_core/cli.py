@@ -229,7 +229,7 @@ def _add_scoring_options(parser: argparse.ArgumentParser, single_measure: bool =
 
 
 def _conventions(args: argparse.Namespace):
-    from .metrics import Conventions
+    from .conventions import Conventions
 
     return Conventions(
         depth=args.depth,

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .metrics import Conventions, rank_run
+from .conventions import Conventions
+from .metrics import rank_run
 
 __all__ = ["collection_summary", "grade_counts", "ranked_list", "topic_table"]
 

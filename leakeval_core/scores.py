@@ -14,10 +14,11 @@ import pandas as pd
 from . import trec
 from .cache import Cache, hash_key
 from .collections import collection_digest, load_collection
+from .conventions import Conventions
 from .errors import LeakevalError
 from .experiment import Experiment
 from .measures import DEFAULT_MEASURES, Measure, parse_measures
-from .metrics import Conventions, PreparedQrels, score_files
+from .metrics import PreparedQrels, score_files
 
 __all__ = ["ExperimentScores", "Progress", "score_experiment"]
 

@@ -221,8 +221,8 @@ def test_url_cannot_open_an_experiment_outside_the_data_root(app, value):
 
 def test_upload_size_limit(monkeypatch, demo_experiment):
     from leakeval_app import data
+    from leakeval_core.conventions import Conventions
     from leakeval_core.errors import LeakevalError
-    from leakeval_core.metrics import Conventions
 
     monkeypatch.setenv("LEAKEVAL_MAX_UPLOAD_MB", "0.001")
     context = data.AppContext(

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from leakeval_core.audit import audit_conventions
-from leakeval_core.metrics import Conventions
+from leakeval_core.conventions import Conventions
 from leakeval_core.trec import read_qrels
 
 CONDITIONS = [

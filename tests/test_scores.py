@@ -4,8 +4,9 @@ import pytest
 from conftest import write
 
 from leakeval_core.cache import Cache
+from leakeval_core.conventions import Conventions
 from leakeval_core.experiment import load_experiment
-from leakeval_core.metrics import Conventions, PreparedQrels, score_run
+from leakeval_core.metrics import PreparedQrels, score_run
 from leakeval_core.scores import score_experiment
 from leakeval_core.stats import per_query
 from leakeval_core.trec import read_qrels, read_run
