@@ -51,8 +51,8 @@ def audit_conventions(
 
     Only the runs of the given conditions are rescored (each once per convention, cached).
     """
-    runs = pd.concat([select(experiment.conditions, levels) for levels in conditions])
-    subset = replace(experiment, conditions=runs.drop_duplicates("run_id"))
+    chosen = set(pd.concat([select(experiment.conditions, levels) for levels in conditions]).run_id)
+    subset = replace(experiment, runs=tuple(r for r in experiment.runs if r["run_id"] in chosen))
     variants = convention_variants(base)
 
     def table(conventions: Conventions, step: int) -> pd.DataFrame:

@@ -16,8 +16,10 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["CACHE_VERSION", "Cache", "default_cache_dir", "hash_key"]
 
@@ -42,8 +44,8 @@ class Cache:
     def __init__(self, root: str | Path | None = None) -> None:
         self.root = Path(root) if root is not None else default_cache_dir()
 
-    def path(self, kind: str, key: str) -> Path:
-        return self.root / kind / f"{key}.parquet"
+    def path(self, kind: str, key: str, suffix: str = ".parquet") -> Path:
+        return self.root / kind / f"{key}{suffix}"
 
     def get(self, kind: str, key: str) -> tuple[pd.DataFrame, dict] | None:
         """The cached table and its metadata, or None when absent or unreadable."""
@@ -65,19 +67,30 @@ class Cache:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        path = self.path(kind, key)
-        path.parent.mkdir(parents=True, exist_ok=True)
         table = pa.Table.from_pandas(frame, preserve_index=False)
         table = table.replace_schema_metadata(
             {**(table.schema.metadata or {}), b"leakeval": json.dumps(meta or {}).encode()}
         )
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{key}.", suffix=".tmp")
-        os.close(fd)
+        _write_atomically(self.path(kind, key), lambda tmp: pq.write_table(table, tmp))
+
+    def get_bytes(self, kind: str, key: str) -> bytes | None:
+        """A stored blob (a command's finished output, say), or None when absent or
+        damaged; a damaged one is deleted. Blobs carry a checksum of their content, as
+        bytes, unlike parquet, have no structure that would show a truncation."""
+        path = self.path(kind, key, ".bin")
         try:
-            pq.write_table(table, tmp)
-            os.replace(tmp, path)
-        finally:
-            Path(tmp).unlink(missing_ok=True)
+            stored = path.read_bytes()
+        except OSError:
+            return None
+        checksum, data = stored[:_CHECKSUM], stored[_CHECKSUM:]
+        if checksum != _checksum(data):
+            path.unlink(missing_ok=True)
+            return None
+        return data
+
+    def put_bytes(self, kind: str, key: str, data: bytes) -> None:
+        blob = _checksum(data) + data
+        _write_atomically(self.path(kind, key, ".bin"), lambda tmp: Path(tmp).write_bytes(blob))
 
     def get_or_build(
         self, kind: str, key: str, build: Callable[[], tuple[pd.DataFrame, dict]]
@@ -96,3 +109,23 @@ class Cache:
         count = sum(1 for p in self.root.rglob("*") if p.is_file())
         shutil.rmtree(self.root)
         return count
+
+
+_CHECKSUM = 16
+
+
+def _checksum(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=_CHECKSUM).digest()
+
+
+def _write_atomically(path: Path, write: Callable[[str], object]) -> None:
+    """Write through a temp file in the same folder, renamed into place: readers see the
+    whole file or none, and concurrent writers of one key race to identical content."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)

@@ -8,6 +8,7 @@ unexpected also prints one line and suggests `--debug` for the traceback.
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from contextlib import nullcontext
 from pathlib import Path
@@ -342,21 +343,47 @@ def _count(value) -> int:
 
 
 def _cmd_scores(args: argparse.Namespace) -> int:
+    """The finished output is cached too, keyed by the scores' key and the format: a warm
+    call hashes the files, finds it and writes it, without importing pandas or numpy.
+    Output with failed runs is not cached, so their errors are reported every time."""
+    from .cache import Cache, hash_key
     from .experiment import load_experiment
-    from .scores import score_experiment
+    from .scores import scores_key
 
     experiment = load_experiment(args.experiment)
-    results = score_experiment(
-        experiment, _measures(args), _conventions(args), progress=_progress("scoring")
-    )
-    table = results.scores.drop(columns=["run_id"])
-    if args.out and Path(args.out).suffix == ".parquet":
-        table.to_parquet(args.out, index=False)
+    measures, conventions = _measures(args), _conventions(args)
+    parquet = bool(args.out) and Path(args.out).suffix == ".parquet"
+    cache = Cache()
+    key = hash_key(scores_key(experiment, measures, conventions), parquet)
+    output = cache.get_bytes("scores-output", key)
+    failures = []
+    if output is None:
+        from .scores import score_experiment
+
+        results = score_experiment(
+            experiment, measures, conventions, cache, progress=_progress("scoring")
+        )
+        output = _scores_output(results.scores.drop(columns=["run_id"]), parquet)
+        failures = results.failures.error.tolist()
+        if not failures:
+            cache.put_bytes("scores-output", key, output)
+    if args.out:
+        Path(args.out).write_bytes(output)
     else:
-        table.to_csv(args.out or sys.stdout, index=False, float_format="%.6g")
-    for failure in results.failures.itertuples():
-        print(f"leakeval: {failure.error}", file=sys.stderr)
-    return EXIT_BAD_INPUT if len(results.failures) else 0
+        sys.stdout.flush()
+        sys.stdout.buffer.write(output)
+        sys.stdout.buffer.flush()
+    for error in failures:
+        print(f"leakeval: {error}", file=sys.stderr)
+    return EXIT_BAD_INPUT if failures else 0
+
+
+def _scores_output(table, parquet: bool) -> bytes:
+    if parquet:
+        buffer = io.BytesIO()
+        table.to_parquet(buffer, index=False)
+        return buffer.getvalue()
+    return table.to_csv(index=False, float_format="%.6g", lineterminator="\n").encode()
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:

@@ -6,7 +6,6 @@ its home, which a user who only scores local files should never see.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,17 +15,16 @@ from pathlib import Path
 import pandas as pd
 
 from . import queries, trec
+from .digests import collection_digest
 from .errors import LeakevalError
 from .experiment import CollectionSpec
 
 __all__ = [
     "ALIASES",
     "Collection",
-    "collection_digest",
     "document_text",
     "load_collection",
     "resolve_alias",
-    "source_digest",
     "topics_from",
     "training_chunks",
 ]
@@ -52,23 +50,6 @@ class Collection:
     digest: str
     """Content hash of topics + qrels: scores cached against it go stale when either changes."""
     source: str
-
-
-def collection_digest(spec: CollectionSpec) -> str:
-    """A cheap content key for a collection, computed without parsing it.
-
-    Local files are hashed; an ir_datasets collection is keyed by its id and the installed
-    ir_datasets version, which fixes the files it serves.
-    """
-    if spec.ir_datasets is not None:
-        from importlib.metadata import version
-
-        text = f"irds:{resolve_alias(spec.ir_datasets)}:{version('ir_datasets')}"
-    else:
-        if spec.topics is None or spec.qrels is None:
-            raise LeakevalError(f"collection {spec.name!r} needs topics and qrels files")
-        text = trec.file_digest(spec.topics) + trec.file_digest(spec.qrels)
-    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
 def load_collection(spec: CollectionSpec) -> Collection:
@@ -203,12 +184,3 @@ def training_chunks(source: str | Path, chunk_size: int = 100_000) -> Iterator[p
                 batch = []
     if batch:
         yield pd.DataFrame(batch, columns=["qid", "text"])
-
-
-def source_digest(source: str | Path) -> str:
-    """Content hash of a file, or the id and ir_datasets version for a named dataset."""
-    if Path(source).exists():
-        return trec.file_digest(source)
-    from importlib.metadata import version
-
-    return f"irds:{resolve_alias(str(source))}:{version('ir_datasets')}"

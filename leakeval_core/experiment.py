@@ -10,11 +10,14 @@ import hashlib
 import re
 import tomllib
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from .errors import LeakevalError, ParseError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["MANIFEST", "CollectionSpec", "Experiment", "find_experiments", "load_experiment"]
 
@@ -36,6 +39,7 @@ _SECTION_KEYS = {
     "runs": {"pattern"},
 }
 _FIELD = re.compile(r"\{([^{}]*)\}")
+_NUMBER = re.compile(r"\d+")
 
 
 @dataclass(frozen=True)
@@ -57,12 +61,21 @@ class Experiment:
     collections: dict[str, CollectionSpec]
     pattern: str
     factors: tuple[str, ...]
-    conditions: pd.DataFrame = field(repr=False)
-    """One row per run: `run_id` (path relative to root), `path`, then one column per factor."""
+    runs: tuple[dict, ...] = field(repr=False)
+    """One record per run, sorted by factors: `run_id` (path relative to root), `path`, then
+    one value per factor (int when every level is a number)."""
     training_queries: Path | str | None = None
     ground_truth: Path | None = None
     """Known near-duplicate pairs (the demo writes its own); a stand-in for detection."""
     leakage_table: Path | None = None
+
+    @cached_property
+    def conditions(self) -> pd.DataFrame:
+        """The runs as a table, one column per record field. Built on first use: listing
+        the runs (all a warm cache lookup needs) does not import pandas."""
+        import pandas as pd
+
+        return pd.DataFrame(list(self.runs))
 
     def levels(self, factor: str) -> list:
         return sorted(self.conditions[factor].unique().tolist())
@@ -79,7 +92,7 @@ class Experiment:
         Any edit changes it, so an in-memory cache can't serve stale data; the disk cache
         underneath is keyed by content, so an unchanged file is still never rescored.
         """
-        paths = [self.root / MANIFEST, *self.conditions.path]
+        paths = [self.root / MANIFEST, *(run["path"] for run in self.runs)]
         for spec in self.collections.values():
             paths += [p for p in (spec.topics, spec.qrels) if p is not None]
         paths += [p for p in (self.ground_truth, self.leakage_table) if p is not None]
@@ -139,7 +152,7 @@ def load_experiment(path: str | Path) -> Experiment:
             "the runs pattern has no {collection} field, "
             "so exactly one collection must be declared",
         )
-    conditions = _discover(manifest, root, pattern, factors, collections)
+    runs = _discover(manifest, root, pattern, factors, collections)
 
     training = config.get("training_queries", {})
     leakage = config.get("leakage", {})
@@ -151,7 +164,7 @@ def load_experiment(path: str | Path) -> Experiment:
         collections=collections,
         pattern=pattern,
         factors=factors,
-        conditions=conditions,
+        runs=runs,
         training_queries=(
             _existing(manifest, root, training.get("path"), "training_queries.path")
             or training.get("ir_datasets")
@@ -229,7 +242,7 @@ def _pattern_fields(manifest: Path, pattern: str) -> tuple[str, ...]:
 
 def _discover(
     manifest: Path, root: Path, pattern: str, factors: tuple[str, ...], collections: dict
-) -> pd.DataFrame:
+) -> tuple[dict, ...]:
     glob = _FIELD.sub("*", pattern)
     regex = re.compile(
         "".join(
@@ -246,9 +259,8 @@ def _discover(
             rows.append({"run_id": relative, "path": path, **match.groupdict()})
     if not rows:
         raise ParseError(manifest, None, f"runs pattern {pattern!r} matches no file under {root}")
-    conditions = pd.DataFrame(rows)
     if "collection" in factors:
-        unknown = sorted(set(conditions.collection) - set(collections))
+        unknown = sorted({row["collection"] for row in rows} - set(collections))
         if unknown:
             raise ParseError(
                 manifest,
@@ -256,8 +268,10 @@ def _discover(
                 f"runs name collection {unknown[0]!r}, which is not declared under [collections]",
             )
     else:
-        conditions["collection"] = next(iter(collections))
+        only = next(iter(collections))
+        rows = [{**row, "collection": only} for row in rows]
     for name in factors:
-        if conditions[name].str.fullmatch(r"\d+").all():
-            conditions[name] = conditions[name].astype("int64")
-    return conditions.sort_values(list(factors), kind="stable").reset_index(drop=True)
+        if all(_NUMBER.fullmatch(row[name]) for row in rows):
+            for row in rows:
+                row[name] = int(row[name])
+    return tuple(sorted(rows, key=lambda row: tuple(row[name] for name in factors)))

@@ -100,7 +100,8 @@ def detect_leakage(
     fields: tuple[str, ...] = ("title", "description"),
 ) -> LeakageTable:
     """Detect near-duplicates of every collection's topics in the training log, cached."""
-    from .collections import collection_digest, source_digest, training_chunks
+    from .collections import training_chunks
+    from .digests import collection_digest, source_digest
 
     source = experiment.training_queries
     cache = cache or Cache()

@@ -8,19 +8,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from . import trec
 from .cache import Cache, hash_key
-from .collections import collection_digest, load_collection
 from .conventions import Conventions
+from .digests import collection_digest, file_digest
 from .errors import LeakevalError
 from .experiment import Experiment
 from .measures import DEFAULT_MEASURES, Measure, parse_measures
-from .metrics import PreparedQrels, score_files
 
-__all__ = ["ExperimentScores", "Progress", "score_experiment"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .metrics import PreparedQrels
+
+__all__ = ["ExperimentScores", "Progress", "score_experiment", "scores_key"]
 
 Progress = Callable[[int, int, str], None]
 """Called as progress(done, total, what) while long work runs."""
@@ -60,30 +62,18 @@ def score_experiment(
     cache: Cache | None = None,
     progress: Progress | None = None,
 ) -> ExperimentScores:
-    measures = parse_measures(
-        [m.name if isinstance(m, Measure) else m for m in measures]
-        if not isinstance(measures, str)
-        else measures
-    )
+    import pandas as pd
+
+    from .collections import load_collection
+    from .metrics import PreparedQrels, score_files
+
+    measures = _parsed(measures)
     cache = cache or Cache()
-    conditions = experiment.conditions
-    names = [m.name for m in measures]
-    coll_digests = {
-        name: collection_digest(experiment.collections[name])
-        for name in conditions.collection.unique()
-    }
-    run_digests = [trec.file_digest(p) for p in conditions.path]
-    key = hash_key(
-        "experiment-scores",
-        list(zip(conditions.run_id, run_digests, strict=True)),
-        coll_digests,
-        asdict(conventions),
-        names,
-        list(conditions.columns),
-    )
+    key = scores_key(experiment, measures, conventions)
     hits = [cache.get(kind, key) for kind in _KINDS]
     if all(hit is not None for hit in hits):
         return ExperimentScores(*(hit[0] for hit in hits), measures, conventions)
+    conditions = experiment.conditions
 
     # A fold's run holds only its fold's queries, so a run never fills in missing queries;
     # that happens per condition once its folds are combined.
@@ -140,7 +130,7 @@ def score_experiment(
     )
     runs = pd.DataFrame(run_rows, columns=[*factor_cols, *_RUN_COLUMNS])
     queries = pd.concat(
-        [_scored_queries(name, prepare) for name in coll_digests],
+        [_scored_queries(name, prepare) for name in conditions.collection.unique()],
         ignore_index=True,
     )
     tables = (scores, runs, queries)
@@ -150,9 +140,37 @@ def score_experiment(
     return ExperimentScores(*tables, measures, conventions)
 
 
+def scores_key(
+    experiment: Experiment,
+    measures: Sequence[str | Measure] | str,
+    conventions: Conventions,
+) -> str:
+    """The cache key of an experiment's scores: every run file's and collection's content,
+    the conventions, the measures and the design. Hashing files is all it costs, so a
+    warm command can look its result up before importing anything heavy."""
+    runs = experiment.runs
+    collections = dict.fromkeys(run["collection"] for run in runs)
+    return hash_key(
+        "experiment-scores",
+        [(run["run_id"], file_digest(run["path"])) for run in runs],
+        {name: collection_digest(experiment.collections[name]) for name in collections},
+        asdict(conventions),
+        [m.name for m in _parsed(measures)],
+        list(runs[0]),
+    )
+
+
+def _parsed(measures: Sequence[str | Measure] | str) -> tuple[Measure, ...]:
+    if isinstance(measures, str):
+        return parse_measures(measures)
+    return parse_measures([m.name if isinstance(m, Measure) else m for m in measures])
+
+
 def _scored_queries(name: str, prepare: Callable[[str], PreparedQrels]) -> pd.DataFrame:
     """The collection's scored queries; none when the collection itself cannot be read
     (its runs are then all listed as failures)."""
+    import pandas as pd
+
     try:
         qids = prepare(name).qids.astype(str)
     except LeakevalError:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import codecs
 import gzip
-import hashlib
 import io
 import os
 import zlib
@@ -38,7 +37,6 @@ __all__ = [
     "Source",
     "decode",
     "encode",
-    "file_digest",
     "load_bytes",
     "read_qrels",
     "read_qrels_table",
@@ -57,12 +55,6 @@ _RUN_COLUMNS = ("qid", "iter", "docid", "rank", "score", "tag")
 _QRELS_COLUMNS = ("qid", "iter", "docid", "grade")
 _BLOCK = 1 << 20
 """pyarrow's CSV block size; a smaller file is parsed on the calling thread."""
-
-
-def file_digest(path: str | os.PathLike[str]) -> str:
-    """Content hash of a file; caches key on this so an edited file is never served stale."""
-    with open(path, "rb") as fh:
-        return hashlib.file_digest(fh, "blake2b").hexdigest()[:32]
 
 
 def run_name(path: str | os.PathLike[str]) -> str:

@@ -1,5 +1,7 @@
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -288,3 +290,32 @@ def test_cache_clear(tmp_path, monkeypatch, capsys):
     assert main(["cache", "clear"]) == 0
     assert "removed 1 cached file(s)" in capsys.readouterr().err
     assert not (tmp_path / "cache").exists()
+
+
+def test_warm_scores_writes_its_cached_output_without_heavy_imports(demo_dir, tmp_path):
+    """A repeat `leakeval scores` hashes the files and writes the stored output: the same
+    bytes, without importing pandas, numpy or pyarrow. A damaged stored output is rebuilt."""
+    env = {**os.environ, "LEAKEVAL_CACHE": str(tmp_path / "cache")}
+
+    def scores(out: Path) -> str:
+        code = (
+            "import sys; from leakeval_core.cli import main\n"
+            f"status = main(['scores', {str(demo_dir)!r}, '--measures', 'P_1', "
+            f"'--out', {str(out)!r}])\n"
+            "heavy = [m for m in ('pandas', 'numpy', 'pyarrow') if m in sys.modules]\n"
+            "print(status, *heavy)"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+        )
+        return done.stdout.strip()
+
+    cold, warm, rebuilt = tmp_path / "cold.csv", tmp_path / "warm.csv", tmp_path / "again.csv"
+    assert scores(cold) == "0 pandas numpy pyarrow"
+    assert scores(warm) == "0"
+    assert warm.read_bytes() == cold.read_bytes()
+    assert len(pd.read_csv(cold)) == 3 * 2 * 5 * 350
+    (stored,) = (tmp_path / "cache" / "scores-output").glob("*.bin")
+    stored.write_bytes(stored.read_bytes()[:-100])  # truncated behind the cache's back
+    assert scores(rebuilt) == "0 pandas numpy pyarrow"
+    assert rebuilt.read_bytes() == cold.read_bytes()
