@@ -156,7 +156,7 @@ def scores_key(
         {name: collection_digest(experiment.collections[name]) for name in collections},
         asdict(conventions),
         [m.name for m in _parsed(measures)],
-        list(runs[0]),
+        list(runs[0]) if runs else [],
     )
 
 
