@@ -26,9 +26,9 @@ def to_numpy(array: pa.Array | pa.ChunkedArray, fill: float | None = None) -> np
     if pa.types.is_boolean(array.type):
         values = _bits(data, array.offset, len(array))
     else:
-        dtype = np.dtype(array.type.to_pandas_dtype())
         if not pa.types.is_integer(array.type) and not pa.types.is_floating(array.type):
             raise TypeError(f"not a numeric array: {array.type}")
+        dtype = np.dtype(array.type.to_pandas_dtype())
         if data is None:
             return np.empty(0, dtype)
         values = np.frombuffer(data, dtype, count=len(array), offset=array.offset * dtype.itemsize)

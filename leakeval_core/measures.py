@@ -7,6 +7,7 @@ measure's name, label and direction can never disagree between two screens.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -161,10 +162,17 @@ def _pytrec_eval_measure(name: str) -> Measure:
     raise LeakevalError(f"unknown measure {name!r}; known: {known}")
 
 
-def parse_measures(text: str | list[str] | tuple[str, ...]) -> tuple[Measure, ...]:
-    """Parse a comma-separated list or a sequence, keeping order and dropping repeats."""
-    names = text.split(",") if isinstance(text, str) else list(text)
-    measures = tuple(dict.fromkeys(parse_measure(n) for n in names if n.strip()))
+def parse_measures(text: str | Sequence[str | Measure]) -> tuple[Measure, ...]:
+    """Parse a comma-separated list or a sequence of names (or measures, passed through),
+    keeping order and dropping repeats."""
+    items = text.split(",") if isinstance(text, str) else list(text)
+    measures = tuple(
+        dict.fromkeys(
+            item if isinstance(item, Measure) else parse_measure(item)
+            for item in items
+            if isinstance(item, Measure) or item.strip()
+        )
+    )
     if not measures:
         raise LeakevalError("no measure given")
     return measures

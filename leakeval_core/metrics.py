@@ -126,7 +126,8 @@ class PreparedQrels:
         by_qid = to_numpy(pc.sort_indices(qid_values))
         evaluated = by_qid[num_rel[by_qid] > 0]
         self.no_relevant = len(qid_values) - len(evaluated)
-        self.qids = np.array(qid_values.take(from_numpy(evaluated)).to_pylist(), dtype=object)
+        scored_qids = qid_values.take(from_numpy(evaluated))
+        self.qids = np.array(scored_qids.to_pylist(), dtype=object)
         """Scored queries (those with a relevant judgment), in qid order."""
         self.num_rel = num_rel[evaluated]
         position = np.full(len(qid_values), -1, np.int64)
@@ -134,7 +135,7 @@ class PreparedQrels:
         self._row_qidx = position[qid_codes]
         """Each qrels row's query as a position in `qids`, -1 when it is not scored."""
         self._qids = table.column("qid").chunk(0)
-        self._qid_set = _strings(qid_values.take(from_numpy(evaluated)))
+        self._qid_set = _strings(scored_qids)
         self._judged_qid_set = _strings(qid_values)
         self._pytrec_qrels: dict[bool, dict[str, dict[str, int]]] = {}
 
@@ -417,7 +418,7 @@ def score_run(
     name: str = "run",
 ) -> RunScores:
     """Score one run per query. Queries with no relevant judgment are excluded and counted."""
-    result = _score_ranked([_rank(run, qrels, name)], qrels, _parsed(measures))[0]
+    result = _score_ranked([_rank(run, qrels, name)], qrels, parse_measures(measures))[0]
     if isinstance(result, LeakevalError):
         raise result
     return result
@@ -438,10 +439,10 @@ def score_files(
     Groups are of equal size and their number a multiple of the workers, so no worker is
     left with the remainder while the others idle.
     """
-    measures = _parsed(measures)
+    measures = parse_measures(measures)
     workers = min(os.cpu_count() or 1, max(len(paths), 1))
-    per_worker = max(1, -(-len(paths) // workers))
-    size = max(1, -(-per_worker // -(-per_worker // group)))
+    per_worker = max(1, math.ceil(len(paths) / workers))
+    size = math.ceil(per_worker / math.ceil(per_worker / group))
 
     def rank_file(path) -> _Ranked | LeakevalError:
         try:
@@ -459,12 +460,6 @@ def score_files(
             done += len(results)
             if progress:
                 progress(done, len(paths), str(paths[done - 1]))
-
-
-def _parsed(measures: Sequence[Measure | str] | str) -> tuple[Measure, ...]:
-    if not isinstance(measures, str) and all(isinstance(m, Measure) for m in measures):
-        return tuple(measures)
-    return parse_measures(measures)
 
 
 def _score_ranked(
@@ -610,4 +605,4 @@ def score_with_pytrec_eval(
 
     Used for every measure leakeval does not compute itself, and by the parity tests.
     """
-    return _pytrec_columns(_rank(run, qrels, "run"), qrels, _parsed(measures))
+    return _pytrec_columns(_rank(run, qrels, "run"), qrels, parse_measures(measures))

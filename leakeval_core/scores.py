@@ -67,7 +67,7 @@ def score_experiment(
     from .collections import load_collection
     from .metrics import PreparedQrels, score_files
 
-    measures = _parsed(measures)
+    measures = parse_measures(measures)
     cache = cache or Cache()
     key = scores_key(experiment, measures, conventions)
     hits = [cache.get(kind, key) for kind in _KINDS]
@@ -155,15 +155,9 @@ def scores_key(
         [(run["run_id"], file_digest(run["path"])) for run in runs],
         {name: collection_digest(experiment.collections[name]) for name in collections},
         asdict(conventions),
-        [m.name for m in _parsed(measures)],
+        [m.name for m in parse_measures(measures)],
         list(runs[0]) if runs else [],
     )
-
-
-def _parsed(measures: Sequence[str | Measure] | str) -> tuple[Measure, ...]:
-    if isinstance(measures, str):
-        return parse_measures(measures)
-    return parse_measures([m.name if isinstance(m, Measure) else m for m in measures])
 
 
 def _scored_queries(name: str, prepare: Callable[[str], PreparedQrels]) -> pd.DataFrame:
