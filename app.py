@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from leakeval_app import data, state
+from leakeval_app import collector, data, state
 from leakeval_app.render import show_error
 from leakeval_core.conventions import Conventions
 from leakeval_core.demo import generate_demo
@@ -163,3 +163,4 @@ if len(results.failures):
     if results.scores.empty:
         st.stop()  # every run failed: nothing any page could show
 navigation.run()
+collector.freeze_long_lived_objects()

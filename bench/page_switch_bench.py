@@ -67,11 +67,11 @@ def timed_click(page, target, settle: float, ready) -> tuple[float, float]:
     page.evaluate(ARM_CLOCK)
     start = time.perf_counter()
     target.click()
-    ready()
     # the clock needs to see the script state go to running: a rerun too fast to render
     # that state (a near-empty page) fails here rather than being timed wrong
     page.wait_for_function("() => window.__switchClock.painted !== undefined", timeout=60_000)
     wall = time.perf_counter() - start
+    ready()
     wait_until_idle(page, timeout=180_000)
     clock = page.evaluate("() => window.__switchClock")
     return wall, (clock["painted"] - clock["click"]) / 1000
