@@ -3,7 +3,7 @@
 import streamlit as st
 
 from leakeval_app import data, state
-from leakeval_app.render import show_fig, show_table
+from leakeval_app.render import show_fig, show_table, tabs
 from leakeval_core.detect import CATEGORY_RULES
 from leakeval_core.leakage import CATEGORIES, DEFAULT_THRESHOLD
 from leakeval_core.plots import category_counts_figure, leak_share_figure, similarity_figure
@@ -43,47 +43,54 @@ if view.agreement is not None:
     )
 
 show_fig(leak_share_figure, view.share, threshold)
-left, right = st.columns(2)
-with left:
-    show_fig(similarity_figure, leakage.table, threshold)
-with right:
-    show_fig(category_counts_figure, view.categories)
-    st.caption(" · ".join(f"**{name}**: {rule}" for name, rule in CATEGORY_RULES.items()))
 
-st.subheader("Pairs")
-filters = st.columns([1, 1, 2])
-collections = filters[0].multiselect("Collection", list(ctx.experiment.collections))
-categories = filters[1].multiselect("Category", list(CATEGORIES))
-text = filters[2].text_input("Topic or training query contains")
-pairs = leakage.table[leakage.table.similarity >= threshold]
-if collections:
-    pairs = pairs[pairs.collection.isin(collections)]
-if categories:
-    pairs = pairs[pairs.category.isin(categories)]
-if text:
-    needle = text.casefold()
-    pairs = pairs[
-        pairs.test_text.str.casefold().str.contains(needle, regex=False)
-        | pairs.train_text.str.casefold().str.contains(needle, regex=False)
-    ]
-st.caption(f"{len(pairs):,} pairs shown.")
-show_table(
-    pairs.sort_values(["similarity", "collection", "test_qid"], ascending=[False, True, True]),
-    height=360,
-    similarity=st.column_config.NumberColumn(format="%.3f"),
+tab_pairs, tab_similarity, tab_categories = tabs(
+    ["Pairs", "Similarity distribution", "Categories"], "leakage_tab"
 )
+with tab_pairs:
+    if tab_pairs.open:
+        filters = st.columns([1, 1, 2])
+        collections = filters[0].multiselect("Collection", list(ctx.experiment.collections))
+        categories = filters[1].multiselect("Category", list(CATEGORIES))
+        text = filters[2].text_input("Topic or training query contains")
+        pairs = leakage.table[leakage.table.similarity >= threshold]
+        if collections:
+            pairs = pairs[pairs.collection.isin(collections)]
+        if categories:
+            pairs = pairs[pairs.category.isin(categories)]
+        if text:
+            needle = text.casefold()
+            pairs = pairs[
+                pairs.test_text.str.casefold().str.contains(needle, regex=False)
+                | pairs.train_text.str.casefold().str.contains(needle, regex=False)
+            ]
+        st.caption(f"{len(pairs):,} pairs shown.")
+        show_table(
+            pairs.sort_values(
+                ["similarity", "collection", "test_qid"], ascending=[False, True, True]
+            ),
+            height=360,
+            similarity=st.column_config.NumberColumn(format="%.3f"),
+        )
 
-st.subheader("Open a leaked topic in the drill-down")
-leaked = view.leaked
-if leaked.empty:
-    st.caption("No topic reaches this threshold.")
-    st.stop()
-options = [f"{c} · {q}" for c, q in zip(leaked.collection, leaked.qid, strict=True)]
-cols = st.columns([3, 1])
-choice = cols[0].selectbox("Leaked topic", options, label_visibility="collapsed")
-if cols[1].button("Open in drill-down", type="primary", icon=":material/open_in_new:"):
-    collection, qid = choice.split(" · ")
-    state.put("collection", collection)
-    state.put("qid", qid)
-    st.session_state["queries_tab"] = "One query"
-    st.switch_page("app_pages/queries.py")
+        st.markdown("**Open a leaked topic in the drill-down**")
+        leaked = view.leaked
+        if leaked.empty:
+            st.caption("No topic reaches this threshold.")
+        else:
+            options = [f"{c} · {q}" for c, q in zip(leaked.collection, leaked.qid, strict=True)]
+            cols = st.columns([3, 1])
+            choice = cols[0].selectbox("Leaked topic", options, label_visibility="collapsed")
+            if cols[1].button("Open in drill-down", type="primary", icon=":material/open_in_new:"):
+                collection, qid = choice.split(" · ")
+                state.put("collection", collection)
+                state.put("qid", qid)
+                st.session_state["queries_tab"] = "One query"
+                st.switch_page("app_pages/queries.py")
+with tab_similarity:
+    if tab_similarity.open:
+        show_fig(similarity_figure, leakage.table, threshold)
+with tab_categories:
+    if tab_categories.open:
+        show_fig(category_counts_figure, view.categories)
+        st.caption(" · ".join(f"**{name}**: {rule}" for name, rule in CATEGORY_RULES.items()))

@@ -68,17 +68,16 @@ if measure.better == "lower":
 st.caption("; ".join(notes) + ".")
 
 titles = ctx.collection(collection).topics.set_index("qid").title
-tab_all, tab_one = tabs(["All queries", "One query"], "queries_tab")
+tab_all, tab_measures, tab_one = tabs(
+    ["All queries", "All measures per query", "One query"], "queries_tab"
+)
 with tab_all:
     if tab_all.open:
-        show_fig(scatter_ab_figure, table, measure, condition_label(a), condition_label(b), titles)
-
         left, right = st.columns([3, 2])
         with left:
-            st.subheader("All measures per query")
-            wide = wide.copy()
-            wide.insert(2, "title", wide.qid.map(titles))
-            show_table(wide.drop(columns="collection"), height=380)
+            show_fig(
+                scatter_ab_figure, table, measure, condition_label(a), condition_label(b), titles
+            )
         with right:
             st.subheader("Top inflating queries")
             st.caption("Leaked topics where A beats B by most: they inflate A's mean.")
@@ -88,8 +87,17 @@ with tab_all:
                 top[["qid", "title", "a", "b", "delta"]].rename(
                     columns={"a": "A", "b": "B", "delta": "A − B"}
                 ),
-                height=380,
+                height=420,
             )
+with tab_measures:
+    if tab_measures.open:
+        st.caption(
+            f"Each measure for A and B, and A − B, on the {len(wide)} queries of "
+            f"{collection} that both conditions scored."
+        )
+        wide = wide.copy()
+        wide.insert(2, "title", wide.qid.map(titles))
+        show_table(wide.drop(columns="collection"), height=520)
 with tab_one:
     if tab_one.open:
         labels = {q: f"{q}: {t}" for q, t in titles.items()}

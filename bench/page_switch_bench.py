@@ -1,13 +1,13 @@
 """Dashboard responsiveness in a real headless Chromium: cold start, cold and warm page switches.
 
 Starts the app on the demo (generating it first if missing), then times, per page, a
-click on its sidebar link until Streamlit is idle with a chart or table drawn, and then
-widget changes: the sidebar's measure, switched back and forth on Condition comparison
-(the first change is cold, the rest warm). The first
-visit of a page is cold (its data is computed and cached); later visits are warm, each a
-switch from another page, made after a pause (`--settle`) as a reader would, so the
-previous page is no longer painting. Two clocks per switch:
-- in the page: from the click event to the first frame after the script finished;
+click on its sidebar link until the rerun is over with the page's header on screen, and
+then widget changes: the sidebar's measure, switched back and forth on Condition
+comparison until the chart's axis names it (the first change is cold, the rest warm).
+The first visit of a page is cold (its data is computed and cached); later visits are
+warm, each a switch from another page, made after a pause (`--settle`) as a reader would,
+so the previous page is no longer painting. Two clocks per switch:
+- in the page: from the click event to the first frame that shows the result;
 - Playwright's wall time around it, which adds its own click checks (about 50 ms).
 Run by hand:
 
@@ -31,70 +31,73 @@ sys.path.insert(0, str(ROOT / "tests"))
 from test_browser import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
+    MAIN_CONTENT,
     PAGES,
     start_app,
     stop_app,
     wait_until_idle,
 )
 
-# Records the click's time, then the first frame after the app's script state goes from
-# running back to notRunning. Only the app root's attributes are observed: watching the
-# whole tree would slow the rendering being measured.
-ARM_CLOCK = """() => {
+from leakeval_core.measures import Measure, parse_measures  # noqa: E402
+
+# Records the click's time, then the first frame in which the rerun is over (the app root's
+# script state is notRunning) and the page shows what the click asked for: `probe.text`
+# inside an element matching `probe.selector`, absent before the click. A frame callback
+# per frame reads two attributes; observing the whole tree instead would slow the rendering
+# being measured, and watching only the state can miss a rerun whose running and finished
+# states reach the page in one batch.
+ARM_CLOCK = """(probe) => {
     const app = document.querySelector('[data-testid="stApp"]');
+    const shown = () => [...document.querySelectorAll(probe.selector)]
+        .some((element) => element.textContent.includes(probe.text));
+    if (shown()) throw new Error(`already on screen before the click: ${probe.text}`);
     const clock = (window.__switchClock = {});
-    document.addEventListener('click', () => { clock.click = performance.now(); },
-                              {capture: true, once: true});
-    const observer = new MutationObserver((records) => {
-        // a fast rerun can flip running -> notRunning within one batch of records
-        const ran = records.some((r) => r.oldValue === 'running');
-        const state = app.dataset.testScriptState;
-        if (state === 'running' || ran) clock.running = true;
-        if (clock.running && state === 'notRunning') {
-            observer.disconnect();
-            requestAnimationFrame(() => setTimeout(() => { clock.painted = performance.now(); }));
-        }
-    });
-    observer.observe(app, {attributeFilter: ['data-test-script-state'], attributeOldValue: true});
+    document.addEventListener('click', () => {
+        clock.click = performance.now();
+        const frame = () => {
+            if (app.dataset.testScriptState === 'notRunning' && shown()) {
+                setTimeout(() => { clock.painted = performance.now(); });
+            } else {
+                requestAnimationFrame(frame);
+            }
+        };
+        requestAnimationFrame(frame);
+    }, {capture: true, once: true});
 }"""
 
 
-def timed_click(page, target, settle: float, ready) -> tuple[float, float]:
-    """Click `target` after `settle` seconds. Returns Playwright's wall time until `ready()`
-    has returned and the rerun is over and drawn, and the in-page time from the click to
-    the frame after the rerun."""
+def timed_click(page, target, settle: float, probe: dict[str, str]) -> tuple[float, float]:
+    """Click `target` after `settle` seconds. Returns Playwright's wall time until the page
+    says the rerun is over and drawn, and the in-page time from the click to that frame."""
     time.sleep(settle)
-    page.evaluate(ARM_CLOCK)
+    page.evaluate(ARM_CLOCK, probe)
     start = time.perf_counter()
     target.click()
-    # the clock needs to see the script state go to running: a rerun too fast to render
-    # that state (a near-empty page) fails here rather than being timed wrong
-    page.wait_for_function("() => window.__switchClock.painted !== undefined", timeout=60_000)
+    page.wait_for_function("() => window.__switchClock.painted !== undefined", timeout=180_000)
     wall = time.perf_counter() - start
-    ready()
     wait_until_idle(page, timeout=180_000)
     clock = page.evaluate("() => window.__switchClock")
     return wall, (clock["painted"] - clock["click"]) / 1000
 
 
 def visit(page, name: str, settle: float = 0.0) -> tuple[float, float]:
-    """Switch to page `name` by its sidebar link; done once it shows a chart or table."""
-
-    def ready() -> None:
-        page.locator("h2", has_text=name).first.wait_for(timeout=180_000)
-        page.locator('.js-plotly-plot, [data-testid="stDataFrame"]').first.wait_for(timeout=180_000)
-
+    """Switch to page `name` by its sidebar link: timed until its header is on screen and the
+    rerun is over; then its main chart (or table) must be drawn."""
     link = page.locator('[data-testid="stSidebarNav"]').get_by_text(name, exact=True)
-    return timed_click(page, link, settle, ready)
+    times = timed_click(page, link, settle, {"selector": "h2", "text": name})
+    page.locator(MAIN_CONTENT[name]).first.wait_for(timeout=10_000)
+    return times
 
 
-def choose_measure(page, label: str, settle: float) -> tuple[float, float]:
-    """Pick `label` in the sidebar's Measure box; timed from the click on the option."""
+def choose_measure(page, measure: Measure, settle: float) -> tuple[float, float]:
+    """Pick `measure` in the sidebar's Measure box; timed from the click on the option until
+    the chart's y axis names it."""
     time.sleep(settle)
     page.locator('[data-testid="stSelectbox"]').filter(has_text="Measure").click()
-    option = page.get_by_role("option", name=label, exact=True)
+    option = page.get_by_role("option", name=measure.label, exact=True)
     option.wait_for()
-    return timed_click(page, option, 0.0, lambda: None)
+    probe = {"selector": ".js-plotly-plot .g-ytitle", "text": measure.axis_title}
+    return timed_click(page, option, 0.0, probe)
 
 
 def main() -> None:
@@ -128,14 +131,17 @@ def main() -> None:
             wait_until_idle(page, timeout=300_000)
             what = "demo generated, scored, leakage detected" if args.fresh else "existing demo"
             print(f"cold start to first page: {time.perf_counter() - start:.1f} s ({what})")
-            cold = {name: visit(page, name)[0] for name in PAGES}
+            # the first page is open already: each round visits it last
+            order = [*PAGES[1:], PAGES[0]]
+            cold = {name: visit(page, name)[0] for name in order}
             warm: dict[str, list[tuple[float, float]]] = {name: [] for name in PAGES}
             for _ in range(args.rounds):  # every visit is a switch from another page
-                for name in PAGES:
+                for name in order:
                     warm[name].append(visit(page, name, args.settle))
             visit(page, "Condition comparison", args.settle)
+            measures = parse_measures("P_1,ndcg_cut_10")
             changes = [
-                choose_measure(page, ("P@1", "nDCG@10")[i % 2], args.settle)
+                choose_measure(page, measures[i % 2], args.settle)
                 for i in range(1 + 2 * args.rounds)
             ]
             browser.close()

@@ -172,6 +172,7 @@ def category_counts_figure(counts: pd.DataFrame) -> go.Figure:
             marker_color=PALETTE[2],
             text=counts.pairs,
             textposition="outside",
+            cliponaxis=False,  # the tallest bar's count sits above the plot area
             hovertemplate="%{x}: %{y} pairs<extra></extra>",
         )
     )
