@@ -72,7 +72,6 @@ with st.sidebar:
             icon=":material/science:",
         )
 
-    st.subheader("Scoring")
     labels = {m.name: m.label for m in data.APP_MEASURES}
     measure = st.selectbox(
         "Measure",
@@ -81,53 +80,71 @@ with st.sidebar:
         key=state.seed("measure", "ndcg_cut_10", list(labels)),
         help="MFR is the mean of the first relevant rank: lower is better.",
     )
-    depth = st.number_input(
-        "Depth (documents per query that count)",
-        1,
-        10_000,
-        key=state.seed("depth", 100, cast=int),
-        step=10,
+    # Settings changed rarely sit in lazy expanders: closed, their widgets are not sent at
+    # all (each costs the browser a few ms per rerun), and the label still shows the values.
+    depth_key = state.seed("depth", 100, range(1, 10_001), int)
+    level_key = state.seed("rel", 1, [1, 2, 3], int)
+    gain_key = state.seed("gain", "linear", ["linear", "exponential"])
+    depth, level, gain = (st.session_state[k] for k in (depth_key, level_key, gain_key))
+    scoring = st.expander(
+        f"Conventions: depth {depth}, relevant from grade {level}, {gain} gain",
+        icon=":material/tune:",
+        key="settings_conventions",
+        on_change="rerun",
     )
-    level = st.selectbox(
-        "Relevant from grade",
-        [1, 2, 3],
-        key=state.seed("rel", 1, [1, 2, 3], cast=int),
-        help="relevance_level: binary measures (P, recall, MAP, RR, first "
-        "relevant rank) count grades at or above this as relevant.",
-    )
-    gain = st.radio(
-        "nDCG gain",
-        ["linear", "exponential"],
-        horizontal=True,
-        key=state.seed("gain", "linear", ["linear", "exponential"]),
-        help="linear: gain = grade (trec_eval, BEIR). exponential: 2^grade − 1.",
-    )
-    for key in ("measure", "depth", "rel", "gain"):
-        state.remember(key)
+    with scoring:
+        if scoring.open:
+            st.number_input(
+                "Depth (documents per query that count)", 1, 10_000, key=depth_key, step=10
+            )
+            st.selectbox(
+                "Relevant from grade",
+                [1, 2, 3],
+                key=level_key,
+                help="relevance_level: binary measures (P, recall, MAP, RR, first "
+                "relevant rank) count grades at or above this as relevant.",
+            )
+            st.radio(
+                "nDCG gain",
+                ["linear", "exponential"],
+                horizontal=True,
+                key=gain_key,
+                help="linear: gain = grade (trec_eval, BEIR). exponential: 2^grade − 1.",
+            )
     conventions = Conventions(depth=int(depth), relevance_level=int(level), gain=gain)
 
-    st.subheader("Statistics")
-    tests = {"ttest": "paired t-test", "randomization": "randomization"}
-    test = st.selectbox(
-        "Test",
-        list(tests),
-        format_func=tests.get,
-        key=state.seed("test", "ttest", list(tests)),
-        help="Paired over queries: Student's t (the study's protocol) or a sign-flip "
-        "randomization test (10,000 seeded permutations).",
-    )
-    corrections = ["bonferroni", "holm", "none"]
-    correction = st.selectbox(
-        "Correction",
-        corrections,
-        key=state.seed("correction", "bonferroni", corrections),
-        help="Applied over every comparison on the screen.",
-    )
+    tests = {"ttest": "paired t-test", "randomization": "randomization test"}
+    corrections = {"bonferroni": "Bonferroni", "holm": "Holm", "none": "no correction"}
     alphas = [0.001, 0.01, 0.05, 0.1]
-    alpha = st.select_slider(
-        "Significance level α", alphas, key=state.seed("alpha", 0.05, alphas, float)
+    test_key = state.seed("test", "ttest", list(tests))
+    correction_key = state.seed("correction", "bonferroni", list(corrections))
+    alpha_key = state.seed("alpha", 0.05, alphas, float)
+    test, correction, alpha = (st.session_state[k] for k in (test_key, correction_key, alpha_key))
+    statistics = st.expander(
+        f"Statistics: {tests[test]}, {corrections[correction]}, α = {alpha}",
+        icon=":material/functions:",
+        key="settings_statistics",
+        on_change="rerun",
     )
-    for key in ("test", "correction", "alpha"):
+    with statistics:
+        if statistics.open:
+            st.selectbox(
+                "Test",
+                list(tests),
+                format_func=tests.get,
+                key=test_key,
+                help="Paired over queries: Student's t (the study's protocol) or a sign-flip "
+                "randomization test (10,000 seeded permutations).",
+            )
+            st.selectbox(
+                "Correction",
+                list(corrections),
+                format_func=corrections.get,
+                key=correction_key,
+                help="Applied over every comparison on the screen.",
+            )
+            st.select_slider("Significance level α", alphas, key=alpha_key)
+    for key in ("measure", "depth", "rel", "gain", "test", "correction", "alpha"):
         state.remember(key)
     st.caption(
         f"**Conventions.** {conventions.describe()}. Queries without a relevant "

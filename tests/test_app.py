@@ -167,10 +167,38 @@ def test_comparison_significance_follows_sidebar(app, demo_scores):
     p = sps.ttest_rel(wide.leaked, wide.none).pvalue
     assert row.p == pytest.approx(p, rel=1e-10)
     assert row.p_adjusted == pytest.approx(min(1.0, 15 * p), rel=1e-10)
+    at.session_state["settings_statistics"] = True  # open the sidebar's statistics
+    at.run()
     at.sidebar.selectbox(key="w:correction").set_value("none").run()
     assert at.dataframe[0].value.p_adjusted.tolist() == pytest.approx(
         at.dataframe[0].value.p.tolist()
     )
+
+
+def test_closed_settings_still_apply_and_show_in_their_labels(app):
+    """The sidebar's conventions and statistics sit in lazy expanders: closed, their widgets
+    are not drawn, but a value from the URL or set earlier still applies and is shown."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.query_params["rel"] = "2"
+    at.query_params["alpha"] = "0.01"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(at.sidebar.number_input) == 0  # closed: depth's widget is not drawn
+    labels = [e.label for e in at.sidebar.expander]
+    assert labels == [
+        "Conventions: depth 100, relevant from grade 2, linear gain",
+        "Statistics: paired t-test, Bonferroni, α = 0.01",
+    ]
+    assert "relevant: grade ≥ 2" in at.sidebar.caption[-1].value
+
+    at.session_state["settings_statistics"] = True
+    at.run()
+    at.sidebar.selectbox(key="w:correction").set_value("holm").run()
+    at.session_state["settings_statistics"] = False
+    at.run()
+    assert len(at.sidebar.selectbox) == 2  # experiment and measure only
+    assert at.sidebar.expander[1].label == "Statistics: paired t-test, Holm, α = 0.01"
+    assert at.query_params["correction"] == "holm"
 
 
 def test_comparison_inflation_tab(app):
