@@ -31,7 +31,8 @@ def show_fig(builder: Callable[..., go.Figure], *args: Any, **kwargs: Any) -> No
 
 @st.cache_data(max_entries=256, show_spinner=False)
 def _chart(name: str, digest: str, _builder, _args, _kwargs) -> None:
-    st.plotly_chart(_builder(*_args, **_kwargs), width="stretch", config=PLOT_CONFIG)
+    # theme=None: the figures style themselves without a template (see plots._style)
+    st.plotly_chart(_builder(*_args, **_kwargs), width="stretch", config=PLOT_CONFIG, theme=None)
 
 
 def _digest(*parts: Any) -> str:

@@ -41,15 +41,48 @@ def level_color(level: object, index: int) -> str:
     return PALETTE[index % len(PALETTE)]
 
 
+# The look of plotly's "plotly_white" template, set as plain layout attributes. A figure
+# carrying a template (plotly's, or the one Streamlit's chart theme merges in) makes plotly.js
+# apply it to every trace on each draw, and Streamlit draws each chart twice on mount: about
+# 55 ms more per chart in a page switch, measured in headless Chromium.
+FONT = '"Source Sans", "Source Sans Pro", sans-serif'  # the dashboard's own font
+TEXT = "#31333f"
+FADED = "#6b6f7b"
+GRID = "#ebf0f8"
+AXIS = {
+    "gridcolor": GRID,
+    "linecolor": GRID,
+    "zerolinecolor": GRID,
+    "zerolinewidth": 2,
+    "automargin": True,
+    "title_font": {"size": 13, "color": FADED},
+    "tickfont": {"size": 12, "color": FADED},
+}
+
+
 def _style(fig: go.Figure, title: str, height: int = 380) -> go.Figure:
     fig.update_layout(
-        title={"text": title, "x": 0.0, "xanchor": "left"},
-        template="plotly_white",
+        title={"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 16, "weight": 600}},
         height=height,
         margin={"l": 60, "r": 20, "t": 60, "b": 50},
-        font={"size": 14},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "right", "x": 1},
+        font={"family": FONT, "size": 14, "color": TEXT},
+        paper_bgcolor="white",
+        plot_bgcolor="white",
+        colorway=PALETTE,
+        hovermode="closest",
+        hoverlabel={"align": "left", "font": {"family": FONT}},
+        legend={
+            "orientation": "h",
+            "yanchor": "bottom",
+            "y": 1.02,
+            "xanchor": "right",
+            "x": 1,
+            "font": {"size": 12},
+        },
     )
+    fig.update_xaxes(**AXIS)
+    fig.update_yaxes(**AXIS)
+    fig.layout.template = None  # after the updates: plotly.py fills in its default on creation
     return fig
 
 
