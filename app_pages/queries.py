@@ -148,8 +148,14 @@ with tab_one:
                 ctx.collection(collection), st.selectbox("Read a retrieved document", docids)
             )
 
-with st.expander("Metric-convention audit: how these numbers move under other conventions"):
-    st.caption("Recomputes conditions A and B with one convention changed at a time.")
-    if st.button("Run the audit", key="audit_queries"):
-        with st.spinner("Rescoring A and B under each alternative…"):
-            show_table(audit_conventions(experiment, [a, b], measure.name, ctx.conventions))
+audit = st.expander(
+    "Metric-convention audit: how these numbers move under other conventions",
+    key="queries_audit",
+    on_change="rerun",
+)
+with audit:
+    if audit.open:
+        st.caption("Recomputes conditions A and B with one convention changed at a time.")
+        if st.button("Run the audit", key="audit_queries"):
+            with st.spinner("Rescoring A and B under each alternative…"):
+                show_table(audit_conventions(experiment, [a, b], measure.name, ctx.conventions))

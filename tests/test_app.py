@@ -118,6 +118,19 @@ def test_drilldown_means_match_the_scores_table(app, demo_scores, demo_experimen
     assert metric(at, "Mean nDCG@10, B") != f"{other.value.mean():.4f}"
 
 
+def test_drilldown_audit_opens_and_recomputes_a_and_b(app):
+    at = app("app_pages/queries.py")
+    assert "audit_queries" not in [b.key for b in at.button]  # closed: not drawn
+    at.session_state["queries_audit"] = True  # open the lazy expander
+    at.run()
+    at.button(key="audit_queries").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    audit = at.dataframe[-1].value
+    assert len(audit) == 2 * 4  # A and B, four alternative conventions each
+    current = audit[audit.leakage == "leaked"]["mean (current)"]
+    assert f"{current.iloc[0]:.4f}" == metric(at, "Mean nDCG@10, A")
+
+
 def test_drilldown_opened_from_leakage_page(app):
     at = app("app_pages/leakage.py")
     at.button[0].click().run()
