@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from leakeval_app import collector, data, state
-from leakeval_app.render import show_error
+from leakeval_app.render import lazy_expander, show_error
 from leakeval_core.conventions import Conventions
 from leakeval_core.demo import generate_demo
 from leakeval_core.errors import LeakevalError
@@ -86,11 +86,10 @@ with st.sidebar:
     level_key = state.seed("rel", 1, [1, 2, 3], int)
     gain_key = state.seed("gain", "linear", ["linear", "exponential"])
     depth, level, gain = (st.session_state[k] for k in (depth_key, level_key, gain_key))
-    scoring = st.expander(
+    scoring = lazy_expander(
         f"Conventions: depth {depth}, relevant from grade {level}, {gain} gain",
-        icon=":material/tune:",
-        key="settings_conventions",
-        on_change="rerun",
+        "settings_conventions",
+        ":material/tune:",
     )
     with scoring:
         if scoring.open:
@@ -120,11 +119,10 @@ with st.sidebar:
     correction_key = state.seed("correction", "bonferroni", list(corrections))
     alpha_key = state.seed("alpha", 0.05, alphas, float)
     test, correction, alpha = (st.session_state[k] for k in (test_key, correction_key, alpha_key))
-    statistics = st.expander(
+    statistics = lazy_expander(
         f"Statistics: {tests[test]}, {corrections[correction]}, α = {alpha}",
-        icon=":material/functions:",
-        key="settings_statistics",
-        on_change="rerun",
+        "settings_statistics",
+        ":material/functions:",
     )
     with statistics:
         if statistics.open:

@@ -4,7 +4,14 @@ import pandas as pd
 import streamlit as st
 
 from leakeval_app import data, state
-from leakeval_app.render import number, show_document, show_fig, show_table, tabs
+from leakeval_app.render import (
+    lazy_expander,
+    number,
+    show_document,
+    show_fig,
+    show_table,
+    tabs,
+)
 from leakeval_core.audit import audit_conventions
 from leakeval_core.compare import (
     condition_label,
@@ -148,10 +155,8 @@ with tab_one:
                 ctx.collection(collection), st.selectbox("Read a retrieved document", docids)
             )
 
-audit = st.expander(
-    "Metric-convention audit: how these numbers move under other conventions",
-    key="queries_audit",
-    on_change="rerun",
+audit = lazy_expander(
+    "Metric-convention audit: how these numbers move under other conventions", "queries_audit"
 )
 with audit:
     if audit.open:

@@ -99,3 +99,9 @@ def tabs(labels: list[str], key: str) -> Sequence[Any]:
     """Tabs that run and send only the open one (check `tab.open`): a page switch then
     pays for the tab on screen, not for every chart and table behind the others."""
     return st.tabs(labels, key=key, on_change="rerun")
+
+
+def lazy_expander(label: str, key: str, icon: str | None = None) -> Any:
+    """An expander whose content runs and is sent only while it is open (check `.open`):
+    closed, it costs a rerun its label and nothing else."""
+    return st.expander(label, icon=icon, key=key, on_change="rerun")
