@@ -188,7 +188,8 @@ def similarity_figure(pairs: pd.DataFrame, threshold: float, bins: int = 40) -> 
         line_dash="dash",
         line_color=LEAKED_COLOR,
         annotation_text=f"threshold {threshold:.2f}",
-        annotation_position="top left",
+        # beside the line on its emptier side: most candidate pairs sit below the threshold
+        annotation_position="top right" if threshold <= 0.85 else "top left",
     )
     fig.update_xaxes(
         title="similarity of topic and training query (1 = identical)", range=[0, 1.02]
