@@ -27,14 +27,14 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 SHOTS = ROOT / "test-output" / "screenshots"
-PAGES = ["Dataset browser", "Leakage overlap", "Per-query drill-down", "Condition comparison"]
 DRAWN_CHART = ".js-plotly-plot .main-svg"
-MAIN_CONTENT = {
+MAIN_CONTENT = {  # each page, in sidebar order, and what it must show once drawn
     "Dataset browser": '[data-testid="stDataFrame"]',
     "Leakage overlap": DRAWN_CHART,
     "Per-query drill-down": DRAWN_CHART,
     "Condition comparison": DRAWN_CHART,
 }
+PAGES = list(MAIN_CONTENT)
 
 pytestmark = [
     pytest.mark.browser,
