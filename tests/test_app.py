@@ -118,6 +118,21 @@ def test_drilldown_means_match_the_scores_table(app, demo_scores, demo_experimen
     assert metric(at, "Mean nDCG@10, B") != f"{other.value.mean():.4f}"
 
 
+def test_drilldown_all_measures_tab_matches_the_scores_table(app, demo_scores):
+    at = open_tab(app("app_pages/queries.py"), "queries_tab", "All measures per query")
+    table = demo_scores.scores
+    condition = table[
+        (table.collection == "robust04") & (table.model == "colbert") & (table.train_size == 2000)
+    ]
+    p1 = condition[condition.measure == "P_1"].pivot_table(
+        index="qid", columns="leakage", values="value"
+    )
+    assert any(f"on the {len(p1.dropna())} queries of robust04" in c.value for c in at.caption)
+    shown = at.dataframe[0].value.set_index("qid")
+    assert shown["P@1 A"].to_dict() == pytest.approx(p1.leaked.to_dict())
+    assert shown["P@1 B"].to_dict() == pytest.approx(p1.none.to_dict())
+
+
 def test_drilldown_audit_opens_and_recomputes_a_and_b(app):
     at = app("app_pages/queries.py")
     assert "audit_queries" not in [b.key for b in at.button]  # closed: not drawn
