@@ -6,11 +6,11 @@ import streamlit as st
 
 from leakeval_app import collector, data, state
 from leakeval_app.render import lazy_expander, show_error
-from leakeval_core.conventions import Conventions
-from leakeval_core.demo import generate_demo
+from leakeval_core.demo.generator import generate_demo
 from leakeval_core.errors import LeakevalError
-from leakeval_core.experiment import MANIFEST, find_experiments
-from leakeval_core.measures import parse_measure
+from leakeval_core.evaluation.conventions import Conventions
+from leakeval_core.evaluation.measures import parse_measure
+from leakeval_core.experiment.manifest import MANIFEST, find_experiments
 
 st.set_page_config(page_title="leakeval", page_icon="assets/favicon.png", layout="wide")
 

@@ -4,12 +4,12 @@ import streamlit as st
 
 from leakeval_app import data, state
 from leakeval_app.render import show_fig, show_table, tabs
-from leakeval_core.audit import audit_conventions
-from leakeval_core.compare import significance_marks
-from leakeval_core.leakage import DEFAULT_THRESHOLD
-from leakeval_core.plots import condition_figure, inflation_figure, tau_figure
-from leakeval_core.report import to_latex
-from leakeval_core.study_report import ReportOptions, build_report
+from leakeval_core.analysis.audit import audit_conventions
+from leakeval_core.analysis.compare import significance_marks
+from leakeval_core.leakage.table import DEFAULT_THRESHOLD
+from leakeval_core.present.meeting import ReportOptions, build_report
+from leakeval_core.present.plots import condition_figure, inflation_figure, tau_figure
+from leakeval_core.present.tables import to_latex
 
 ctx = data.current()
 experiment, measure = ctx.experiment, ctx.measure

@@ -4,10 +4,10 @@ import streamlit as st
 
 from leakeval_app import data, state
 from leakeval_app.render import number, show_document, show_error, show_fig, show_table, tabs
-from leakeval_core.collection_stats import grade_counts
+from leakeval_core.analysis.collection import grade_counts
 from leakeval_core.errors import LeakevalError
-from leakeval_core.leakage import DEFAULT_THRESHOLD
-from leakeval_core.plots import grade_figure, per_topic_figure
+from leakeval_core.leakage.table import DEFAULT_THRESHOLD
+from leakeval_core.present.plots import grade_figure, per_topic_figure
 
 LOWER_BOUND_BELOW = 0.5  # judged@10 under this: most of the top 10 is unjudged
 

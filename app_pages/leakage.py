@@ -4,9 +4,9 @@ import streamlit as st
 
 from leakeval_app import data, state
 from leakeval_app.render import show_fig, show_table, tabs
-from leakeval_core.detect import CATEGORY_RULES
-from leakeval_core.leakage import CATEGORIES, DEFAULT_THRESHOLD
-from leakeval_core.plots import category_counts_figure, leak_share_figure, similarity_figure
+from leakeval_core.leakage.table import CATEGORIES, DEFAULT_THRESHOLD
+from leakeval_core.leakage.text import CATEGORY_RULES
+from leakeval_core.present.plots import category_counts_figure, leak_share_figure, similarity_figure
 
 ctx = data.current()
 st.header("Leakage overlap")

@@ -12,13 +12,13 @@ from leakeval_app.render import (
     show_table,
     tabs,
 )
-from leakeval_core.audit import audit_conventions
-from leakeval_core.compare import (
+from leakeval_core.analysis.audit import audit_conventions
+from leakeval_core.analysis.compare import (
     condition_label,
     top_inflating,
 )
-from leakeval_core.leakage import DEFAULT_THRESHOLD
-from leakeval_core.plots import scatter_ab_figure
+from leakeval_core.leakage.table import DEFAULT_THRESHOLD
+from leakeval_core.present.plots import scatter_ab_figure
 
 ctx = data.current()
 experiment = ctx.experiment

@@ -21,9 +21,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from leakeval_core import hybrid  # noqa: E402
-from leakeval_core.experiment import load_experiment  # noqa: E402
-from leakeval_core.hybrid_eval import cross_validated_auc, demo_auc, labelled_features  # noqa: E402
-from leakeval_core.leakage import DEFAULT_THRESHOLD  # noqa: E402
+from leakeval_core.experiment.manifest import load_experiment  # noqa: E402
+from leakeval_core.leakage.evaluate import cross_validated_auc, demo_auc, labelled_features  # noqa: E402
+from leakeval_core.leakage.table import DEFAULT_THRESHOLD  # noqa: E402
 
 REAL = ROOT.parent / "shared" / "realdata"
 

@@ -22,7 +22,8 @@ sys.path.insert(0, str(ROOT))
 QRELS = ROOT.parent / "shared" / "realdata" / "robust04" / "qrels.txt"
 
 from leakeval_core import trec  # noqa: E402
-from leakeval_core.metrics import PreparedQrels, score_files  # noqa: E402
+from leakeval_core.evaluation.qrels import PreparedQrels  # noqa: E402
+from leakeval_core.evaluation.scoring import score_files  # noqa: E402
 
 
 def rss_mb() -> float:

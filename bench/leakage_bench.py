@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 REAL = ROOT.parent / "shared" / "realdata"
 
 from leakeval_core import queries  # noqa: E402
-from leakeval_core.detect import DetectionOptions, TopicTexts, detect, topic_texts  # noqa: E402
+from leakeval_core.leakage.detect import DetectionOptions, TopicTexts, detect, topic_texts  # noqa: E402
 
 
 def synthetic_log(n: int, chunk: int, seed: int = 0):

@@ -38,7 +38,7 @@ from test_browser import (  # noqa: E402
     wait_until_idle,
 )
 
-from leakeval_core.measures import Measure, parse_measures  # noqa: E402
+from leakeval_core.evaluation.measures import Measure, parse_measures  # noqa: E402
 
 # Records the click's time, then the first frame in which the rerun is over (the app root's
 # script state is notRunning) and the page shows what the click asked for: `probe.text`

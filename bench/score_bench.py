@@ -37,7 +37,7 @@ for path in runs:
 
 def make_runs(qrels_path: Path, out: Path, n_runs: int, n_queries: int, depth: int) -> list[Path]:
     sys.path.insert(0, str(ROOT))
-    from leakeval_core.trec import read_qrels
+    from leakeval_core.io.trec import read_qrels
 
     qrels = read_qrels(qrels_path)
     rng = np.random.default_rng(0)

@@ -19,9 +19,8 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from leakeval_core.collection_stats import collection_summary, ranked_list, topic_table
-from leakeval_core.collections import Collection, load_collection
-from leakeval_core.compare import (
+from leakeval_core.analysis.collection import collection_summary, ranked_list, topic_table
+from leakeval_core.analysis.compare import (
     Paired,
     condition_means,
     paired,
@@ -29,11 +28,18 @@ from leakeval_core.compare import (
     rank_changes,
     select,
 )
-from leakeval_core.conventions import Conventions
+from leakeval_core.analysis.inflation import Inflation, inflation
+from leakeval_core.analysis.stats import PerQuery, compare_levels, per_query, ranking_change
 from leakeval_core.errors import LeakevalError
-from leakeval_core.experiment import Experiment, load_experiment
-from leakeval_core.inflation import Inflation, inflation
-from leakeval_core.leakage import (
+from leakeval_core.evaluation.conventions import Conventions
+from leakeval_core.evaluation.measures import Measure, parse_measures
+from leakeval_core.evaluation.qrels import PreparedQrels
+from leakeval_core.evaluation.scoring import score_run
+from leakeval_core.experiment.collections import Collection, load_collection
+from leakeval_core.experiment.manifest import Experiment, load_experiment
+from leakeval_core.experiment.scores import ExperimentScores, score_experiment
+from leakeval_core.io.trec import read_run
+from leakeval_core.leakage.table import (
     LEAKAGE_COLUMNS,
     LeakageTable,
     agreement,
@@ -43,11 +49,6 @@ from leakeval_core.leakage import (
     leaked_qids,
     load_leakage,
 )
-from leakeval_core.measures import Measure, parse_measures
-from leakeval_core.metrics import PreparedQrels, score_run
-from leakeval_core.scores import ExperimentScores, score_experiment
-from leakeval_core.stats import PerQuery, compare_levels, per_query, ranking_change
-from leakeval_core.trec import read_run
 
 APP_MEASURES = parse_measures("ndcg_cut_10,P_1,first_rel_rank,recip_rank,map,recall_100,judged_10")
 

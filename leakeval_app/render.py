@@ -10,8 +10,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from leakeval_core.collections import Collection, document_text
 from leakeval_core.errors import LeakevalError
+from leakeval_core.experiment.collections import Collection, document_text
 
 PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 

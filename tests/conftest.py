@@ -49,28 +49,28 @@ def realdata(*parts: str) -> Path:
 
 @pytest.fixture(scope="session")
 def demo_dir(tmp_path_factory) -> Path:
-    from leakeval_core.demo import generate_demo
+    from leakeval_core.demo.generator import generate_demo
 
     return generate_demo(tmp_path_factory.mktemp("demo") / "demo")
 
 
 @pytest.fixture(scope="session")
 def demo_cache(tmp_path_factory):
-    from leakeval_core.cache import Cache
+    from leakeval_core.experiment.cache import Cache
 
     return Cache(tmp_path_factory.mktemp("cache"))
 
 
 @pytest.fixture(scope="session")
 def demo_experiment(demo_dir):
-    from leakeval_core.experiment import load_experiment
+    from leakeval_core.experiment.manifest import load_experiment
 
     return load_experiment(demo_dir)
 
 
 @pytest.fixture(scope="session")
 def demo_scores(demo_experiment, demo_cache):
-    from leakeval_core.scores import score_experiment
+    from leakeval_core.experiment.scores import score_experiment
 
     return score_experiment(demo_experiment, cache=demo_cache)
 

@@ -55,7 +55,7 @@ def test_every_page_opens_without_error(app, page):
 
 
 def detected_pairs(experiment, cache):
-    from leakeval_core.leakage import load_leakage
+    from leakeval_core.leakage.table import load_leakage
 
     return load_leakage(experiment, cache).table
 
@@ -100,7 +100,7 @@ def test_drilldown_means_match_the_scores_table(app, demo_scores, demo_experimen
     assert metric(at, "Mean nDCG@10, A") == f"{mean_a:.4f}"
     assert metric(at, "Mean nDCG@10, B") == f"{mean_b:.4f}"
     assert metric(at, "Mean A − B, all") == f"{mean_a - mean_b:.4f}"
-    from leakeval_core.leakage import leaked_qids, load_leakage
+    from leakeval_core.leakage.table import leaked_qids, load_leakage
 
     flags = set(
         leaked_qids(load_leakage(demo_experiment, demo_cache), 0.8)
@@ -277,8 +277,8 @@ def test_url_cannot_open_an_experiment_outside_the_data_root(app, value):
 
 def test_upload_size_limit(monkeypatch, demo_experiment):
     from leakeval_app import data
-    from leakeval_core.conventions import Conventions
     from leakeval_core.errors import LeakevalError
+    from leakeval_core.evaluation.conventions import Conventions
 
     monkeypatch.setenv("LEAKEVAL_MAX_UPLOAD_MB", "0.001")
     context = data.AppContext(
@@ -334,8 +334,8 @@ def test_figure_digest_sees_every_value():
 
 def test_one_query_tab_ranks_condition_a_like_the_run_file(app, demo_dir):
     """The ranked list against an independent sort of the run file (score ↓, docid ↑)."""
-    from leakeval_core.experiment import load_experiment
-    from leakeval_core.trec import read_qrels, read_run
+    from leakeval_core.experiment.manifest import load_experiment
+    from leakeval_core.io.trec import read_qrels, read_run
 
     at = open_tab(app("app_pages/queries.py"), "queries_tab", "One query")
     qid = at.selectbox(key="w:qid").value

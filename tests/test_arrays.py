@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from leakeval_core.arrays import from_numpy, to_numpy
-from leakeval_core.metrics import _search_blocks
+from leakeval_core.evaluation.qrels import _search_blocks
+from leakeval_core.io.arrays import from_numpy, to_numpy
 
 TYPES = [pa.int8(), pa.int32(), pa.int64(), pa.uint16(), pa.float32(), pa.float64(), pa.bool_()]
 

@@ -3,9 +3,9 @@
 import pandas as pd
 import pytest
 
-from leakeval_core.audit import audit_conventions
-from leakeval_core.conventions import Conventions
-from leakeval_core.trec import read_qrels
+from leakeval_core.analysis.audit import audit_conventions
+from leakeval_core.evaluation.conventions import Conventions
+from leakeval_core.io.trec import read_qrels
 
 CONDITIONS = [
     {"collection": "core17", "model": "monot5", "leakage": "leaked", "train_size": 2000},

@@ -3,7 +3,7 @@ import threading
 
 import pandas as pd
 
-from leakeval_core.cache import Cache, hash_key
+from leakeval_core.experiment.cache import Cache, hash_key
 
 FRAME = pd.DataFrame({"qid": ["1", "2"], "value": [0.5, 1.0]})
 

@@ -91,7 +91,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, run_text, message):
 
 
 def test_internal_error_is_one_line_with_debug_hint(tmp_path, capsys, monkeypatch):
-    import leakeval_core.metrics as metrics
+    import leakeval_core.evaluation.scoring as metrics
 
     def boom(*args, **kwargs):
         raise RuntimeError("kaboom")

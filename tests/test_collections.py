@@ -9,14 +9,14 @@ import pytest
 from conftest import IRDS_HOME, REALDATA, realdata
 
 from leakeval_core.cli import main
-from leakeval_core.collections import (
+from leakeval_core.experiment.collections import (
     ALIASES,
     document_text,
     load_collection,
     resolve_alias,
     topics_from,
 )
-from leakeval_core.experiment import CollectionSpec
+from leakeval_core.experiment.manifest import CollectionSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 needs_irds = pytest.mark.skipif(IRDS_HOME is None, reason="real data not available")

@@ -3,10 +3,10 @@ import hashlib
 import numpy as np
 import pandas as pd
 
-from leakeval_core.demo import MODELS, TRAIN_SIZES, generate_demo
-from leakeval_core.queries import read_queries, read_topics
-from leakeval_core.stats import per_query
-from leakeval_core.trec import read_qrels
+from leakeval_core.analysis.stats import per_query
+from leakeval_core.demo.generator import MODELS, TRAIN_SIZES, generate_demo
+from leakeval_core.io.queries import read_queries, read_topics
+from leakeval_core.io.trec import read_qrels
 
 
 def digest(root):

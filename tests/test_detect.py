@@ -6,9 +6,10 @@ import pandas as pd
 import pytest
 from conftest import realdata, write
 
-from leakeval_core import queries
 from leakeval_core.cli import main
-from leakeval_core.detect import (
+from leakeval_core.errors import LeakevalError
+from leakeval_core.io import queries
+from leakeval_core.leakage.detect import (
     DetectionOptions,
     TopicTexts,
     categorize,
@@ -16,7 +17,6 @@ from leakeval_core.detect import (
     normalize,
     topic_texts,
 )
-from leakeval_core.errors import LeakevalError
 
 
 def test_normalize():
@@ -248,7 +248,7 @@ def test_unknown_method():
 
 
 def _needs_semantic():
-    from leakeval_core.semantic import available
+    from leakeval_core.leakage.semantic import available
 
     if not available():
         pytest.skip("semantic extra not installed")
@@ -257,8 +257,8 @@ def _needs_semantic():
 def test_hybrid_beats_each_single_method_on_the_labelled_set():
     """The issue's shipping rule, on held-out topics; and the shipped weights are the fit."""
     _needs_semantic()
-    from leakeval_core import hybrid
-    from leakeval_core.hybrid_eval import cross_validated_auc, labelled_features
+    from leakeval_core.leakage import hybrid
+    from leakeval_core.leakage.evaluate import cross_validated_auc, labelled_features
 
     labels, features = labelled_features(
         realdata("robust04", "topics.txt"),

@@ -2,7 +2,7 @@ import pytest
 from conftest import write
 
 from leakeval_core.errors import LeakevalError, ParseError
-from leakeval_core.experiment import find_experiments, load_experiment
+from leakeval_core.experiment.manifest import find_experiments, load_experiment
 
 RUN = "1 Q0 a 1 1.0 x\n"
 COLL = '[collections.c1]\ntopics = "t.txt"\nqrels = "q.txt"\n'

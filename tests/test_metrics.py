@@ -5,16 +5,14 @@ import pandas as pd
 import pytest
 from conftest import realdata
 
-from leakeval_core import trec
 from leakeval_core.errors import LeakevalError
-from leakeval_core.measures import parse_measure
-from leakeval_core.metrics import (
-    Conventions,
-    PreparedQrels,
-    rank_run,
-    score_run,
-    score_with_pytrec_eval,
-)
+from leakeval_core.evaluation.conventions import Conventions
+from leakeval_core.evaluation.measures import parse_measure
+from leakeval_core.evaluation.pytrec import score_with_pytrec_eval
+from leakeval_core.evaluation.qrels import PreparedQrels
+from leakeval_core.evaluation.ranking import rank_run
+from leakeval_core.evaluation.scoring import score_run
+from leakeval_core.io import trec
 
 ALL_NATIVE = "ndcg_cut_10,ndcg_cut_5,P_1,P_10,recall_100,recall_5,recip_rank,map"
 
@@ -261,7 +259,7 @@ def test_score_files_matches_pytrec_eval_per_file_and_keeps_order(tmp_path):
     pytrec_eval on each file, with a broken file in the middle and shuffled line order."""
     import pytrec_eval
 
-    from leakeval_core.metrics import score_files
+    from leakeval_core.evaluation.scoring import score_files
 
     qrels_path = realdata("core17", "qrels.txt")
     run = trec.read_run(realdata("core17", "runs", "bm25.top1000.run"))

@@ -1,7 +1,7 @@
 import numpy as np
 import pandas as pd
 
-from leakeval_core.plots import similarity_figure
+from leakeval_core.present.plots import similarity_figure
 
 
 def test_similarity_histogram_counts_every_pair_once():

@@ -5,8 +5,8 @@ import math
 from hypothesis import given
 from hypothesis import strategies as st
 
-from leakeval_core import queries, trec
 from leakeval_core.errors import ParseError
+from leakeval_core.io import queries, trec
 
 token = st.text(
     alphabet=st.characters(blacklist_categories=("Cs", "Zs", "Cc")), min_size=1, max_size=8
@@ -84,7 +84,7 @@ def test_property_queries_reader(data):
 @given(st.text(max_size=400))
 def test_property_manifest_reader(tmp_path_factory, text):
     from leakeval_core.errors import LeakevalError
-    from leakeval_core.experiment import load_experiment
+    from leakeval_core.experiment.manifest import load_experiment
 
     folder = tmp_path_factory.mktemp("manifest")
     (folder / "experiment.toml").write_text(text, encoding="utf-8")

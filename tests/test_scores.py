@@ -3,13 +3,14 @@ import pandas as pd
 import pytest
 from conftest import write
 
-from leakeval_core.cache import Cache
-from leakeval_core.conventions import Conventions
-from leakeval_core.experiment import load_experiment
-from leakeval_core.metrics import PreparedQrels, score_run
-from leakeval_core.scores import score_experiment
-from leakeval_core.stats import per_query
-from leakeval_core.trec import read_qrels, read_run
+from leakeval_core.analysis.stats import per_query
+from leakeval_core.evaluation.conventions import Conventions
+from leakeval_core.evaluation.qrels import PreparedQrels
+from leakeval_core.evaluation.scoring import score_run
+from leakeval_core.experiment.cache import Cache
+from leakeval_core.experiment.manifest import load_experiment
+from leakeval_core.experiment.scores import score_experiment
+from leakeval_core.io.trec import read_qrels, read_run
 
 QRELS = "".join(f"{q} 0 d{d} {int(d < 3)}\n" for q in range(1, 5) for d in range(6))
 

@@ -6,10 +6,8 @@ import pytest
 from scipy import stats as sps
 from statsmodels.stats.multitest import multipletests
 
-from leakeval_core.errors import LeakevalError
-from leakeval_core.inflation import inflation
-from leakeval_core.leakage import leaked_qids, load_leakage
-from leakeval_core.stats import (
+from leakeval_core.analysis.inflation import inflation
+from leakeval_core.analysis.stats import (
     bootstrap_ci,
     compare_levels,
     compare_pair,
@@ -19,6 +17,8 @@ from leakeval_core.stats import (
     randomization_test,
     ranking_change,
 )
+from leakeval_core.errors import LeakevalError
+from leakeval_core.leakage.table import leaked_qids, load_leakage
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -142,7 +142,7 @@ def test_inflation_on_demo_shrinks_with_train_size(demo_experiment, demo_scores)
 
 
 def test_inflation_by_hand():
-    from leakeval_core.stats import PerQuery
+    from leakeval_core.analysis.stats import PerQuery
 
     rows = [
         ("c", lv, q, v)

@@ -4,8 +4,8 @@ import pandas as pd
 import pytest
 from conftest import realdata, write
 
-from leakeval_core import queries, trec
 from leakeval_core.errors import ParseError
+from leakeval_core.io import queries, trec
 
 RUN = "q1 Q0 d1 1 3.5 sys\nq1 Q0 d2 2 2.0 sys\nq2 Q0 d1 1 1e-3 sys\n"
 

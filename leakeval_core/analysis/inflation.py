@@ -1,0 +1,108 @@
+"""Inflation: how much of a leaked condition's gain comes from the leaked topics.
+
+For every pair of conditions that differ only in the leakage factor, the per-query delta
+(leaked − clean) is split by whether the topic has a near-duplicate in the training data.
+If leakage inflates scores, the gain concentrates on leaked topics.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from leakeval_core.analysis.compare import Paired, top_inflating
+from leakeval_core.analysis.stats import TIE_TOLERANCE, Correction, PerQuery, correct, paired_ttest
+from leakeval_core.errors import LeakevalError
+
+__all__ = ["Inflation", "inflation"]
+
+
+@dataclass(frozen=True)
+class Inflation:
+    summary: pd.DataFrame = field(repr=False)
+    """Per combination of the other factors: mean delta on leaked and other topics, the
+    difference, Welch's t-test of it, and paired t-tests of each group's delta against 0."""
+    top: pd.DataFrame = field(repr=False)
+    """The N topics with the largest inflation per combination."""
+
+
+def _welch(x: np.ndarray, y: np.ndarray) -> float:
+    """Welch's t-test p-value between two independent groups of deltas (different topics)."""
+    from scipy import stats as sps
+
+    if len(x) < 2 or len(y) < 2:
+        return float("nan")
+    if np.ptp(np.r_[x, y]) <= TIE_TOLERANCE:
+        return 1.0
+    return float(sps.ttest_ind(x, y, equal_var=False).pvalue)
+
+
+def inflation(
+    per_query: PerQuery,
+    leaked: pd.DataFrame,
+    leaked_level: object,
+    clean_level: object,
+    factor: str = "leakage",
+    better: str = "higher",
+    top: int = 10,
+    correction: Correction = "bonferroni",
+) -> Inflation:
+    """`leaked` holds (collection, qid) of topics with a near-duplicate."""
+    if factor not in per_query.factors:
+        raise LeakevalError(f"unknown factor {factor!r}; factors: {', '.join(per_query.factors)}")
+    levels = set(per_query.table[factor].unique().tolist())
+    for level in (leaked_level, clean_level):
+        if level not in levels:
+            raise LeakevalError(f"{level!r} is not a level of {factor}: {sorted(levels)}")
+    others = [f for f in per_query.factors if f != factor]
+    flags = set(zip(leaked.collection, leaked.qid, strict=True))
+    rows, tops = [], []
+    for keys, group in per_query.table.groupby(others, observed=True, sort=True):
+        keys = keys if isinstance(keys, tuple) else (keys,)
+        wide = group.pivot_table(
+            index=["collection", "qid"] if "collection" not in others else "qid",
+            columns=factor,
+            values="value",
+            observed=True,
+        )
+        if leaked_level not in wide or clean_level not in wide:
+            continue
+        both = wide[[leaked_level, clean_level]].dropna().set_axis(["a", "b"], axis=1).reset_index()
+        collection = dict(zip(others, keys, strict=True)).get("collection")
+        if collection is not None:
+            both["collection"] = collection
+        both["delta"] = both.a - both.b
+        both["leaked"] = [(c, q) in flags for c, q in zip(both.collection, both.qid, strict=True)]
+        on, off = both[both.leaked].delta.to_numpy(), both[~both.leaked].delta.to_numpy()
+        rows.append(
+            {
+                **dict(zip(others, keys, strict=True)),
+                "leaked_topics": len(on),
+                "other_topics": len(off),
+                "delta_leaked": float(on.mean()) if len(on) else float("nan"),
+                "delta_other": float(off.mean()) if len(off) else float("nan"),
+                "p_leaked": paired_ttest(on, np.zeros_like(on))[1] if len(on) else float("nan"),
+                "p_other": paired_ttest(off, np.zeros_like(off))[1] if len(off) else float("nan"),
+                "p_difference": _welch(on, off),
+            }
+        )
+        pairs = Paired(both, 0, 0)
+        tops.append(
+            top_inflating(pairs, top, better).assign(**dict(zip(others, keys, strict=True)))
+        )
+    summary = pd.DataFrame(rows)
+    if summary.empty:
+        raise LeakevalError(
+            f"no pair of conditions differs only in {factor} ({leaked_level} vs {clean_level})"
+        )
+    summary["difference"] = summary.delta_leaked - summary.delta_other
+    for column in ("p_leaked", "p_other", "p_difference"):
+        summary[f"{column}_adjusted"] = correct(summary[column].fillna(1.0).to_numpy(), correction)
+    top_table = pd.concat(tops, ignore_index=True)
+    order = [*others, "qid", "a", "b", "delta", "inflation"]
+    top_table = top_table[[c for c in order if c in top_table.columns]].rename(
+        columns={"a": str(leaked_level), "b": str(clean_level)}
+    )
+    return Inflation(summary, top_table)

@@ -1,0 +1,50 @@
+"""The scoring conventions: every choice that silently changes a published number.
+
+Kept apart from the scorer so that code which only names conventions (the command line
+building a cache key, say) does not import numpy and pyarrow.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from leakeval_core.errors import LeakevalError
+
+__all__ = ["Conventions"]
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """Every choice that silently changes a published number, made explicit."""
+
+    depth: int = 100
+    relevance_level: int = 1
+    gain: Literal["linear", "exponential"] = "linear"
+    tie_order: Literal["docid_asc", "docid_desc"] = "docid_asc"
+    missing: Literal["zero", "drop"] = "zero"
+
+    def __post_init__(self) -> None:
+        if self.depth < 1:
+            raise LeakevalError(f"depth must be at least 1, got {self.depth}")
+        if self.relevance_level < 1:
+            raise LeakevalError(f"relevance_level must be at least 1, got {self.relevance_level}")
+        if self.gain not in ("linear", "exponential"):
+            raise LeakevalError(f"gain must be 'linear' or 'exponential', got {self.gain!r}")
+        if self.tie_order not in ("docid_asc", "docid_desc"):
+            raise LeakevalError(
+                f"tie_order must be docid_asc or docid_desc, got {self.tie_order!r}"
+            )
+        if self.missing not in ("zero", "drop"):
+            raise LeakevalError(f"missing must be 'zero' or 'drop', got {self.missing!r}")
+
+    def describe(self) -> str:
+        ties = (
+            "docid ascending" if self.tie_order == "docid_asc" else "docid descending (trec_eval)"
+        )
+        gain = "linear gain" if self.gain == "linear" else "exponential gain (2^rel − 1)"
+        missing = "scored 0" if self.missing == "zero" else "dropped"
+        return (
+            f"ties: score ↓ then {ties}; depth {self.depth}; {gain}; "
+            f"relevant: grade ≥ {self.relevance_level}; queries missing from a run: {missing}"
+        )

@@ -1,0 +1,135 @@
+"""leakeval's own vectorised measures, each bound by name to its declaration in `measures`.
+
+A measure family is declared once (name, label, direction, description) in `measures`, which
+stays free of numpy so that naming a measure costs nothing. Its computation is registered
+here under the same name with `@computes`; importing this module fails if a native family
+has no computation or a computation has no declaration, so the two cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from leakeval_core.evaluation.measures import FAMILIES, Measure
+from leakeval_core.evaluation.qrels import PreparedQrels
+from leakeval_core.evaluation.ranking import Ranked
+
+__all__ = ["COMPUTE", "native_scores"]
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One ranked run's rows (within depth) with their grades: what every measure reads."""
+
+    run: Ranked
+    grades: np.ndarray
+    """Each ranked row's grade, NaN where unjudged."""
+    qrels: PreparedQrels
+
+    @property
+    def rank(self) -> np.ndarray:
+        return self.run.rank
+
+    @cached_property
+    def judged(self) -> np.ndarray:
+        return ~np.isnan(self.grades)
+
+    @cached_property
+    def relevant(self) -> np.ndarray:
+        level = self.qrels.conventions.relevance_level
+        return self.judged & (np.nan_to_num(self.grades, nan=-np.inf) >= level)
+
+    @cached_property
+    def first_relevant(self) -> np.ndarray:
+        """Per scored query, the rank of its first relevant document (inf: none in depth)."""
+        first = np.full(len(self.qrels.qids), np.inf)
+        np.minimum.at(first, self.run.qidx[self.relevant], self.rank[self.relevant])
+        return first
+
+    def per_query(self, mask: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+        """Sum of `weights` (or count) over each query's rows where `mask` holds."""
+        w = None if weights is None else weights[mask]
+        nq = len(self.qrels.qids)
+        return np.bincount(self.run.qidx[mask], weights=w, minlength=nq).astype(np.float64)
+
+
+Compute = Callable[[Judged, int | None], np.ndarray]
+COMPUTE: dict[str, Compute] = {}
+"""Family name -> per-query values aligned with `PreparedQrels.qids`."""
+
+
+def computes(family: str) -> Callable[[Compute], Compute]:
+    def register(function: Compute) -> Compute:
+        if family not in FAMILIES or not FAMILIES[family].native:
+            raise RuntimeError(f"{family!r} is not declared as a native measure family")
+        COMPUTE[family] = function
+        return function
+
+    return register
+
+
+@computes("ndcg_cut")
+def _ndcg(r: Judged, k: int | None) -> np.ndarray:
+    discounted = r.qrels.gain(r.grades) / np.log2(r.rank + 1)
+    return r.per_query(r.rank <= k, discounted) / r.qrels.ideal_dcg(k)
+
+
+@computes("P")
+def _precision(r: Judged, k: int | None) -> np.ndarray:
+    return r.per_query(r.relevant & (r.rank <= k)) / k
+
+
+@computes("recall")
+def _recall(r: Judged, k: int | None) -> np.ndarray:
+    return r.per_query(r.relevant & (r.rank <= k)) / r.qrels.num_rel
+
+
+@computes("judged")
+def _judged(r: Judged, k: int | None) -> np.ndarray:
+    return r.per_query(r.judged & (r.rank <= k)) / k
+
+
+@computes("recip_rank")
+def _reciprocal_rank(r: Judged, k: int | None) -> np.ndarray:
+    first = r.first_relevant
+    return np.where(np.isfinite(first), 1.0 / first, 0.0)
+
+
+@computes("first_rel_rank")
+def _first_relevant_rank(r: Judged, k: int | None) -> np.ndarray:
+    first = r.first_relevant
+    return np.where(np.isfinite(first), first, np.nan)
+
+
+@computes("map")
+def _average_precision(r: Judged, k: int | None) -> np.ndarray:
+    relevant_so_far = _running_count(r.relevant, r.run.qidx)
+    return r.per_query(r.relevant, relevant_so_far / r.rank) / r.qrels.num_rel
+
+
+def _running_count(flags: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Running count of `flags` within each run of equal adjacent group ids."""
+    total = np.cumsum(flags)
+    if not len(total):
+        return total
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    before = np.r_[0, total][starts]
+    lengths = np.diff(np.r_[starts, len(flags)])
+    return total - np.repeat(before, lengths)
+
+
+_unbound = {name for name, family in FAMILIES.items() if family.native} ^ set(COMPUTE)
+if _unbound:
+    raise RuntimeError(f"native measure families without a computation: {sorted(_unbound)}")
+
+
+def native_scores(
+    run: Ranked, grades: np.ndarray, qrels: PreparedQrels, measures: Sequence[Measure]
+) -> dict[str, np.ndarray]:
+    """Per-query values, one array per measure aligned with `qrels.qids`."""
+    judged = Judged(run, grades, qrels)
+    return {m.name: COMPUTE[m.family.name](judged, m.cutoff) for m in measures}

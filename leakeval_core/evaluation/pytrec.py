@@ -1,0 +1,66 @@
+"""pytrec_eval as a scoring provider: the reference, and every measure leakeval does not
+compute itself.
+
+It is fed leakeval's own ranking: pytrec_eval ignores the rank column and breaks ties by docid
+descending, so the scores it sees are rewritten from leakeval's order first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from leakeval_core.evaluation.measures import Measure, parse_measures
+from leakeval_core.evaluation.qrels import PreparedQrels
+from leakeval_core.evaluation.ranking import Ranked, rank
+from leakeval_core.io.arrays import from_numpy
+
+if TYPE_CHECKING:
+    from leakeval_core.evaluation.arrow import RunLike
+
+__all__ = ["pytrec_columns", "score_with_pytrec_eval"]
+
+
+def pytrec_columns(
+    run: Ranked, qrels: PreparedQrels, measures: Sequence[Measure]
+) -> dict[str, np.ndarray]:
+    import pytrec_eval
+
+    # Distinct descending scores in leakeval's order, so pytrec_eval's own tie rule is moot.
+    scores = (qrels.conventions.depth + 1 - run.rank).astype(float).tolist()
+    qids = qrels.qids[run.qidx]
+    docids = run.doc_values.take(from_numpy(run.docs)).to_pylist()
+    pytrec_run: dict[str, dict[str, float]] = {}
+    for qid, docid, score in zip(qids, docids, scores, strict=True):
+        pytrec_run.setdefault(str(qid), {})[str(docid)] = score
+    columns: dict[str, np.ndarray] = {}
+    for uses_gain in (False, True):
+        group = [m for m in measures if _uses_gain(m) == uses_gain]
+        if not group:
+            continue
+        evaluator = pytrec_eval.RelevanceEvaluator(
+            qrels.pytrec_qrels(gain_transformed=uses_gain),
+            {m.name for m in group},
+            relevance_level=qrels.conventions.relevance_level,
+        )
+        results = evaluator.evaluate(pytrec_run)
+        for m in group:
+            values = [results.get(q, {}).get(m.name, 0.0) for q in qrels.qids]
+            columns[m.name] = np.array(values, dtype=float)
+    return columns
+
+
+def _uses_gain(measure: Measure) -> bool:
+    return measure.family.name.lower().lstrip("r").startswith("ndcg")
+
+
+def score_with_pytrec_eval(
+    run: RunLike, qrels: PreparedQrels, measures: Sequence[Measure | str] | str
+) -> dict[str, np.ndarray]:
+    """Reference scores from pytrec_eval on leakeval's ranking, aligned with `qrels.qids`.
+
+    Used for every measure leakeval does not compute itself, and by the parity tests.
+    """
+    return pytrec_columns(rank(run, qrels, "run"), qrels, parse_measures(measures))

@@ -1,0 +1,165 @@
+"""Qrels prepared once for scoring many runs under one set of conventions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from leakeval_core.evaluation.arrow import as_table, codes, dictionary, rank_within, strings
+from leakeval_core.evaluation.conventions import Conventions
+from leakeval_core.io import trec
+from leakeval_core.io.arrays import from_numpy, to_numpy
+
+if TYPE_CHECKING:
+    from leakeval_core.evaluation.arrow import RunLike
+    from leakeval_core.evaluation.ranking import Ranked
+
+__all__ = ["PreparedQrels"]
+
+
+class PreparedQrels:
+    """Qrels indexed once for scoring many runs under one set of conventions."""
+
+    def __init__(self, qrels: RunLike, conventions: Conventions = Conventions()) -> None:
+        self.conventions = conventions
+        table = as_table(qrels, "grade")
+        qid_codes, qid_values = dictionary(table, "qid")
+        self._docids = table.column("docid").chunk(0)
+        self._grades = to_numpy(table.column("grade")).astype(np.int64)
+        relevant = self._grades >= conventions.relevance_level
+        num_rel = np.bincount(qid_codes, weights=relevant, minlength=len(qid_values))
+        by_qid = to_numpy(pc.sort_indices(qid_values))
+        evaluated = by_qid[num_rel[by_qid] > 0]
+        self.no_relevant = len(qid_values) - len(evaluated)
+        scored_qids = qid_values.take(from_numpy(evaluated))
+        self.qids = np.array(scored_qids.to_pylist(), dtype=object)
+        """Scored queries (those with a relevant judgment), in qid order."""
+        self.num_rel = num_rel[evaluated]
+        position = np.full(len(qid_values), -1, np.int64)
+        position[evaluated] = np.arange(len(evaluated))
+        self._row_qidx = position[qid_codes]
+        """Each qrels row's query as a position in `qids`, -1 when it is not scored."""
+        self._qids = table.column("qid").chunk(0)
+        self._qid_set = strings(scored_qids)
+        self.judged_qids = strings(qid_values)
+        """Every query with a judgment, scored or not: a run for none of them is for another
+        collection."""
+        self._pytrec_qrels: dict[bool, dict[str, dict[str, int]]] = {}
+
+    def gain(self, grades: np.ndarray) -> np.ndarray:
+        """Gain of each grade; negative grades and unjudged documents (NaN) gain 0."""
+        clipped = np.nan_to_num(np.clip(grades, 0, None), nan=0.0)
+        return clipped if self.conventions.gain == "linear" else np.exp2(clipped) - 1.0
+
+    def ideal_dcg(self, k: int) -> np.ndarray:
+        return self._ideal_dcg[np.minimum(k, self._ideal_dcg.shape[0]) - 1]
+
+    @cached_property
+    def _ideal_dcg(self) -> np.ndarray:
+        """Ideal DCG at every cutoff 1..depth, one row per cutoff, one column per query."""
+        scored = self._row_qidx >= 0
+        gains = self.gain(self._grades[scored].astype(np.float64))
+        qidx = self._row_qidx[scored]
+        order = np.lexsort((-gains, qidx))
+        qidx, gains = qidx[order], gains[order]
+        rank = rank_within(qidx)
+        depth = self.conventions.depth
+        keep = rank <= depth
+        table = np.zeros((depth, len(self.qids)))
+        table[rank[keep] - 1, qidx[keep]] = gains[keep] / np.log2(rank[keep] + 1)
+        return np.cumsum(table, axis=0)
+
+    def qid_codes(self, qids: pa.Array | pa.ChunkedArray) -> np.ndarray:
+        """Position of each qid in `self.qids`, -1 for queries that are not scored."""
+        return codes(qids, self._qid_set)
+
+    @cached_property
+    def _judged(self) -> tuple[pa.Array, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Judgments of scored queries indexed by document: the document strings, each
+        document's first judgment and number of judgments, and the judgments' queries and
+        grades sorted by document then query.
+
+        A run's rows then need one string hash lookup per distinct document, and a binary
+        search among the few queries that document is judged for.
+        """
+        scored = np.flatnonzero(self._row_qidx >= 0)
+        doc_values = self._docids.dictionary
+        docs = to_numpy(self._docids.indices)[scored]
+        order = np.lexsort((self._row_qidx[scored], docs))
+        count = np.bincount(docs, minlength=len(doc_values))
+        first = np.cumsum(count) - count
+        queries = self._row_qidx[scored][order]
+        return doc_values, first, count, queries, self._grades[scored][order].astype(float)
+
+    def grades(self, runs: Sequence[Ranked]) -> list[tuple[np.ndarray, int]]:
+        """Each ranked row's grade as float (NaN where unjudged), and how many of the run's
+        distinct documents are judged for any query.
+
+        All runs' documents are looked up in one call, so the judged documents' hash table
+        is built once per group of runs rather than once per run.
+        """
+        doc_values, first, count, queries, grades = self._judged
+        found = codes(pa.chunked_array([r.doc_values for r in runs], type=pa.string()), doc_values)
+        bounds = np.cumsum([0, *(len(r.doc_values) for r in runs)])
+        out = []
+        for run, start, stop in zip(runs, bounds[:-1], bounds[1:], strict=True):
+            doc = found[start:stop][run.docs]
+            rows = np.flatnonzero(doc >= 0)
+            wanted, block = run.qidx[rows], doc[rows]
+            end = first[block] + count[block]
+            pos = _search_blocks(queries, first[block], end, wanted)
+            hit = pos < end
+            hit[hit] = queries[pos[hit]] == wanted[hit]
+            row = np.full(len(doc), np.nan)
+            row[rows[hit]] = grades[pos[hit]]
+            out.append((row, int((found[start:stop] >= 0).sum())))
+        return out
+
+    def pytrec_qrels(self, gain_transformed: bool) -> dict[str, dict[str, int]]:
+        """Qrels as pytrec_eval wants them: str keys, int grades.
+
+        With exponential gain, nDCG-family measures get grades rewritten to 2^g − 1 (so
+        pytrec_eval's linear gain becomes exponential); binary measures keep the raw grades
+        so their relevance threshold does not move.
+        """
+        key = bool(gain_transformed and self.conventions.gain == "exponential")
+        if key not in self._pytrec_qrels:
+            grades = self._grades
+            if key:
+                grades = np.where(grades > 0, np.exp2(np.clip(grades, 0, 62)) - 1, grades)
+            out: dict[str, dict[str, int]] = {}
+            pairs = zip(
+                trec.decode(self._qids).to_pylist(),
+                trec.decode(self._docids).to_pylist(),
+                grades.tolist(),
+                strict=True,
+            )
+            for qid, docid, grade in pairs:
+                out.setdefault(str(qid), {})[str(docid)] = int(grade)
+            self._pytrec_qrels[key] = out
+        return self._pytrec_qrels[key]
+
+
+def _search_blocks(
+    values: np.ndarray, lo: np.ndarray, hi: np.ndarray, wanted: np.ndarray
+) -> np.ndarray:
+    """For each i, where `wanted[i]` is (or would go) in the sorted block values[lo[i]:hi[i]].
+
+    One vectorised binary search over all blocks at once: as many rounds as the longest
+    block has bits, each on the rows still searching. Blocks are short (a document is
+    judged for a few queries), so this beats searching the whole array.
+    """
+    lo, hi = lo.copy(), hi.copy()
+    active = np.flatnonzero(lo < hi)
+    while active.size:
+        mid = (lo[active] + hi[active]) // 2
+        right = values[mid] < wanted[active]
+        lo[active[right]] = mid[right] + 1
+        hi[active[~right]] = mid[~right]
+        active = active[lo[active] < hi[active]]
+    return lo

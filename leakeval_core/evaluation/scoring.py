@@ -1,0 +1,185 @@
+"""Per-query scoring under explicit, reportable conventions.
+
+Two providers compute the same numbers and the tests hold them together:
+- leakeval's vectorised measures (`native`), for the measures the dashboard lives on, fast
+  enough to score hundreds of runs;
+- pytrec_eval (`pytrec`), the reference, which also serves every other trec_eval measure.
+
+Both see the run in leakeval's own order (`ranking`): score descending, then docid in the
+tie order, cut at `depth`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from leakeval_core.errors import LeakevalError
+from leakeval_core.evaluation.measures import Measure, parse_measures
+from leakeval_core.evaluation.native import native_scores
+from leakeval_core.evaluation.pytrec import pytrec_columns
+from leakeval_core.evaluation.qrels import PreparedQrels
+from leakeval_core.evaluation.ranking import Ranked, rank
+from leakeval_core.io import trec
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from leakeval_core.evaluation.arrow import RunLike
+
+__all__ = ["RunScores", "ScoreDiagnostics", "score_files", "score_run"]
+
+
+@dataclass(frozen=True)
+class ScoreDiagnostics:
+    """What the scorer had to decide, so the UI can say it rather than hide it."""
+
+    queries_scored: int
+    missing_from_run: tuple[str, ...]
+    no_relevant: int
+    """Qrels queries without a relevant judgment: excluded from every measure."""
+    not_in_qrels: int
+    """Run queries with no judgments at all: ignored."""
+    tied_pairs: int
+    """Document pairs of a scored query that share a score (their order is the tie policy's)."""
+    first_rel_undefined: int
+    """Scored queries with no relevant document within depth: left out of MFR."""
+
+
+@dataclass(frozen=True)
+class RunScores:
+    """Per-query values of one run: `qids` and one array per measure, aligned."""
+
+    qids: np.ndarray = field(repr=False)
+    values: dict[str, np.ndarray] = field(repr=False)
+    diagnostics: ScoreDiagnostics
+
+    @cached_property
+    def scores(self) -> pd.DataFrame:
+        """Long table: qid, measure, value. first_rel_rank is NaN where undefined."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            {
+                "qid": pd.array(np.tile(self.qids, len(self.values)), dtype="str"),
+                "measure": np.repeat(list(self.values), len(self.qids)),
+                "value": np.concatenate(list(self.values.values())),
+            }
+        )
+
+    def means(self) -> dict[str, float]:
+        """Mean of each measure over queries; undefined values (NaN) are left out."""
+        with np.errstate(invalid="ignore"):
+            return {
+                name: float(np.nanmean(v)) if np.isfinite(v).any() else math.nan
+                for name, v in self.values.items()
+            }
+
+
+def score_run(
+    run: RunLike,
+    qrels: PreparedQrels,
+    measures: Sequence[Measure | str] | str = ("ndcg_cut_10",),
+    *,
+    name: str = "run",
+) -> RunScores:
+    """Score one run per query. Queries with no relevant judgment are excluded and counted."""
+    result = _score_ranked([rank(run, qrels, name)], qrels, parse_measures(measures))[0]
+    if isinstance(result, LeakevalError):
+        raise result
+    return result
+
+
+def score_files(
+    paths: Sequence[str | os.PathLike[str]],
+    qrels: PreparedQrels,
+    measures: Sequence[Measure | str] | str,
+    progress: Callable[[int, int, str], None] | None = None,
+    group: int = 32,
+) -> Iterator[RunScores | LeakevalError]:
+    """Read and score many run files, yielding each file's result (or its error) in order.
+
+    Groups of files go to a thread pool (pyarrow and numpy release the GIL); each group is
+    read, ranked and looked up in the qrels at once. At most `group` files make a group,
+    which bounds memory: only the files being worked on have their parsed tables alive.
+    Groups are of equal size and their number a multiple of the workers, so no worker is
+    left with the remainder while the others idle.
+    """
+    measures = parse_measures(measures)
+    workers = min(os.cpu_count() or 1, max(len(paths), 1))
+    per_worker = max(1, math.ceil(len(paths) / workers))
+    size = math.ceil(per_worker / math.ceil(per_worker / group))
+
+    def rank_file(path) -> Ranked | LeakevalError:
+        try:
+            return rank(trec.read_run_table(path), qrels, str(path))
+        except LeakevalError as exc:
+            return exc
+
+    def score_group(start: int) -> list[RunScores | LeakevalError]:
+        return _score_ranked([rank_file(p) for p in paths[start : start + size]], qrels, measures)
+
+    done = 0
+    with ThreadPoolExecutor(workers) as pool:
+        for results in pool.map(score_group, range(0, len(paths), size)):
+            yield from results
+            done += len(results)
+            if progress:
+                progress(done, len(paths), str(paths[done - 1]))
+
+
+def _score_ranked(
+    ranked: Sequence[Ranked | LeakevalError], qrels: PreparedQrels, measures: tuple[Measure, ...]
+) -> list[RunScores | LeakevalError]:
+    good = [r for r in ranked if isinstance(r, Ranked)]
+    looked_up = iter(qrels.grades(good) if good else [])
+    results: list[RunScores | LeakevalError] = []
+    for run in ranked:
+        try:
+            if isinstance(run, LeakevalError):
+                raise run
+            results.append(_finish(run, *next(looked_up), qrels, measures))
+        except LeakevalError as exc:
+            results.append(exc)
+    return results
+
+
+def _finish(
+    run: Ranked,
+    grades: np.ndarray,
+    judged_docs: int,
+    qrels: PreparedQrels,
+    measures: tuple[Measure, ...],
+) -> RunScores:
+    if len(run.doc_values) and not judged_docs:
+        raise LeakevalError(
+            f"{run.name}: none of its {len(run.doc_values)} distinct documents is judged in "
+            "the qrels; is this run for another collection?"
+        )
+    values = native_scores(run, grades, qrels, [m for m in measures if m.family.native])
+    others = [m for m in measures if not m.family.native]
+    if others:
+        values.update(pytrec_columns(run, qrels, others))
+    conv = qrels.conventions
+    keep = run.in_run if conv.missing == "drop" else np.ones(len(qrels.qids), bool)
+    frr = values.get("first_rel_rank")
+    diagnostics = ScoreDiagnostics(
+        queries_scored=int(keep.sum()),
+        missing_from_run=tuple(qrels.qids[~run.in_run]),
+        no_relevant=qrels.no_relevant,
+        not_in_qrels=run.not_in_qrels,
+        tied_pairs=run.tied_pairs,
+        first_rel_undefined=int(np.isnan(frr[keep]).sum()) if frr is not None else 0,
+    )
+    return RunScores(
+        qrels.qids[keep],
+        {m.name: values[m.name][keep] for m in measures},
+        diagnostics,
+    )

@@ -1,0 +1,175 @@
+"""Test collections: topics and qrels from local files or from an ir_datasets id.
+
+ir_datasets is imported only when a collection names it: importing it creates folders under
+its home, which a user who only scores local files should never see.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from leakeval_core.errors import LeakevalError
+from leakeval_core.experiment.aliases import ALIASES, resolve_alias
+from leakeval_core.experiment.digests import collection_digest
+from leakeval_core.experiment.manifest import CollectionSpec
+from leakeval_core.io import queries, trec
+
+__all__ = [
+    "ALIASES",
+    "Collection",
+    "document_text",
+    "load_collection",
+    "resolve_alias",
+    "topics_from",
+    "training_chunks",
+]
+
+
+@dataclass(frozen=True)
+class Collection:
+    name: str
+    topics: pd.DataFrame = field(repr=False)
+    qrels: pd.DataFrame = field(repr=False)
+    digest: str
+    """Content hash of topics + qrels: scores cached against it go stale when either changes."""
+    source: str
+
+
+def load_collection(spec: CollectionSpec) -> Collection:
+    digest = collection_digest(spec)
+    if spec.ir_datasets is None:
+        return Collection(
+            spec.name,
+            queries.read_topics(spec.topics),
+            trec.read_qrels(spec.qrels),
+            digest,
+            f"{spec.topics.name} + {spec.qrels.name}",
+        )
+    return _from_ir_datasets(spec.name, resolve_alias(spec.ir_datasets), digest)
+
+
+def _from_ir_datasets(name: str, dataset_id: str, digest: str) -> Collection:
+    dataset = _load_dataset(dataset_id)
+    if not (dataset.has_queries() and dataset.has_qrels()):
+        raise LeakevalError(f"ir_datasets {dataset_id!r} has no topics and qrels")
+    with _offline_errors(dataset_id, dataset.queries_handler(), dataset.qrels_handler()):
+        topics = pd.DataFrame(
+            [
+                (
+                    q.query_id,
+                    getattr(q, "title", None) or getattr(q, "text", ""),
+                    " ".join(str(getattr(q, "description", "")).split()),
+                    " ".join(str(getattr(q, "narrative", "")).split()),
+                )
+                for q in dataset.queries_iter()
+            ],
+            columns=["qid", "title", "description", "narrative"],
+        )
+        qrels = pd.DataFrame(
+            [(q.query_id, q.doc_id, int(q.relevance)) for q in dataset.qrels_iter()],
+            columns=["qid", "docid", "grade"],
+        )
+    qrels = qrels.astype({"qid": "str", "docid": "str", "grade": "int64"})
+    topics = topics.astype("str")
+    return Collection(name, topics, qrels, digest, f"ir_datasets:{dataset_id}")
+
+
+def _load_dataset(dataset_id: str):
+    import ir_datasets
+
+    try:
+        return ir_datasets.load(dataset_id)
+    except KeyError:
+        raise LeakevalError(
+            f"unknown ir_datasets id {dataset_id!r}; aliases: {', '.join(ALIASES)}"
+        ) from None
+
+
+@contextmanager
+def _offline_errors(dataset_id: str, *handlers: object) -> Iterator[None]:
+    """Turn ir_datasets' failed downloads into one actionable line.
+
+    Without a network a download fails within a second; the message names every file the
+    dataset expects and the exact place under IR_DATASETS_HOME to put it.
+    """
+    # ir_datasets makes its loggers lazily at INFO; its retry chatter would bury our message
+    previous = logging.root.manager.disable
+    logging.disable(logging.WARNING)
+    try:
+        yield
+    except (RuntimeError, OSError, ConnectionError) as exc:
+        missing = [p for h in handlers for p in _expected_files(h) if not Path(p).exists()]
+        where = "; ".join(missing) if missing else "(see ir_datasets' documentation)"
+        raise LeakevalError(
+            f"ir_datasets {dataset_id!r} needs files that are not on this machine and could "
+            f"not be downloaded ({type(exc).__name__}). Place them at: {where}"
+        ) from None
+    finally:
+        logging.disable(previous)
+
+
+def _expected_files(obj: object, depth: int = 0) -> list[str]:
+    """Where ir_datasets' Download objects inside a handler keep their files."""
+    from ir_datasets.util.download import Download
+
+    if isinstance(obj, Download):
+        return [str(obj.path(force=False))]
+    if depth > 3 or not hasattr(obj, "__dict__"):
+        return []
+    return [p for value in vars(obj).values() for p in _expected_files(value, depth + 1)]
+
+
+def document_text(collection: Collection, docid: str) -> str | None:
+    """A document's text when the user has the collection's documents locally, else None.
+
+    Never downloads: licensed collections (Robust04, Core17/18) have no public copy, and an
+    unattended multi-GB download from a dashboard click would be worse than no text.
+    """
+    if not collection.source.startswith("ir_datasets:"):
+        return None
+    dataset = _load_dataset(collection.source.removeprefix("ir_datasets:"))
+    if not dataset.has_docs():
+        return None
+    files = _expected_files(dataset.docs_handler())
+    if not files or not all(Path(p).exists() for p in files):
+        return None
+    try:
+        with _offline_errors(collection.source, dataset.docs_handler()):
+            doc = dataset.docs_store().get(docid)
+    except (LeakevalError, KeyError):
+        return None
+    return None if doc is None else str(getattr(doc, "text", None) or doc.default_text())
+
+
+def topics_from(source: str) -> pd.DataFrame:
+    """Topics from a file, or from an ir_datasets id or alias (`robust04`)."""
+    if Path(source).exists():
+        return queries.read_topics(source)
+    return load_collection(CollectionSpec(name=source, ir_datasets=source)).topics
+
+
+def training_chunks(source: str | Path, chunk_size: int = 100_000) -> Iterator[pd.DataFrame]:
+    """A training query log as a stream of (qid, text) frames: a file or an ir_datasets id."""
+    if Path(source).exists():
+        yield from queries.iter_queries(source, chunk_size)
+        return
+    dataset_id = resolve_alias(str(source))
+    dataset = _load_dataset(dataset_id)
+    if not dataset.has_queries():
+        raise LeakevalError(f"ir_datasets {dataset_id!r} has no queries")
+    batch: list[tuple[str, str]] = []
+    with _offline_errors(dataset_id, dataset.queries_handler()):
+        for query in dataset.queries_iter():
+            text = getattr(query, "text", None) or getattr(query, "title", "")
+            batch.append((query.query_id, text))
+            if len(batch) == chunk_size:
+                yield pd.DataFrame(batch, columns=["qid", "text"])
+                batch = []
+    if batch:
+        yield pd.DataFrame(batch, columns=["qid", "text"])

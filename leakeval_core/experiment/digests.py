@@ -1,0 +1,49 @@
+"""Content keys of the inputs the caches are keyed on.
+
+Only hashlib: a warm command computes these to find its cached result, and must not pay
+for importing numpy, pyarrow or pandas just to learn that it has nothing to compute.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from leakeval_core.errors import LeakevalError
+from leakeval_core.experiment.aliases import resolve_alias
+from leakeval_core.experiment.manifest import CollectionSpec
+
+__all__ = ["collection_digest", "file_digest", "source_digest"]
+
+
+def file_digest(path: str | os.PathLike[str]) -> str:
+    """Content hash of a file; caches key on this so an edited file is never served stale."""
+    with open(path, "rb") as fh:
+        return hashlib.file_digest(fh, "blake2b").hexdigest()[:32]
+
+
+def collection_digest(spec: CollectionSpec) -> str:
+    """A cheap content key for a collection, computed without parsing it.
+
+    Local files are hashed; an ir_datasets collection is keyed by its id and the installed
+    ir_datasets version, which fixes the files it serves.
+    """
+    if spec.ir_datasets is not None:
+        text = _dataset_key(spec.ir_datasets)
+    else:
+        if spec.topics is None or spec.qrels is None:
+            raise LeakevalError(f"collection {spec.name!r} needs topics and qrels files")
+        text = file_digest(spec.topics) + file_digest(spec.qrels)
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def source_digest(source: str | Path) -> str:
+    """Content hash of a file, or the id and ir_datasets version for a named dataset."""
+    return file_digest(source) if Path(source).exists() else _dataset_key(str(source))
+
+
+def _dataset_key(dataset: str) -> str:
+    from importlib.metadata import version
+
+    return f"irds:{resolve_alias(dataset)}:{version('ir_datasets')}"

@@ -1,0 +1,277 @@
+"""An experiment folder: `experiment.toml` -> collections, training queries, conditions.
+
+Runs are discovered by a path pattern whose `{named}` fields become factors, so any design
+(model × leakage × train size × fold × seed) needs no code change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tomllib
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from leakeval_core.errors import LeakevalError, ParseError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["MANIFEST", "CollectionSpec", "Experiment", "find_experiments", "load_experiment"]
+
+MANIFEST = "experiment.toml"
+
+_TOP_KEYS = {
+    "name",
+    "description",
+    "simulated",
+    "collections",
+    "training_queries",
+    "leakage",
+    "runs",
+}
+_SECTION_KEYS = {
+    "collections": {"topics", "qrels", "ir_datasets"},
+    "training_queries": {"path", "ir_datasets"},
+    "leakage": {"ground_truth", "table"},
+    "runs": {"pattern"},
+}
+_FIELD = re.compile(r"\{([^{}]*)\}")
+_NUMBER = re.compile(r"\d+")
+
+
+@dataclass(frozen=True)
+class CollectionSpec:
+    """Where a collection's topics and qrels come from: local files or an ir_datasets id."""
+
+    name: str
+    topics: Path | None = None
+    qrels: Path | None = None
+    ir_datasets: str | None = None
+
+
+@dataclass(frozen=True)
+class Experiment:
+    root: Path
+    name: str
+    description: str
+    simulated: bool
+    collections: dict[str, CollectionSpec]
+    pattern: str
+    factors: tuple[str, ...]
+    runs: tuple[dict, ...] = field(repr=False)
+    """One record per run, sorted by factors: `run_id` (path relative to root), `path`, then
+    one value per factor (int when every level is a number)."""
+    training_queries: Path | str | None = None
+    ground_truth: Path | None = None
+    """Known near-duplicate pairs (the demo writes its own); a stand-in for detection."""
+    leakage_table: Path | None = None
+
+    @cached_property
+    def conditions(self) -> pd.DataFrame:
+        """The runs as a table, one column per record field. Built on first use: listing
+        the runs (all a warm cache lookup needs) does not import pandas."""
+        import pandas as pd
+
+        return pd.DataFrame(list(self.runs))
+
+    def levels(self, factor: str) -> list:
+        return sorted(self.conditions[factor].unique().tolist())
+
+    @property
+    def condition_factors(self) -> tuple[str, ...]:
+        """Factors that define a condition: every factor but the fold."""
+        names = self.factors if "collection" in self.factors else ("collection", *self.factors)
+        return tuple(f for f in names if f != "fold")
+
+    def fingerprint(self) -> str:
+        """A cheap key for in-memory caches: size and mtime of every file the experiment uses.
+
+        Any edit changes it, so an in-memory cache can't serve stale data; the disk cache
+        underneath is keyed by content, so an unchanged file is still never rescored.
+        """
+        paths = [self.root / MANIFEST, *(run["path"] for run in self.runs)]
+        for spec in self.collections.values():
+            paths += [p for p in (spec.topics, spec.qrels) if p is not None]
+        paths += [p for p in (self.ground_truth, self.leakage_table) if p is not None]
+        if isinstance(self.training_queries, Path):
+            paths.append(self.training_queries)
+        digest = hashlib.blake2b(digest_size=16)
+        for path in paths:
+            stat = path.stat()
+            digest.update(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+        return digest.hexdigest()
+
+
+def load_experiment(path: str | Path) -> Experiment:
+    """Read and validate an experiment folder (or its experiment.toml)."""
+    path = Path(path)
+    manifest = path if path.name == MANIFEST else path / MANIFEST
+    if not manifest.is_file():
+        raise LeakevalError(f"{manifest}: no such experiment manifest")
+    root = manifest.parent
+    try:
+        config = tomllib.loads(manifest.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        found = re.search(r"line (\d+)", str(exc))
+        line = int(found.group(1)) if found else None
+        raise ParseError(manifest, line, f"invalid TOML: {exc}") from None
+    except UnicodeDecodeError:
+        raise ParseError(manifest, None, "not valid UTF-8 text") from None
+    _check_keys(manifest, config)
+
+    collections = {
+        name: CollectionSpec(
+            name=name,
+            topics=_existing(manifest, root, spec.get("topics"), f"collections.{name}.topics"),
+            qrels=_existing(manifest, root, spec.get("qrels"), f"collections.{name}.qrels"),
+            ir_datasets=spec.get("ir_datasets"),
+        )
+        for name, spec in config.get("collections", {}).items()
+    }
+    for spec in collections.values():
+        if spec.ir_datasets is None and (spec.topics is None or spec.qrels is None):
+            raise ParseError(
+                manifest,
+                None,
+                f"collection {spec.name!r} needs either ir_datasets = ID or both topics and qrels",
+            )
+    if not collections:
+        raise ParseError(manifest, None, "no [collections.NAME] section")
+
+    pattern = config.get("runs", {}).get("pattern")
+    if not pattern:
+        raise ParseError(manifest, None, 'missing [runs] pattern = "runs/{collection}/..."')
+    factors = _pattern_fields(manifest, pattern)
+    if "collection" not in factors and len(collections) != 1:
+        raise ParseError(
+            manifest,
+            None,
+            "the runs pattern has no {collection} field, "
+            "so exactly one collection must be declared",
+        )
+    runs = _discover(manifest, root, pattern, factors, collections)
+
+    training = config.get("training_queries", {})
+    leakage = config.get("leakage", {})
+    return Experiment(
+        root=root,
+        name=str(config.get("name", root.name)),
+        description=str(config.get("description", "")),
+        simulated=bool(config.get("simulated", False)),
+        collections=collections,
+        pattern=pattern,
+        factors=factors,
+        runs=runs,
+        training_queries=(
+            _existing(manifest, root, training.get("path"), "training_queries.path")
+            or training.get("ir_datasets")
+        ),
+        ground_truth=_existing(manifest, root, leakage.get("ground_truth"), "leakage.ground_truth"),
+        leakage_table=_existing(manifest, root, leakage.get("table"), "leakage.table"),
+    )
+
+
+def find_experiments(data_root: str | Path) -> list[Path]:
+    """Experiment folders directly or one level below the data root, sorted by name.
+
+    A folder that resolves outside the root (a symlink out, say) is not served: the app only
+    ever opens what this returns, so nothing outside the data root is reachable from a URL.
+    """
+    root = Path(data_root).resolve()
+    if not root.is_dir():
+        return []
+    found = [p.parent for p in root.glob(f"*/{MANIFEST}")]
+    if (root / MANIFEST).is_file():
+        found.append(root)
+    inside = [p for p in found if p.resolve().is_relative_to(root)]
+    return sorted(inside, key=lambda p: p.name)
+
+
+def _check_keys(manifest: Path, config: dict) -> None:
+    unknown = set(config) - _TOP_KEYS
+    if unknown:
+        raise ParseError(
+            manifest, None, f"unknown key {sorted(unknown)[0]!r}; known: {sorted(_TOP_KEYS)}"
+        )
+    for section, allowed in _SECTION_KEYS.items():
+        value = config.get(section, {})
+        if not isinstance(value, dict):
+            raise ParseError(manifest, None, f"{section} must be a table, e.g. [{section}]")
+        tables = value.values() if section == "collections" else [value]
+        for table in tables:
+            if not isinstance(table, dict):
+                raise ParseError(manifest, None, f"each entry of [{section}] must be a table")
+            bad = set(table) - allowed
+            if bad:
+                raise ParseError(
+                    manifest,
+                    None,
+                    f"unknown key {sorted(bad)[0]!r} in [{section}]; known: {sorted(allowed)}",
+                )
+
+
+def _existing(manifest: Path, root: Path, value: str | None, key: str) -> Path | None:
+    if value is None:
+        return None
+    path = (root / value).resolve()
+    if not path.exists():
+        raise ParseError(manifest, None, f"{key} = {value!r}: no such file ({path})")
+    return path
+
+
+def _pattern_fields(manifest: Path, pattern: str) -> tuple[str, ...]:
+    if pattern.startswith("/") or ".." in Path(pattern).parts:
+        raise ParseError(
+            manifest, None, f"runs pattern {pattern!r} must stay inside the experiment"
+        )
+    if _FIELD.sub("", pattern).count("{") or _FIELD.sub("", pattern).count("}"):
+        raise ParseError(manifest, None, f"runs pattern {pattern!r} has an unbalanced brace")
+    fields = _FIELD.findall(pattern)
+    for name in fields:
+        if not name.isidentifier():
+            raise ParseError(manifest, None, f"runs pattern field {{{name}}} is not a valid name")
+    if len(set(fields)) != len(fields):
+        raise ParseError(manifest, None, f"runs pattern {pattern!r} repeats a field")
+    if not fields:
+        raise ParseError(manifest, None, f"runs pattern {pattern!r} has no {{field}}")
+    return tuple(fields)
+
+
+def _discover(
+    manifest: Path, root: Path, pattern: str, factors: tuple[str, ...], collections: dict
+) -> tuple[dict, ...]:
+    glob = _FIELD.sub("*", pattern)
+    regex = re.compile(
+        "".join(
+            f"(?P<{part}>[^/]+)" if i % 2 else re.escape(part)
+            for i, part in enumerate(_FIELD.split(pattern))
+        )
+        + "$"
+    )
+    rows = []
+    for path in sorted(root.glob(glob)):
+        relative = path.relative_to(root).as_posix()
+        match = regex.match(relative)
+        if match and path.is_file():
+            rows.append({"run_id": relative, "path": path, **match.groupdict()})
+    if not rows:
+        raise ParseError(manifest, None, f"runs pattern {pattern!r} matches no file under {root}")
+    if "collection" in factors:
+        unknown = sorted({row["collection"] for row in rows} - set(collections))
+        if unknown:
+            raise ParseError(
+                manifest,
+                None,
+                f"runs name collection {unknown[0]!r}, which is not declared under [collections]",
+            )
+    else:
+        only = next(iter(collections))
+        rows = [{**row, "collection": only} for row in rows]
+    for name in factors:
+        if all(_NUMBER.fullmatch(row[name]) for row in rows):
+            for row in rows:
+                row[name] = int(row[name])
+    return tuple(sorted(rows, key=lambda row: tuple(row[name] for name in factors)))

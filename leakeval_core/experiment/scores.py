@@ -1,0 +1,173 @@
+"""The SCORES table of an experiment: one row per (run, query, measure), cached on disk.
+
+A broken run is reported next to the others, not raised: in an experiment of 100 runs with
+one bad file, the other 99 still score and the bad one is listed with its file:line message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from leakeval_core.errors import LeakevalError
+from leakeval_core.evaluation.conventions import Conventions
+from leakeval_core.evaluation.measures import DEFAULT_MEASURES, Measure, parse_measures
+from leakeval_core.experiment.cache import Cache, hash_key
+from leakeval_core.experiment.digests import collection_digest, file_digest
+from leakeval_core.experiment.manifest import Experiment
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from leakeval_core.evaluation.qrels import PreparedQrels
+
+__all__ = ["ExperimentScores", "Progress", "score_experiment", "scores_key"]
+
+Progress = Callable[[int, int, str], None]
+"""Called as progress(done, total, what) while long work runs."""
+
+_KINDS = ("experiment-scores", "experiment-runs", "experiment-queries")
+_RUN_COLUMNS = [
+    "queries_scored",
+    "no_relevant",
+    "not_in_qrels",
+    "tied_pairs",
+    "first_rel_undefined",
+    "error",
+]
+
+
+@dataclass(frozen=True)
+class ExperimentScores:
+    scores: pd.DataFrame = field(repr=False)
+    """run_id, collection, the pattern's factors, qid, measure, value."""
+    runs: pd.DataFrame = field(repr=False)
+    """One row per run: factors, scoring diagnostics, and `error` (empty when it scored)."""
+    queries: pd.DataFrame = field(repr=False)
+    """collection, qid: every query a condition is scored on (qrels with a relevant doc)."""
+    measures: tuple[Measure, ...]
+    conventions: Conventions
+    """`missing` applies per condition, after folds are combined (see stats.per_query)."""
+
+    @property
+    def failures(self) -> pd.DataFrame:
+        return self.runs[self.runs.error != ""]
+
+
+def score_experiment(
+    experiment: Experiment,
+    measures: Sequence[str | Measure] | str = DEFAULT_MEASURES,
+    conventions: Conventions = Conventions(),
+    cache: Cache | None = None,
+    progress: Progress | None = None,
+) -> ExperimentScores:
+    import pandas as pd
+
+    from leakeval_core.evaluation.qrels import PreparedQrels
+    from leakeval_core.evaluation.scoring import score_files
+    from leakeval_core.experiment.collections import load_collection
+
+    measures = parse_measures(measures)
+    cache = cache or Cache()
+    key = scores_key(experiment, measures, conventions)
+    hits = [cache.get(kind, key) for kind in _KINDS]
+    if all(hit is not None for hit in hits):
+        return ExperimentScores(*(hit[0] for hit in hits), measures, conventions)
+    conditions = experiment.conditions
+
+    # A fold's run holds only its fold's queries, so a run never fills in missing queries;
+    # that happens per condition once its folds are combined.
+    run_conventions = replace(conventions, missing="drop")
+    prepared: dict[str, PreparedQrels] = {}
+
+    def prepare(collection: str) -> PreparedQrels:
+        if collection not in prepared:
+            qrels = load_collection(experiment.collections[collection]).qrels
+            prepared[collection] = PreparedQrels(qrels, run_conventions)
+        return prepared[collection]
+
+    factor_cols = [c for c in conditions.columns if c not in ("path",)]
+    rows = list(conditions.itertuples(index=False))
+    # Runs are not cached one by one: scoring one (a few ms) costs about what writing and
+    # reading its cache entry does. The experiment's tables above are the cache.
+    found: dict[int, tuple[pd.DataFrame, dict] | LeakevalError] = {}
+    done = 0
+    for collection in dict.fromkeys(row.collection for row in rows):
+        todo = [i for i, row in enumerate(rows) if row.collection == collection]
+        try:
+            qrels = prepare(collection)
+        except LeakevalError as exc:
+            found.update(dict.fromkeys(todo, exc))
+            continue
+        paths = [rows[i].path for i in todo]
+        for i, result in zip(todo, score_files(paths, qrels, measures), strict=True):
+            if isinstance(result, LeakevalError):
+                found[i] = result
+            else:
+                meta = asdict(result.diagnostics)
+                del meta["missing_from_run"]  # meaningless per fold; see stats.per_query
+                found[i] = (result.scores, meta)
+            done += 1
+            if progress:
+                progress(done, len(rows), rows[i].run_id)
+    tables, run_rows = [], []
+    for i, row in enumerate(rows):
+        factors = {c: getattr(row, c) for c in factor_cols}
+        if isinstance(found[i], LeakevalError):
+            run_rows.append(
+                {**factors, **dict.fromkeys(_RUN_COLUMNS[:-1], 0), "error": str(found[i])}
+            )
+            continue
+        frame, meta = found[i]
+        run_rows.append({**factors, **{c: meta[c] for c in _RUN_COLUMNS[:-1]}, "error": ""})
+        tables.append(frame.assign(**factors))
+    if progress:
+        progress(len(rows), len(rows), "done")
+
+    ordered = [*factor_cols, "qid", "measure", "value"]
+    scores = (
+        pd.concat(tables, ignore_index=True)[ordered] if tables else pd.DataFrame(columns=ordered)
+    )
+    runs = pd.DataFrame(run_rows, columns=[*factor_cols, *_RUN_COLUMNS])
+    queries = pd.concat(
+        [_scored_queries(name, prepare) for name in conditions.collection.unique()],
+        ignore_index=True,
+    )
+    tables = (scores, runs, queries)
+    if runs.error.eq("").all():
+        for kind, table in zip(_KINDS, tables, strict=True):
+            cache.put(kind, key, table)
+    return ExperimentScores(*tables, measures, conventions)
+
+
+def scores_key(
+    experiment: Experiment,
+    measures: Sequence[str | Measure] | str,
+    conventions: Conventions,
+) -> str:
+    """The cache key of an experiment's scores: every run file's and collection's content,
+    the conventions, the measures and the design. Hashing files is all it costs, so a
+    warm command can look its result up before importing anything heavy."""
+    runs = experiment.runs
+    collections = dict.fromkeys(run["collection"] for run in runs)
+    return hash_key(
+        "experiment-scores",
+        [(run["run_id"], file_digest(run["path"])) for run in runs],
+        {name: collection_digest(experiment.collections[name]) for name in collections},
+        asdict(conventions),
+        [m.name for m in parse_measures(measures)],
+        list(runs[0]) if runs else [],
+    )
+
+
+def _scored_queries(name: str, prepare: Callable[[str], PreparedQrels]) -> pd.DataFrame:
+    """The collection's scored queries; none when the collection itself cannot be read
+    (its runs are then all listed as failures)."""
+    import pandas as pd
+
+    try:
+        qids = prepare(name).qids.astype(str)
+    except LeakevalError:
+        qids = []
+    return pd.DataFrame({"collection": name, "qid": pd.Series(qids, dtype="str")})

@@ -1,0 +1,210 @@
+"""Readers for TREC topics and query lists (logs, variants), as pandas frames.
+
+Frames:
+- topics: qid, title, description, narrative.
+- queries: qid, text.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from leakeval_core.errors import ParseError
+from leakeval_core.io.trec import Source, _line_of, load_bytes
+
+__all__ = ["iter_queries", "read_queries", "read_topics"]
+
+
+# --------------------------------------------------------------------------- topics
+
+_TOP = re.compile(rb"<top>(.*?)(</top>|(?=<top>)|\Z)", re.DOTALL | re.IGNORECASE)
+_FIELD = re.compile(
+    r"<(num|title|desc|narr)>(.*?)(?=<(?:/?(?:num|title|desc|narr|top))>|\Z)",
+    re.DOTALL | re.IGNORECASE,
+)
+_FIELD_LABEL = {
+    "num": re.compile(r"^\s*Number\s*:", re.IGNORECASE),
+    "title": re.compile(r"^\s*Topic\s*:", re.IGNORECASE),
+    "desc": re.compile(r"^\s*Description\s*:?", re.IGNORECASE),
+    "narr": re.compile(r"^\s*Narrative\s*:?", re.IGNORECASE),
+}
+
+
+def read_topics(source: Source) -> pd.DataFrame:
+    """Read TREC topics: SGML `<top>` blocks, or a `qid<TAB>text` / CSV query list.
+
+    The SGML variants differ by collection (`<desc> Description:` vs bare `<desc>`, closing
+    tags or none), so labels and closing tags are optional.
+    """
+    name, data = load_bytes(source)
+    if b"<top>" not in data.lower():
+        queries = _parse_queries(name, data)
+        return pd.DataFrame(
+            {"qid": queries.qid, "title": queries.text, "description": "", "narrative": ""}
+        )
+    records = []
+    seen: dict[str, int] = {}
+    for match in _TOP.finditer(data):
+        line = _line_of(data, match.start())
+        if not match.group(2):
+            raise ParseError(name, line, "<top> is never closed by </top>")
+        fields = {
+            tag.lower(): _clean_field(tag.lower(), text)
+            for tag, text in _FIELD.findall(match.group(1).decode("utf-8"))
+        }
+        for required in ("num", "title"):
+            if not fields.get(required):
+                raise ParseError(name, line, f"topic has no <{required}>")
+        qid = fields["num"]
+        if qid in seen:
+            raise ParseError(name, line, f"topic {qid!r} appears twice (first at line {seen[qid]})")
+        seen[qid] = line
+        records.append((qid, fields["title"], fields.get("desc", ""), fields.get("narr", "")))
+    return pd.DataFrame(records, columns=["qid", "title", "description", "narrative"])
+
+
+def _clean_field(tag: str, text: str) -> str:
+    text = _FIELD_LABEL[tag].sub("", text, count=1)
+    return " ".join(text.split())
+
+
+# --------------------------------------------------------------------------- query lists
+
+_QID_COLUMNS = ("qid", "query_id", "id", "_id", "topic_id")
+_TEXT_COLUMNS = ("query", "text", "query_text", "title")
+
+
+def read_queries(source: Source, unique: bool = True) -> pd.DataFrame:
+    """Read a query list: headerless `qid<TAB>text` (MS MARCO) or CSV with a header.
+
+    `unique=False` allows several texts per qid (query variants of one topic).
+    """
+    name, data = load_bytes(source)
+    return _parse_queries(name, data, unique)
+
+
+def _parse_queries(name: str, data: bytes, unique: bool = True) -> pd.DataFrame:
+    first_line = data.split(b"\n", 1)[0]
+    frame = (
+        _parse_tsv_queries(name, data) if b"\t" in first_line else _parse_csv_queries(name, data)
+    )
+    empty = (frame.qid.str.len() == 0).to_numpy()
+    if empty.any():
+        raise ParseError(name, None, f"a query has an empty qid (row {int(np.argmax(empty)) + 1})")
+    dup = frame.qid.duplicated().to_numpy()
+    if unique and dup.any():
+        raise ParseError(name, None, f"qid {frame.qid.iat[int(np.argmax(dup))]!r} appears twice")
+    return frame.reset_index(drop=True)
+
+
+def _parse_tsv_queries(name: str, data: bytes) -> pd.DataFrame:
+    qids, texts = [], []
+    for lineno, line in enumerate(data.decode("utf-8").split("\n"), start=1):
+        if not line.strip():
+            continue
+        parts = line.split("\t")
+        if len(parts) != 2:
+            raise ParseError(name, lineno, f"expected 'qid<TAB>text', found {len(parts)} fields")
+        qids.append(parts[0].strip())
+        texts.append(" ".join(parts[1].split()))
+    return pd.DataFrame({"qid": pd.array(qids, dtype="str"), "text": pd.array(texts, dtype="str")})
+
+
+def _from_pandas(name: str, exc: pd.errors.ParserError, what: str) -> ParseError:
+    """pandas names the line in its message ("... in line 5, saw 3"); keep it as our line."""
+    found = re.search(r"line (\d+)", str(exc))
+    return ParseError(
+        name, int(found.group(1)) if found else None, f"{what}: " + str(exc).split(". ")[-1]
+    )
+
+
+def _parse_csv_queries(name: str, data: bytes) -> pd.DataFrame:
+    try:
+        frame = pd.read_csv(
+            io.BytesIO(data), dtype=str, keep_default_na=False, skip_blank_lines=True
+        )
+    except pd.errors.ParserError as exc:
+        raise _from_pandas(name, exc, "malformed CSV") from None
+    header = {c.strip().lower(): c for c in frame.columns}
+    qid_col = next((header[c] for c in _QID_COLUMNS if c in header), None)
+    text_col = next((header[c] for c in _TEXT_COLUMNS if c in header), None)
+    if qid_col is None or text_col is None:
+        raise ParseError(
+            name,
+            1,
+            "expected 'qid<TAB>text' lines or a CSV header naming a qid column "
+            f"({', '.join(_QID_COLUMNS)}) and a text column ({', '.join(_TEXT_COLUMNS)})",
+        )
+    return pd.DataFrame(
+        {
+            "qid": frame[qid_col].astype("str").str.strip(),
+            "text": frame[text_col].astype("str").str.split().str.join(" "),
+        }
+    )
+
+
+def iter_queries(source: str | os.PathLike[str], chunk_size: int = 100_000):
+    """Stream a query list (`qid<TAB>text` or CSV with a header) in frames of qid, text.
+
+    A log of millions of queries never has to sit in memory whole.
+    """
+    path = Path(source)
+    name, head = load_bytes((str(path), _read_head(path)))
+    tsv = b"\t" in head.split(b"\n", 1)[0]
+    options = {"sep": "\t", "header": None, "quoting": 3} if tsv else {"sep": ",", "header": 0}
+    line = 0 if tsv else 1
+    try:
+        with pd.read_csv(
+            path,
+            index_col=False,  # else an extra field silently becomes the index
+            dtype=str,
+            keep_default_na=False,
+            chunksize=chunk_size,
+            encoding="utf-8",
+            on_bad_lines="error",
+            **options,
+        ) as reader:
+            for chunk in reader:
+                frame = (
+                    _parse_tsv_frame(name, chunk, line)
+                    if tsv
+                    else _parse_csv_queries(name, chunk.to_csv(index=False).encode())
+                )
+                empty = (frame.qid.str.len() == 0).to_numpy()
+                if empty.any():
+                    raise ParseError(name, line + int(np.argmax(empty)) + 1, "empty qid")
+                line += len(chunk)
+                yield frame
+    except pd.errors.ParserError as exc:
+        raise _from_pandas(name, exc, "malformed query list") from None
+    except UnicodeDecodeError:
+        raise ParseError(name, None, "not valid UTF-8 text") from None
+
+
+def _read_head(path: Path, size: int = 65_536) -> bytes:
+    if not path.exists():
+        raise ParseError(path, None, "no such file")
+    if path.is_dir():
+        raise ParseError(path, None, "is a directory, not a file")
+    with open(path, "rb") as fh:
+        return fh.read(size)
+
+
+def _parse_tsv_frame(name: str, chunk: pd.DataFrame, line: int) -> pd.DataFrame:
+    """Check a chunk of `qid<TAB>text` rows: exactly two fields on every line."""
+    width = chunk.notna().sum(axis=1).to_numpy() if chunk.shape[1] != 2 else None
+    if chunk.shape[1] < 2 or (width is not None and (width != 2).any()):
+        bad = 0 if width is None else int(np.argmax(width != 2))
+        found = 1 if chunk.shape[1] < 2 else int(width[bad])
+        raise ParseError(name, line + bad + 1, f"expected 'qid<TAB>text', found {found} fields")
+    text = chunk[1].fillna("")
+    if (text.str.strip() == "").any():
+        bad = int(np.argmax((text.str.strip() == "").to_numpy()))
+        raise ParseError(name, line + bad + 1, "expected 'qid<TAB>text', the text is missing")
+    return pd.DataFrame({"qid": chunk[0].str.strip(), "text": text.str.split().str.join(" ")})

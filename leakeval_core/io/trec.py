@@ -1,0 +1,451 @@
+"""Validated readers for TREC runs and qrels (topics and query lists are in `queries`).
+
+Every reader takes either a path or in-memory bytes (uploads) and returns an arrow table or
+a pandas frame, or raises `ParseError(path, line, why)`. Well-formed files go through
+pyarrow's CSV reader; anything it rejects is re-read line by line, which is slow but is the only way
+to name the offending line or to accept harmless whitespace variants (runs of spaces,
+trailing blanks, blank lines).
+
+Frames:
+- run: qid, docid, score (float64), one row per line, file order kept.
+- qrels: qid, docid, grade (int64).
+"""
+
+from __future__ import annotations
+
+import codecs
+import gzip
+import io
+import os
+import zlib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from leakeval_core.errors import ParseError
+from leakeval_core.io.arrays import from_numpy, to_numpy
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "ParseError",
+    "Source",
+    "decode",
+    "encode",
+    "load_bytes",
+    "read_qrels",
+    "read_qrels_table",
+    "read_run",
+    "read_run_table",
+    "run_name",
+    "unique_run_names",
+    "write_qrels",
+]
+
+Source = str | os.PathLike[str] | tuple[str, bytes]
+"""A file path, or (display name, raw bytes) for data that never touched the disk."""
+
+_BOM = b"\xef\xbb\xbf"
+_RUN_COLUMNS = ("qid", "iter", "docid", "rank", "score", "tag")
+_QRELS_COLUMNS = ("qid", "iter", "docid", "grade")
+_BLOCK = 1 << 20
+"""pyarrow's CSV block size; a smaller file is parsed on the calling thread."""
+
+
+def run_name(path: str | os.PathLike[str]) -> str:
+    """The run's display name: its file name without `.gz` and `.run`."""
+    name = Path(path).name
+    for suffix in (".gz", ".run"):
+        name = name.removesuffix(suffix)
+    return name
+
+
+def unique_run_names(paths: list[str | os.PathLike[str]]) -> list[str]:
+    """Run names, prefixed with as many parent folders as it takes to tell them apart."""
+    parts = [Path(p).resolve().parts for p in paths]
+    for depth in range(1, max((len(p) for p in parts), default=1) + 1):
+        names = ["/".join([*p[-depth:-1], run_name(p[-1])]) for p in parts]
+        if len(set(names)) == len(names):
+            return names
+    return [str(p) for p in paths]
+
+
+def load_bytes(source: Source) -> tuple[str, bytes]:
+    """Read a source as validated UTF-8 bytes: BOM stripped, gzip inflated, CRLF folded.
+
+    Gzip is recognised by its magic number, not by the file name, so a `.gz` that is really
+    plain text still reads.
+    """
+    if isinstance(source, tuple):
+        name, data = source
+    else:
+        path = Path(source)
+        name = str(path)
+        if not path.exists():
+            raise ParseError(name, None, "no such file")
+        if path.is_dir():
+            raise ParseError(name, None, "is a directory, not a file")
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            raise ParseError(name, None, f"cannot read: {exc.strerror}") from None
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise ParseError(name, None, f"corrupt gzip data ({exc})") from None
+    if data.startswith(_BOM):
+        data = data[len(_BOM) :]
+    if not data.strip():
+        raise ParseError(name, 1, "file is empty")
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise ParseError(name, _line_of(data, nul), "not a text file (binary data)")
+    _check_utf8(name, data)
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n")
+    return name, data
+
+
+def _check_utf8(name: str, data: bytes, block: int = 8 << 20) -> None:
+    """Validate UTF-8 in blocks, so a large file is never held twice (bytes + str)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    for start in range(0, len(data), block):
+        try:
+            decoder.decode(view[start : start + block], final=start + block >= len(data))
+        except UnicodeDecodeError as exc:
+            raise ParseError(
+                name, _line_of(data, start + exc.start), "not valid UTF-8 text"
+            ) from None
+
+
+def _line_of(data: bytes, offset: int) -> int:
+    return data.count(b"\n", 0, offset) + 1
+
+
+# --------------------------------------------------------------------------- columns
+
+
+def _split_columns(
+    source: Source, columns: Sequence[str], keep: dict[str, str], describe: str
+) -> tuple[str, pa.Table, np.ndarray | None]:
+    """Split whitespace-separated columns; returns the name, the kept columns and each
+    row's line.
+
+    `keep` maps the columns to return to their type on the fast path ("str", "float64",
+    "int64"); a value pyarrow cannot convert sends the file to the line-by-line path, which
+    returns strings and lets the caller name the offending line. Lines are None on the fast
+    path, where row i is line i + 1 (blank lines always take the slow path).
+
+    A plain file that needs no rewriting is handed to pyarrow by path, so its bytes are
+    never held in memory next to the parsed table (half the peak for a large run).
+    """
+    path = _clean_file(source)
+    if path is not None:
+        with pa.OSFile(str(path)) as stream:  # not the path: pyarrow would gunzip '*.gz'
+            table = _read_columns(stream, path.stat().st_size, columns, keep)
+        if table is not None:
+            return str(path), table, None
+    name, data = load_bytes(source)
+    table = _split_fast(data, columns, keep)
+    if table is not None:
+        return name, table, None
+    return name, *_split_slow(name, data, columns, describe, list(keep))
+
+
+def _clean_file(source: Source, block: int = 8 << 20) -> Path | None:
+    """The file's path when pyarrow can parse it as it is: plain UTF-8 text without gzip,
+    BOM, NUL, CR or tab (blank lines fail pyarrow's parse, see `_read_columns`). Checked
+    block by block; None sends the file through `load_bytes`, which rewrites it or names
+    what is wrong."""
+    if isinstance(source, tuple):
+        return None
+    path = Path(source)
+    if not path.is_file():
+        return None
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    seen_text = False
+    with open(path, "rb") as fh:
+        chunk = fh.read(block)
+        if chunk.startswith((b"\x1f\x8b", _BOM)):
+            return None
+        while chunk:
+            if any(bad in chunk for bad in (b"\x00", b"\r", b"\t")):
+                return None
+            try:
+                if not chunk.isascii():
+                    decoder.decode(chunk)
+            except UnicodeDecodeError:
+                return None
+            seen_text = seen_text or not chunk.isspace()
+            chunk = fh.read(block)
+    try:
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return None
+    return path if seen_text else None
+
+
+def _split_fast(data: bytes, columns: Sequence[str], keep: dict[str, str]) -> pa.Table | None:
+    if b"\r" in data:
+        return None  # a lone CR would end a line for pyarrow and shift line numbers
+    if b"\t" in data:
+        data = data.replace(b"\t", b" ")
+    return _read_columns(io.BytesIO(data), len(data), columns, keep)
+
+
+def _read_columns(
+    source: pa.NativeFile | io.BytesIO, size: int, columns: Sequence[str], keep: dict[str, str]
+) -> pa.Table | None:
+    """pyarrow's CSV reader on space-separated columns; None when any value does not parse.
+
+    The source is valid UTF-8 already (`_clean_file` or `load_bytes` checked it), so
+    pyarrow does not check it again."""
+    import pyarrow.csv as pacsv
+
+    arrow_types = {"str": pa.string(), "float64": pa.float64(), "int64": pa.int64()}
+    try:
+        return pacsv.read_csv(
+            source,
+            read_options=pacsv.ReadOptions(column_names=list(columns), use_threads=size > _BLOCK),
+            # A blank line kept as a row of empty fields fails the value column's
+            # conversion, so blank lines (which would shift line numbers) go to the slow path.
+            parse_options=pacsv.ParseOptions(
+                delimiter=" ", quote_char=False, ignore_empty_lines=False
+            ),
+            convert_options=pacsv.ConvertOptions(
+                column_types={c: arrow_types[t] for c, t in keep.items()},
+                include_columns=list(keep),
+                null_values=[],  # 'nan' or 'NULL' is a value to check, not a missing one
+                quoted_strings_can_be_null=False,
+                check_utf8=False,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+
+
+def _split_slow(
+    name: str, data: bytes, columns: Sequence[str], describe: str, keep: list[str]
+) -> tuple[pa.Table, np.ndarray]:
+    rows: list[list[str]] = []
+    lines: list[int] = []
+    for lineno, line in enumerate(data.decode("utf-8").split("\n"), start=1):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != len(columns):
+            raise ParseError(
+                name, lineno, f"expected {len(columns)} columns ({describe}), found {len(parts)}"
+            )
+        rows.append(parts)
+        lines.append(lineno)
+    if not rows:
+        raise ParseError(name, 1, "file is empty")
+    matrix = np.array(rows, dtype=object)
+    table = pa.table({c: pa.array(matrix[:, columns.index(c)], pa.string()) for c in keep})
+    return table, np.asarray(lines)
+
+
+def _line(lines: np.ndarray | None, row: int) -> int:
+    return row + 1 if lines is None else int(lines[row])
+
+
+def _as_finite_scores(name: str, raw: pa.ChunkedArray, lines: np.ndarray | None) -> pa.Array:
+    if pa.types.is_floating(raw.type):  # pyarrow already parsed every score
+        scores = raw.combine_chunks()
+        values = to_numpy(scores)  # a view: a 10M-line run holds its scores once
+    else:
+        import pandas as pd
+
+        values = pd.to_numeric(raw.to_pandas(), errors="coerce").to_numpy(dtype=np.float64)
+        scores = from_numpy(values)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        i = int(np.argmax(bad))
+        text = str(values[i]) if pa.types.is_floating(raw.type) else str(raw[i].as_py())
+        kind = "not finite" if _is_float(text) else "not a number"
+        raise ParseError(name, _line(lines, i), f"score {text!r} is {kind}")
+    return scores
+
+
+def _is_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _as_int_grades(name: str, raw: pa.ChunkedArray, lines: np.ndarray | None) -> pa.Array:
+    if pa.types.is_integer(raw.type):  # pyarrow already parsed every grade
+        return raw.combine_chunks()
+    text = raw.to_pandas()
+    ok = text.str.fullmatch(r"[+-]?\d+").to_numpy(dtype=bool)
+    if not ok.all():
+        i = int(np.argmax(~ok))
+        raise ParseError(name, _line(lines, i), f"grade {text.iat[i]!r} is not an integer")
+    return from_numpy(text.astype(np.int64).to_numpy())
+
+
+def encode(values: pa.Array | pa.ChunkedArray) -> pa.DictionaryArray:
+    """Dictionary-encode strings into one array with one dictionary.
+
+    Codes are what makes duplicate checks, ranking and qrels lookups integer work instead
+    of string hashing on every call.
+
+    A file read in parallel comes in chunks. pyarrow encodes them with one running memo
+    and hands every chunk the same final dictionary, so only the int32 codes need joining:
+    joining the strings first would hold them twice (160 MB for a 10M-line run's docids).
+    If the chunks ever came back with dictionaries of their own, the strings are joined and
+    encoded once instead, as unifying dictionaries costs several times the encoding.
+    """
+    if isinstance(values, pa.Array):
+        return pc.dictionary_encode(values)
+    if values.num_chunks > 1:
+        encoded = pc.dictionary_encode(values)
+        memory = [_addresses(chunk.dictionary) for chunk in encoded.chunks]
+        if memory and all(m == memory[-1] for m in memory):
+            indices = pa.concat_arrays([chunk.indices for chunk in encoded.chunks])
+            return pa.DictionaryArray.from_arrays(indices, encoded.chunks[-1].dictionary)
+    return pc.dictionary_encode(values.combine_chunks())
+
+
+def _addresses(array: pa.Array) -> list[int | None]:
+    return [buffer and buffer.address for buffer in array.buffers()]
+
+
+def decode(values: pa.DictionaryArray) -> pa.Array:
+    return values.dictionary.take(values.indices)
+
+
+def _reject_duplicates(
+    name: str,
+    qids: pa.DictionaryArray,
+    docids: pa.DictionaryArray,
+    lines: np.ndarray | None,
+    what: str,
+) -> None:
+    """A (qid, docid) pair twice is an error naming the second line and the first.
+
+    Only documents that occur more than once in the file can repeat a pair, so only their
+    rows are checked, by sorting their (qid, docid) keys in place; where the repeat is is
+    worked out only when there is one. That keeps a 10M-line run's check to one key array.
+    """
+    docs = to_numpy(docids.indices)
+    counts = np.bincount(docs, minlength=1)
+    if counts.max() <= 1:
+        return
+    candidates = np.flatnonzero((counts > 1)[docs])
+
+    def keys() -> np.ndarray:
+        out = to_numpy(qids.indices)[candidates].astype(np.int64)
+        out *= len(docids.dictionary)
+        out += docs[candidates]
+        return out
+
+    ordered = keys()
+    ordered.sort()
+    if not (ordered[1:] == ordered[:-1]).any():
+        return
+    del ordered
+    pairs = keys()
+    order = np.argsort(pairs, kind="stable")  # stable: a pair's first row comes first
+    repeats = order[np.flatnonzero(pairs[order][1:] == pairs[order][:-1]) + 1]
+    again = repeats.min()  # candidates are in file order, so this is the earliest repeat
+    second, first = candidates[again], candidates[np.argmax(pairs == pairs[again])]
+    qid, docid = qids[second].as_py(), docids[second].as_py()
+    raise ParseError(
+        name,
+        _line(lines, second),
+        f"docid {docid!r} {what} twice for query {qid!r} (first at line {_line(lines, first)})",
+    )
+
+
+# --------------------------------------------------------------------------- runs, qrels
+
+
+def read_run_table(source: Source) -> pa.Table:
+    """Read a TREC run as an arrow table, the scorer's native input.
+
+    `qid Q0 docid rank score tag` per line. Columns: qid and docid dictionary-encoded
+    (a run repeats each qid hundreds of times; the codes also make ranking integer work),
+    score float64. The rank column is ignored (trec_eval ignores it too); ranking comes
+    from the scores and the tie policy applied at scoring time.
+    """
+    return _read_pairs(
+        source,
+        _RUN_COLUMNS,
+        ("score", "float64"),
+        _as_finite_scores,
+        "appears",
+        "qid Q0 docid rank score run_tag",
+    )
+
+
+def read_run(source: Source) -> pd.DataFrame:
+    """Read a TREC run as a frame: qid, docid, score (float64), one row per line, in file order."""
+    return _decoded_frame(read_run_table(source))
+
+
+def read_qrels_table(source: Source) -> pa.Table:
+    """Read TREC qrels (`qid iter docid grade`) as an arrow table: qid and docid
+    dictionary-encoded as in `read_run_table`, integer grades (negative allowed, gain 0)."""
+    return _read_pairs(
+        source,
+        _QRELS_COLUMNS,
+        ("grade", "int64"),
+        _as_int_grades,
+        "is judged",
+        "qid iter docid grade",
+    )
+
+
+def read_qrels(source: Source) -> pd.DataFrame:
+    """Read TREC qrels as a frame: qid, docid, grade (int64)."""
+    return _decoded_frame(read_qrels_table(source))
+
+
+def _read_pairs(
+    source: Source,
+    columns: Sequence[str],
+    value: tuple[str, str],
+    check: Callable[[str, pa.ChunkedArray, np.ndarray | None], pa.Array],
+    repeated: str,
+    describe: str,
+) -> pa.Table:
+    """The shared reader of runs and qrels: one value per (qid, docid), checked by `check`,
+    no pair twice. Each column is dropped as soon as it is converted, so a 10M-line run
+    peaks near twice its size."""
+    name, table, lines = _split_columns(
+        source, columns, {"qid": "str", "docid": "str", value[0]: value[1]}, describe
+    )
+    values = check(name, table.column(value[0]), lines)
+    table = table.drop_columns([value[0]])
+    qids = encode(table.column("qid"))
+    table = table.drop_columns(["qid"])
+    docids = encode(table.column("docid"))
+    del table
+    _reject_duplicates(name, qids, docids, lines, repeated)
+    return pa.table({"qid": qids, "docid": docids, value[0]: values})
+
+
+def _decoded_frame(table: pa.Table) -> pd.DataFrame:
+    """A reader's table as a pandas frame, dictionary columns turned back into strings."""
+    columns = {
+        name: decode(column.combine_chunks()) if pa.types.is_dictionary(column.type) else column
+        for name, column in zip(table.column_names, table.columns, strict=True)
+    }
+    return pa.table(columns).to_pandas()
+
+
+def write_qrels(qrels: pd.DataFrame, path: str | os.PathLike[str]) -> None:
+    body = qrels.qid.astype(str) + " 0 " + qrels.docid.astype(str) + " " + qrels.grade.astype(str)
+    Path(path).write_text("\n".join(body.tolist()) + "\n", encoding="utf-8")

@@ -1,0 +1,229 @@
+"""The LEAKAGE table: which test topics have near-duplicates among the training queries.
+
+One row per (test topic, training query) candidate pair. The pages only filter it by a
+similarity threshold, so moving a slider never recomputes anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from leakeval_core.errors import LeakevalError, ParseError
+from leakeval_core.experiment.cache import Cache, hash_key
+from leakeval_core.experiment.manifest import Experiment
+from leakeval_core.experiment.scores import Progress
+from leakeval_core.leakage.detect import DetectionOptions, TopicTexts, detect, topic_texts
+
+__all__ = [
+    "CATEGORIES",
+    "DEFAULT_THRESHOLD",
+    "LEAKAGE_COLUMNS",
+    "STUDY_SHARES",
+    "LeakageTable",
+    "agreement",
+    "category_counts",
+    "detect_leakage",
+    "experiment_topic_texts",
+    "ground_truth",
+    "leak_share",
+    "leaked_qids",
+    "load_leakage",
+]
+
+LEAKAGE_COLUMNS = [
+    "collection",
+    "test_qid",
+    "field",
+    "test_text",
+    "train_qid",
+    "train_text",
+    "method",
+    "similarity",
+    "category",
+]
+CATEGORIES = ("identical", "reformulation", "specialization", "generalization")
+
+DEFAULT_THRESHOLD = 0.8
+"""Similarity at which a pair counts as a near-duplicate unless the user moves the slider.
+
+Calibrated on the demo's ground truth (topic level, lexical method): 0.80 maximises F1
+(precision 0.90, recall 0.89, F1 0.89); 0.75 gives 0.79 / 0.99 and 0.85 gives 0.99 / 0.74.
+The same 0.80 serves the hybrid method (see `leakeval_core.hybrid`).
+"""
+
+
+STUDY_SHARES = {"robust04": 172 / 250, "core17": 37 / 50, "core18": 38 / 50}
+"""Share of topics with a near-duplicate in MS MARCO / ORCAS (Fröbe et al., SPIRE 2022)."""
+
+
+@dataclass(frozen=True)
+class LeakageTable:
+    table: pd.DataFrame = field(repr=False)
+    source: str
+    """Where the pairs come from, shown next to every leaked flag."""
+    error: str = ""
+    """Why the pairs could not be had (then the table is empty and pages say so)."""
+
+    @property
+    def empty(self) -> bool:
+        return self.table.empty
+
+
+def load_leakage(
+    experiment: Experiment,
+    cache: Cache | None = None,
+    progress: Progress | None = None,
+    options: DetectionOptions = DetectionOptions(),
+) -> LeakageTable:
+    """The experiment's leakage pairs, from the first source it has.
+
+    1. `[leakage] table`: pairs the user computed elsewhere;
+    2. `[training_queries]`: detected here (lexical), cached by input content and options;
+    3. `[leakage] ground_truth`: known pairs (the simulated demo's).
+    """
+    if experiment.leakage_table is None and experiment.training_queries is not None:
+        return detect_leakage(experiment, cache, progress, options)
+    path = experiment.leakage_table or experiment.ground_truth
+    if path is None:
+        return LeakageTable(pd.DataFrame(columns=LEAKAGE_COLUMNS), "none")
+    return _read_pairs(experiment, path)
+
+
+def detect_leakage(
+    experiment: Experiment,
+    cache: Cache | None = None,
+    progress: Progress | None = None,
+    options: DetectionOptions = DetectionOptions(),
+    fields: tuple[str, ...] = ("title", "description"),
+) -> LeakageTable:
+    """Detect near-duplicates of every collection's topics in the training log, cached."""
+    from leakeval_core.experiment.collections import training_chunks
+    from leakeval_core.experiment.digests import collection_digest, source_digest
+
+    source = experiment.training_queries
+    cache = cache or Cache()
+    key = hash_key(
+        "leakage",
+        source_digest(source),
+        {n: collection_digest(s) for n, s in experiment.collections.items()},
+        asdict(options),
+        fields,
+    )
+
+    def build() -> tuple[pd.DataFrame, dict]:
+        side = experiment_topic_texts(experiment, fields)
+        pairs = detect(side, training_chunks(source, options.chunk_size), options, progress)
+        return pairs[LEAKAGE_COLUMNS], {}
+
+    table, _ = cache.get_or_build("leakage", key, build)
+    name = source.name if isinstance(source, Path) else str(source)
+    return LeakageTable(table, f"lexical detection against {name}")
+
+
+def experiment_topic_texts(
+    experiment: Experiment, fields: tuple[str, ...] = ("title", "description")
+) -> TopicTexts:
+    """The test side of detection: every collection's topics, labelled by collection."""
+    from leakeval_core.experiment.collections import load_collection
+
+    return TopicTexts.concat(
+        [
+            topic_texts(load_collection(spec).topics, fields, collection=name)
+            for name, spec in experiment.collections.items()
+        ]
+    )
+
+
+def _read_pairs(experiment: Experiment, path: Path) -> LeakageTable:
+    try:
+        table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise ParseError(path, None, f"unreadable leakage table: {exc}") from None
+    missing = [c for c in ("test_qid", "train_qid", "train_text") if c not in table.columns]
+    if missing:
+        raise ParseError(path, 1, f"leakage table lacks column(s) {', '.join(missing)}")
+    if "collection" not in table.columns:
+        if len(experiment.collections) != 1:
+            raise ParseError(path, 1, "leakage table needs a collection column")
+        table["collection"] = next(iter(experiment.collections))
+    for column, default in (
+        ("field", "title"),
+        ("test_text", ""),
+        ("method", "given"),
+        ("similarity", "1.0"),
+        ("category", ""),
+    ):
+        if column not in table.columns:
+            table[column] = default
+    table["similarity"] = pd.to_numeric(table.similarity, errors="coerce")
+    if table.similarity.isna().any():
+        raise ParseError(
+            path, int(table.similarity.isna().to_numpy().argmax()) + 2, "similarity is not a number"
+        )
+    source = (
+        "ground truth of the simulated demo"
+        if path == experiment.ground_truth and experiment.simulated
+        else f"{path.name}"
+    )
+    return LeakageTable(table[LEAKAGE_COLUMNS].reset_index(drop=True), source)
+
+
+def leaked_qids(leakage: LeakageTable, threshold: float) -> pd.DataFrame:
+    """collection, qid of every topic with a pair at or above the threshold."""
+    pairs = leakage.table[leakage.table.similarity >= threshold]
+    return (
+        pairs[["collection", "test_qid"]]
+        .drop_duplicates()
+        .rename(columns={"test_qid": "qid"})
+        .reset_index(drop=True)
+    )
+
+
+def category_counts(leakage: LeakageTable, threshold: float) -> pd.DataFrame:
+    pairs = leakage.table[leakage.table.similarity >= threshold]
+    counts = pairs.category.value_counts().reindex(list(CATEGORIES), fill_value=0)
+    return pd.DataFrame({"category": counts.index, "pairs": counts.to_numpy()})
+
+
+def leak_share(leakage: LeakageTable, topics: pd.DataFrame, threshold: float) -> pd.DataFrame:
+    """Per collection: topics, leaked topics, their share, and the study's share.
+
+    `topics` has collection and qid columns: every topic of each collection.
+    """
+    if not {"collection", "qid"} <= set(topics.columns):
+        raise LeakevalError("topics need collection and qid columns")
+    flagged = topics.merge(
+        leaked_qids(leakage, threshold).assign(leaked=True), on=["collection", "qid"], how="left"
+    )
+    flagged["leaked"] = flagged.leaked.fillna(False).astype(bool)
+    out = (
+        flagged.groupby("collection", sort=True)
+        .agg(topics=("qid", "size"), leaked=("leaked", "sum"))
+        .reset_index()
+    )
+    out["share"] = out.leaked / out.topics
+    out["study_share"] = out.collection.map(STUDY_SHARES)
+    return out
+
+
+def agreement(detected: LeakageTable, truth: LeakageTable, threshold: float) -> dict[str, float]:
+    """Topic-level precision and recall of detected leakage against known pairs."""
+    found = set(map(tuple, leaked_qids(detected, threshold).to_numpy()))
+    known = set(map(tuple, leaked_qids(truth, 0.0).to_numpy()))
+    hits = len(found & known)
+    return {
+        "flagged": len(found),
+        "known": len(known),
+        "precision": hits / len(found) if found else float("nan"),
+        "recall": hits / len(known) if known else float("nan"),
+    }
+
+
+def ground_truth(experiment: Experiment) -> LeakageTable | None:
+    """Known pairs (the demo writes them), to score detection against; None if absent."""
+    if experiment.ground_truth is None:
+        return None
+    return _read_pairs(experiment, experiment.ground_truth)
