@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from leakeval_app import collector, data, state
+from leakeval_app import collector, loaders, state
+from leakeval_app.context import APP_MEASURES, AppContext, current, data_root, set_current
 from leakeval_app.render import lazy_expander, show_error
+from leakeval_core.analysis.options import Statistics
 from leakeval_core.demo.generator import generate_demo
 from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.conventions import Conventions
@@ -44,7 +46,7 @@ PAGES = [
 navigation = st.navigation(PAGES)
 state.restore_url()
 
-root = data.data_root()
+root = data_root()
 if not find_experiments(root):
     with st.status("First start: generating the simulated demo experiment…") as status:
         bar = st.progress(0.0)
@@ -62,7 +64,7 @@ with st.sidebar:
     state.remember("experiment")
     path = experiments[name]
     try:
-        experiment = data.experiment(str(path), (path / MANIFEST).stat().st_mtime)
+        experiment = loaders.experiment(str(path), (path / MANIFEST).stat().st_mtime)
     except LeakevalError as exc:
         show_error(exc)
         st.stop()
@@ -72,7 +74,7 @@ with st.sidebar:
             icon=":material/science:",
         )
 
-    labels = {m.name: m.label for m in data.APP_MEASURES}
+    labels = {m.name: m.label for m in APP_MEASURES}
     measure = st.selectbox(
         "Measure",
         list(labels),
@@ -120,7 +122,7 @@ with st.sidebar:
     alpha_key = state.seed("alpha", 0.05, alphas, float)
     test, correction, alpha = (st.session_state[k] for k in (test_key, correction_key, alpha_key))
     statistics = lazy_expander(
-        f"Statistics: {tests[test]}, {corrections[correction]}, α = {alpha}",
+        f"Statistics: {Statistics(test, correction, float(alpha)).describe()}",
         "settings_statistics",
         ":material/functions:",
     )
@@ -149,23 +151,21 @@ with st.sidebar:
         "judgment are excluded; folds are combined per query before any mean."
     )
 
-data.set_current(
-    data.AppContext(
+set_current(
+    AppContext(
         experiment,
         experiment.fingerprint(),
         parse_measure(measure),
         conventions,
-        test,
-        correction,
-        float(alpha),
+        Statistics(test, correction, float(alpha)),
     )
 )
 try:
-    results = data.current().results()
+    results = loaders.results(current().key)
 except LeakevalError as exc:
     show_error(exc)
     st.stop()
-if leakage_error := data.current().leakage().error:
+if leakage_error := loaders.leakage(current().key.files).error:
     st.error(f"leakeval: leakage pairs unavailable: {leakage_error}")
 if len(results.failures):
     with st.expander(

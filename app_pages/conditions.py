@@ -2,23 +2,31 @@
 
 import streamlit as st
 
-from leakeval_app import data, state
+from leakeval_app import loaders, state, views
+from leakeval_app.context import current
 from leakeval_app.render import show_fig, show_table, tabs
 from leakeval_core.analysis.audit import audit_conventions
 from leakeval_core.analysis.compare import significance_marks
 from leakeval_core.leakage.table import DEFAULT_THRESHOLD
-from leakeval_core.present.meeting import ReportOptions, build_report
-from leakeval_core.present.plots import condition_figure, inflation_figure, tau_figure
+from leakeval_core.present.condition_plots import condition_figure, inflation_figure, tau_figure
+from leakeval_core.present.meeting import (
+    ReportOptions,
+    build_report,
+    chart_roles,
+    significance_caption,
+)
 from leakeval_core.present.tables import to_latex
 
-ctx = data.current()
-experiment, measure = ctx.experiment, ctx.measure
+ctx = current()
+experiment, measure, design = ctx.experiment, ctx.measure, ctx.experiment.design
 st.header("Condition comparison")
 factors = list(experiment.condition_factors)
+charted = [f for f in factors if f != "collection"]
+preferred = chart_roles(design, charted) if charted else ("collection", None, None)
 none = "(none)"
 
 
-def choose(label: str, key: str, options: list, preferred: str):
+def choose(label: str, key: str, options: list, preferred: str | None):
     default = preferred if preferred in options else options[0]
     value = st.selectbox(label, options, key=state.seed(key, default, options))
     state.remember(key)
@@ -27,11 +35,12 @@ def choose(label: str, key: str, options: list, preferred: str):
 
 cols = st.columns(3)
 with cols[0]:
-    x = choose("x axis", "x", factors, "train_size")
+    x = choose("x axis", "x", factors, preferred[0])
 with cols[1]:
-    colour = choose("colour", "colour", [none, *[f for f in factors if f != x]], "leakage")
+    colour = choose("colour", "colour", [none, *[f for f in factors if f != x]], preferred[1])
 with cols[2]:
-    facet = choose("facet", "facet", [none, *[f for f in factors if f not in (x, colour)]], "model")
+    facet_options = [none, *[f for f in factors if f not in (x, colour)]]
+    facet = choose("facet", "facet", facet_options, preferred[2])
 by = [f for f in (x, colour, facet) if f]
 fixed = {}
 rest = [f for f in factors if f not in by]
@@ -43,16 +52,18 @@ for column, factor in zip(st.columns(len(rest)) if rest else [], rest, strict=Tr
     )
     state.remember(key)
 
-means = ctx.means(by, fixed)
-tests = ctx.comparisons(colour, fixed) if colour else None
+means = views.means(ctx.key, measure.name, tuple(by), fixed)
+stats = ctx.statistics
+tests = views.comparisons(ctx.key, measure.name, colour, fixed, stats) if colour else None
 marks = significance_marks(tests, x, facet) if tests is not None else None
-show_fig(condition_figure, means, measure, x, colour, facet, marks)
+show_fig(condition_figure, means, measure, x, colour, facet, marks, design)
+fold_rule = loaders.per_query_table(ctx.key, measure.name).fold_rule
 st.caption(
     "Each query contributes one value per condition (folds combined per query; detected fold "
-    f"rule: **{ctx.per_query().fold_rule}**). Bands: 95% t interval over queries. "
+    f"rule: **{fold_rule}**). Bands: 95% t interval over queries. "
     + (
-        f"✱: the {colour} levels differ significantly at this point (paired {ctx.test}, "
-        f"{ctx.correction} over the {len(tests)} comparisons on screen, α = {ctx.alpha})."
+        f"✱: the {colour} levels differ significantly at this point. "
+        + significance_caption(colour, "every pair of levels", tests, stats)
         if tests is not None
         else "Choose a colour factor to test its levels."
     )
@@ -81,49 +92,62 @@ with tab_tests:
             show_table(tests, height=360)
 with tab_inflation:
     if tab_inflation.open:
-        leakage = ctx.leakage()
-        factor = "leakage" if "leakage" in factors else None
-        if factor is None or leakage.empty:
-            st.info("Inflation needs a `leakage` factor and a leakage table.")
+        leakage = loaders.leakage(ctx.key.files)
+        why = design.why_not("Inflation", "leakage")
+        if why or leakage.empty:
+            st.info(
+                why
+                or "Inflation needs leakage pairs: add `[training_queries]` or "
+                "`[leakage] table` to experiment.toml.",
+                icon=":material/info:",
+            )
         else:
-            levels = [str(v) for v in experiment.levels(factor)]
+            factor = design.leakage
+            levels = experiment.levels(factor)
             pick = st.columns(2)
             leaked_level = pick[0].selectbox(
-                "leaked level", levels, index=levels.index("leaked") if "leaked" in levels else 0
+                f"leaked level of {factor}", levels, index=levels.index(design.leaked)
             )
             clean_level = pick[1].selectbox(
-                "clean level",
-                levels,
-                index=levels.index("none") if "none" in levels else len(levels) - 1,
+                f"clean level of {factor}", levels, index=levels.index(design.clean)
             )
             threshold = state.get("threshold", DEFAULT_THRESHOLD)
-            result = ctx.inflation(fixed, threshold, leaked_level, clean_level, factor)
+            result = views.inflation_view(
+                ctx.key,
+                measure.name,
+                fixed,
+                threshold,
+                (leaked_level, clean_level),
+                measure.better,
+                stats.correction,
+            )
             inflation_x = x if x != factor else next((f for f in by if f != factor), x)
             inflation_facet = facet if facet != factor else None
             show_fig(inflation_figure, result.summary, measure, inflation_x, inflation_facet)
             st.caption(
                 f"Leaked = a training query with similarity ≥ {threshold:.2f} "
                 f"({leakage.source}). p_difference: Welch's t-test of leaked vs other "
-                f"topics' deltas, {ctx.correction}-adjusted over the rows below."
+                f"topics' deltas, {stats.correction}-adjusted over the rows below."
             )
             show_table(result.summary, height=300)
             st.markdown("**Topics that inflate most**")
             show_table(result.top, height=300)
 with tab_tau:
     if tab_tau.open:
-        if not {"model", "leakage"} <= set(factors):
-            st.info("The ranking view needs `model` and `leakage` factors.")
+        if why := design.why_not("The ranking view", "system", "leakage"):
+            st.info(why, icon=":material/info:")
         else:
-            within = [f for f in ("collection", x) if f not in ("model", "leakage")]
-            taus = ctx.ranking(list(dict.fromkeys(within)))
+            within = [f for f in ("collection", x) if f not in (design.system, design.leakage)]
+            taus = views.ranking(ctx.key, measure.name, tuple(dict.fromkeys(within)))
             show_fig(tau_figure, taus, within[-1])
             show_table(taus)
 with tab_more:
     if tab_more.open:
         if tests is not None:
             caption = (
-                f"{measure.label}: paired {ctx.test}, {ctx.correction} correction over "
-                f"{len(tests)} comparisons, alpha {ctx.alpha}; † significant."
+                f"{measure.label}: "
+                + significance_caption(colour, "every pair of levels", tests, stats)
+                + " † significant."
             )
             cols = st.columns(3)
             cols[0].download_button(
@@ -140,12 +164,15 @@ with tab_more:
             )
         if st.button("Prepare the HTML meeting report", icon=":material/description:"):
             options = ReportOptions(
-                threshold=state.get("threshold", DEFAULT_THRESHOLD),
-                test=ctx.test,
-                correction=ctx.correction,
-                alpha=ctx.alpha,
+                threshold=state.get("threshold", DEFAULT_THRESHOLD), statistics=stats
             )
-            report = build_report(experiment, ctx.results(), measure, ctx.leakage(), options)
+            report = build_report(
+                experiment,
+                loaders.results(ctx.key),
+                measure,
+                loaders.leakage(ctx.key.files),
+                options,
+            )
             st.download_button(
                 "Download report.html", report, "leakeval-report.html", "text/html", type="primary"
             )

@@ -2,24 +2,33 @@
 
 import streamlit as st
 
-from leakeval_app import data, state
-from leakeval_app.render import number, show_document, show_error, show_fig, show_table, tabs
+from leakeval_app import loaders, state, views
+from leakeval_app.context import current
+from leakeval_app.render import (
+    collection_or_stop,
+    number,
+    show_document,
+    show_error,
+    show_fig,
+    show_table,
+    tabs,
+)
 from leakeval_core.analysis.collection import grade_counts
 from leakeval_core.errors import LeakevalError
 from leakeval_core.leakage.table import DEFAULT_THRESHOLD
-from leakeval_core.present.plots import grade_figure, per_topic_figure
+from leakeval_core.present.collection_plots import grade_figure, per_topic_figure
 
 LOWER_BOUND_BELOW = 0.5  # judged@10 under this: most of the top 10 is unjudged
 
-ctx = data.current()
+ctx = current()
 st.header("Dataset browser")
 names = list(ctx.experiment.collections)
 name = st.selectbox("Collection", names, key=state.seed("collection", names[0], names))
 state.remember("collection")
-collection = ctx.collection(name)
-leakage = ctx.leakage()
+collection = collection_or_stop(ctx.key, name)
+leakage = loaders.leakage(ctx.key.files)
 threshold = state.get("threshold", DEFAULT_THRESHOLD)
-topics, summary = ctx.topics(name, threshold)
+topics, summary = views.topics(ctx.key.files, name, threshold)
 
 cols = st.columns(5)
 cols[0].metric("Topics", summary["topics"])
@@ -70,7 +79,7 @@ with tab_runs:
             "score of that run is a **lower bound** (pooling bias)."
         )
         factors = [f for f in ctx.experiment.condition_factors if f != "collection"]
-        judged = ctx.means(factors, {"collection": name}, "judged_10")
+        judged = views.means(ctx.key, "judged_10", tuple(factors), {"collection": name})
         judged["pooling"] = judged["mean"].map(
             lambda v: "⚠ lower bound" if v < LOWER_BOUND_BELOW else "ok"
         )
@@ -97,7 +106,7 @@ with tab_upload:
         )
         for upload in uploads or []:
             try:
-                means, notes = ctx.score_upload(name, upload.name, upload.getvalue())
+                means, notes = views.score_upload(ctx.key, name, upload.name, upload.getvalue())
             except LeakevalError as exc:
                 show_error(exc)
                 continue

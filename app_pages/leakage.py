@@ -2,15 +2,20 @@
 
 import streamlit as st
 
-from leakeval_app import data, state
-from leakeval_app.render import show_fig, show_table, tabs
+from leakeval_app import loaders, state, views
+from leakeval_app.context import current
+from leakeval_app.render import collection_or_stop, show_fig, show_table, tabs
 from leakeval_core.leakage.table import CATEGORIES, DEFAULT_THRESHOLD
 from leakeval_core.leakage.text import CATEGORY_RULES
-from leakeval_core.present.plots import category_counts_figure, leak_share_figure, similarity_figure
+from leakeval_core.present.leakage_plots import (
+    category_counts_figure,
+    leak_share_figure,
+    similarity_figure,
+)
 
-ctx = data.current()
+ctx = current()
 st.header("Leakage overlap")
-leakage = ctx.leakage()
+leakage = loaders.leakage(ctx.key.files)
 if leakage.empty:
     st.info(
         'This experiment has no leakage table: add `[leakage] table = "pairs.csv"` or '
@@ -29,7 +34,9 @@ threshold = st.slider(
     help="Moving it only re-filters the pairs; nothing is recomputed.",
 )
 state.remember("threshold")
-view = ctx.leakage_view(threshold)
+for name in ctx.experiment.collections:
+    collection_or_stop(ctx.key, name)  # a collection that cannot be read shows its error
+view = views.leakage_view(ctx.key.files, threshold)
 if view.agreement is not None:
     score = view.agreement
     cols = st.columns(4)

@@ -3,8 +3,10 @@
 import pandas as pd
 import streamlit as st
 
-from leakeval_app import data, state
+from leakeval_app import loaders, state, views
+from leakeval_app.context import current
 from leakeval_app.render import (
+    collection_or_stop,
     lazy_expander,
     number,
     show_document,
@@ -18,9 +20,9 @@ from leakeval_core.analysis.compare import (
     top_inflating,
 )
 from leakeval_core.leakage.table import DEFAULT_THRESHOLD
-from leakeval_core.present.plots import scatter_ab_figure
+from leakeval_core.present.condition_plots import scatter_ab_figure
 
-ctx = data.current()
+ctx = current()
 experiment = ctx.experiment
 st.header("Per-query drill-down")
 
@@ -28,20 +30,21 @@ names = list(experiment.collections)
 collection = st.selectbox("Collection", names, key=state.seed("collection", names[0], names))
 state.remember("collection")
 factors = [f for f in experiment.condition_factors if f != "collection"]
-contrast = (
-    "leakage"
-    if "leakage" in factors
-    else next((f for f in factors if len(experiment.levels(f)) > 1), None)
-)
+design = experiment.design
+contrast = design.leakage or next((f for f in factors if len(experiment.levels(f)) > 1), None)
 a, b = {"collection": collection}, {"collection": collection}
 side_a, side_b = st.columns(2)
 side_a.markdown("**Condition A**")
 side_b.markdown("**Condition B**")
 for factor in factors:
     levels = experiment.levels(factor)
-    default_b = levels[1] if factor == contrast and len(levels) > 1 else levels[0]
+    default_a, default_b = levels[0], levels[0]
+    if factor == design.leakage:
+        default_a, default_b = design.leaked, design.clean
+    elif factor == contrast:
+        default_b = levels[1]
     a[factor] = side_a.selectbox(
-        factor, levels, key=state.seed(f"a_{factor}", levels[0], levels, type(levels[0]))
+        factor, levels, key=state.seed(f"a_{factor}", default_a, levels, type(levels[0]))
     )
     b[factor] = side_b.selectbox(
         factor, levels, key=state.seed(f"b_{factor}", default_b, levels, type(levels[0]))
@@ -50,9 +53,9 @@ for factor in factors:
     state.remember(f"b_{factor}")
 
 measure = ctx.measure
-leakage = ctx.leakage()
+leakage = loaders.leakage(ctx.key.files)
 threshold = state.get("threshold", DEFAULT_THRESHOLD)
-pairs, wide = ctx.paired(a, b, threshold)
+pairs, wide = views.paired_view(ctx.key, measure.name, a, b, threshold)
 table = pairs.table
 if table.empty:
     st.warning("Conditions A and B share no scored query.")
@@ -74,7 +77,7 @@ if measure.better == "lower":
     notes.append(f"{measure.label} is lower-is-better: negative A − B means A is better")
 st.caption("; ".join(notes) + ".")
 
-titles = ctx.collection(collection).topics.set_index("qid").title
+titles = collection_or_stop(ctx.key, collection).topics.set_index("qid").title
 tab_all, tab_measures, tab_one = tabs(
     ["All queries", "All measures per query", "One query"], "queries_tab"
 )
@@ -116,7 +119,7 @@ with tab_one:
             format_func=lambda q: labels.get(q, q),
         )
         state.remember("qid")
-        topic = ctx.collection(collection).topics.set_index("qid").loc[qid]
+        topic = collection_or_stop(ctx.key, collection).topics.set_index("qid").loc[qid]
         st.markdown(f"### {qid}: {topic.title}")
         st.markdown(f"{topic.description}")
         if not leakage.empty:
@@ -133,7 +136,7 @@ with tab_one:
             else:
                 st.caption("No training query resembles this topic.")
 
-        lists = ctx.ranked_lists(a, b, qid)
+        lists = views.ranked_lists(ctx.key, a, b, qid)
         for column, label, ranked in zip(st.columns(2), ("A", "B"), lists, strict=True):
             with column:
                 st.markdown(f"**{label}: {condition_label(a if label == 'A' else b)}**")
@@ -152,7 +155,8 @@ with tab_one:
         docids = list(dict.fromkeys([*lists[0].docid.head(20), *lists[1].docid.head(20)]))
         if docids:
             show_document(
-                ctx.collection(collection), st.selectbox("Read a retrieved document", docids)
+                collection_or_stop(ctx.key, collection),
+                st.selectbox("Read a retrieved document", docids),
             )
 
 audit = lazy_expander(

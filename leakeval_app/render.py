@@ -10,6 +10,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from leakeval_app import loaders
+from leakeval_app.context import DataKey
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.collections import Collection, document_text
 
@@ -31,7 +33,7 @@ def show_fig(builder: Callable[..., go.Figure], *args: Any, **kwargs: Any) -> No
 
 @st.cache_data(max_entries=256, show_spinner=False)
 def _chart(name: str, digest: str, _builder, _args, _kwargs) -> None:
-    # theme=None: the figures style themselves without a template (see plots._style)
+    # theme=None: the figures style themselves without a template (see present.style)
     st.plotly_chart(_builder(*_args, **_kwargs), width="stretch", config=PLOT_CONFIG, theme=None)
 
 
@@ -73,6 +75,15 @@ def show_table(frame: pd.DataFrame, height: int | None = None, **column_config) 
 def show_error(exc: LeakevalError) -> None:
     """The same one-line message the CLI prints, so users can grep for it."""
     st.error(f"leakeval: {exc}")
+
+
+def collection_or_stop(key: DataKey, name: str) -> Collection:
+    """The collection, or a page that shows its file:line error and stops there."""
+    try:
+        return loaders.collection(key.files, name)
+    except LeakevalError as exc:
+        show_error(exc)
+        st.stop()
 
 
 def number(value: float, digits: int = 4) -> str:

@@ -1,8 +1,45 @@
 """leakeval's Streamlit-free core: read, score, compare and find leaked test queries.
 
-Submodules are imported on demand so `leakeval --help` stays fast.
+The public API is imported on first use, so `import leakeval_core` (and `leakeval --help`)
+stays instant:
+
+>>> import leakeval_core as le
+>>> qrels = {"q1": {"d1": 1}}
+>>> float(le.score(qrels, {"q1": {"d1": 1.0}}, "P_1").means().loc["run", "P_1"])
+1.0
 """
 
-__all__ = ["LeakevalError", "ParseError"]
+from __future__ import annotations
 
-from .errors import LeakevalError, ParseError
+from importlib import import_module
+from typing import Any
+
+from leakeval_core.errors import LeakevalError, ParseError
+
+_LAZY = {
+    "Conventions": "leakeval_core.evaluation.conventions",
+    "DetectionOptions": "leakeval_core.leakage.options",
+    "Design": "leakeval_core.experiment.design",
+    "Statistics": "leakeval_core.analysis.options",
+    "Scores": "leakeval_core.api",
+    "compare": "leakeval_core.api",
+    "detect_leakage": "leakeval_core.api",
+    "experiment_scores": "leakeval_core.api",
+    "inflation": "leakeval_core.api",
+    "load_experiment": "leakeval_core.api",
+    "score": "leakeval_core.api",
+}
+
+__all__ = ["LeakevalError", "ParseError", *sorted(_LAZY)]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'leakeval_core' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

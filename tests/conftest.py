@@ -4,31 +4,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
-REALDATA = Path(__file__).resolve().parents[2] / "shared" / "realdata"
-
-
-def _irds_home() -> Path | None:
-    """Lay the real topics and qrels out where ir_datasets looks, before it is imported.
-
-    ir_datasets fixes its dataset paths at import, so this must happen before any test runs.
-    """
-    script = REALDATA / "irds-home.sh"
-    if not script.exists():
-        return None
-    home = Path(tempfile.mkdtemp(prefix="leakeval-irds-"))
-    subprocess.run(["bash", str(script), str(REALDATA), str(home)], check=True)
-    return home
-
-
-IRDS_HOME = _irds_home()
-if IRDS_HOME is not None:
-    os.environ["IR_DATASETS_HOME"] = str(IRDS_HOME)
+from tests import support  # first: lays out the ir_datasets home before any import
 
 settings.register_profile(
     "ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -37,14 +18,6 @@ settings.register_profile(
     "fuzz", max_examples=20_000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
-
-
-def realdata(*parts: str) -> Path:
-    """A file under ../shared/realdata; the test is skipped when it is absent."""
-    path = REALDATA.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"real data not available: {path}")
-    return path
 
 
 @pytest.fixture(scope="session")
@@ -75,10 +48,29 @@ def demo_scores(demo_experiment, demo_cache):
     return score_experiment(demo_experiment, cache=demo_cache)
 
 
-def write(path: Path, text: str | bytes) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
-    return path
+@pytest.fixture(scope="session")
+def real_example(tmp_path_factory):
+    if support.IRDS_HOME is None:
+        pytest.skip("real data not available")
+    root = tmp_path_factory.mktemp("data")
+    example = root / "real-bm25"
+    example.mkdir()
+    for name in ("experiment.toml", "link-runs.sh"):
+        (example / name).write_bytes((support.ROOT / "examples" / "real-bm25" / name).read_bytes())
+    subprocess.run(
+        ["bash", str(example / "link-runs.sh"), str(support.REALDATA)],
+        check=True,
+        capture_output=True,
+    )
+    return example
+
+
+@pytest.fixture(scope="session")
+def renamed_dir(demo_dir, tmp_path_factory) -> Path:
+    """The demo's Core17 runs under other factor names, roles declared in [design]."""
+    return support.renamed_experiment(demo_dir, tmp_path_factory.mktemp("renamed") / "renamed")
+
+
+@pytest.fixture(scope="session")
+def single_factor_dir(demo_dir, tmp_path_factory) -> Path:
+    return support.single_factor_experiment(demo_dir, tmp_path_factory.mktemp("one") / "one")

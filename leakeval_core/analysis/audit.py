@@ -12,8 +12,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from leakeval_core.analysis.compare import select
-from leakeval_core.analysis.stats import per_query
+from leakeval_core.analysis.folds import per_query, select
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.experiment.cache import Cache
 from leakeval_core.experiment.manifest import Experiment

@@ -13,32 +13,22 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from leakeval_core.analysis.stats import PerQuery
+from leakeval_core.analysis.corrections import Correction, correct
+from leakeval_core.analysis.folds import Levels, PerQuery, select
+from leakeval_core.analysis.paired import TIE_TOLERANCE, Test, compare_pair
 from leakeval_core.errors import LeakevalError
 
 __all__ = [
     "Paired",
+    "compare_levels",
     "condition_label",
     "condition_means",
     "paired",
     "paired_wide",
     "rank_changes",
-    "select",
     "significance_marks",
     "top_inflating",
 ]
-
-Levels = Mapping[str, object]
-
-
-def select(table: pd.DataFrame, levels: Levels) -> pd.DataFrame:
-    """Rows whose factor columns equal the given levels."""
-    mask = np.ones(len(table), dtype=bool)
-    for factor, level in levels.items():
-        if factor not in table.columns:
-            raise LeakevalError(f"unknown factor {factor!r}")
-        mask &= (table[factor] == level).to_numpy()
-    return table[mask]
 
 
 def condition_label(levels: Levels) -> str:
@@ -115,6 +105,7 @@ def top_inflating(pairs: Paired, n: int = 10, better: str = "higher") -> pd.Data
     """
     table = pairs.table[pairs.table.leaked].copy()
     table["inflation"] = table.delta if better == "higher" else -table.delta
+    table = table[table.inflation > TIE_TOLERANCE]  # a tie or a loss inflates nothing
     return table.sort_values(["inflation", "qid"], ascending=[False, True]).head(n)
 
 
@@ -152,3 +143,88 @@ def significance_marks(comparisons: pd.DataFrame, x: str, facet: str | None) -> 
         ]
     )
     return labels.groupby(keys, sort=True).label.agg("<br>".join).reset_index()
+
+
+def compare_levels(
+    per_query: PerQuery,
+    vary: str,
+    baseline: object | None = None,
+    test: Test = "ttest",
+    correction: Correction = "bonferroni",
+    alpha: float = 0.05,
+    seed: int = 0,
+    family: Sequence[str] = ("collection",),
+) -> pd.DataFrame:
+    """Compare the levels of one factor within every combination of the others.
+
+    Rows pair queries by id (inner join); each row's `n` says how many were shared. The
+    correction runs over one family of tests: every comparison of this factor's levels within
+    one level of the `family` factors (by default one collection, as in DESIGN.md). The app,
+    the report and the CLI all correct this way, so a comparison has one adjusted p wherever
+    it is shown; `family_size` is the m it was corrected over. An empty `family` makes the
+    whole output one family.
+    """
+    if vary not in per_query.factors:
+        raise LeakevalError(f"unknown factor {vary!r}; factors: {', '.join(per_query.factors)}")
+    others = [f for f in per_query.factors if f != vary]
+    table = per_query.table.dropna(subset=["value"])
+    levels = sorted(table[vary].unique().tolist())
+    if len(levels) < 2:
+        raise LeakevalError(
+            f"{vary} has one level ({', '.join(map(str, levels))}): nothing to compare"
+        )
+    if baseline is not None and baseline not in levels:
+        raise LeakevalError(f"baseline {baseline!r} is not a level of {vary}: {levels}")
+    pairs = (
+        [(lv, baseline) for lv in levels if lv != baseline]
+        if baseline is not None
+        else [(x, y) for i, x in enumerate(levels) for y in levels[i + 1 :]]
+    )
+    rows = []
+    for keys, group in table.groupby(others, observed=True, sort=True) if others else [((), table)]:
+        keys = keys if isinstance(keys, tuple) else (keys,)
+        wide = group.pivot_table(index="qid", columns=vary, values="value", observed=True)
+        for level_a, level_b in pairs:
+            if level_a not in wide or level_b not in wide:
+                continue
+            both = wide[[level_a, level_b]].dropna()
+            result = compare_pair(both[level_a].to_numpy(), both[level_b].to_numpy(), test, seed)
+            rows.append(
+                {
+                    **dict(zip(others, keys, strict=True)),
+                    "a": level_a,
+                    "b": level_b,
+                    **result.__dict__,
+                }
+            )
+    columns = [
+        *others,
+        "a",
+        "b",
+        "n",
+        "mean_a",
+        "mean_b",
+        "delta",
+        "statistic",
+        "p",
+        "p_adjusted",
+        "family_size",
+        "significant",
+        "ci_low",
+        "ci_high",
+        "effect_size",
+        "wins",
+        "ties",
+        "losses",
+    ]
+    out = pd.DataFrame(rows)
+    if out.empty:
+        return pd.DataFrame(columns=columns)
+    groups = [f for f in family if f in out.columns]
+    families = out.groupby(groups, sort=False).p if groups else [(None, out.p)]
+    for _, p in families:
+        out.loc[p.index, "p_adjusted"] = correct(p.to_numpy(), correction)
+        out.loc[p.index, "family_size"] = len(p)
+    out["family_size"] = out.family_size.astype(int)
+    out["significant"] = out.p_adjusted < alpha
+    return out[columns]

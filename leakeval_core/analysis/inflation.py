@@ -12,9 +12,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from leakeval_core.analysis.compare import Paired, top_inflating
-from leakeval_core.analysis.stats import TIE_TOLERANCE, Correction, PerQuery, correct, paired_ttest
+from leakeval_core.analysis.compare import paired, top_inflating
+from leakeval_core.analysis.corrections import Correction, correct
+from leakeval_core.analysis.folds import PerQuery
+from leakeval_core.analysis.paired import TIE_TOLERANCE, paired_ttest
 from leakeval_core.errors import LeakevalError
+from leakeval_core.experiment.design import Design
 
 __all__ = ["Inflation", "inflation"]
 
@@ -42,43 +45,44 @@ def _welch(x: np.ndarray, y: np.ndarray) -> float:
 def inflation(
     per_query: PerQuery,
     leaked: pd.DataFrame,
-    leaked_level: object,
-    clean_level: object,
-    factor: str = "leakage",
+    design: Design,
     better: str = "higher",
     top: int = 10,
     correction: Correction = "bonferroni",
 ) -> Inflation:
-    """`leaked` holds (collection, qid) of topics with a near-duplicate."""
+    """Split each leaked-vs-clean pair's per-query delta by leaked and other topics.
+
+    `leaked` holds (collection, qid) of topics with a near-duplicate; `design` names the
+    leakage factor and its leaked and clean levels. Pairs are joined by query id
+    (`compare.paired`), one pair per combination of the other factors.
+    """
+    design.require("Inflation", "leakage")
+    factor, leaked_level, clean_level = design.leakage, design.leaked, design.clean
     if factor not in per_query.factors:
         raise LeakevalError(f"unknown factor {factor!r}; factors: {', '.join(per_query.factors)}")
-    levels = set(per_query.table[factor].unique().tolist())
+    levels = per_query.table[factor].unique().tolist()
     for level in (leaked_level, clean_level):
         if level not in levels:
             raise LeakevalError(f"{level!r} is not a level of {factor}: {sorted(levels)}")
-    others = [f for f in per_query.factors if f != factor]
-    flags = set(zip(leaked.collection, leaked.qid, strict=True))
-    rows, tops = [], []
-    for keys, group in per_query.table.groupby(others, observed=True, sort=True):
-        keys = keys if isinstance(keys, tuple) else (keys,)
-        wide = group.pivot_table(
-            index=["collection", "qid"] if "collection" not in others else "qid",
-            columns=factor,
-            values="value",
-            observed=True,
+    if leaked_level == clean_level:
+        raise LeakevalError(
+            f"the leaked and the clean level are both {leaked_level!r}: choose two levels"
         )
-        if leaked_level not in wide or clean_level not in wide:
+    others = [f for f in per_query.factors if f != factor]
+    combinations = per_query.table[others].drop_duplicates().sort_values(others)
+    rows, tops = [], []
+    for keys in combinations.itertuples(index=False, name=None):
+        fixed = dict(zip(others, keys, strict=True))
+        pairs = paired(
+            per_query, {**fixed, factor: leaked_level}, {**fixed, factor: clean_level}, leaked
+        )
+        both = pairs.table.dropna(subset=["a", "b"])
+        if both.empty:
             continue
-        both = wide[[leaked_level, clean_level]].dropna().set_axis(["a", "b"], axis=1).reset_index()
-        collection = dict(zip(others, keys, strict=True)).get("collection")
-        if collection is not None:
-            both["collection"] = collection
-        both["delta"] = both.a - both.b
-        both["leaked"] = [(c, q) in flags for c, q in zip(both.collection, both.qid, strict=True)]
         on, off = both[both.leaked].delta.to_numpy(), both[~both.leaked].delta.to_numpy()
         rows.append(
             {
-                **dict(zip(others, keys, strict=True)),
+                **fixed,
                 "leaked_topics": len(on),
                 "other_topics": len(off),
                 "delta_leaked": float(on.mean()) if len(on) else float("nan"),
@@ -88,10 +92,7 @@ def inflation(
                 "p_difference": _welch(on, off),
             }
         )
-        pairs = Paired(both, 0, 0)
-        tops.append(
-            top_inflating(pairs, top, better).assign(**dict(zip(others, keys, strict=True)))
-        )
+        tops.append(top_inflating(pairs, top, better).assign(**fixed))
     summary = pd.DataFrame(rows)
     if summary.empty:
         raise LeakevalError(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -17,7 +16,6 @@ from leakeval_core.io.arrays import from_numpy, to_numpy
 
 if TYPE_CHECKING:
     from leakeval_core.evaluation.arrow import RunLike
-    from leakeval_core.evaluation.ranking import Ranked
 
 __all__ = ["PreparedQrels"]
 
@@ -79,7 +77,7 @@ class PreparedQrels:
         return codes(qids, self._qid_set)
 
     @cached_property
-    def _judged(self) -> tuple[pa.Array, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def judged_index(self) -> tuple[pa.Array, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Judgments of scored queries indexed by document: the document strings, each
         document's first judgment and number of judgments, and the judgments' queries and
         grades sorted by document then query.
@@ -95,30 +93,6 @@ class PreparedQrels:
         first = np.cumsum(count) - count
         queries = self._row_qidx[scored][order]
         return doc_values, first, count, queries, self._grades[scored][order].astype(float)
-
-    def grades(self, runs: Sequence[Ranked]) -> list[tuple[np.ndarray, int]]:
-        """Each ranked row's grade as float (NaN where unjudged), and how many of the run's
-        distinct documents are judged for any query.
-
-        All runs' documents are looked up in one call, so the judged documents' hash table
-        is built once per group of runs rather than once per run.
-        """
-        doc_values, first, count, queries, grades = self._judged
-        found = codes(pa.chunked_array([r.doc_values for r in runs], type=pa.string()), doc_values)
-        bounds = np.cumsum([0, *(len(r.doc_values) for r in runs)])
-        out = []
-        for run, start, stop in zip(runs, bounds[:-1], bounds[1:], strict=True):
-            doc = found[start:stop][run.docs]
-            rows = np.flatnonzero(doc >= 0)
-            wanted, block = run.qidx[rows], doc[rows]
-            end = first[block] + count[block]
-            pos = _search_blocks(queries, first[block], end, wanted)
-            hit = pos < end
-            hit[hit] = queries[pos[hit]] == wanted[hit]
-            row = np.full(len(doc), np.nan)
-            row[rows[hit]] = grades[pos[hit]]
-            out.append((row, int((found[start:stop] >= 0).sum())))
-        return out
 
     def pytrec_qrels(self, gain_transformed: bool) -> dict[str, dict[str, int]]:
         """Qrels as pytrec_eval wants them: str keys, int grades.
@@ -143,23 +117,3 @@ class PreparedQrels:
                 out.setdefault(str(qid), {})[str(docid)] = int(grade)
             self._pytrec_qrels[key] = out
         return self._pytrec_qrels[key]
-
-
-def _search_blocks(
-    values: np.ndarray, lo: np.ndarray, hi: np.ndarray, wanted: np.ndarray
-) -> np.ndarray:
-    """For each i, where `wanted[i]` is (or would go) in the sorted block values[lo[i]:hi[i]].
-
-    One vectorised binary search over all blocks at once: as many rounds as the longest
-    block has bits, each on the rows still searching. Blocks are short (a document is
-    judged for a few queries), so this beats searching the whole array.
-    """
-    lo, hi = lo.copy(), hi.copy()
-    active = np.flatnonzero(lo < hi)
-    while active.size:
-        mid = (lo[active] + hi[active]) // 2
-        right = values[mid] < wanted[active]
-        lo[active[right]] = mid[right] + 1
-        hi[active[~right]] = mid[~right]
-        active = active[lo[active] < hi[active]]
-    return lo

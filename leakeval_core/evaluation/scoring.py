@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from leakeval_core.errors import LeakevalError
+from leakeval_core.evaluation.judgments import lookup_grades
 from leakeval_core.evaluation.measures import Measure, parse_measures
 from leakeval_core.evaluation.native import native_scores
 from leakeval_core.evaluation.pytrec import pytrec_columns
@@ -139,7 +140,7 @@ def _score_ranked(
     ranked: Sequence[Ranked | LeakevalError], qrels: PreparedQrels, measures: tuple[Measure, ...]
 ) -> list[RunScores | LeakevalError]:
     good = [r for r in ranked if isinstance(r, Ranked)]
-    looked_up = iter(qrels.grades(good) if good else [])
+    looked_up = iter(lookup_grades(qrels, good) if good else [])
     results: list[RunScores | LeakevalError] = []
     for run in ranked:
         try:

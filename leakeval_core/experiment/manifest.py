@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from leakeval_core.errors import LeakevalError, ParseError
+from leakeval_core.experiment.design import ROLES, Design, infer_design
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -31,12 +32,14 @@ _TOP_KEYS = {
     "training_queries",
     "leakage",
     "runs",
+    "design",
 }
 _SECTION_KEYS = {
     "collections": {"topics", "qrels", "ir_datasets"},
     "training_queries": {"path", "ir_datasets"},
     "leakage": {"ground_truth", "table"},
     "runs": {"pattern"},
+    "design": set(ROLES),
 }
 _FIELD = re.compile(r"\{([^{}]*)\}")
 _NUMBER = re.compile(r"\d+")
@@ -68,6 +71,8 @@ class Experiment:
     ground_truth: Path | None = None
     """Known near-duplicate pairs (the demo writes its own); a stand-in for detection."""
     leakage_table: Path | None = None
+    design: Design = Design()
+    """Which factor plays which role (`[design]`, completed by inference)."""
 
     @cached_property
     def conditions(self) -> pd.DataFrame:
@@ -84,7 +89,7 @@ class Experiment:
     def condition_factors(self) -> tuple[str, ...]:
         """Factors that define a condition: every factor but the fold."""
         names = self.factors if "collection" in self.factors else ("collection", *self.factors)
-        return tuple(f for f in names if f != "fold")
+        return tuple(f for f in names if f != self.design.fold)
 
     def fingerprint(self) -> str:
         """A cheap key for in-memory caches: size and mtime of every file the experiment uses.
@@ -156,6 +161,11 @@ def load_experiment(path: str | Path) -> Experiment:
 
     training = config.get("training_queries", {})
     leakage = config.get("leakage", {})
+    levels = {name: sorted({run[name] for run in runs}) for name in factors if name != "collection"}
+    try:
+        design = infer_design(config.get("design", {}), levels)
+    except LeakevalError as exc:
+        raise ParseError(manifest, None, str(exc)) from None
     return Experiment(
         root=root,
         name=str(config.get("name", root.name)),
@@ -171,6 +181,7 @@ def load_experiment(path: str | Path) -> Experiment:
         ),
         ground_truth=_existing(manifest, root, leakage.get("ground_truth"), "leakage.ground_truth"),
         leakage_table=_existing(manifest, root, leakage.get("table"), "leakage.table"),
+        design=design,
     )
 
 
@@ -268,8 +279,12 @@ def _discover(
                 f"runs name collection {unknown[0]!r}, which is not declared under [collections]",
             )
     else:
-        only = next(iter(collections))
-        rows = [{**row, "collection": only} for row in rows]
+        only = next(iter(collections))  # collection first, as when the pattern names it
+        rows = [
+            {"run_id": row["run_id"], "path": row["path"], "collection": only}
+            | {name: row[name] for name in factors}
+            for row in rows
+        ]
     for name in factors:
         if all(_NUMBER.fullmatch(row[name]) for row in rows):
             for row in rows:

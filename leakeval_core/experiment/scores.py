@@ -14,6 +14,7 @@ from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.measures import DEFAULT_MEASURES, Measure, parse_measures
 from leakeval_core.experiment.cache import Cache, hash_key
+from leakeval_core.experiment.design import Design
 from leakeval_core.experiment.digests import collection_digest, file_digest
 from leakeval_core.experiment.manifest import Experiment
 
@@ -48,7 +49,9 @@ class ExperimentScores:
     """collection, qid: every query a condition is scored on (qrels with a relevant doc)."""
     measures: tuple[Measure, ...]
     conventions: Conventions
-    """`missing` applies per condition, after folds are combined (see stats.per_query)."""
+    """`missing` applies per condition, after folds are combined (see folds.per_query)."""
+    design: Design = Design()
+    """The experiment's factor roles; the fold role says which factor folds combine over."""
 
     @property
     def failures(self) -> pd.DataFrame:
@@ -73,7 +76,7 @@ def score_experiment(
     key = scores_key(experiment, measures, conventions)
     hits = [cache.get(kind, key) for kind in _KINDS]
     if all(hit is not None for hit in hits):
-        return ExperimentScores(*(hit[0] for hit in hits), measures, conventions)
+        return ExperimentScores(*(hit[0] for hit in hits), measures, conventions, experiment.design)
     conditions = experiment.conditions
 
     # A fold's run holds only its fold's queries, so a run never fills in missing queries;
@@ -106,7 +109,7 @@ def score_experiment(
                 found[i] = result
             else:
                 meta = asdict(result.diagnostics)
-                del meta["missing_from_run"]  # meaningless per fold; see stats.per_query
+                del meta["missing_from_run"]  # meaningless per fold; see folds.per_query
                 found[i] = (result.scores, meta)
             done += 1
             if progress:
@@ -138,7 +141,7 @@ def score_experiment(
     if runs.error.eq("").all():
         for kind, table in zip(_KINDS, tables, strict=True):
             cache.put(kind, key, table)
-    return ExperimentScores(*tables, measures, conventions)
+    return ExperimentScores(*tables, measures, conventions, experiment.design)
 
 
 def scores_key(

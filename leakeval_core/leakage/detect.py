@@ -20,6 +20,7 @@ import pandas as pd
 
 from leakeval_core.errors import LeakevalError
 from leakeval_core.leakage.lexical import LexicalModel
+from leakeval_core.leakage.options import METHODS, DetectionOptions
 from leakeval_core.leakage.text import categorize, normalize
 
 __all__ = [
@@ -84,29 +85,6 @@ def topic_texts(
 
 IDF_SAMPLE = 50_000
 """Training queries (from the start of the log) that inverse document frequencies come from."""
-
-
-@dataclass(frozen=True)
-class DetectionOptions:
-    top_k: int = 20
-    min_similarity: float = 0.3
-    chunk_size: int = 20_000
-    n_features: int = 2**20
-    method: str = "lexical"
-    """`lexical`; `semantic`: MiniLM cosine over the lexical candidates; `hybrid`: the
-    fitted combination of `leakeval_core.hybrid` (both need the optional semantic extra)."""
-
-    def __post_init__(self) -> None:
-        if self.method not in METHODS:
-            raise LeakevalError(f"unknown method {self.method!r}; use {', '.join(METHODS)}")
-
-    @property
-    def candidates(self) -> int:
-        """Lexical candidates kept per topic text: more when a semantic pass re-ranks them."""
-        return self.top_k if self.method == "lexical" else max(4 * self.top_k, 50)
-
-
-METHODS = ("lexical", "semantic", "hybrid")
 
 
 def _chunks(frame: pd.DataFrame, size: int) -> Iterator[pd.DataFrame]:

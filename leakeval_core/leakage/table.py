@@ -15,7 +15,8 @@ from leakeval_core.errors import LeakevalError, ParseError
 from leakeval_core.experiment.cache import Cache, hash_key
 from leakeval_core.experiment.manifest import Experiment
 from leakeval_core.experiment.scores import Progress
-from leakeval_core.leakage.detect import DetectionOptions, TopicTexts, detect, topic_texts
+from leakeval_core.leakage.detect import TopicTexts, detect, topic_texts
+from leakeval_core.leakage.options import DEFAULT_THRESHOLD, DetectionOptions
 
 __all__ = [
     "CATEGORIES",
@@ -45,15 +46,6 @@ LEAKAGE_COLUMNS = [
     "category",
 ]
 CATEGORIES = ("identical", "reformulation", "specialization", "generalization")
-
-DEFAULT_THRESHOLD = 0.8
-"""Similarity at which a pair counts as a near-duplicate unless the user moves the slider.
-
-Calibrated on the demo's ground truth (topic level, lexical method): 0.80 maximises F1
-(precision 0.90, recall 0.89, F1 0.89); 0.75 gives 0.79 / 0.99 and 0.85 gives 0.99 / 0.74.
-The same 0.80 serves the hybrid method (see `leakeval_core.hybrid`).
-"""
-
 
 STUDY_SHARES = {"robust04": 172 / 250, "core17": 37 / 50, "core18": 38 / 50}
 """Share of topics with a near-duplicate in MS MARCO / ORCAS (Fröbe et al., SPIRE 2022)."""

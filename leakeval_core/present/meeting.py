@@ -1,37 +1,52 @@
 """The meeting report: condition plots, significance, inflation and ranking change in one file.
 
 The CLI (`leakeval report`) and the app's download button both call `build_report`, so the
-file a user downloads is the one a script would produce.
+file a user downloads is the one a script would produce. Every section asks the experiment's
+design for the roles it needs; a section that cannot apply says why instead of failing.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from leakeval_core.analysis.compare import condition_means
+from leakeval_core.analysis.compare import compare_levels, condition_means
+from leakeval_core.analysis.folds import per_query
 from leakeval_core.analysis.inflation import inflation
-from leakeval_core.analysis.stats import Correction, Test, compare_levels, per_query, ranking_change
+from leakeval_core.analysis.options import Statistics
+from leakeval_core.analysis.ranking import ranking_change
 from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.measures import Measure
+from leakeval_core.experiment.design import Design
 from leakeval_core.experiment.manifest import Experiment
 from leakeval_core.experiment.scores import ExperimentScores
-from leakeval_core.leakage.table import LeakageTable, leaked_qids
-from leakeval_core.present.plots import condition_figure
-from leakeval_core.present.tables import html_report
+from leakeval_core.leakage.table import DEFAULT_THRESHOLD, LeakageTable, leaked_qids
+from leakeval_core.present.condition_plots import condition_figure
+from leakeval_core.present.html import html_report
 
-__all__ = ["ReportOptions", "build_report"]
+__all__ = ["ReportOptions", "build_report", "chart_roles", "significance_caption"]
 
 
 @dataclass(frozen=True)
 class ReportOptions:
-    factor: str = "leakage"
-    leaked_level: str = "leaked"
-    clean_level: str = "none"
-    threshold: float = 0.8
-    test: Test = "ttest"
-    correction: Correction = "bonferroni"
-    alpha: float = 0.05
+    design: Design | None = None
+    """Overrides the experiment's design (other leaked/clean levels, say); None keeps it."""
+    threshold: float = DEFAULT_THRESHOLD
+    statistics: Statistics = Statistics()
     top: int = 10
+
+
+def chart_roles(design: Design, factors: list[str]) -> tuple[str, str | None, str | None]:
+    """x, colour and facet of a condition chart: size along x, leakage as colour, systems
+    as panels, each where the design has it; the other factors fill the gaps in order."""
+    preferred = [design.size, design.leakage, design.system]
+    ordered = [f for f in preferred if f in factors] + [f for f in factors if f not in preferred]
+    if not ordered:
+        raise LeakevalError("the experiment has no factor besides the collection to chart")
+    x = design.size if design.size in factors else ordered[0]
+    rest = [f for f in ordered if f != x]
+    colour = design.leakage if design.leakage in rest else (rest[0] if rest else None)
+    facet = next((f for f in rest if f != colour), None)
+    return x, colour, facet
 
 
 def build_report(
@@ -41,81 +56,105 @@ def build_report(
     leakage: LeakageTable,
     options: ReportOptions = ReportOptions(),
 ) -> str:
+    design = options.design or experiment.design
     table = per_query(results, measure.name)
-    if options.factor not in table.factors:
-        raise LeakevalError(f"the experiment has no {options.factor!r} factor to report on")
-    others = [f for f in table.factors if f not in ("collection", options.factor)]
-    x = "train_size" if "train_size" in others else (others[0] if others else options.factor)
-    facet = next((f for f in others if f != x), None)
+    factors = [f for f in table.factors if f != "collection"]
     sections: list[tuple[str, str, object]] = []
+    x, colour, facet = chart_roles(design, factors)
     for collection in experiment.levels("collection"):
-        by = [f for f in (x, options.factor, facet) if f]
-        means = condition_means(table, list(dict.fromkeys(by)), {"collection": collection})
+        by = [f for f in (x, colour, facet) if f]
+        means = condition_means(table, by, {"collection": collection})
         sections.append(
             (
                 f"{collection}: {measure.label} by condition",
                 "Mean over queries with a 95% t interval; folds combined per query.",
-                condition_figure(means, measure, x, options.factor, facet),
+                condition_figure(means, measure, x, colour, facet),
             )
         )
-    significance = compare_levels(
-        table,
-        options.factor,
-        baseline=options.clean_level,
-        test=options.test,
-        correction=options.correction,
-        alpha=options.alpha,
+    sections.append(_significance(table, design, options))
+    sections += _inflation(table, design, leakage, measure, options)
+    sections.append(_ranking(table, design, x))
+    notes = (
+        f"{'SIMULATED DATA. ' if experiment.simulated else ''}{experiment.name}. "
+        f"Measure: {measure.label} ({measure.better} is better). Conventions: "
+        f"{results.conventions.describe()}. Fold rule: {table.fold_rule}. "
+        f"Design: {design.describe()}."
     )
-    sections.append(
-        (
-            "Significance",
-            f"Paired {options.test} over queries, {options.factor} = "
-            f"{options.leaked_level} vs {options.clean_level}; {options.correction} "
-            f"correction over all {len(significance)} rows, alpha {options.alpha}.",
-            significance,
+    return html_report(f"leakeval report: {experiment.name}", sections, notes)
+
+
+def _significance(table, design: Design, options: ReportOptions) -> tuple[str, str, object]:
+    vary, baseline = (design.leakage, design.clean) if design.leakage else (design.system, None)
+    if vary is None or vary not in table.factors:
+        return ("Significance", design.why_not("Not applicable: this section", "leakage"), "")
+    stats = options.statistics
+    try:
+        rows = compare_levels(
+            table, vary, baseline, stats.test, stats.correction, stats.alpha, stats.seed
         )
+    except LeakevalError as exc:
+        return ("Significance", f"Not applicable: {exc}", "")
+    what = f"{design.leaked} vs {design.clean}" if design.leakage else "every pair of levels"
+    return ("Significance", significance_caption(vary, what, rows, stats), rows)
+
+
+def significance_caption(vary: str, what: str, rows, statistics: Statistics) -> str:
+    """How a significance table was computed, with the size of its correction family: the
+    report, the app and `leakeval compare` all caption their tables with this."""
+    sizes = sorted(set(rows.family_size.tolist())) if len(rows) else [0]
+    m = " or ".join(map(str, sizes))
+    return (
+        f"{statistics.describe()}; {vary}: {what}. Corrected within each collection over "
+        f"its m = {m} comparisons."
     )
-    flags = leaked_qids(leakage, options.threshold)
+
+
+def _inflation(
+    table, design: Design, leakage: LeakageTable, measure: Measure, options: ReportOptions
+) -> list[tuple[str, str, object]]:
+    if not design.has("leakage"):
+        return [("Inflation", design.why_not("Not applicable: this section", "leakage"), "")]
+    if leakage.empty:
+        return [
+            (
+                "Inflation",
+                "Not applicable: the experiment has no leakage pairs; add [training_queries] "
+                "or [leakage] table to experiment.toml.",
+                "",
+            )
+        ]
     result = inflation(
         table,
-        flags,
-        options.leaked_level,
-        options.clean_level,
-        options.factor,
+        leaked_qids(leakage, options.threshold),
+        design,
         measure.better,
         options.top,
-        options.correction,
+        options.statistics.correction,
     )
-    sections.append(
+    return [
         (
             "Inflation",
-            f"Mean per-query delta ({options.leaked_level} − {options.clean_level}) on "
-            f"topics with a near-duplicate (similarity ≥ {options.threshold}, "
-            f"{leakage.source}) and on the others; p_difference is Welch's t-test between "
-            "the two groups.",
+            f"Mean per-query delta ({design.leaked} − {design.clean}) on topics with a "
+            f"near-duplicate (similarity ≥ {options.threshold}, {leakage.source}) and on the "
+            "others; p_difference is Welch's t-test between the two groups.",
             result.summary,
-        )
-    )
-    sections.append(
+        ),
         (
             "Top inflating topics",
             "Leaked topics where the leaked condition gains most.",
             result.top.groupby("collection").head(options.top),
-        )
+        ),
+    ]
+
+
+def _ranking(table, design: Design, x: str) -> tuple[str, str, object]:
+    if not design.has("system", "leakage"):
+        why = design.why_not("Not applicable: the ranking change", "system", "leakage")
+        return ("System ranking change", why, "")
+    within = [f for f in ("collection", x) if f not in (design.system, design.leakage)]
+    return (
+        "System ranking change",
+        f"Kendall's tau between the {design.system} rankings under each {design.leakage} "
+        "level (1 = same order).",
+        ranking_change(table, design.system, design.leakage, list(dict.fromkeys(within))),
     )
-    if "model" in table.factors:
-        within = [f for f in ("collection", x) if f in table.factors and f != "model"]
-        sections.append(
-            (
-                "System ranking change",
-                "Kendall's tau between the model rankings "
-                f"under each {options.factor} level (1 = same order).",
-                ranking_change(table, "model", options.factor, within),
-            )
-        )
-    notes = (
-        f"{'SIMULATED DATA. ' if experiment.simulated else ''}{experiment.name}. "
-        f"Measure: {measure.label} ({measure.better} is better). Conventions: "
-        f"{results.conventions.describe()}. Fold rule: {table.fold_rule}."
-    )
-    return html_report(f"leakeval report: {experiment.name}", sections, notes)

@@ -1,0 +1,76 @@
+"""The session context: which experiment and settings this rerun shows, and its data key.
+
+app.py builds one per rerun from the sidebar; pages read it with `current()` and hand its
+`key` to the loaders and views. It holds settings only: every table comes from a cached
+loader or view keyed by `key`, never from a method on this object.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+import streamlit as st
+
+from leakeval_core.analysis.options import Statistics
+from leakeval_core.evaluation.conventions import Conventions
+from leakeval_core.evaluation.measures import Measure, parse_measures
+from leakeval_core.experiment.manifest import Experiment
+
+APP_MEASURES = parse_measures("ndcg_cut_10,P_1,first_rel_rank,recip_rank,map,recall_100,judged_10")
+"""What the app scores once per experiment and conventions: every page picks from these."""
+
+
+class DataKey(NamedTuple):
+    """What every cached table depends on: the experiment's files and the conventions.
+
+    A tuple of plain values, so Streamlit's caches hash it as one argument.
+    """
+
+    path: str
+    fingerprint: str
+    """Size and mtime of every file the experiment uses: an edit makes a new key."""
+    conventions: tuple
+
+    @property
+    def files(self) -> tuple[str, str]:
+        """The part of the key that tables independent of the conventions depend on."""
+        return self.path, self.fingerprint
+
+    def scoring(self) -> Conventions:
+        return Conventions(**dict(self.conventions))
+
+
+@dataclass(frozen=True)
+class AppContext:
+    experiment: Experiment
+    fingerprint: str
+    measure: Measure
+    conventions: Conventions
+    statistics: Statistics = Statistics()
+
+    @property
+    def key(self) -> DataKey:
+        return DataKey(
+            str(self.experiment.root), self.fingerprint, tuple(asdict(self.conventions).items())
+        )
+
+
+def current() -> AppContext:
+    """The context app.py built for this rerun."""
+    return st.session_state["_leakeval_context"]
+
+
+def set_current(context: AppContext) -> None:
+    st.session_state["_leakeval_context"] = context
+
+
+def data_root() -> Path:
+    return Path(os.environ.get("LEAKEVAL_DATA", "data")).resolve()
+
+
+def max_upload_bytes() -> int:
+    """Upload size limit: LEAKEVAL_MAX_UPLOAD_MB, default 200 (Streamlit enforces it too)."""
+    return int(float(os.environ.get("LEAKEVAL_MAX_UPLOAD_MB", "200")) * 1_000_000)

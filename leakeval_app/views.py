@@ -1,0 +1,199 @@
+"""Derived views: every table a page shows, computed once per key and parameters.
+
+Each view is a plain function of (key, parameters) over the loaders, cached by Streamlit, so
+a warm rerun redraws without recomputing and two pages that show the same view share it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+
+import pandas as pd
+import streamlit as st
+
+from leakeval_app import loaders
+from leakeval_app.context import APP_MEASURES, DataKey, max_upload_bytes
+from leakeval_core.analysis.collection import collection_summary, ranked_list, topic_table
+from leakeval_core.analysis.compare import (
+    Paired,
+    compare_levels,
+    condition_means,
+    paired,
+    paired_wide,
+    rank_changes,
+)
+from leakeval_core.analysis.folds import select
+from leakeval_core.analysis.inflation import Inflation, inflation
+from leakeval_core.analysis.options import Statistics
+from leakeval_core.analysis.ranking import ranking_change
+from leakeval_core.errors import LeakevalError
+from leakeval_core.evaluation.qrels import PreparedQrels
+from leakeval_core.evaluation.scoring import score_run
+from leakeval_core.io.trec import read_run
+from leakeval_core.leakage.table import (
+    agreement,
+    category_counts,
+    leak_share,
+    leaked_qids,
+)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def means(key: DataKey, measure: str, by: tuple, fixed: dict) -> pd.DataFrame:
+    return condition_means(loaders.per_query_table(key, measure), list(by), fixed)
+
+
+@st.cache_data(max_entries=64, show_spinner="Testing the differences…")
+def comparisons(
+    key: DataKey, measure: str, vary: str, fixed: dict, statistics: Statistics
+) -> pd.DataFrame:
+    """The paired comparisons of `vary`'s levels at the `fixed` levels.
+
+    Tested and corrected over the whole family first (every comparison of `vary` within one
+    collection, as in the report and the CLI), then filtered: a comparison's adjusted p is
+    the same whichever chart shows it.
+    """
+    table = loaders.per_query_table(key, measure)
+    rows = compare_levels(
+        table,
+        vary,
+        None,
+        statistics.test,
+        statistics.correction,
+        statistics.alpha,
+        statistics.seed,
+    )
+    return select(rows, {k: v for k, v in fixed.items() if k in rows.columns}).reset_index(
+        drop=True
+    )
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def inflation_view(
+    key: DataKey,
+    measure: str,
+    fixed: dict,
+    threshold: float,
+    levels: tuple[object, object],
+    better: str,
+    correction: str,
+) -> Inflation:
+    """Inflation of the design's leakage factor, with the leaked and clean levels chosen."""
+    design = replace(loaders.experiment_of(key.files).design, leaked=levels[0], clean=levels[1])
+    table = loaders.per_query_table(key, measure).subset(fixed)
+    flags = leaked_qids(loaders.leakage(key.files), threshold)
+    return inflation(table, flags, design, better, 10, correction)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def ranking(key: DataKey, measure: str, within: tuple) -> pd.DataFrame:
+    design = loaders.experiment_of(key.files).design
+    design.require("The ranking view", "system", "leakage")
+    table = loaders.per_query_table(key, measure)
+    return ranking_change(table, design.system, design.leakage, list(within))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def topics(files: tuple[str, str], name: str, threshold: float) -> tuple[pd.DataFrame, dict]:
+    """The dataset browser's topic table (with leaked flags) and collection summary."""
+    collection = loaders.collection(files, name)
+    leakage = loaders.leakage(files)
+    leaked = None if leakage.empty else leaked_qids(leakage, threshold).query("collection == @name")
+    return (
+        topic_table(collection.topics, collection.qrels, leaked),
+        collection_summary(collection.topics, collection.qrels),
+    )
+
+
+@dataclass(frozen=True)
+class LeakageView:
+    share: pd.DataFrame
+    """Per collection: topics with a near-duplicate, and their share."""
+    categories: pd.DataFrame
+    leaked: pd.DataFrame
+    """collection, qid of every flagged topic."""
+    agreement: dict | None
+    """Detection scored against the demo's planted pairs, when both exist."""
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def leakage_view(files: tuple[str, str], threshold: float) -> LeakageView:
+    """Everything the leakage explorer derives from the threshold, computed once each."""
+    leakage = loaders.leakage(files)
+    every_topic = pd.concat(
+        [
+            loaders.collection(files, name).topics[["qid"]].assign(collection=name)
+            for name in loaders.experiment_of(files).collections
+        ],
+        ignore_index=True,
+    )
+    truth = loaders.known_pairs(files)
+    return LeakageView(
+        share=leak_share(leakage, every_topic, threshold),
+        categories=category_counts(leakage, threshold),
+        leaked=leaked_qids(leakage, threshold),
+        agreement=(
+            agreement(leakage, truth, threshold)
+            if truth is not None and leakage.source != truth.source
+            else None
+        ),
+    )
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def paired_view(
+    key: DataKey, measure: str, a: dict, b: dict, threshold: float
+) -> tuple[Paired, pd.DataFrame]:
+    """A vs B on the chosen measure, and every app measure side by side."""
+    leakage = loaders.leakage(key.files)
+    flags = None if leakage.empty else leaked_qids(leakage, threshold)
+    pairs = paired(loaders.per_query_table(key, measure), a, b, flags)
+    wide = paired_wide(
+        {m.label: loaders.per_query_table(key, m.name) for m in APP_MEASURES}, a, b, flags
+    )
+    return pairs, wide
+
+
+def _query_rows(key: DataKey, levels: dict, qid: str) -> pd.DataFrame:
+    """One query's rows from the first of the condition's runs (folds) that retrieved it."""
+    conditions = loaders.experiment_of(key.files).conditions
+    for run_path in select(conditions, levels).path:
+        run = loaders.run_file(str(run_path), key.fingerprint)
+        rows = run[run.qid == qid]
+        if len(rows):
+            return rows
+    return pd.DataFrame({"qid": [], "docid": [], "score": []})
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def ranked_lists(key: DataKey, a: dict, b: dict, qid: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One query's ranked lists under conditions A and B, each marking how far every
+    document moved relative to the other list."""
+    qrels = loaders.collection(key.files, a["collection"]).qrels
+    lists = [
+        ranked_list(_query_rows(key, levels, qid), qid, qrels, key.scoring()) for levels in (a, b)
+    ]
+    return rank_changes(*lists)
+
+
+@st.cache_data(max_entries=16, show_spinner="Scoring the uploaded run…")
+def score_upload(
+    key: DataKey, collection: str, name: str, data: bytes
+) -> tuple[pd.DataFrame, dict]:
+    """Score an uploaded run in memory: it is never written anywhere but this session's cache.
+
+    Returns the mean of every app measure and the scoring diagnostics; bad input raises
+    LeakevalError with the file:line message.
+    """
+    if len(data) > max_upload_bytes():
+        raise LeakevalError(
+            f"{name}: {len(data) / 1e6:.0f} MB is over the upload limit of "
+            f"{max_upload_bytes() / 1e6:.0f} MB (LEAKEVAL_MAX_UPLOAD_MB)"
+        )
+    qrels = PreparedQrels(loaders.collection(key.files, collection).qrels, key.scoring())
+    result = score_run(read_run((name, data)), qrels, APP_MEASURES, name=name)
+    values = result.scores.groupby("measure", sort=False).value.mean()
+    table = pd.DataFrame(
+        {"measure": [m.label for m in APP_MEASURES], "mean": [values[m.name] for m in APP_MEASURES]}
+    )
+    return table, asdict(result.diagnostics)

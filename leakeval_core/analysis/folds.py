@@ -1,0 +1,112 @@
+"""Fold aggregation: one value per (condition, query) before any mean or test.
+
+Folds that split the queries are concatenated (each query scored once); folds that re-score
+the same queries are averaged per query. Either way fold × query rows are never treated as
+independent observations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from leakeval_core.errors import LeakevalError
+from leakeval_core.experiment.scores import ExperimentScores
+
+__all__ = ["FoldRule", "PerQuery", "detect_fold_rule", "per_query", "select"]
+
+FoldRule = Literal["split", "repeated", "mixed", "none"]
+Levels = Mapping[str, object]
+
+
+def select(table: pd.DataFrame, levels: Levels) -> pd.DataFrame:
+    """Rows whose factor columns equal the given levels."""
+    mask = np.ones(len(table), dtype=bool)
+    for factor, level in levels.items():
+        if factor not in table.columns:
+            raise LeakevalError(f"unknown factor {factor!r}")
+        mask &= (table[factor] == level).to_numpy()
+    return table[mask]
+
+
+@dataclass(frozen=True)
+class PerQuery:
+    """One value per (condition, query) for one measure."""
+
+    table: pd.DataFrame = field(repr=False)
+    """The condition factors (fold removed), qid, value."""
+    factors: tuple[str, ...]
+    fold_rule: FoldRule
+    """`split`: folds hold disjoint queries and were concatenated; `repeated`: folds re-score
+    the same queries and were averaged per query; `none`: no fold factor."""
+    missing: pd.DataFrame = field(repr=False)
+    """Per condition, how many of the collection's queries no run scored."""
+
+    def subset(self, levels: Levels) -> PerQuery:
+        """Only the conditions at the given factor levels (e.g. one collection)."""
+        rows = select(self.table, levels).reset_index(drop=True)
+        return PerQuery(rows, self.factors, self.fold_rule, self.missing)
+
+
+def detect_fold_rule(scores: pd.DataFrame, fold: str, factors: Sequence[str]) -> FoldRule:
+    """Whether folds split the queries, re-score them, or (in a broken design) a bit of both."""
+    if fold not in scores.columns:
+        return "none"
+    pairs = scores[[*factors, fold, "qid"]].drop_duplicates()
+    folds_per_query = pairs.groupby([*factors, "qid"], observed=True)[fold].nunique()
+    folds_per_condition = pairs.groupby(list(factors), observed=True)[fold].nunique()
+    if (folds_per_query == 1).all():
+        return "split"
+    expected = folds_per_query.index.droplevel("qid").map(folds_per_condition)
+    return "repeated" if (folds_per_query.to_numpy() == expected.to_numpy()).all() else "mixed"
+
+
+def per_query(
+    results: ExperimentScores, measure: str, rule: FoldRule | Literal["auto"] = "auto"
+) -> PerQuery:
+    """Collapse runs to one value per (condition, query).
+
+    Averaging each query over the folds that scored it concatenates folds that split the
+    queries (each has one value) and averages folds that repeat them, so one mean serves both.
+    The fold is the design's fold role; `rule="none"` keeps it as an ordinary factor instead.
+    Queries of the collection that no fold scored get 0 (or are dropped) per the conventions,
+    like trec_eval -c.
+    """
+    scores = results.scores[results.scores.measure == measure]
+    if scores.empty and measure not in {m.name for m in results.measures}:
+        raise LeakevalError(
+            f"measure {measure!r} was not scored; scored: "
+            f"{', '.join(m.name for m in results.measures)}"
+        )
+    all_factors = [c for c in scores.columns if c not in ("run_id", "qid", "measure", "value")]
+    fold = results.design.fold
+    keep_fold = rule == "none" or fold not in all_factors
+    factors = tuple(f for f in all_factors if keep_fold or f != fold)
+    detected = "none" if keep_fold else detect_fold_rule(scores, fold, factors)
+    if rule not in ("auto", "none") and rule != detected:
+        detected = rule  # an explicit override wins; the mean per query serves every rule
+    table = scores.groupby([*factors, "qid"], observed=True, sort=True).value.mean().reset_index()
+
+    conditions = table[list(factors)].drop_duplicates()
+    universe = conditions.merge(results.queries, on="collection", how="inner")
+    full = universe.merge(table, on=[*factors, "qid"], how="left")
+    absent = full.value.isna() & ~full.set_index([*factors, "qid"]).index.isin(
+        table.set_index([*factors, "qid"]).index
+    )
+    missing = (
+        full.assign(absent=absent)
+        .groupby(list(factors), observed=True)
+        .absent.sum()
+        .rename("missing")
+        .reset_index()
+    )
+    if results.conventions.missing == "zero":
+        fill = np.nan if measure == "first_rel_rank" else 0.0
+        full.loc[absent, "value"] = fill
+    else:
+        full = full[~absent]
+    return PerQuery(full.reset_index(drop=True), factors, detected, missing)

@@ -1,0 +1,46 @@
+"""The statistics settings every view shares: which paired test, which correction, alpha.
+
+No numpy here: the command line derives its choices and defaults from these declarations,
+and building its parser must stay cheap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from leakeval_core.errors import LeakevalError
+
+__all__ = ["Correction", "Statistics", "Test"]
+
+Test = Literal["ttest", "randomization"]
+Correction = Literal["bonferroni", "holm", "none"]
+
+
+@dataclass(frozen=True)
+class Statistics:
+    """How comparisons are tested and corrected, in the app, the report and the CLI alike."""
+
+    test: Test = "ttest"
+    """Paired Student t-test over queries (the study's protocol) or a sign-flip
+    randomization test."""
+    correction: Correction = "bonferroni"
+    """Multiple-comparison correction within one family (one collection's comparisons)."""
+    alpha: float = 0.05
+    seed: int = 0
+    """Seed of the randomization test and the bootstrap."""
+
+    def __post_init__(self) -> None:
+        if self.test not in get_args(Test):
+            raise LeakevalError(f"unknown test {self.test!r}; use {', '.join(get_args(Test))}")
+        if self.correction not in get_args(Correction):
+            raise LeakevalError(
+                f"unknown correction {self.correction!r}; use {', '.join(get_args(Correction))}"
+            )
+        if not 0.0 < self.alpha < 1.0:
+            raise LeakevalError(f"alpha must be between 0 and 1, got {self.alpha}")
+
+    def describe(self) -> str:
+        test = "paired t-test" if self.test == "ttest" else "paired randomization test"
+        correction = {"bonferroni": "Bonferroni", "holm": "Holm", "none": "no correction"}
+        return f"{test}, {correction[self.correction]}, α = {self.alpha}"

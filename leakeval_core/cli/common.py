@@ -1,0 +1,153 @@
+"""What every command shares: flags derived from the core's declarations, progress, output.
+
+Choices and defaults are read from the dataclasses and Literals that define them
+(`Conventions`, `Statistics`, `DetectionOptions`), so a new convention or test shows up here
+without being typed twice. Nothing heavy is imported: building the parser must stay cheap.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import typing
+from dataclasses import MISSING, fields
+from pathlib import Path
+
+from leakeval_core.analysis.options import Statistics
+from leakeval_core.errors import LeakevalError
+from leakeval_core.evaluation.conventions import Conventions
+from leakeval_core.evaluation.measures import DEFAULT_MEASURES, Measure, parse_measures
+
+__all__ = [
+    "EXIT_BAD_INPUT",
+    "add_dataclass_options",
+    "add_scoring_options",
+    "add_statistics_options",
+    "conventions_from",
+    "from_options",
+    "level",
+    "measures_from",
+    "progress",
+    "statistics_from",
+    "write",
+]
+
+EXIT_BAD_INPUT = 2
+"""Exit status for input the user can fix; its message is one line."""
+
+_HELP = {
+    "depth": "documents per query that count",
+    "relevance_level": "lowest grade that counts as relevant for binary measures",
+    "gain": "nDCG gain: linear (trec_eval) or exponential (2^rel - 1)",
+    "tie_order": "tie break after score (trec_eval uses docid_desc)",
+    "missing": "qrels queries absent from a run: score 0 (trec_eval -c) or drop",
+    "test": "paired Student t-test (the study's) or a randomization test",
+    "correction": "multiple-comparison correction within each collection's comparisons",
+    "alpha": "significance level",
+    "seed": "seed of the randomization test and the bootstrap",
+    "top_k": "candidates kept per topic",
+    "min_similarity": "drop candidates below this similarity",
+    "chunk_size": "training queries compared per step (bounds memory)",
+    "method": "lexical TF-IDF; semantic re-ranks lexical candidates with MiniLM embeddings; "
+    "hybrid combines lexical, semantic and term signals (both need the optional extra: "
+    "pip install -e '.[semantic]')",
+}
+
+
+def add_dataclass_options(
+    parser: argparse.ArgumentParser, cls: type, skip: tuple[str, ...] = ()
+) -> None:
+    """One `--flag` per field of `cls`: type, default and (for Literals) choices from it."""
+    hints = typing.get_type_hints(cls)
+    for item in fields(cls):
+        if item.name in skip or item.name not in _HELP:
+            continue
+        kind = hints[item.name]
+        choices = typing.get_args(kind) if typing.get_origin(kind) is typing.Literal else None
+        default = item.default if item.default is not MISSING else None
+        parser.add_argument(
+            "--" + item.name.replace("_", "-"),
+            type=type(choices[0]) if choices else kind,
+            choices=choices,
+            default=default,
+            help=f"{_HELP[item.name]} (default: {default})",
+        )
+
+
+def from_options(cls: type, args: argparse.Namespace, **override: object):
+    """An instance of `cls` from the flags `add_dataclass_options` added."""
+    values = {f.name: getattr(args, f.name) for f in fields(cls) if hasattr(args, f.name)}
+    return cls(**{**values, **override})
+
+
+def add_scoring_options(parser: argparse.ArgumentParser, single_measure: bool = False) -> None:
+    if single_measure:
+        parser.add_argument(
+            "--measure", default=DEFAULT_MEASURES[0], help=f"default: {DEFAULT_MEASURES[0]}"
+        )
+    else:
+        parser.add_argument(
+            "--measures",
+            default=",".join(DEFAULT_MEASURES),
+            help=f"comma-separated (default: {','.join(DEFAULT_MEASURES)})",
+        )
+    add_dataclass_options(parser, Conventions)
+
+
+def add_statistics_options(parser: argparse.ArgumentParser) -> None:
+    add_scoring_options(parser, single_measure=True)
+    add_dataclass_options(parser, Statistics)
+
+
+def conventions_from(args: argparse.Namespace) -> Conventions:
+    return from_options(Conventions, args)
+
+
+def statistics_from(args: argparse.Namespace) -> Statistics:
+    return from_options(Statistics, args)
+
+
+def measures_from(args: argparse.Namespace) -> tuple[Measure, ...]:
+    return parse_measures(args.measure if hasattr(args, "measure") else args.measures)
+
+
+def progress(label: str):
+    """A tqdm bar on stderr, only when stderr is a terminal (scripts get clean logs, and
+    do not pay for importing tqdm)."""
+    bar = None
+
+    def update(done: int, total: int, what: str) -> None:
+        nonlocal bar
+        if not sys.stderr.isatty():
+            return
+        if bar is None:
+            from tqdm import tqdm
+
+            bar = tqdm(total=total, desc=label, unit="run", file=sys.stderr, leave=False)
+        bar.n = done
+        bar.set_postfix_str(what[-40:], refresh=True)
+        if done >= total:
+            bar.close()
+
+    return update
+
+
+def level(experiment, factor: str, text: str | None):
+    """A level given on the command line, as the factor's own type."""
+    if text is None:
+        return None
+    if factor not in experiment.conditions:
+        raise LeakevalError(f"unknown factor {factor!r}; factors: {', '.join(experiment.factors)}")
+    for value in experiment.levels(factor):
+        if str(value) == text:
+            return value
+    raise LeakevalError(
+        f"{text!r} is not a level of {factor}: {', '.join(map(str, experiment.levels(factor)))}"
+    )
+
+
+def write(text: str, out: str | None) -> None:
+    if out:
+        Path(out).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)

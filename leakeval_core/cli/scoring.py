@@ -1,0 +1,152 @@
+"""`leakeval score` (run files against qrels) and `leakeval scores` (an experiment's table)."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+from contextlib import nullcontext
+from pathlib import Path
+
+from leakeval_core.cli.common import (
+    EXIT_BAD_INPUT,
+    add_scoring_options,
+    conventions_from,
+    measures_from,
+    progress,
+)
+
+__all__ = ["register"]
+
+
+def register(sub) -> None:
+    score = sub.add_parser("score", help="score TREC run files against qrels")
+    score.add_argument("--qrels", required=True, help="TREC qrels file")
+    score.add_argument("--run", required=True, action="append", help="TREC run (repeatable)")
+    add_scoring_options(score)
+    score.add_argument("--per-query", action="store_true", help="one row per query, not just means")
+    score.add_argument("--out", help="write CSV here instead of printing a table")
+    score.set_defaults(handler=_cmd_score)
+
+    scores = sub.add_parser("scores", help="the long SCORES table of an experiment")
+    scores.add_argument("experiment", help="experiment folder (holds experiment.toml)")
+    add_scoring_options(scores)
+    scores.add_argument("--out", help="FILE.csv or FILE.parquet (default: CSV to stdout)")
+    scores.set_defaults(handler=_cmd_scores)
+
+
+def _cmd_score(args: argparse.Namespace) -> int:
+    """Score run files straight from the scorer's arrays: no frame is built per run."""
+    import csv
+
+    from leakeval_core.evaluation.qrels import PreparedQrels
+    from leakeval_core.evaluation.scoring import score_files
+    from leakeval_core.io import trec
+
+    measures = measures_from(args)
+    qrels = PreparedQrels(trec.read_qrels_table(args.qrels), conventions_from(args))
+    rows: list[tuple[str, str, str, float]] = []
+    means: dict[str, dict[str, float]] = {}
+    diagnostics = {}
+    names = trec.unique_run_names(args.run)
+    results = score_files(args.run, qrels, measures, progress("scoring"))
+    for path, name, result in zip(args.run, names, results, strict=True):
+        if isinstance(result, Exception):
+            raise result
+        means[name] = result.means()
+        rows.extend((name, "all", m, v) for m, v in means[name].items())
+        if args.per_query:
+            for measure, values in result.values.items():
+                rows.extend(
+                    (name, qid, measure, v) for qid, v in zip(result.qids, values, strict=True)
+                )
+        diagnostics[path] = result.diagnostics
+    _report_diagnostics(diagnostics)
+    if args.out or args.per_query:
+        with open(args.out, "w", newline="") if args.out else nullcontext(sys.stdout) as fh:
+            writer = csv.writer(fh, lineterminator="\n")
+            writer.writerow(["run", "qid", "measure", "value"])
+            writer.writerows((*row[:3], f"{row[3]:.6g}") for row in rows)
+    else:
+        _print_means(means, measures)
+    return 0
+
+
+def _print_means(means: dict[str, dict[str, float]], measures) -> None:
+    """Runs down, measures across, four decimals: the table a paper's results section wants."""
+    header = ["run", *(m.label for m in measures)]
+    body = [[run, *(f"{values[m.name]:.4f}" for m in measures)] for run, values in means.items()]
+    widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
+    for row in [header, *body]:
+        cells = [row[0].ljust(widths[0])] + [
+            c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)
+        ]
+        print("  ".join(cells))
+
+
+def _report_diagnostics(diagnostics: dict) -> None:
+    """One stderr note per kind of decision the scorer made, summed over runs."""
+    kinds = {
+        "missing_from_run": "qrels queries absent from the run, scored {zero}",
+        "no_relevant": "qrels queries without a relevant document, excluded",
+        "not_in_qrels": "run queries without judgments, ignored",
+        "tied_pairs": "tied document pairs, broken by docid",
+        "first_rel_undefined": "queries with no relevant document within depth, left out of "
+        "first_rel_rank's mean",
+    }
+    for kind, text in kinds.items():
+        counts = {path: _count(getattr(d, kind)) for path, d in diagnostics.items()}
+        hit = {path: n for path, n in counts.items() if n}
+        if not hit:
+            continue
+        where = next(iter(hit)) if len(hit) == 1 else f"{len(hit)} of {len(counts)} runs"
+        message = text.format(zero="0")
+        print(f"leakeval: note: {where}: {sum(hit.values())} {message}", file=sys.stderr)
+
+
+def _count(value) -> int:
+    return len(value) if isinstance(value, tuple) else int(value)
+
+
+def _cmd_scores(args: argparse.Namespace) -> int:
+    """The finished output is cached too, keyed by the scores' key and the format: a warm
+    call hashes the files, finds it and writes it, without importing pandas or numpy.
+    Output with failed runs is not cached, so their errors are reported every time."""
+    from leakeval_core.experiment.cache import Cache, hash_key
+    from leakeval_core.experiment.manifest import load_experiment
+    from leakeval_core.experiment.scores import scores_key
+
+    experiment = load_experiment(args.experiment)
+    measures, conventions = measures_from(args), conventions_from(args)
+    parquet = bool(args.out) and Path(args.out).suffix == ".parquet"
+    cache = Cache()
+    key = hash_key(scores_key(experiment, measures, conventions), parquet)
+    output = cache.get_bytes("scores-output", key)
+    failures = []
+    if output is None:
+        from leakeval_core.experiment.scores import score_experiment
+
+        results = score_experiment(
+            experiment, measures, conventions, cache, progress=progress("scoring")
+        )
+        output = _scores_output(results.scores.drop(columns=["run_id"]), parquet)
+        failures = results.failures.error.tolist()
+        if not failures:
+            cache.put_bytes("scores-output", key, output)
+    if args.out:
+        Path(args.out).write_bytes(output)
+    else:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(output)
+        sys.stdout.buffer.flush()
+    for error in failures:
+        print(f"leakeval: {error}", file=sys.stderr)
+    return EXIT_BAD_INPUT if failures else 0
+
+
+def _scores_output(table, parquet: bool) -> bytes:
+    if parquet:
+        buffer = io.BytesIO()
+        table.to_parquet(buffer, index=False)
+        return buffer.getvalue()
+    return table.to_csv(index=False, float_format="%.6g", lineterminator="\n").encode()

@@ -1,0 +1,240 @@
+"""Charts of conditions: A vs B per query, means per condition, inflation, ranking change."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from leakeval_core.evaluation.measures import Measure
+from leakeval_core.experiment.design import Design
+from leakeval_core.present.style import (
+    CLEAN_COLOR,
+    LEAKED_COLOR,
+    NEUTRAL,
+    PALETTE,
+    level_colors,
+    style,
+)
+
+__all__ = ["condition_figure", "inflation_figure", "scatter_ab_figure", "tau_figure"]
+
+
+def scatter_ab_figure(
+    pairs: pd.DataFrame,
+    measure: Measure,
+    label_a: str,
+    label_b: str,
+    titles: pd.Series | None = None,
+) -> go.Figure:
+    """Per-query A vs B; points above the diagonal are queries where A scores higher."""
+    fig = go.Figure()
+    finite = pairs.dropna(subset=["a", "b"])
+    for flag, name, color in (
+        (True, "leaked topic", LEAKED_COLOR),
+        (False, "no near-duplicate", CLEAN_COLOR),
+    ):
+        part = finite[finite.leaked == flag]
+        hover = part.qid if titles is None else part.qid + ": " + part.qid.map(titles).fillna("")
+        fig.add_trace(
+            go.Scatter(
+                x=part.b,
+                y=part.a,
+                mode="markers",
+                name=f"{name} ({len(part)})",
+                marker={
+                    "color": color,
+                    "size": 9,
+                    "opacity": 0.75,
+                    "line": {"width": 0.5, "color": "white"},
+                },
+                customdata=np.stack([hover, part.delta], axis=-1) if len(part) else None,
+                hovertemplate="%{customdata[0]}<br>A %{y:.3f} · B %{x:.3f}"
+                " · A−B %{customdata[1]:.3f}<extra></extra>",
+            )
+        )
+    if len(finite):
+        low = float(min(finite.a.min(), finite.b.min()))
+        high = float(max(finite.a.max(), finite.b.max()))
+        fig.add_trace(
+            go.Scatter(
+                x=[low, high],
+                y=[low, high],
+                mode="lines",
+                name="A = B",
+                line={"color": NEUTRAL, "dash": "dash"},
+                hoverinfo="skip",
+            )
+        )
+    above = "A better" if measure.better == "higher" else "B better"
+    fig.update_xaxes(title=f"B: {label_b} — {measure.axis_title}")
+    fig.update_yaxes(title=f"A: {label_a}")
+    return style(fig, f"{measure.label} per query (above the diagonal: {above})", height=520)
+
+
+def _facet_panels(frame: pd.DataFrame, facet: str | None) -> tuple[list, go.Figure]:
+    """One panel per level of `facet` (one panel when None), sharing the y axis."""
+    panels = sorted(frame[facet].unique().tolist()) if facet else [None]
+    fig = make_subplots(
+        rows=1,
+        cols=len(panels),
+        shared_yaxes=True,
+        subplot_titles=[f"{facet} = {p}" for p in panels] if facet else None,
+        horizontal_spacing=0.04,
+    )
+    return panels, fig
+
+
+def condition_figure(
+    means: pd.DataFrame,
+    measure: Measure,
+    x: str,
+    color: str | None,
+    facet: str | None,
+    significant: pd.DataFrame | None = None,
+    design: Design | None = None,
+) -> go.Figure:
+    """Mean per condition with a shaded confidence band, one panel per facet level.
+
+    `significant` (columns x, facet, label) marks with ✱ the x positions where the colour
+    levels differ significantly after correction.
+    """
+    panels, fig = _facet_panels(means, facet)
+    groups = sorted(means[color].unique().tolist()) if color else [None]
+    colors = level_colors(groups, design if color == getattr(design, "leakage", None) else None)
+    x_levels = sorted(means[x].unique().tolist())
+    for col, panel in enumerate(panels, start=1):
+        in_panel = means if facet is None else means[means[facet] == panel]
+        for group in groups:
+            part = in_panel if color is None else in_panel[in_panel[color] == group]
+            part = part.set_index(x).reindex(x_levels).dropna(subset=["mean"]).reset_index()
+            xs = part[x].astype(str).tolist()
+            line_color = colors[group]
+            fig.add_trace(
+                go.Scatter(
+                    x=xs + xs[::-1],
+                    y=part.ci_high.tolist() + part.ci_low.tolist()[::-1],
+                    mode="lines",
+                    fill="toself",
+                    fillcolor=line_color,
+                    opacity=0.15,
+                    line={"width": 0},
+                    hoverinfo="skip",
+                    showlegend=False,
+                    legendgroup=str(group),
+                ),
+                row=1,
+                col=col,
+            )
+            fig.add_trace(
+                go.Scatter(
+                    x=xs,
+                    y=part["mean"],
+                    mode="lines+markers",
+                    name=f"{color} = {group}" if color else measure.label,
+                    legendgroup=str(group),
+                    showlegend=col == 1,
+                    line={"color": line_color, "width": 3},
+                    marker={"size": 9},
+                    customdata=np.stack([part.n, part.ci_low, part.ci_high], axis=-1),
+                    hovertemplate=f"{x} %{{x}}<br>mean %{{y:.4f}}<br>95% CI "
+                    "[%{customdata[1]:.4f}, %{customdata[2]:.4f}]<br>"
+                    "%{customdata[0]} queries<extra></extra>",
+                ),
+                row=1,
+                col=col,
+            )
+        if significant is not None and len(significant):
+            marks = significant if facet is None else significant[significant[facet] == panel]
+            tops = in_panel.groupby(x).ci_high.max()
+            lift = 0.06 * (in_panel.ci_high.max() - in_panel.ci_low.min())  # above the band
+            marks = marks[marks[x].isin(tops.index)]
+            if len(marks):
+                fig.add_trace(
+                    go.Scatter(
+                        x=marks[x].astype(str),
+                        y=tops.reindex(marks[x]).to_numpy() + lift,
+                        mode="markers",
+                        marker={
+                            "symbol": "asterisk-open",
+                            "size": 14,
+                            "color": "#111",
+                            "line": {"width": 2, "color": "#111"},
+                        },
+                        name="significant difference",
+                        showlegend=col == 1,
+                        hovertext=marks.label,
+                        hoverinfo="text",
+                    ),
+                    row=1,
+                    col=col,
+                )
+        fig.update_xaxes(title=x, type="category", row=1, col=col)
+    fig.update_yaxes(title=measure.axis_title, row=1, col=1)
+    style(fig, f"Mean {measure.label} per condition, 95% CI over queries", height=500)
+    fig.update_layout(
+        legend={"y": -0.22, "yanchor": "top", "x": 0.5, "xanchor": "center"}, margin={"b": 110}
+    )
+    return fig
+
+
+def inflation_figure(
+    summary: pd.DataFrame, measure: Measure, x: str, facet: str | None
+) -> go.Figure:
+    """Mean per-query gain on leaked topics vs the others, along x (e.g. train size)."""
+    panels, fig = _facet_panels(summary, facet)
+    series = (
+        ("delta_leaked", "topics with a near-duplicate", LEAKED_COLOR),
+        ("delta_other", "other topics", CLEAN_COLOR),
+    )
+    for col, panel in enumerate(panels, start=1):
+        part = (summary if facet is None else summary[summary[facet] == panel]).sort_values(x)
+        for column, name, color in series:
+            fig.add_trace(
+                go.Scatter(
+                    x=part[x].astype(str),
+                    y=part[column],
+                    mode="lines+markers",
+                    name=name,
+                    legendgroup=column,
+                    showlegend=col == 1,
+                    line={"color": color, "width": 3},
+                    marker={"size": 9},
+                    hovertemplate=f"{x} %{{x}}<br>{name}: %{{y:+.4f}}<extra></extra>",
+                ),
+                row=1,
+                col=col,
+            )
+        fig.add_hline(y=0, line_color=NEUTRAL, line_dash="dot", row=1, col=col)
+        fig.update_xaxes(title=x, type="category", row=1, col=col)
+    direction = "higher" if measure.better == "higher" else "lower"
+    fig.update_yaxes(
+        title=f"mean Δ {measure.label}, leaked − clean ({direction} is better)", row=1, col=1
+    )
+    style(fig, f"Where the gain from leakage lands: Δ{measure.label} per topic group", height=440)
+    fig.update_layout(
+        legend={"y": -0.25, "yanchor": "top", "x": 0.5, "xanchor": "center"}, margin={"b": 110}
+    )
+    return fig
+
+
+def tau_figure(taus: pd.DataFrame, x: str) -> go.Figure:
+    """Kendall's tau between system rankings per x; 1 means leakage leaves the order alone."""
+    fig = go.Figure()
+    for i, (collection, part) in enumerate(taus.groupby("collection", sort=True)):
+        part = part.sort_values(x)
+        fig.add_trace(
+            go.Scatter(
+                x=part[x].astype(str),
+                y=part.tau,
+                mode="lines+markers",
+                name=str(collection),
+                line={"color": PALETTE[i % len(PALETTE)], "width": 3},
+                marker={"size": 9},
+            )
+        )
+    fig.add_hline(y=1, line_color=NEUTRAL, line_dash="dot", annotation_text="same ranking")
+    fig.update_xaxes(title=x, type="category")
+    fig.update_yaxes(title="Kendall's τ between model rankings (1 = unchanged)", range=[-1.05, 1.1])
+    return style(fig, "Does leakage reorder the models?")

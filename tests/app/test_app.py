@@ -1,0 +1,392 @@
+"""AppTest: every page's logic, driven through its widgets, against values computed here."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.support import ROOT
+
+PAGES = [
+    "app_pages/datasets.py",
+    "app_pages/leakage.py",
+    "app_pages/queries.py",
+    "app_pages/conditions.py",
+]
+
+
+@pytest.fixture
+def app(demo_dir, demo_cache, monkeypatch):
+    monkeypatch.setenv("LEAKEVAL_DATA", str(demo_dir.parent))
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(demo_cache.root))
+    monkeypatch.chdir(ROOT)
+
+    def open_page(page: str | None = None) -> AppTest:
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+        at.run()
+        if page:
+            at.switch_page(page).run()
+        assert not at.exception, [e.value for e in at.exception]
+        return at
+
+    return open_page
+
+
+def open_tab(at: AppTest, key: str, label: str) -> AppTest:
+    """Click a tab: only the open tab's content runs (lazy tabs)."""
+    at.session_state[key] = label
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def metric(at: AppTest, label_start: str) -> str:
+    return next(m.value for m in at.metric if m.label.startswith(label_start))
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_opens_without_error(app, page):
+    at = app(page)
+    assert not at.error
+    assert at.header[0].value
+    assert any("Simulated data" in w.value for w in at.sidebar.warning)
+    assert any("Conventions" in c.value for c in at.sidebar.caption)
+
+
+def detected_pairs(experiment, cache):
+    from leakeval_core.leakage.table import load_leakage
+
+    return load_leakage(experiment, cache).table
+
+
+def test_dataset_browser_counts(app, demo_experiment, demo_cache):
+    at = app()
+    assert metric(at, "Topics") == "250"
+    assert metric(at, "Judged topics") == "250"
+    pairs = detected_pairs(demo_experiment, demo_cache)
+    flagged = pairs[(pairs.collection == "robust04") & (pairs.similarity >= 0.8)]
+    n = flagged.test_qid.nunique()
+    assert metric(at, "Topics with a near-duplicate") == f"{n} ({n / 250:.0%})"
+    at.selectbox(key="w:collection").set_value("core17").run()
+    assert metric(at, "Topics") == "50"
+    topics = at.dataframe[0].value
+    assert len(topics) == 50 and {"judged", "relevant", "leaked"} <= set(topics.columns)
+
+
+def test_leakage_threshold_refilters(app, demo_experiment, demo_cache):
+    pairs = detected_pairs(demo_experiment, demo_cache)
+    at = app("app_pages/leakage.py")
+    assert any(f"{(pairs.similarity >= 0.8).sum():,} pairs shown" in c.value for c in at.caption)
+    at.slider[0].set_value(0.9).run()
+    assert any(f"{(pairs.similarity >= 0.9).sum():,} pairs shown" in c.value for c in at.caption)
+    at.multiselect[1].set_value(["identical"]).run()
+    expected = ((pairs.category == "identical") & (pairs.similarity >= 0.9)).sum()
+    assert any(f"{expected:,} pairs shown" in c.value for c in at.caption)
+    assert metric(at, "Precision vs ground truth") != ""
+
+
+def test_drilldown_means_match_the_scores_table(app, demo_scores, demo_experiment, demo_cache):
+    at = app("app_pages/queries.py")
+    table = demo_scores.scores
+    condition = table[
+        (table.collection == "robust04")
+        & (table.model == "colbert")
+        & (table.train_size == 2000)
+        & (table.measure == "ndcg_cut_10")
+    ]
+    mean_a = condition[condition.leakage == "leaked"].value.mean()
+    mean_b = condition[condition.leakage == "none"].value.mean()
+    assert metric(at, "Mean nDCG@10, A") == f"{mean_a:.4f}"
+    assert metric(at, "Mean nDCG@10, B") == f"{mean_b:.4f}"
+    assert metric(at, "Mean A − B, all") == f"{mean_a - mean_b:.4f}"
+    from leakeval_core.leakage.table import leaked_qids, load_leakage
+
+    flags = set(
+        leaked_qids(load_leakage(demo_experiment, demo_cache), 0.8)
+        .query("collection == 'robust04'")
+        .qid
+    )
+    wide = condition.pivot_table(index="qid", columns="leakage", values="value")
+    delta = wide.leaked - wide.none
+    on = delta[delta.index.isin(flags)]
+    off = delta[~delta.index.isin(flags)]
+    assert metric(at, f"A − B on leaked topics ({len(on)})") == f"{on.mean():.4f}"
+    assert metric(at, f"A − B on other topics ({len(off)})") == f"{off.mean():.4f}"
+    at.selectbox(key="w:b_model").set_value("monot5").run()
+    other = condition[condition.leakage == "none"]  # still colbert: B changed model only
+    assert metric(at, "Mean nDCG@10, B") != f"{other.value.mean():.4f}"
+
+
+def test_drilldown_all_measures_tab_matches_the_scores_table(app, demo_scores):
+    at = open_tab(app("app_pages/queries.py"), "queries_tab", "All measures per query")
+    table = demo_scores.scores
+    condition = table[
+        (table.collection == "robust04") & (table.model == "colbert") & (table.train_size == 2000)
+    ]
+    p1 = condition[condition.measure == "P_1"].pivot_table(
+        index="qid", columns="leakage", values="value"
+    )
+    assert any(f"on the {len(p1.dropna())} queries of robust04" in c.value for c in at.caption)
+    shown = at.dataframe[0].value.set_index("qid")
+    assert shown["P@1 A"].to_dict() == pytest.approx(p1.leaked.to_dict())
+    assert shown["P@1 B"].to_dict() == pytest.approx(p1.none.to_dict())
+
+
+def test_drilldown_audit_opens_and_recomputes_a_and_b(app):
+    at = app("app_pages/queries.py")
+    assert "audit_queries" not in [b.key for b in at.button]  # closed: not drawn
+    at.session_state["queries_audit"] = True  # open the lazy expander
+    at.run()
+    at.button(key="audit_queries").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    audit = at.dataframe[-1].value
+    assert len(audit) == 2 * 4  # A and B, four alternative conventions each
+    current = audit[audit.leakage == "leaked"]["mean (current)"]
+    assert f"{current.iloc[0]:.4f}" == metric(at, "Mean nDCG@10, A")
+
+
+def test_drilldown_opened_from_leakage_page(app):
+    at = app("app_pages/leakage.py")
+    at.button[0].click().run()
+    assert not at.exception
+    assert at.header[0].value == "Per-query drill-down"
+
+
+def test_conditions_table_matches_the_scores_table(app, demo_scores):
+    at = app("app_pages/conditions.py")
+    means = at.dataframe[0].value
+    first = means.iloc[0]
+    table = demo_scores.scores
+    assert first.collection == "robust04"  # the collection chosen on the first page is kept
+    rows = table[
+        (table.collection == "robust04")
+        & (table.model == first.model)
+        & (table.leakage == first.leakage)
+        & (table.train_size == first.train_size)
+        & (table.measure == "ndcg_cut_10")
+    ]
+    assert first["mean"] == pytest.approx(rows.value.mean(), abs=1e-12)
+    assert first["queries"] == 250
+
+
+def test_measure_switch_changes_axis(app):
+    at = app("app_pages/conditions.py")
+    at.sidebar.selectbox(key="w:measure").set_value("first_rel_rank").run()
+    assert not at.exception
+    assert "lower is better" in at.get("plotly_chart")[0].proto.spec
+
+
+def test_comparison_significance_follows_sidebar(app, demo_scores):
+    from scipy import stats as sps
+
+    at = open_tab(app("app_pages/conditions.py"), "conditions_tab", "Significance")
+    tests = at.dataframe[0].value  # only the open tab runs
+    assert len(tests) == 15  # robust04: 3 models x 5 sizes, leakage levels compared
+    row = tests[(tests.model == "monot5") & (tests.train_size == 2000)].iloc[0]
+    table = demo_scores.scores
+    part = table[
+        (table.collection == "robust04")
+        & (table.model == "monot5")
+        & (table.train_size == 2000)
+        & (table.measure == "ndcg_cut_10")
+    ]
+    wide = part.pivot_table(index="qid", columns="leakage", values="value")
+    p = sps.ttest_rel(wide.leaked, wide.none).pvalue
+    assert row.p == pytest.approx(p, rel=1e-10)
+    assert row.p_adjusted == pytest.approx(min(1.0, 15 * p), rel=1e-10)
+    at.session_state["settings_statistics"] = True  # open the sidebar's statistics
+    at.run()
+    at.sidebar.selectbox(key="w:correction").set_value("none").run()
+    assert at.dataframe[0].value.p_adjusted.tolist() == pytest.approx(
+        at.dataframe[0].value.p.tolist()
+    )
+
+
+def test_closed_settings_still_apply_and_show_in_their_labels(app):
+    """The sidebar's conventions and statistics sit in lazy expanders: closed, their widgets
+    are not drawn, but a value from the URL or set earlier still applies and is shown."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.query_params["rel"] = "2"
+    at.query_params["alpha"] = "0.01"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(at.sidebar.number_input) == 0  # closed: depth's widget is not drawn
+    labels = [e.label for e in at.sidebar.expander]
+    assert labels == [
+        "Conventions: depth 100, relevant from grade 2, linear gain",
+        "Statistics: paired t-test, Bonferroni, α = 0.01",
+    ]
+    assert "relevant: grade ≥ 2" in at.sidebar.caption[-1].value
+
+    at.session_state["settings_statistics"] = True
+    at.run()
+    at.sidebar.selectbox(key="w:correction").set_value("holm").run()
+    at.session_state["settings_statistics"] = False
+    at.run()
+    assert len(at.sidebar.selectbox) == 2  # experiment and measure only
+    assert at.sidebar.expander[1].label == "Statistics: paired t-test, Holm, α = 0.01"
+    assert at.query_params["correction"] == "holm"
+
+
+def test_comparison_inflation_tab(app):
+    at = open_tab(app("app_pages/conditions.py"), "conditions_tab", "Inflation")
+    summary = at.dataframe[0].value
+    assert {"delta_leaked", "delta_other", "p_difference"} <= set(summary.columns)
+    assert summary.groupby("train_size").delta_leaked.mean().is_monotonic_decreasing
+
+
+def test_a_broken_run_is_listed_and_the_rest_still_shows(tmp_path, monkeypatch):
+    import shutil
+
+    data = tmp_path / "data"
+    experiment = data / "broken"
+    experiment.mkdir(parents=True)
+    (experiment / "t.txt").write_text("1\tsolar panels\n2\twind farms\n")
+    (experiment / "q.txt").write_text("1 0 a 1\n1 0 b 0\n2 0 c 2\n")
+    runs = experiment / "runs"
+    runs.mkdir()
+    for model in ("bm25", "t5"):
+        (runs / f"{model}.run").write_text("1 Q0 a 1 2 x\n1 Q0 b 2 1 x\n2 Q0 c 1 3 x\n")
+    (runs / "broken.run").write_text("1 Q0 a 1 2 x\n1 Q0 b 2 oops x\n")
+    (experiment / "experiment.toml").write_text(
+        '[collections.c]\ntopics = "t.txt"\nqrels = "q.txt"\n[runs]\npattern = "runs/{model}.run"\n'
+    )
+    monkeypatch.setenv("LEAKEVAL_DATA", str(data))
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(ROOT)
+    for page in (None, "app_pages/conditions.py", "app_pages/queries.py"):
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+        at.run()
+        if page:
+            at.switch_page(page).run()
+        assert not at.exception, [e.value for e in at.exception]
+        errors = [e.value for e in at.error]
+        assert any("broken.run:2: score 'oops' is not a number" in e for e in errors)
+    shutil.rmtree(tmp_path / "cache", ignore_errors=True)
+
+
+@pytest.mark.parametrize("value", ["../../etc", "/etc", "demo/../..", "nope"])
+def test_url_cannot_open_an_experiment_outside_the_data_root(app, value):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.query_params["experiment"] = value
+    at.run()
+    assert not at.exception
+    assert at.sidebar.selectbox(key="w:experiment").value == "demo"
+
+
+def test_upload_size_limit(monkeypatch, demo_experiment):
+    from leakeval_app import views
+    from leakeval_app.context import APP_MEASURES, AppContext
+    from leakeval_core.errors import LeakevalError
+    from leakeval_core.evaluation.conventions import Conventions
+
+    monkeypatch.setenv("LEAKEVAL_MAX_UPLOAD_MB", "0.001")
+    context = AppContext(
+        demo_experiment, demo_experiment.fingerprint(), APP_MEASURES[0], Conventions()
+    )
+    with pytest.raises(LeakevalError, match="over the upload limit of 0 MB"):
+        views.score_upload(context.key, "core17", "big.run", b"307 Q0 d 1 1.0 x\n" * 200)
+
+
+@pytest.mark.parametrize("broken", ["qrels", "training"])
+def test_broken_collection_or_log_is_an_error_not_a_traceback(tmp_path, monkeypatch, broken):
+    experiment = tmp_path / "data" / "x"
+    (experiment / "runs").mkdir(parents=True)
+    (experiment / "t.txt").write_text("1\tsolar panels\n")
+    (experiment / "q.txt").write_text("1 0 a 1\n" if broken != "qrels" else "1 0 a one\n")
+    (experiment / "train.tsv").write_text(
+        "9\tsolar panels\n" if broken != "training" else "9\tsolar\textra\n"
+    )
+    (experiment / "runs" / "bm25.run").write_text("1 Q0 a 1 2 x\n")
+    (experiment / "experiment.toml").write_text(
+        '[collections.c]\ntopics = "t.txt"\nqrels = "q.txt"\n'
+        '[training_queries]\npath = "train.tsv"\n[runs]\npattern = "runs/{model}.run"\n'
+    )
+    monkeypatch.setenv("LEAKEVAL_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(ROOT)
+    expected = (
+        "q.txt:1: grade 'one' is not an integer"
+        if broken == "qrels"
+        else ("train.tsv:1: expected 'qid<TAB>text', found 3 fields")
+    )
+    for page in PAGES:
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+        at.run()
+        at.switch_page(page).run()
+        assert not at.exception, (page, [e.value for e in at.exception])
+        assert any(expected in e.value for e in at.error), (page, [e.value for e in at.error])
+
+
+def test_figure_digest_sees_every_value():
+    """Figures are cached by a digest of their inputs: one changed value must miss."""
+    import pandas as pd
+
+    from leakeval_app.render import _digest
+
+    frame = pd.DataFrame({"qid": ["1", "2"], "value": [0.5, 0.25]})
+    same = _digest((frame.copy(), 0.8), {})
+    assert _digest((frame, 0.8), {}) == same
+    assert _digest((frame.assign(value=[0.5, 0.2500001]), 0.8), {}) != same
+    assert _digest((frame, 0.81), {}) != same
+    assert _digest((frame.rename(columns={"value": "v"}), 0.8), {}) != same
+
+
+def test_one_query_tab_ranks_condition_a_like_the_run_file(app, demo_dir):
+    """The ranked list against an independent sort of the run file (score ↓, docid ↑)."""
+    from leakeval_core.experiment.manifest import load_experiment
+    from leakeval_core.io.trec import read_qrels, read_run
+
+    at = open_tab(app("app_pages/queries.py"), "queries_tab", "One query")
+    qid = at.selectbox(key="w:qid").value
+    lists = [d.value for d in at.dataframe if "moved" in d.value.columns]
+    assert len(lists) == 2
+    experiment = load_experiment(demo_dir)
+    levels = {
+        f: at.selectbox(key="w:collection" if f == "collection" else f"w:a_{f}").value
+        for f in experiment.condition_factors
+    }
+    conditions = experiment.conditions
+    for factor, level in levels.items():
+        conditions = conditions[conditions[factor] == level]
+    run = next(r for r in map(read_run, conditions.path) if (r.qid == qid).any())
+    expected = run[run.qid == qid].sort_values(["score", "docid"], ascending=[False, True])
+    assert lists[0].docid.tolist() == expected.docid.head(20).tolist()
+    qrels = read_qrels(experiment.collections[levels["collection"]].qrels)
+    grades = dict(zip(qrels[qrels.qid == qid].docid, qrels[qrels.qid == qid].grade, strict=True))
+    shown = [str(grades[d]) if d in grades else "unjudged" for d in lists[0].docid]
+    assert lists[0].grade.tolist() == shown
+
+
+def test_warm_reruns_replay_no_progress_bars(demo_dir, tmp_path, monkeypatch):
+    """After scoring in this process (a cold cache), a rerun must not replay the progress
+    updates shown while scoring: st.cache_* functions replay every element they drew, which
+    once made each rerun resend hundreds of progress messages."""
+    from streamlit.runtime.caching import cache_utils
+
+    from leakeval_app import loaders
+
+    monkeypatch.setenv("LEAKEVAL_DATA", str(demo_dir.parent))
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cold-cache"))
+    monkeypatch.chdir(ROOT)
+    loaders.results.cache_clear()
+    loaders.leakage.cache_clear()
+    replayed: list[str] = []
+    replay = cache_utils.replay_cached_messages
+
+    def counting(result, *args):
+        replayed.extend(getattr(m, "delta_type", "block") for m in result.messages)
+        return replay(result, *args)
+
+    monkeypatch.setattr(cache_utils, "replay_cached_messages", counting)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    at.run()
+    for page in PAGES:
+        at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    replayed.clear()
+    for page in PAGES:
+        at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert replayed.count("progress") == 0
+    assert "plotly_chart" in replayed  # charts do replay: that is what keeps reruns cheap

@@ -1,0 +1,110 @@
+"""Helpers the tests share: the repository root, the real data beside it, small file writers.
+
+Imported as `tests.support`; the fixtures live in conftest.py, which no test imports.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+"""The repository root (holds app.py)."""
+SHARED = ROOT.parent / "shared"
+REALDATA = SHARED / "realdata"
+
+
+def _irds_home() -> Path | None:
+    """Lay the real topics and qrels out where ir_datasets looks, before it is imported.
+
+    ir_datasets fixes its dataset paths at import, so this must happen before any test runs.
+    """
+    script = REALDATA / "irds-home.sh"
+    if not script.exists():
+        return None
+    home = Path(tempfile.mkdtemp(prefix="leakeval-irds-"))
+    subprocess.run(["bash", str(script), str(REALDATA), str(home)], check=True)
+    return home
+
+
+IRDS_HOME = _irds_home()
+if IRDS_HOME is not None:
+    os.environ["IR_DATASETS_HOME"] = str(IRDS_HOME)
+
+
+def realdata(*parts: str) -> Path:
+    """A file under ../shared/realdata; the test is skipped when it is absent."""
+    path = REALDATA.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"real data not available: {path}")
+    return path
+
+
+def shared(*parts: str) -> Path:
+    """A file under ../shared; the test is skipped when it is absent."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"shared data not available: {path}")
+    return path
+
+
+def write(path: Path, text: str | bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def renamed_experiment(demo_dir: Path, out: Path, declare: bool = True) -> Path:
+    """A copy of the demo's Core17 runs under other factor names and levels: `system`,
+    `contamination` in {contaminated, clean}, `n_train` and `split`. With `declare` the
+    roles are named in `[design]`; without, leakeval must infer them."""
+    import shutil
+
+    levels = {"leaked": "contaminated", "none": "clean"}
+    for run in sorted((demo_dir / "runs" / "core17").glob("*/*/*/fold*.run")):
+        model, leakage, size = run.parts[-4:-1]
+        split = run.stem.removeprefix("fold")
+        target = out / "runs" / model / levels[leakage] / size / f"split{split}.run"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(run, target)
+    for name in ("topics.txt", "qrels.txt"):
+        shutil.copyfile(demo_dir / "collections" / "core17" / name, out / name)
+    truth = (demo_dir / "leakage" / "ground_truth.csv").read_text().splitlines()
+    core17 = [row for row in truth[1:] if row.startswith("core17,")]
+    write(out / "pairs.csv", "\n".join([truth[0], *core17]) + "\n")
+    design = (
+        '[design]\nleakage = "contamination"\nleaked = "contaminated"\nclean = "clean"\n'
+        'size = "n_train"\nsystem = "system"\nfold = "split"\n'
+        if declare
+        else ""
+    )
+    write(
+        out / "experiment.toml",
+        'name = "Renamed factors"\n'
+        '[collections.core17]\ntopics = "topics.txt"\nqrels = "qrels.txt"\n'
+        '[leakage]\ntable = "pairs.csv"\n'
+        '[runs]\npattern = "runs/{system}/{contamination}/{n_train}/split{split}.run"\n' + design,
+    )
+    return out
+
+
+def single_factor_experiment(demo_dir: Path, out: Path) -> Path:
+    """One collection, one factor (`model`), one run per level: no leakage, size or fold."""
+    for model in ("colbert", "monobert", "monot5"):
+        folds = sorted((demo_dir / "runs" / "core17" / model / "none" / "8000").glob("*.run"))
+        write(out / "runs" / f"{model}.run", "".join(p.read_text() for p in folds))
+    for name in ("topics.txt", "qrels.txt"):
+        write(out / name, (demo_dir / "collections" / "core17" / name).read_text())
+    write(
+        out / "experiment.toml",
+        'name = "One factor"\n[collections.core17]\ntopics = "topics.txt"\nqrels = "qrels.txt"\n'
+        '[runs]\npattern = "runs/{model}.run"\n',
+    )
+    return out

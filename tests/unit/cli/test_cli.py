@@ -1,0 +1,330 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from leakeval_core.cli import main
+from tests.support import realdata, write
+
+QRELS = "1 0 a 1\n1 0 b 0\n2 0 a 2\n2 0 c 1\n"
+RUN = "1 Q0 a 1 2.0 x\n1 Q0 b 2 1.0 x\n2 Q0 c 1 2.0 x\n2 Q0 a 2 1.0 x\n"
+
+
+def test_score_csv_has_means_and_per_query_rows(tmp_path):
+    qrels, run = write(tmp_path / "q", QRELS), write(tmp_path / "sys.run.gz", RUN)
+    out = tmp_path / "out.csv"
+    assert (
+        main(
+            [
+                "score",
+                "--qrels",
+                str(qrels),
+                "--run",
+                str(run),
+                "--per-query",
+                "--measures",
+                "P_1,first_rel_rank",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    table = pd.read_csv(out, dtype={"qid": str})
+    assert list(table.columns) == ["run", "qid", "measure", "value"]
+    got = {(r.qid, r.measure): r.value for r in table.itertuples()}
+    assert got == {
+        ("all", "P_1"): 1.0,
+        ("all", "first_rel_rank"): 1.0,
+        ("1", "P_1"): 1.0,
+        ("2", "P_1"): 1.0,
+        ("1", "first_rel_rank"): 1.0,
+        ("2", "first_rel_rank"): 1.0,
+    }
+    assert set(table.run) == {"sys"}
+
+
+def test_first_rel_rank_mean_is_over_defined_queries(tmp_path):
+    qrels = write(tmp_path / "q", "1 0 a 1\n2 0 z 1\n3 0 b 1\n")
+    run = write(tmp_path / "r.run", "1 Q0 x 1 3 t\n1 Q0 a 2 2 t\n2 Q0 y 1 1 t\n3 Q0 b 1 1 t\n")
+    out = tmp_path / "o.csv"
+    main(
+        [
+            "score",
+            "--qrels",
+            str(qrels),
+            "--run",
+            str(run),
+            "--measures",
+            "first_rel_rank",
+            "--out",
+            str(out),
+        ]
+    )
+    assert pd.read_csv(out).value.tolist() == [1.5]
+
+
+def test_score_prints_a_readable_table(tmp_path, capsys):
+    qrels, run = write(tmp_path / "q", QRELS), write(tmp_path / "sys.run", RUN)
+    assert main(["score", "--qrels", str(qrels), "--run", str(run)]) == 0
+    out = capsys.readouterr().out
+    assert "nDCG@10" in out and "sys" in out and "First relevant rank" in out
+
+
+@pytest.mark.parametrize(
+    ("run_text", "message"),
+    [
+        ("1 Q0 a 1 2.0\n", ":1: expected 6 columns"),
+        ("1 Q0 a 1 2.0 x\n1 Q0 a 2 1.0 x\n", ":2: docid 'a' appears twice"),
+        ("9 Q0 a 1 1.0 x\n", "is this run for another collection?"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, run_text, message):
+    qrels, run = write(tmp_path / "q", QRELS), write(tmp_path / "bad.run", run_text)
+    assert main(["score", "--qrels", str(qrels), "--run", str(run)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("leakeval: ") and message in err[0]
+    assert "Traceback" not in err[0]
+
+
+def test_internal_error_is_one_line_with_debug_hint(tmp_path, capsys, monkeypatch):
+    import leakeval_core.evaluation.scoring as metrics
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("kaboom")
+
+    monkeypatch.setattr(metrics, "score_files", boom)
+    qrels, run = write(tmp_path / "q", QRELS), write(tmp_path / "r.run", RUN)
+    assert main(["score", "--qrels", str(qrels), "--run", str(run)]) == 1
+    err = capsys.readouterr().err
+    assert "internal error: RuntimeError: kaboom" in err and "--debug" in err
+    assert "Traceback" not in err
+
+
+def test_scores_and_validate_on_demo(demo_dir, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "scores.parquet"
+    assert main(["scores", str(demo_dir), "--measures", "P_1", "--out", str(out)]) == 0
+    table = pd.read_parquet(out)
+    assert list(table.columns) == [
+        "collection",
+        "model",
+        "leakage",
+        "train_size",
+        "fold",
+        "qid",
+        "measure",
+        "value",
+    ]
+    assert len(table) == 3 * 2 * 5 * 350
+    assert main(["validate", str(demo_dir)]) == 0
+    assert "450 runs" in capsys.readouterr().out
+
+
+def test_validate_reports_each_broken_file(tmp_path, capsys):
+    write(tmp_path / "t.txt", "1\tq\n")
+    write(tmp_path / "q.txt", QRELS)
+    write(tmp_path / "runs/a.run", RUN)
+    write(tmp_path / "runs/b.run", "1 Q0 a 1 x y\n")
+    write(
+        tmp_path / "experiment.toml",
+        '[collections.c]\ntopics = "t.txt"\nqrels = "q.txt"\n'
+        '[runs]\npattern = "runs/{model}.run"\n',
+    )
+    assert main(["validate", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert "b.run:1: score 'x' is not a number" in captured.err
+    assert "1 problem(s)" in captured.out
+
+
+def test_console_script_help_runs_without_heavy_imports():
+    code = (
+        "import sys; from leakeval_core.cli import main; "
+        "import contextlib, io\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try: main(['--help'])\n"
+        "    except SystemExit: pass\n"
+        "print(','.join(m for m in ('pandas', 'pyarrow', 'pytrec_eval', 'streamlit') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_core17_bm25_matches_independent_pytrec_eval(tmp_path):
+    import pytrec_eval
+
+    qrels_path, run_path = (
+        realdata("core17", "qrels.txt"),
+        realdata("core17", "runs", "bm25.top1000.run"),
+    )
+    out = tmp_path / "o.csv"
+    assert (
+        main(
+            [
+                "score",
+                "--qrels",
+                str(qrels_path),
+                "--run",
+                str(run_path),
+                "--per-query",
+                "--depth",
+                "1000",
+                "--tie-order",
+                "docid_desc",
+                "--out",
+                str(out),
+                "--measures",
+                "ndcg_cut_10,P_1,recall_100,recip_rank",
+            ]
+        )
+        == 0
+    )
+    with open(qrels_path) as q, open(run_path) as r:
+        reference = pytrec_eval.RelevanceEvaluator(
+            pytrec_eval.parse_qrel(q), {"ndcg_cut_10", "P_1", "recall_100", "recip_rank"}
+        ).evaluate(pytrec_eval.parse_run(r))
+    table = pd.read_csv(out, dtype={"qid": str})
+    per_query = table[table.qid != "all"]
+    assert len(per_query) == 50 * 4
+    for row in per_query.itertuples():
+        assert row.value == pytest.approx(reference[row.qid][row.measure], abs=1e-6)
+
+
+def test_compare_csv_columns_and_bonferroni(demo_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "cmp.csv"
+    assert (
+        main(
+            ["compare", str(demo_dir), "--vary", "leakage", "--baseline", "none", "--out", str(out)]
+        )
+        == 0
+    )
+    rows = pd.read_csv(out)
+    assert list(rows.columns) == [
+        "collection",
+        "model",
+        "train_size",
+        "a",
+        "b",
+        "n",
+        "mean_a",
+        "mean_b",
+        "delta",
+        "statistic",
+        "p",
+        "p_adjusted",
+        "family_size",
+        "significant",
+        "ci_low",
+        "ci_high",
+        "effect_size",
+        "wins",
+        "ties",
+        "losses",
+    ]
+    assert len(rows) == 45
+    # one family per collection (3 models x 5 sizes), as in the app and the report
+    assert (rows.family_size == 15).all()
+    expected = (rows.p * 15).clip(upper=1)  # CSV keeps 6 significant digits
+    assert rows.p_adjusted.to_numpy() == pytest.approx(expected.to_numpy(), rel=1e-5)
+    everything = tmp_path / "all.csv"
+    assert main(["compare", str(demo_dir), "--family", "all", "--out", str(everything)]) == 0
+    rows = pd.read_csv(everything)
+    assert (rows.family_size == 45).all()
+    assert rows.p_adjusted.to_numpy() == pytest.approx((rows.p * 45).clip(upper=1), rel=1e-5)
+
+
+def test_compare_latex_marks_significance_and_names_correction(
+    demo_dir, tmp_path, monkeypatch, capsys
+):
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    assert (
+        main(
+            [
+                "compare",
+                str(demo_dir),
+                "--vary",
+                "leakage",
+                "--baseline",
+                "none",
+                "--format",
+                "latex",
+                "--correction",
+                "holm",
+            ]
+        )
+        == 0
+    )
+    latex = capsys.readouterr().out
+    assert r"$^\dagger$" in latex and r"\toprule" in latex
+    assert "Holm" in latex and "m = 15 comparisons" in latex
+
+
+def test_compare_unknown_level_is_one_line(demo_dir, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    assert main(["compare", str(demo_dir), "--vary", "leakage", "--baseline", "clean"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "leakeval: 'clean' is not a level of leakage: leaked, none"
+    )
+
+
+def test_inflation_and_report(demo_dir, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "inflation.csv"
+    assert main(["inflation", str(demo_dir), "--format", "csv", "--out", str(out)]) == 0
+    summary = pd.read_csv(out)
+    assert len(summary) == 45 and {"delta_leaked", "delta_other", "p_difference"} <= set(
+        summary.columns
+    )
+    report = tmp_path / "report.html"
+    assert main(["report", str(demo_dir), "--out", str(report)]) == 0
+    text = report.read_text()
+    assert "SIMULATED DATA" in text and "Inflation" in text and "Kendall" in text
+    assert text.count("plotly.js v") == 1  # inlined once
+    import re
+
+    assert not re.search(r"<(script|link|img)[^>]+(src|href)=\"?https?:", text)
+
+
+def test_cache_clear(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "cache" / "run-scores").mkdir(parents=True)
+    (tmp_path / "cache" / "run-scores" / "x.parquet").write_bytes(b"x")
+    assert main(["cache", "path"]) == 0
+    assert capsys.readouterr().out.strip() == str(tmp_path / "cache")
+    assert main(["cache", "clear"]) == 0
+    assert "removed 1 cached file(s)" in capsys.readouterr().err
+    assert not (tmp_path / "cache").exists()
+
+
+def test_warm_scores_writes_its_cached_output_without_heavy_imports(demo_dir, tmp_path):
+    """A repeat `leakeval scores` hashes the files and writes the stored output: the same
+    bytes, without importing pandas, numpy or pyarrow. A damaged stored output is rebuilt."""
+    env = {**os.environ, "LEAKEVAL_CACHE": str(tmp_path / "cache")}
+
+    def scores(out: Path) -> str:
+        code = (
+            "import sys; from leakeval_core.cli import main\n"
+            f"status = main(['scores', {str(demo_dir)!r}, '--measures', 'P_1', "
+            f"'--out', {str(out)!r}])\n"
+            "heavy = [m for m in ('pandas', 'numpy', 'pyarrow') if m in sys.modules]\n"
+            "print(status, *heavy)"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+        )
+        return done.stdout.strip()
+
+    cold, warm, rebuilt = tmp_path / "cold.csv", tmp_path / "warm.csv", tmp_path / "again.csv"
+    assert scores(cold) == "0 pandas numpy pyarrow"
+    assert scores(warm) == "0"
+    assert warm.read_bytes() == cold.read_bytes()
+    assert len(pd.read_csv(cold)) == 3 * 2 * 5 * 350
+    (stored,) = (tmp_path / "cache" / "scores-output").glob("*.bin")
+    stored.write_bytes(stored.read_bytes()[:-100])  # truncated behind the cache's back
+    assert scores(rebuilt) == "0 pandas numpy pyarrow"
+    assert rebuilt.read_bytes() == cold.read_bytes()

@@ -1,0 +1,295 @@
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from leakeval_core.errors import LeakevalError
+from leakeval_core.evaluation.conventions import Conventions
+from leakeval_core.evaluation.measures import parse_measure
+from leakeval_core.evaluation.pytrec import score_with_pytrec_eval
+from leakeval_core.evaluation.qrels import PreparedQrels
+from leakeval_core.evaluation.ranking import rank_run
+from leakeval_core.evaluation.scoring import score_run
+from leakeval_core.io import trec
+from tests.support import realdata
+
+ALL_NATIVE = "ndcg_cut_10,ndcg_cut_5,P_1,P_10,recall_100,recall_5,recip_rank,map"
+
+
+def run_frame(rows):
+    return pd.DataFrame(rows, columns=["qid", "docid", "score"]).astype(
+        {"qid": "str", "docid": "str", "score": "float64"}
+    )
+
+
+def qrels_frame(rows):
+    return pd.DataFrame(rows, columns=["qid", "docid", "grade"]).astype(
+        {"qid": "str", "docid": "str", "grade": "int64"}
+    )
+
+
+def values(result, measure=None):
+    frame = result.scores
+    if measure:
+        frame = frame[frame.measure == measure]
+    return dict(zip(frame.qid, frame.value, strict=True))
+
+
+def ranked_binary(relevant_ranks, n_docs=10):
+    qrels = qrels_frame([("q", f"d{i}", int(i in relevant_ranks)) for i in range(1, n_docs + 1)])
+    run = run_frame([("q", f"d{i}", 100.0 - i) for i in range(1, n_docs + 1)])
+    return run, PreparedQrels(qrels)
+
+
+@pytest.mark.parametrize(("ranks", "expected"), [((1, 4, 8), 0.8194), ((1, 2, 5), 0.9469)])
+def test_design_check_values(ranks, expected):
+    run, qrels = ranked_binary(ranks)
+    assert values(score_run(run, qrels, "ndcg_cut_10"))["q"] == pytest.approx(expected, abs=5e-5)
+
+
+def test_graded_check_values_linear_and_exponential():
+    qrels = qrels_frame([("q", "a", 3), ("q", "b", 2), ("q", "c", 1), ("q", "d", 0)])
+    run = run_frame([("q", "c", 4), ("q", "b", 3), ("q", "a", 2), ("q", "d", 1)])
+    linear = values(score_run(run, PreparedQrels(qrels), "ndcg_cut_10"))["q"]
+    exp = values(
+        score_run(run, PreparedQrels(qrels, Conventions(gain="exponential")), "ndcg_cut_10")
+    )["q"]
+    assert linear == pytest.approx(0.789998, abs=1e-6)
+    assert exp == pytest.approx(0.6806, abs=5e-5)
+    # by hand: DCG = 1 + 3/log2(3) + 7/2, IDCG = 7 + 3/log2(3) + 1/2
+    assert exp == pytest.approx((1 + 3 / math.log2(3) + 3.5) / (7 + 3 / math.log2(3) + 0.5))
+
+
+def test_binary_measures_by_hand():
+    run, qrels = ranked_binary((2, 4, 8))
+    got = score_run(run, qrels, "P_1,P_10,recip_rank,first_rel_rank,map,recall_5,judged_10")
+    v = {m: values(got, m)["q"] for m in got.scores.measure}
+    assert v == pytest.approx(
+        {
+            "P_1": 0.0,
+            "P_10": 0.3,
+            "recip_rank": 0.5,
+            "first_rel_rank": 2.0,
+            "map": (1 / 2 + 2 / 4 + 3 / 8) / 3,
+            "recall_5": 2 / 3,
+            "judged_10": 1.0,
+        }
+    )
+
+
+def test_ties_break_by_docid_ascending_and_are_counted():
+    qrels = qrels_frame([("q", "a", 0), ("q", "b", 1)])
+    run = run_frame(
+        [("q", "b", 1.0), ("q", "a", 1.0), ("q", "c", 0.5), ("q", "d", 0.5), ("q", "e", 0.5)]
+    )
+    asc = score_run(run, PreparedQrels(qrels), "P_1,first_rel_rank")
+    assert values(asc, "P_1")["q"] == 0.0  # "a" wins the tie
+    assert values(asc, "first_rel_rank")["q"] == 2.0
+    assert asc.diagnostics.tied_pairs == 1 + 3
+    desc = score_run(run, PreparedQrels(qrels, Conventions(tie_order="docid_desc")), "P_1")
+    assert values(desc)["q"] == 1.0  # trec_eval's order: "b" wins
+
+
+def test_rank_column_is_ignored_and_input_not_mutated():
+    run = run_frame([("q", "x", 1.0), ("q", "y", 3.0)])
+    copy = run.copy()
+    ranked = rank_run(run)
+    assert ranked.docid.tolist() == ["y", "x"] and ranked["rank"].tolist() == [1, 2]
+    pd.testing.assert_frame_equal(run, copy)
+
+
+def test_depth_cuts_the_run():
+    run, _ = ranked_binary((), n_docs=5)
+    qrels = PreparedQrels(qrels_frame([("q", "d5", 1)]), Conventions(depth=4))
+    result = score_run(run, qrels, "recall_100,first_rel_rank,recip_rank")
+    assert values(result, "recall_100")["q"] == 0.0
+    assert math.isnan(values(result, "first_rel_rank")["q"])
+    assert values(result, "recip_rank")["q"] == 0.0
+    assert result.diagnostics.first_rel_undefined == 1
+
+
+def test_missing_queries_score_zero_or_drop():
+    qrels_rows = [("q1", "a", 1), ("q2", "a", 1)]
+    run = run_frame([("q1", "a", 1.0)])
+    zero = score_run(run, PreparedQrels(qrels_frame(qrels_rows)), "ndcg_cut_10,first_rel_rank")
+    assert values(zero, "ndcg_cut_10") == {"q1": 1.0, "q2": 0.0}
+    assert math.isnan(values(zero, "first_rel_rank")["q2"])
+    assert zero.diagnostics.missing_from_run == ("q2",)
+    drop = score_run(
+        run, PreparedQrels(qrels_frame(qrels_rows), Conventions(missing="drop")), "ndcg_cut_10"
+    )
+    assert values(drop) == {"q1": 1.0}
+
+
+def test_queries_without_relevant_are_excluded_and_counted():
+    qrels = qrels_frame([("q1", "a", 1), ("q2", "a", 0), ("q3", "a", 1), ("q3", "b", 2)])
+    run = run_frame([("q1", "a", 1.0), ("q2", "a", 1.0), ("q3", "a", 2.0), ("q3", "b", 1.0)])
+    level1 = score_run(run, PreparedQrels(qrels), "P_1")
+    assert values(level1) == {"q1": 1.0, "q3": 1.0}
+    assert level1.diagnostics.no_relevant == 1
+    level2 = score_run(run, PreparedQrels(qrels, Conventions(relevance_level=2)), "P_1")
+    assert values(level2) == {"q3": 0.0}
+    assert level2.diagnostics.no_relevant == 2
+
+
+def test_negative_grades_have_zero_gain_but_are_judged():
+    qrels = qrels_frame([("q", "a", -1), ("q", "b", 1)])
+    run = run_frame([("q", "a", 2.0), ("q", "b", 1.0)])
+    result = score_run(run, PreparedQrels(qrels), "ndcg_cut_10,judged_10")
+    assert values(result, "ndcg_cut_10")["q"] == pytest.approx(1 / math.log2(3))
+    assert values(result, "judged_10")["q"] == pytest.approx(0.2)
+
+
+def test_run_for_another_collection_is_an_error():
+    qrels = PreparedQrels(qrels_frame([("q1", "a", 1)]))
+    with pytest.raises(LeakevalError, match="another collection"):
+        score_run(run_frame([("zz", "a", 1.0)]), qrels, name="x.run")
+    with pytest.raises(LeakevalError, match="none of its 1 distinct documents is judged"):
+        score_run(run_frame([("q1", "other", 1.0)]), qrels, name="x.run")
+
+
+def test_other_pytrec_eval_measures_pass_through():
+    run, qrels = ranked_binary((1, 2, 5))
+    result = score_run(run, qrels, "bpref,success_1,Rprec")
+    assert values(result, "success_1")["q"] == 1.0
+    assert values(result, "Rprec")["q"] == pytest.approx(2 / 3)
+    with pytest.raises(LeakevalError, match="unknown measure"):
+        parse_measure("ndcg_at_ten")
+
+
+def independent_judged_and_first_rel(run, qrels_frame_, conventions, qids):
+    """judged@10 and first relevant rank by a plain pandas path (no pytrec_eval equivalent)."""
+    ranked = run.assign(neg=-run.score).sort_values(
+        ["qid", "neg", "docid"], ascending=[True, True, conventions.tie_order == "docid_asc"]
+    )
+    ranked["rank"] = ranked.groupby("qid").cumcount() + 1
+    ranked = ranked[ranked["rank"] <= conventions.depth].merge(
+        qrels_frame_, on=["qid", "docid"], how="left"
+    )
+    judged = ranked[ranked["rank"] <= 10].groupby("qid").grade.count() / 10
+    first = ranked[ranked.grade >= conventions.relevance_level].groupby("qid")["rank"].min()
+    return judged.reindex(qids).fillna(0.0), first.reindex(qids).astype(float)
+
+
+def assert_parity(run, qrels_frame_, conventions, measures=ALL_NATIVE, tol=1e-9):
+    qrels = PreparedQrels(qrels_frame_, conventions)
+    ours = score_run(run, qrels, measures + ",judged_10,first_rel_rank").scores
+    ref = score_with_pytrec_eval(run, qrels, measures)
+    wide = ours.pivot(index="qid", columns="measure", values="value").reindex(qrels.qids)
+    for name, expected in ref.items():
+        np.testing.assert_allclose(wide[name].to_numpy(), expected, atol=tol, err_msg=name)
+    judged, first = independent_judged_and_first_rel(run, qrels_frame_, conventions, qrels.qids)
+    np.testing.assert_allclose(wide.judged_10.to_numpy(), judged.to_numpy(), atol=tol)
+    np.testing.assert_allclose(wide.first_rel_rank.to_numpy(), first.to_numpy(), atol=tol)
+
+
+CONVENTIONS = [
+    Conventions(),
+    Conventions(gain="exponential", relevance_level=2),
+    Conventions(tie_order="docid_desc", depth=20),
+    Conventions(depth=1000),
+]
+
+
+@pytest.mark.parametrize("conventions", CONVENTIONS, ids=lambda c: c.describe()[:60])
+@pytest.mark.parametrize(
+    "collection,run_file",
+    [
+        ("core17", "bm25.top1000.run"),
+        ("core18", "bm25.top1000.run"),
+        ("robust04", "bm25.top150.fold3.run"),
+    ],
+)
+@pytest.mark.parametrize("rounded", [False, True], ids=["raw", "rounded-ties"])
+def test_parity_with_pytrec_eval_on_real_runs(collection, run_file, conventions, rounded):
+    qrels = trec.read_qrels(realdata(collection, "qrels.txt"))
+    run = trec.read_run(realdata(collection, "runs", run_file))
+    if rounded:
+        run = run.assign(score=run.score.round(0))
+    assert_parity(run, qrels, conventions)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_parity_with_pytrec_eval_on_random_runs(seed):
+    rng = np.random.default_rng(seed)
+    n_q, n_docs = 12, 60
+    qrels = qrels_frame(
+        [
+            (f"q{q}", f"d{d}", int(g))
+            for q in range(n_q)
+            for d in range(n_docs)
+            if (g := rng.choice([-1, 0, 0, 0, 1, 2, 3, 9])) != 9
+        ]
+    )
+    run = run_frame(
+        [
+            (f"q{q}", f"d{d}", float(rng.integers(0, 8)))
+            for q in range(n_q + 2)
+            for d in rng.choice(n_docs + 10, 40, replace=False)
+        ]
+    )
+    for conventions in CONVENTIONS:
+        assert_parity(run, qrels, conventions)
+
+
+def test_plain_pytrec_eval_agrees_on_core17_per_query():
+    """The issue's bar: independent pytrec_eval (its own parse) vs `leakeval score`, 1e-6."""
+    import pytrec_eval
+
+    qrels_path = realdata("core17", "qrels.txt")
+    run_path = realdata("core17", "runs", "bm25.top1000.run")
+    with open(qrels_path) as fh:
+        qrels = pytrec_eval.parse_qrel(fh)
+    with open(run_path) as fh:
+        run = pytrec_eval.parse_run(fh)
+    # Plain pytrec_eval breaks ties by docid descending and has no depth cut.
+    reference = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut_10", "P_1", "map"}).evaluate(run)
+    ours = score_run(
+        trec.read_run(run_path),
+        PreparedQrels(trec.read_qrels(qrels_path), Conventions(depth=1000, tie_order="docid_desc")),
+        "ndcg_cut_10,P_1,map",
+    )
+    for row in ours.scores.itertuples():
+        assert row.value == pytest.approx(reference[row.qid][row.measure], abs=1e-6)
+
+
+def test_score_files_matches_pytrec_eval_per_file_and_keeps_order(tmp_path):
+    """The batch path (thread pool, grouped qrels lookups) against an independent
+    pytrec_eval on each file, with a broken file in the middle and shuffled line order."""
+    import pytrec_eval
+
+    from leakeval_core.evaluation.scoring import score_files
+
+    qrels_path = realdata("core17", "qrels.txt")
+    run = trec.read_run(realdata("core17", "runs", "bm25.top1000.run"))
+    paths = []
+    for i in range(5):
+        part = run.sample(frac=0.5, random_state=i)  # shuffled: the sort path, not the fast one
+        path = tmp_path / f"r{i}.run"
+        body = part.qid + " Q0 " + part.docid + " 1 " + part.score.map(repr) + " x"
+        path.write_text("\n".join(body) + "\n")
+        paths.append(path)
+    (tmp_path / "bad.run").write_text("q1 Q0 d1 1 x sys\n")
+    paths.insert(2, tmp_path / "bad.run")
+    conventions = Conventions(depth=1000, tie_order="docid_desc")
+    qrels = PreparedQrels(trec.read_qrels_table(qrels_path), conventions)
+    seen = []
+    results = list(
+        score_files(paths, qrels, "ndcg_cut_10,map", lambda d, t, w: seen.append(d), group=2)
+    )
+    assert isinstance(results[2], LeakevalError) and "bad.run:1" in str(results[2])
+    assert seen[-1] == len(paths)
+    with open(qrels_path) as fh:
+        evaluator = pytrec_eval.RelevanceEvaluator(
+            pytrec_eval.parse_qrel(fh), {"ndcg_cut_10", "map"}
+        )
+    for path, result in zip(paths, results, strict=True):
+        if path.name == "bad.run":
+            continue
+        with open(path) as fh:
+            reference = evaluator.evaluate(pytrec_eval.parse_run(fh))
+        scored = result.scores
+        assert scored.qid.nunique() == 50  # core17: 50 topics, all with relevant documents
+        for row in scored.itertuples():
+            assert row.value == pytest.approx(reference[row.qid][row.measure], abs=1e-9)

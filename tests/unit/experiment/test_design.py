@@ -1,0 +1,99 @@
+"""[design] roles: declared, inferred from names and levels, and checked."""
+
+import pytest
+
+from leakeval_core.errors import LeakevalError, ParseError
+from leakeval_core.experiment.design import Design, infer_design
+from leakeval_core.experiment.manifest import load_experiment
+from tests.support import write
+
+DEMO_LEVELS = {
+    "model": ["colbert", "monobert", "monot5"],
+    "leakage": ["leaked", "none"],
+    "train_size": [2000, 4000, 8000, 16000, 32000],
+    "fold": [1, 2, 3, 4, 5],
+}
+
+
+def test_demo_names_are_inferred():
+    design = infer_design({}, DEMO_LEVELS)
+    assert (design.leakage, design.leaked, design.clean) == ("leakage", "leaked", "none")
+    assert (design.size, design.system, design.fold) == ("train_size", "model", "fold")
+    assert design.inferred == {"leakage", "size", "system", "fold"}
+
+
+def test_other_names_are_inferred_from_names_and_levels():
+    levels = {
+        "system": ["bert", "t5"],
+        "contamination": ["clean", "contaminated"],
+        "n_train": [1000, 2000],
+        "split": [1, 2],
+    }
+    design = infer_design({}, levels)
+    assert design == Design("contamination", "contaminated", "clean", "n_train", "system", "split")
+
+
+def test_a_leakage_factor_is_found_by_its_levels_and_an_unnamed_size_by_its_numbers():
+    levels = {"arm": ["yes", "no"], "budget": [10, 20, 40], "ranker": ["a", "b"]}
+    design = infer_design({}, levels)
+    assert (design.leakage, design.leaked, design.clean) == ("arm", "yes", "no")
+    assert design.size == "budget" and design.system == "ranker" and design.fold is None
+
+
+def test_declared_roles_win_and_a_two_level_factor_needs_one_named_level():
+    levels = {"cond": ["x", "y"], "who": ["a", "b"]}
+    design = infer_design({"leakage": "cond", "leaked": "x", "system": "who"}, levels)
+    assert (design.leakage, design.leaked, design.clean) == ("cond", "x", "y")
+    assert "leakage" not in design.inferred and design.system == "who"
+
+
+def test_declared_levels_keep_the_factors_type():
+    design = infer_design({"leakage": "n", "leaked": "1", "clean": "0"}, {"n": [0, 1]})
+    assert (design.leaked, design.clean) == (1, 0)
+
+
+@pytest.mark.parametrize(
+    "declared, message",
+    [
+        ({"leakage": "nope"}, "not a factor of the runs pattern"),
+        ({"leakage": "model", "leaked": "zzz"}, "'zzz' is not a level of model"),
+        ({"leakage": "model"}, "name its two levels"),
+        ({"leakage": "leakage", "leaked": "none", "clean": "none"}, "the same level"),
+        ({"sizes": "x"}, "unknown key 'sizes'"),
+    ],
+)
+def test_wrong_declarations_say_what_is_wrong(declared, message):
+    with pytest.raises(LeakevalError, match=message.replace("[", r"\[")):
+        infer_design(declared, DEMO_LEVELS)
+
+
+def test_levels_without_a_leakage_factor_are_an_error_but_the_factor_may_be_inferred():
+    with pytest.raises(LeakevalError, match=r"leaked is set but \[design\] leakage is not"):
+        infer_design({"leaked": "x"}, {"model": ["a", "b"]})
+    design = infer_design({"leaked": "none", "clean": "leaked"}, DEMO_LEVELS)
+    assert (design.leakage, design.leaked, design.clean) == ("leakage", "none", "leaked")
+
+
+def test_no_leakage_factor_is_no_role_and_features_say_how_to_set_it():
+    design = infer_design({}, {"model": ["bm25"], "fold": [1, 2]})
+    assert design.leakage is None and design.system == "model"
+    with pytest.raises(LeakevalError, match=r"Inflation needs a factor with a leaked and a clean"):
+        design.require("Inflation", "leakage")
+    assert "set `[design] leakage = …`" in design.why_not("Inflation", "leakage")
+
+
+def test_manifest_design_section_is_read_and_checked(tmp_path):
+    write(tmp_path / "t.txt", "1\tsolar panels\n")
+    write(tmp_path / "q.txt", "1 0 a 1\n")
+    for arm in ("with", "without"):
+        write(tmp_path / "runs" / f"{arm}.run", "1 Q0 a 1 2 x\n")
+    manifest = (
+        '[collections.c]\ntopics = "t.txt"\nqrels = "q.txt"\n[runs]\npattern = "runs/{arm}.run"\n'
+    )
+    write(tmp_path / "experiment.toml", manifest + '[design]\nleakage = "arm"\nleaked = "with"\n')
+    design = load_experiment(tmp_path).design
+    assert (design.leakage, design.leaked, design.clean) == ("arm", "with", "without")
+    assert load_experiment(tmp_path).condition_factors == ("collection", "arm")
+    write(tmp_path / "experiment.toml", manifest + '[design]\nsize = "arm2"\n')
+    with pytest.raises(ParseError, match=r"experiment.toml: \[design\] size = 'arm2'"):
+        load_experiment(tmp_path)

@@ -1,0 +1,135 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from leakeval_core.analysis.folds import per_query
+from leakeval_core.evaluation.conventions import Conventions
+from leakeval_core.evaluation.qrels import PreparedQrels
+from leakeval_core.evaluation.scoring import score_run
+from leakeval_core.experiment.cache import Cache
+from leakeval_core.experiment.manifest import load_experiment
+from leakeval_core.experiment.scores import score_experiment
+from leakeval_core.io.trec import read_qrels, read_run
+from tests.support import write
+
+QRELS = "".join(f"{q} 0 d{d} {int(d < 3)}\n" for q in range(1, 5) for d in range(6))
+
+
+def run_text(qids, good_first=True):
+    lines = []
+    for q in qids:
+        docs = range(6) if good_first else reversed(range(6))
+        lines += [f"{q} Q0 d{d} {r + 1} {10 - r} m" for r, d in enumerate(docs)]
+    return "\n".join(lines) + "\n"
+
+
+def folds_experiment(tmp_path, folds):
+    write(tmp_path / "t.txt", "".join(f"{q}\tquery {q}\n" for q in range(1, 5)))
+    write(tmp_path / "q.txt", QRELS)
+    for fold, (qids, good) in folds.items():
+        write(tmp_path / f"runs/m/fold{fold}.run", run_text(qids, good))
+    write(
+        tmp_path / "experiment.toml",
+        '[collections.c]\ntopics = "t.txt"\nqrels = "q.txt"\n'
+        '[runs]\npattern = "runs/{model}/fold{fold}.run"\n',
+    )
+    return load_experiment(tmp_path)
+
+
+def test_split_folds_concatenate_and_fill_missing_with_zero(tmp_path):
+    exp = folds_experiment(tmp_path, {1: ([1, 2], True), 2: ([3], False)})
+    results = score_experiment(exp, ["P_1"], cache=Cache(tmp_path / "cache"))
+    table = per_query(results, "P_1")
+    assert table.fold_rule == "split"
+    assert dict(zip(table.table.qid, table.table.value, strict=True)) == {
+        "1": 1.0,
+        "2": 1.0,
+        "3": 0.0,
+        "4": 0.0,
+    }
+    assert table.missing.missing.tolist() == [1]
+    dropped = score_experiment(
+        exp, ["P_1"], Conventions(missing="drop"), cache=Cache(tmp_path / "cache")
+    )
+    assert per_query(dropped, "P_1").table.qid.tolist() == ["1", "2", "3"]
+
+
+def test_repeated_folds_average_per_query(tmp_path):
+    exp = folds_experiment(tmp_path, {1: ([1, 2, 3, 4], True), 2: ([1, 2, 3, 4], False)})
+    results = score_experiment(exp, ["P_1"], cache=Cache(tmp_path / "cache"))
+    table = per_query(results, "P_1")
+    assert table.fold_rule == "repeated"
+    assert table.table.value.tolist() == [0.5] * 4
+    kept = per_query(results, "P_1", rule="none")
+    assert len(kept.table) == 8 and "fold" in kept.factors
+
+
+def test_broken_run_is_listed_and_the_rest_score(tmp_path):
+    exp = folds_experiment(tmp_path, {1: ([1, 2], True), 2: ([3], True)})
+    write(tmp_path / "runs/m/fold2.run", "3 Q0 d1 1 oops m\n")
+    results = score_experiment(exp, ["P_1"], cache=Cache(tmp_path / "cache"))
+    assert len(results.failures) == 1
+    assert results.failures.error.iat[0].endswith("fold2.run:1: score 'oops' is not a number")
+    assert sorted(results.scores.qid.unique()) == ["1", "2"]
+
+
+def test_warm_cache_returns_the_same_table_and_edits_invalidate(tmp_path):
+    exp = folds_experiment(tmp_path, {1: ([1, 2], True), 2: ([3, 4], True)})
+    cache = Cache(tmp_path / "cache")
+    cold = score_experiment(exp, ["P_1", "ndcg_cut_10"], cache=cache)
+    warm = score_experiment(exp, ["P_1", "ndcg_cut_10"], cache=cache)
+    pd.testing.assert_frame_equal(
+        cold.scores, warm.scores, check_dtype=False, check_categorical=False
+    )
+    write(tmp_path / "runs/m/fold2.run", run_text([3, 4], good_first=False))
+    edited = score_experiment(exp, ["P_1"], cache=cache)
+    assert per_query(edited, "P_1").table.value.tolist() == [1.0, 1.0, 0.0, 0.0]
+
+
+def test_demo_scores_match_direct_scoring(demo_experiment, demo_scores):
+    """A known value from `leakeval scores`, recomputed straight from the files."""
+    row = demo_experiment.conditions.iloc[0]
+    spec = demo_experiment.collections[row.collection]
+    qrels = PreparedQrels(read_qrels(spec.qrels), Conventions(missing="drop"))
+    direct = score_run(read_run(row.path), qrels, "ndcg_cut_10")
+    assert direct.diagnostics.queries_scored == 10  # one fold of core17's 50 topics
+    table = demo_scores.scores
+    ours = table[(table.run_id == row.run_id) & (table.measure == "ndcg_cut_10")]
+    np.testing.assert_allclose(
+        ours.sort_values("qid").value.to_numpy(),
+        direct.scores.sort_values("qid").value.to_numpy(),
+        atol=1e-12,
+    )
+    assert demo_scores.failures.empty
+
+
+def test_demo_folds_split_topics(demo_scores):
+    table = per_query(demo_scores, "ndcg_cut_10")
+    assert table.fold_rule == "split"
+    assert table.missing.missing.sum() == 0
+    sizes = table.table.groupby(["collection", "model", "leakage", "train_size"]).size()
+    assert set(sizes.xs("robust04", level="collection")) == {250}
+    assert set(sizes.xs("core17", level="collection")) == {50}
+
+
+@pytest.mark.parametrize("measure", ["nope_measure"])
+def test_unknown_measure(demo_scores, measure):
+    with pytest.raises(Exception, match="not scored"):
+        per_query(demo_scores, measure)
+
+
+def test_hundred_runs_one_broken_ninety_nine_scored(tmp_path):
+    write(tmp_path / "t.txt", "".join(f"{q}\tquery {q}\n" for q in range(1, 5)))
+    write(tmp_path / "q.txt", QRELS)
+    for i in range(100):
+        write(tmp_path / f"runs/m{i:03d}/fold1.run", run_text([1, 2, 3, 4], i % 2 == 0))
+    write(tmp_path / "runs/m042/fold1.run", "1 Q0 d0 1 1.0 m\n1 Q0 d0 2 0.5 m\n")
+    write(
+        tmp_path / "experiment.toml",
+        '[collections.c]\ntopics = "t.txt"\nqrels = "q.txt"\n'
+        '[runs]\npattern = "runs/{model}/fold{fold}.run"\n',
+    )
+    results = score_experiment(load_experiment(tmp_path), ["P_1"], cache=Cache(tmp_path / "c"))
+    assert results.failures.model.tolist() == ["m042"]
+    assert "fold1.run:2: docid 'd0' appears twice" in results.failures.error.iat[0]
+    assert results.scores.model.nunique() == 99

@@ -1,0 +1,304 @@
+import tracemalloc
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from leakeval_core.cli import main
+from leakeval_core.errors import LeakevalError
+from leakeval_core.io import queries
+from leakeval_core.leakage.detect import (
+    DetectionOptions,
+    TopicTexts,
+    categorize,
+    detect,
+    normalize,
+    topic_texts,
+)
+from tests.support import ROOT, realdata, write
+
+
+def test_normalize():
+    raw = pd.Series(["  Hello,   WORLD!! ", "ﬁsh—tank", "Straße_x"])
+    assert normalize(raw).tolist() == ["hello world", "fish tank", "strasse x"]
+
+
+@pytest.mark.parametrize(
+    ("topic", "train", "category"),
+    [
+        ("black bear attacks", "black bear attacks", "identical"),
+        ("black bear attacks", "what are black bear attacks", "reformulation"),
+        ("black bear attacks", "attacks by black bears", "reformulation"),
+        ("black bear attacks", "black bear attacks in alaska", "specialization"),
+        ("black bear attacks", "black bear", "generalization"),
+        ("black bear attacks", "what is a black bear", "generalization"),
+        ("hubble telescope achievements", "hubble telescope location", "reformulation"),
+    ],
+)
+def test_category_rules(topic, train, category):
+    assert categorize(topic, train) == category
+
+
+PLANTED = {
+    # topic qid: (training text, category)
+    "301": ("international organized-crime!", "identical"),
+    "336": ("black bear attacks statistics", "specialization"),
+    "302": ("poliomyelitis", "generalization"),
+    "307": ("new hydroelectric projects china", "specialization"),
+    "321": ("WOMEN IN PARLIAMENTS", "identical"),
+    "347": ("wildlife extinction", "identical"),
+}
+
+
+def test_real_robust04_against_real_msmarco_with_planted_duplicates():
+    topics = queries.read_topics(realdata("robust04", "topics.txt"))
+    log = queries.read_queries(realdata("msmarco", "doctrain-queries.sample.csv"))
+    planted = pd.DataFrame(
+        {"qid": [f"P{q}" for q in PLANTED], "text": [text for text, _ in PLANTED.values()]}
+    )
+    rng = np.random.default_rng(0)
+    positions = rng.choice(len(log), size=len(planted), replace=False)
+    mixed = (
+        pd.concat([log, planted], ignore_index=True)
+        .iloc[np.argsort(np.r_[np.arange(len(log)), positions + 0.5])]
+        .reset_index(drop=True)
+    )
+    pairs = detect(topic_texts(topics), mixed, DetectionOptions(chunk_size=4_000))
+    for qid, (text, category) in PLANTED.items():
+        found = pairs[(pairs.test_qid == qid) & (pairs.train_qid == f"P{qid}")]
+        assert len(found) == 1, (qid, text)
+        row = found.iloc[0]
+        assert row.category == category, (qid, row.category)
+        assert row.similarity >= 0.8, (qid, row.similarity)
+        best = pairs[pairs.test_qid == qid].similarity.max()
+        assert row.similarity == best, (qid, "not the top candidate")
+
+
+def test_similarity_is_max_over_fields_and_one_row_per_pair():
+    topics = pd.DataFrame(
+        {
+            "qid": ["1"],
+            "title": ["solar panels"],
+            "description": ["how efficient are solar panels at night"],
+            "narrative": [""],
+        }
+    )
+    log = pd.DataFrame(
+        {"qid": ["a", "b"], "text": ["how efficient are solar panels at night", "solar panels"]}
+    )
+    pairs = detect(topic_texts(topics), log)
+    assert pairs.train_qid.tolist() == ["a", "b"] or pairs.train_qid.tolist() == ["b", "a"]
+    assert set(pairs.similarity) == {1.0}
+    pairs_fields = set(zip(pairs.train_qid, pairs.field, strict=True))
+    assert pairs_fields == {("a", "description"), ("b", "title")}
+
+
+def test_results_do_not_depend_on_chunk_size(demo_experiment):
+    topics = queries.read_topics(demo_experiment.collections["core17"].topics)
+    log = queries.read_queries(demo_experiment.training_queries)
+    side = topic_texts(topics)
+    small = detect(side, log, DetectionOptions(chunk_size=1_500))
+    large = detect(side, log, DetectionOptions(chunk_size=40_000))
+    streamed = detect(side, (log.iloc[i : i + 7_000] for i in range(0, len(log), 7_000)))
+    pd.testing.assert_frame_equal(small, large)
+    pd.testing.assert_frame_equal(
+        small[["test_qid", "train_qid"]], streamed[["test_qid", "train_qid"]]
+    )
+
+
+def test_detection_finds_demo_ground_truth(demo_experiment):
+    from sklearn.metrics import roc_auc_score
+
+    sides = [
+        topic_texts(queries.read_topics(spec.topics), collection=name)
+        for name, spec in demo_experiment.collections.items()
+    ]
+    pairs = detect(
+        TopicTexts.concat(sides),
+        queries.read_queries(demo_experiment.training_queries),
+    )
+    truth = pd.read_csv(demo_experiment.ground_truth, dtype=str)
+    merged = pairs.merge(
+        truth[["collection", "test_qid", "train_qid", "category"]],
+        on=["collection", "test_qid", "train_qid"],
+        how="left",
+        suffixes=("", "_true"),
+    )
+    labelled = merged.category_true.notna()
+    assert roc_auc_score(labelled, merged.similarity) > 0.9
+    assert (merged[labelled].category == merged[labelled].category_true).all()
+    assert labelled.sum() >= 0.8 * len(truth)
+
+
+def test_memory_stays_bounded_by_the_chunk(tmp_path):
+    """350 topic texts x 200k queries dense would be 280 MB; chunking keeps it far below."""
+    rng = np.random.default_rng(0)
+    words = np.array([f"w{i}" for i in range(5_000)])
+    log = pd.DataFrame(
+        {
+            "qid": np.arange(200_000).astype(str),
+            "text": [" ".join(rng.choice(words, 4)) for _ in range(200_000)],
+        }
+    )
+    topics = pd.DataFrame(
+        {
+            "qid": np.arange(350).astype(str),
+            "title": [" ".join(rng.choice(words, 3)) for _ in range(350)],
+            "description": "",
+            "narrative": "",
+        }
+    )
+    side = topic_texts(topics, ("title",))
+    chunks = (log.iloc[i : i + 5_000] for i in range(0, len(log), 5_000))
+    tracemalloc.start()
+    pairs = detect(side, chunks, DetectionOptions(chunk_size=5_000, top_k=5))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert pairs.groupby("test_qid").size().max() <= 5
+    assert peak < 150e6, f"peak {peak / 1e6:.0f} MB"
+
+
+def test_empty_inputs_are_clear_errors():
+    topics = pd.DataFrame({"qid": ["1"], "title": ["x"], "description": [""], "narrative": [""]})
+    with pytest.raises(LeakevalError, match="empty"):
+        detect(topic_texts(topics), pd.DataFrame({"qid": [], "text": []}))
+    with pytest.raises(LeakevalError, match="unknown topic field"):
+        topic_texts(topics, ("body",))
+
+
+def test_leakage_command(tmp_path, capsys):
+    topics = write(
+        tmp_path / "t.txt",
+        "<top>\n<num> Number: 7\n<title> Solar Panels\n"
+        "<desc> Description:\nSolar panel efficiency.\n</top>\n",
+    )
+    variants = write(tmp_path / "v.tsv", "7\tsolar panel cost\n7\tpv panels\n")
+    log = write(tmp_path / "log.tsv", "1\tsolar panels\n2\tcheap flights\n3\tsolar panel cost\n")
+    out = tmp_path / "pairs.csv"
+    assert (
+        main(
+            [
+                "leakage",
+                "--topics",
+                str(topics),
+                "--variants",
+                str(variants),
+                "--train-queries",
+                str(log),
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    pairs = pd.read_csv(out, dtype={"test_qid": str, "train_qid": str})
+    assert list(pairs.columns) == [
+        "test_qid",
+        "field",
+        "test_text",
+        "train_qid",
+        "train_text",
+        "method",
+        "similarity",
+        "category",
+        "near_duplicate",
+    ]
+    by_train = pairs.set_index("train_qid")
+    assert by_train.loc["1", "category"] == "identical" and by_train.loc["1", "near_duplicate"]
+    assert by_train.loc["3", "field"] == "variant" and by_train.loc["3", "similarity"] == 1.0
+    assert "2" not in by_train.index or not by_train.loc["2", "near_duplicate"]
+    assert "1 of 1 topics have a near-duplicate" in capsys.readouterr().err
+
+
+def test_semantic_method_rescores_candidates():
+    _needs_semantic()
+    topics = pd.DataFrame(
+        {
+            "qid": ["635"],
+            "title": ["doctor assisted suicides"],
+            "description": ["laws on physician assisted suicide"],
+            "narrative": [""],
+        }
+    )
+    log = pd.DataFrame(
+        {
+            "qid": ["a", "b", "c"],
+            "text": [
+                "what is physician-assisted suicide",
+                "doctor who episodes",
+                "assisted living costs",
+            ],
+        }
+    )
+    side = topic_texts(topics)
+    lexical = detect(side, log, DetectionOptions(min_similarity=0.0)).set_index("train_qid")
+    semantic = detect(side, log, DetectionOptions(min_similarity=0.0, method="semantic"))
+    semantic = semantic.set_index("train_qid")
+    assert set(semantic.method) == {"semantic"}
+    assert semantic.similarity.between(0, 1).all()
+    assert semantic.similarity.idxmax() == "a"
+    assert semantic.loc["a", "similarity"] > lexical.loc["a", "similarity"]
+    assert semantic.loc["a", "similarity"] > 0.7 > semantic.loc["b", "similarity"]
+
+
+def test_unknown_method():
+    with pytest.raises(LeakevalError, match="unknown method"):
+        DetectionOptions(method="fuzzy")
+
+
+def _needs_semantic():
+    from leakeval_core.leakage.semantic import available
+
+    if not available():
+        pytest.skip("semantic extra not installed")
+
+
+def test_hybrid_beats_each_single_method_on_the_labelled_set():
+    """The issue's shipping rule, on held-out topics; and the shipped weights are the fit."""
+    _needs_semantic()
+    from leakeval_core.leakage import hybrid
+    from leakeval_core.leakage.evaluate import cross_validated_auc, labelled_features
+
+    labels, features = labelled_features(
+        realdata("robust04", "topics.txt"),
+        ROOT / "labels" / "robust04-msmarco.tsv",
+        realdata("msmarco", "doctrain-queries.sample.csv"),
+    )
+    assert len(labels) == 371 and labels.near_duplicate.sum() == 86
+    for hard_only in (False, True):
+        auc = cross_validated_auc(labels, features, hard_only=hard_only)
+        assert auc["hybrid"] > auc["semantic"] > auc["lexical"], hard_only
+    weights, intercept = hybrid.fit_weights(features, labels.near_duplicate.to_numpy())
+    assert intercept == pytest.approx(hybrid.INTERCEPT, abs=2e-3)
+    for name, value in weights.items():
+        assert value == pytest.approx(hybrid.WEIGHTS[name], abs=2e-3), name
+
+
+def test_hybrid_method_ranks_the_need_above_the_title_words():
+    _needs_semantic()
+    topics = pd.DataFrame(
+        {
+            "qid": ["303"],
+            "title": ["Hubble Telescope Achievements"],
+            "description": ["Identify positive accomplishments of the Hubble telescope."],
+            "narrative": ["Documents on discoveries and scientific results are relevant."],
+        }
+    )
+    log = pd.DataFrame(
+        {
+            "qid": ["good", "bad", "same"],
+            "text": [
+                "what has the hubble telescope discovered",
+                "hubble telescope location",
+                "hubble telescope achievements",
+            ],
+        }
+    )
+    pairs = detect(topic_texts(topics), log, DetectionOptions(min_similarity=0.0, method="hybrid"))
+    by_train = pairs.set_index("train_qid")
+    assert set(pairs.method) == {"hybrid"}
+    assert by_train.loc["same", "similarity"] == 1.0
+    # Lexical similarity ranks the title-word overlap first (0.32 vs 0.23); the hybrid ranks
+    # the need first (0.77 vs 0.70). Neither reaches the 0.8 threshold: this hard negative
+    # is separated by the order, not by the threshold.
+    assert by_train.loc["good", "similarity"] > by_train.loc["bad", "similarity"]
