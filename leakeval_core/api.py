@@ -194,7 +194,7 @@ def inflation(
 
     >>> result = inflation(demo_path, "ndcg_cut_10")
     >>> at_2000 = result.summary.query("train_size == 2000")
-    >>> bool((at_2000.delta_leaked > at_2000.delta_other).all())
+    >>> bool(at_2000.delta_leaked.mean() > at_2000.delta_other.mean() + 0.05)
     True
     """
     from leakeval_core.analysis.folds import per_query
@@ -362,7 +362,7 @@ def _checked(frame, column: str, what: str):
         if (values != values.round()).any():
             row = int(np.argmax((values != values.round()).to_numpy()))
             raise LeakevalError(
-                f"{what}: row {row + 1}: grade {values.iloc[row]!r} is not an integer"
+                f"{what}: row {row + 1}: grade {float(values.iloc[row])!r} is not an integer"
             )
         out["grade"] = values.astype("int64").to_numpy()
     else:

@@ -229,3 +229,29 @@ def test_uploaded_runs_are_scored_and_bad_ones_reported(app_url, browser, demo_d
     page.screenshot(path=str(SHOTS / "upload.png"))
     assert page.locator('[data-testid="stException"]').count() == 0
     page.close()
+
+
+def test_renamed_design_in_chromium(renamed_dir, browser, tmp_path):
+    """Factors under other names: every page draws, inflation included, with no exception."""
+    proc, url = start_app(renamed_dir.parent, tmp_path / "cache")
+    try:
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(f"{url}/conditions?conditions_tab=Inflation")
+        page.locator("h2", has_text="Condition comparison").wait_for(timeout=120_000)
+        page.locator(DRAWN_CHART).first.wait_for(timeout=60_000)
+        wait_until_idle(page)
+        page.get_by_role("tab", name="Inflation").click()
+        page.get_by_text("Topics that inflate most").wait_for(timeout=60_000)
+        wait_until_idle(page)
+        assert page.get_by_text("contamination = contaminated").count() > 0  # the legend
+        for name in PAGES:
+            page.locator('[data-testid="stSidebarNav"]').get_by_text(name, exact=True).click()
+            page.locator("h2", has_text=name).first.wait_for(timeout=60_000)
+            page.locator(MAIN_CONTENT[name]).first.wait_for(timeout=60_000)
+            wait_until_idle(page)
+            assert page.locator('[data-testid="stException"]').count() == 0, name
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "renamed-design-conditions.png"), full_page=True)
+        page.close()
+    finally:
+        stop_app(proc)

@@ -1,0 +1,63 @@
+"""The dashboard on designs other than the demo's: factors under other names, one factor."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.app.test_app import PAGES, open_tab
+from tests.support import ROOT
+
+
+@pytest.fixture
+def open_app(monkeypatch, tmp_path):
+    def open_page(experiment_dir, page: str | None = None) -> AppTest:
+        monkeypatch.setenv("LEAKEVAL_DATA", str(experiment_dir.parent))
+        monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+        monkeypatch.chdir(ROOT)
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+        at.run()
+        if page:
+            at.switch_page(page).run()
+        assert not at.exception, [e.value for e in at.exception]
+        return at
+
+    return open_page
+
+
+@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("fixture", ["renamed_dir", "single_factor_dir"])
+def test_every_page_opens_on_other_designs(open_app, request, fixture, page):
+    at = open_app(request.getfixturevalue(fixture), page)
+    assert not at.error, [e.value for e in at.error]
+    assert at.header[0].value
+
+
+def test_renamed_design_drives_every_view(open_app, renamed_dir):
+    at = open_app(renamed_dir, "app_pages/conditions.py")
+    assert at.selectbox(key="w:x").value == "n_train"
+    assert at.selectbox(key="w:colour").value == "contamination"
+    assert at.selectbox(key="w:facet").value == "system"
+    open_tab(at, "conditions_tab", "Inflation")
+    assert not at.info and at.dataframe, "inflation shows its tables"
+    summary = at.dataframe[0].value
+    assert {"system", "n_train", "delta_leaked", "delta_other"} <= set(summary.columns)
+    open_tab(at, "conditions_tab", "Ranking change")
+    assert not at.info and len(at.dataframe[0].value) == 5  # one tau per n_train
+
+    at = open_app(renamed_dir, "app_pages/queries.py")
+    assert at.selectbox(key="w:a_contamination").value == "contaminated"
+    assert at.selectbox(key="w:b_contamination").value == "clean"
+
+
+def test_single_factor_says_what_cannot_apply(open_app, single_factor_dir):
+    at = open_app(single_factor_dir, "app_pages/conditions.py")
+    assert at.selectbox(key="w:x").value == "model"
+    open_tab(at, "conditions_tab", "Inflation")
+    assert any(
+        "Inflation needs a factor with a leaked and a clean level" in i.value for i in at.info
+    )
+    open_tab(at, "conditions_tab", "Ranking change")
+    assert any("[design] system" in i.value or "[design] leakage" in i.value for i in at.info)
+    at = open_app(single_factor_dir, "app_pages/leakage.py")
+    assert any("no leakage table" in i.value for i in at.info)

@@ -1,0 +1,134 @@
+"""The public Python API: its doctests, every input shape, and errors that say what is wrong."""
+
+from __future__ import annotations
+
+import doctest
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+import leakeval_core
+from leakeval_core import api
+from leakeval_core.errors import LeakevalError
+from tests.support import ROOT, write
+
+QRELS = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d4": 1}}
+RUN = {"q1": {"d1": 1.0, "d2": 3.0, "d3": 2.0}, "q2": {"d4": 0.5, "d5": 0.9}}
+
+
+@pytest.mark.parametrize("module", [api, leakeval_core])
+def test_docstring_examples_run(module, demo_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    failures, tried = doctest.testmod(
+        module, extraglobs={"demo_path": demo_dir}, optionflags=doctest.ELLIPSIS
+    )
+    assert tried > 0 and failures == 0
+
+
+def test_every_public_function_has_a_runnable_example():
+    for name in api.__all__:
+        assert ">>> " in (getattr(api, name).__doc__ or "") or name == "Scores", name
+
+
+def expected_means() -> dict:
+    # q1 ranked d2 (0), d3 (2), d1 (1); q2 ranked d5 (unjudged), d4 (1)
+    dcg_q1 = 2 / np.log2(3) + 1 / np.log2(4)
+    ideal_q1 = 2 + 1 / np.log2(3)
+    ndcg = (dcg_q1 / ideal_q1 + (1 / np.log2(3)) / 1) / 2
+    return {"ndcg_cut_10": ndcg, "P_1": 0.0}
+
+
+def as_frame(table: dict, value: str, names=("qid", "docid")) -> pd.DataFrame:
+    rows = [(q, d, v) for q, docs in table.items() for d, v in docs.items()]
+    return pd.DataFrame(rows, columns=[*names, value])
+
+
+@pytest.mark.parametrize(
+    "qrels, run",
+    [
+        (QRELS, RUN),
+        (as_frame(QRELS, "grade"), as_frame(RUN, "score")),
+        (
+            as_frame(QRELS, "relevance", ("query_id", "doc_id")),
+            as_frame(RUN, "score", ("query_id", "doc_id")),
+        ),
+        (
+            pa.Table.from_pandas(as_frame(QRELS, "grade")),
+            pa.Table.from_pandas(as_frame(RUN, "score")),
+        ),
+    ],
+    ids=["dicts", "frames", "other-column-names", "arrow"],
+)
+def test_score_accepts_every_shape(qrels, run):
+    result = api.score(qrels, {"r": run}, ["ndcg_cut_10", "P_1"])
+    means = result.means().loc["r"]
+    for name, value in expected_means().items():
+        assert means[name] == pytest.approx(value, abs=1e-12)
+    assert set(result.per_query().columns) == {"run", "qid", "measure", "value"}
+
+
+def test_score_reads_files_and_names_runs_after_them(tmp_path):
+    qrels = write(tmp_path / "qrels.txt", "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 d4 1\n")
+    run = write(
+        tmp_path / "bm25.run",
+        "q1 Q0 d2 1 3 x\nq1 Q0 d3 2 2 x\nq1 Q0 d1 3 1 x\nq2 Q0 d5 1 0.9 x\nq2 Q0 d4 2 0.5 x\n",
+    )
+    result = api.score(qrels, [run], ["ndcg_cut_10"])
+    assert result.means().loc["bm25", "ndcg_cut_10"] == pytest.approx(
+        expected_means()["ndcg_cut_10"]
+    )
+    assert result.diagnostics["bm25"].queries_scored == 2
+
+
+def test_a_column_mapping_names_unusual_columns():
+    run = as_frame(RUN, "weight", ("topic_no", "passage"))
+    qrels = as_frame(QRELS, "grade")
+    columns = {"topic_no": "qid", "passage": "docid", "weight": "score"}
+    result = api.score(qrels, run, "P_1", columns=columns)
+    assert result.means().loc["run", "P_1"] == 0.0
+
+
+@pytest.mark.parametrize(
+    "qrels, run, message",
+    [
+        (QRELS, as_frame(RUN, "weight"), "no score column among qid, docid, weight"),
+        (QRELS, as_frame(RUN, "score").assign(score="high"), "row 1: score 'high' is not a finite"),
+        (as_frame(QRELS, "grade").assign(grade=1.5), RUN, "grade 1.5 is not an integer"),
+        (QRELS, pd.concat([as_frame(RUN, "score")] * 2), "appears twice for query 'q1'"),
+        ({"q1": [1, 2]}, RUN, "query 'q1' maps to list"),
+        (QRELS, 42, "expected a file path, a DataFrame"),
+        ("/nonexistent/qrels.txt", RUN, "no such file"),
+    ],
+)
+def test_wrong_input_says_what_is_wrong(qrels, run, message):
+    with pytest.raises(LeakevalError, match=message):
+        api.score(qrels, {"r": run} if not isinstance(run, int) else run, "P_1")
+
+
+def test_importing_the_package_stays_light():
+    code = (
+        "import sys, leakeval_core\n"
+        "print(','.join(m for m in ('pandas', 'numpy', 'pyarrow', 'streamlit') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+    assert callable(leakeval_core.score) and "score" in dir(leakeval_core)
+
+
+def test_the_example_script_runs(demo_dir, tmp_path):
+    env = {"LEAKEVAL_CACHE": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "python_api.py"), str(demo_dir)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "leaked-vs-clean comparisons are significant" in done.stdout
+    assert "delta_leaked" in done.stdout
