@@ -22,8 +22,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 REAL = ROOT.parent / "shared" / "realdata"
 
-from leakeval_core import queries  # noqa: E402
-from leakeval_core.leakage.detect import DetectionOptions, TopicTexts, detect, topic_texts  # noqa: E402
+from leakeval_core.io import queries  # noqa: E402
+from leakeval_core.leakage.detect import TopicTexts, detect, topic_texts  # noqa: E402
+from leakeval_core.leakage.options import DetectionOptions  # noqa: E402
 
 
 def synthetic_log(n: int, chunk: int, seed: int = 0):
