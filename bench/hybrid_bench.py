@@ -20,8 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from leakeval_core.leakage import hybrid  # noqa: E402
 from leakeval_core.experiment.manifest import load_experiment  # noqa: E402
+from leakeval_core.leakage import hybrid  # noqa: E402
 from leakeval_core.leakage.evaluate import cross_validated_auc, demo_auc, labelled_features  # noqa: E402
 from leakeval_core.leakage.table import DEFAULT_THRESHOLD  # noqa: E402
 

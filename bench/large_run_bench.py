@@ -21,9 +21,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 QRELS = ROOT.parent / "shared" / "realdata" / "robust04" / "qrels.txt"
 
-from leakeval_core.io import trec  # noqa: E402
 from leakeval_core.evaluation.qrels import PreparedQrels  # noqa: E402
 from leakeval_core.evaluation.scoring import score_files  # noqa: E402
+from leakeval_core.io import trec  # noqa: E402
 
 
 def rss_mb() -> float:
