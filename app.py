@@ -13,6 +13,7 @@ from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.measures import parse_measure
 from leakeval_core.experiment.manifest import MANIFEST, find_experiments
+from leakeval_core.leakage.options import available_methods, best_method
 
 st.set_page_config(page_title="leakeval", page_icon="assets/favicon.png", layout="wide")
 
@@ -158,6 +159,7 @@ set_current(
         parse_measure(measure),
         conventions,
         Statistics(test, correction, float(alpha)),
+        state.get("method") if state.get("method") in available_methods() else best_method(),
     )
 )
 try:
@@ -165,7 +167,7 @@ try:
 except LeakevalError as exc:
     show_error(exc)
     st.stop()
-if leakage_error := loaders.leakage(current().key.files).error:
+if leakage_error := loaders.leakage(current().leakage_key).error:
     st.error(f"leakeval: leakage pairs unavailable: {leakage_error}")
 if len(results.failures):
     with st.expander(

@@ -7,7 +7,6 @@ from leakeval_app.context import current
 from leakeval_app.render import show_fig, show_table, tabs
 from leakeval_core.analysis.audit import audit_conventions
 from leakeval_core.analysis.compare import significance_marks
-from leakeval_core.leakage.table import DEFAULT_THRESHOLD
 from leakeval_core.present.condition_plots import condition_figure, inflation_figure, tau_figure
 from leakeval_core.present.meeting import (
     ReportOptions,
@@ -92,7 +91,7 @@ with tab_tests:
             show_table(tests, height=360)
 with tab_inflation:
     if tab_inflation.open:
-        leakage = loaders.leakage(ctx.key.files)
+        leakage = loaders.leakage(ctx.leakage_key)
         why = design.why_not("Inflation", "leakage")
         if why or leakage.empty:
             st.info(
@@ -111,9 +110,10 @@ with tab_inflation:
             clean_level = pick[1].selectbox(
                 f"clean level of {factor}", levels, index=levels.index(design.clean)
             )
-            threshold = state.get("threshold", DEFAULT_THRESHOLD)
+            threshold = state.get("threshold", leakage.threshold)
             result = views.inflation_view(
                 ctx.key,
+                ctx.leakage_key,
                 measure.name,
                 fixed,
                 threshold,
@@ -163,14 +163,12 @@ with tab_more:
                 "text/x-tex",
             )
         if st.button("Prepare the HTML meeting report", icon=":material/description:"):
-            options = ReportOptions(
-                threshold=state.get("threshold", DEFAULT_THRESHOLD), statistics=stats
-            )
+            options = ReportOptions(threshold=state.get("threshold"), statistics=stats)
             report = build_report(
                 experiment,
                 loaders.results(ctx.key),
                 measure,
-                loaders.leakage(ctx.key.files),
+                loaders.leakage(ctx.leakage_key),
                 options,
             )
             st.download_button(

@@ -15,7 +15,6 @@ from leakeval_app.render import (
 )
 from leakeval_core.analysis.collection import grade_counts
 from leakeval_core.errors import LeakevalError
-from leakeval_core.leakage.table import DEFAULT_THRESHOLD
 from leakeval_core.present.collection_plots import grade_figure, per_topic_figure
 
 LOWER_BOUND_BELOW = 0.5  # judged@10 under this: most of the top 10 is unjudged
@@ -26,9 +25,9 @@ names = list(ctx.experiment.collections)
 name = st.selectbox("Collection", names, key=state.seed("collection", names[0], names))
 state.remember("collection")
 collection = collection_or_stop(ctx.key, name)
-leakage = loaders.leakage(ctx.key.files)
-threshold = state.get("threshold", DEFAULT_THRESHOLD)
-topics, summary = views.topics(ctx.key.files, name, threshold)
+leakage = loaders.leakage(ctx.leakage_key)
+threshold = state.get("threshold", leakage.threshold)
+topics, summary = views.topics(ctx.leakage_key, name, threshold)
 
 cols = st.columns(5)
 cols[0].metric("Topics", summary["topics"])

@@ -5,7 +5,9 @@ import streamlit as st
 from leakeval_app import loaders, state, views
 from leakeval_app.context import current
 from leakeval_app.render import collection_or_stop, show_fig, show_table, tabs
-from leakeval_core.leakage.table import CATEGORIES, DEFAULT_THRESHOLD
+from leakeval_app.sections import show_detection_quality
+from leakeval_core.leakage.options import available_methods, threshold_for
+from leakeval_core.leakage.table import CATEGORIES
 from leakeval_core.leakage.text import CATEGORY_RULES
 from leakeval_core.present.leakage_plots import (
     category_counts_figure,
@@ -15,7 +17,27 @@ from leakeval_core.present.leakage_plots import (
 
 ctx = current()
 st.header("Leakage overlap")
-leakage = loaders.leakage(ctx.key.files)
+experiment = ctx.experiment
+if experiment.training_queries is not None and experiment.leakage_table is None:
+    methods = available_methods()
+    labels = {
+        "lexical": "lexical (TF-IDF)",
+        "semantic": "semantic (MiniLM)",
+        "hybrid": "hybrid (fitted on human judgments)",
+    }
+    st.selectbox(
+        "Detection method",
+        methods,
+        format_func=labels.get,
+        key=state.seed("method", ctx.method, methods),
+        on_change=lambda: state.put("threshold", threshold_for(st.session_state["w:method"])),
+        help="Each method finds candidates lexically, then scores them its way; its "
+        "default threshold is chosen on human judgments. The first switch to a method "
+        "detects again (cached after).",
+    )
+    if state.remember("method") != ctx.method:
+        st.rerun()  # every page reads the method from the context app.py builds
+leakage = loaders.leakage(ctx.leakage_key)
 if leakage.empty:
     st.info(
         'This experiment has no leakage table: add `[leakage] table = "pairs.csv"` or '
@@ -30,13 +52,13 @@ threshold = st.slider(
     0.0,
     1.0,
     step=0.01,
-    key=state.seed("threshold", DEFAULT_THRESHOLD, cast=float),
+    key=state.seed("threshold", leakage.threshold, cast=float),
     help="Moving it only re-filters the pairs; nothing is recomputed.",
 )
 state.remember("threshold")
 for name in ctx.experiment.collections:
     collection_or_stop(ctx.key, name)  # a collection that cannot be read shows its error
-view = views.leakage_view(ctx.key.files, threshold)
+view = views.leakage_view(ctx.leakage_key, threshold)
 if view.agreement is not None:
     score = view.agreement
     cols = st.columns(4)
@@ -51,8 +73,10 @@ if view.agreement is not None:
 
 show_fig(leak_share_figure, view.share, threshold)
 
-tab_pairs, tab_similarity, tab_categories = tabs(
-    ["Pairs", "Similarity distribution", "Categories"], "leakage_tab"
+quality = views.detection_quality(ctx.leakage_key)
+names = ["Pairs", "Similarity distribution", "Categories"]
+tab_pairs, tab_similarity, tab_categories, *tab_quality = tabs(
+    [*names, "Detection quality"] if quality is not None else names, "leakage_tab"
 )
 with tab_pairs:
     if tab_pairs.open:
@@ -101,3 +125,7 @@ with tab_categories:
     if tab_categories.open:
         show_fig(category_counts_figure, view.categories)
         st.caption(" · ".join(f"**{name}**: {rule}" for name, rule in CATEGORY_RULES.items()))
+for tab in tab_quality:
+    with tab:
+        if tab.open:
+            show_detection_quality(quality, threshold, ctx.experiment.labels.name)

@@ -19,7 +19,6 @@ from leakeval_core.analysis.compare import (
     condition_label,
     top_inflating,
 )
-from leakeval_core.leakage.table import DEFAULT_THRESHOLD
 from leakeval_core.present.condition_plots import scatter_ab_figure
 
 ctx = current()
@@ -53,9 +52,9 @@ for factor in factors:
     state.remember(f"b_{factor}")
 
 measure = ctx.measure
-leakage = loaders.leakage(ctx.key.files)
-threshold = state.get("threshold", DEFAULT_THRESHOLD)
-pairs, wide = views.paired_view(ctx.key, measure.name, a, b, threshold)
+leakage = loaders.leakage(ctx.leakage_key)
+threshold = state.get("threshold", leakage.threshold)
+pairs, wide = views.paired_view(ctx.key, ctx.leakage_key, measure.name, a, b, threshold)
 table = pairs.table
 if table.empty:
     st.warning("Conditions A and B share no scored query.")

@@ -43,6 +43,18 @@ class DataKey(NamedTuple):
         return Conventions(**dict(self.conventions))
 
 
+class LeakageKey(NamedTuple):
+    """What the LEAKAGE table depends on: the experiment's files and the detection method."""
+
+    path: str
+    fingerprint: str
+    method: str
+
+    @property
+    def files(self) -> tuple[str, str]:
+        return self.path, self.fingerprint
+
+
 @dataclass(frozen=True)
 class AppContext:
     experiment: Experiment
@@ -50,12 +62,18 @@ class AppContext:
     measure: Measure
     conventions: Conventions
     statistics: Statistics = Statistics()
+    method: str = "lexical"
+    """The detection method whose pairs say which topics leaked."""
 
     @property
     def key(self) -> DataKey:
         return DataKey(
             str(self.experiment.root), self.fingerprint, tuple(asdict(self.conventions).items())
         )
+
+    @property
+    def leakage_key(self) -> LeakageKey:
+        return LeakageKey(str(self.experiment.root), self.fingerprint, self.method)
 
 
 def current() -> AppContext:

@@ -21,13 +21,15 @@ from functools import lru_cache
 import pandas as pd
 import streamlit as st
 
-from leakeval_app.context import APP_MEASURES, DataKey
+from leakeval_app.context import APP_MEASURES, DataKey, LeakageKey
 from leakeval_core.analysis.folds import PerQuery, per_query
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.collections import Collection, load_collection
 from leakeval_core.experiment.manifest import Experiment, load_experiment
 from leakeval_core.experiment.scores import ExperimentScores, score_experiment
 from leakeval_core.io.trec import read_run
+from leakeval_core.leakage.labels import LabelledPairs, read_labels
+from leakeval_core.leakage.options import DetectionOptions
 from leakeval_core.leakage.table import LEAKAGE_COLUMNS, LeakageTable, ground_truth, load_leakage
 
 _LOADING = threading.RLock()
@@ -70,8 +72,8 @@ def collection(files: tuple[str, str], name: str) -> Collection:
     return load_collection(experiment_of(files).collections[name])
 
 
-@lru_cache(maxsize=4)
-def leakage(files: tuple[str, str]) -> LeakageTable:
+@lru_cache(maxsize=8)
+def leakage(key: LeakageKey) -> LeakageTable:
     """The experiment's leakage pairs; an error is kept in the table so that the rest of the
     app still works without leaked flags."""
     with _LOADING:
@@ -81,7 +83,8 @@ def leakage(files: tuple[str, str]) -> LeakageTable:
             bar.progress(min(done / max(total, 1), 1.0), text=f"{done:,} {what}")
 
         try:
-            table = load_leakage(experiment_of(files), progress=progress)
+            options = DetectionOptions(method=key.method)
+            table = load_leakage(experiment_of(key.files), progress=progress, options=options)
         except LeakevalError as exc:
             table = LeakageTable(pd.DataFrame(columns=LEAKAGE_COLUMNS), "none", str(exc))
         bar.empty()
@@ -92,6 +95,16 @@ def leakage(files: tuple[str, str]) -> LeakageTable:
 def known_pairs(files: tuple[str, str]) -> LeakageTable | None:
     """Known near-duplicates (the demo's planted ones), to score detection against."""
     return ground_truth(experiment_of(files))
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def labels(files: tuple[str, str]) -> LabelledPairs | None:
+    """The experiment's labelled pairs (`[leakage] labels`), checked against its topics."""
+    experiment = experiment_of(files)
+    if experiment.labels is None:
+        return None
+    topics = pd.concat([collection(files, name).topics for name in experiment.collections])
+    return read_labels(experiment.labels, topics)
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)

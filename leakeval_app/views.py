@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from leakeval_app import loaders
-from leakeval_app.context import APP_MEASURES, DataKey, max_upload_bytes
+from leakeval_app.context import APP_MEASURES, DataKey, LeakageKey, max_upload_bytes
 from leakeval_core.analysis.collection import collection_summary, ranked_list, topic_table
 from leakeval_core.analysis.compare import (
     Paired,
@@ -30,6 +30,7 @@ from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.qrels import PreparedQrels
 from leakeval_core.evaluation.scoring import score_run
 from leakeval_core.io.trec import read_run
+from leakeval_core.leakage.evaluate import DetectionQuality, evaluate_detection
 from leakeval_core.leakage.table import (
     agreement,
     category_counts,
@@ -71,6 +72,7 @@ def comparisons(
 @st.cache_data(max_entries=32, show_spinner=False)
 def inflation_view(
     key: DataKey,
+    leakage_key: LeakageKey,
     measure: str,
     fixed: dict,
     threshold: float,
@@ -81,7 +83,7 @@ def inflation_view(
     """Inflation of the design's leakage factor, with the leaked and clean levels chosen."""
     design = replace(loaders.experiment_of(key.files).design, leaked=levels[0], clean=levels[1])
     table = loaders.per_query_table(key, measure).subset(fixed)
-    flags = leaked_qids(loaders.leakage(key.files), threshold)
+    flags = leaked_qids(loaders.leakage(leakage_key), threshold)
     return inflation(table, flags, design, better, 10, correction)
 
 
@@ -94,15 +96,22 @@ def ranking(key: DataKey, measure: str, within: tuple) -> pd.DataFrame:
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def topics(files: tuple[str, str], name: str, threshold: float) -> tuple[pd.DataFrame, dict]:
+def topics(key: LeakageKey, name: str, threshold: float) -> tuple[pd.DataFrame, dict]:
     """The dataset browser's topic table (with leaked flags) and collection summary."""
-    collection = loaders.collection(files, name)
-    leakage = loaders.leakage(files)
+    collection = loaders.collection(key.files, name)
+    leakage = loaders.leakage(key)
     leaked = None if leakage.empty else leaked_qids(leakage, threshold).query("collection == @name")
     return (
         topic_table(collection.topics, collection.qrels, leaked),
         collection_summary(collection.topics, collection.qrels),
     )
+
+
+@st.cache_data(max_entries=8, show_spinner="Scoring the labelled pairs…")
+def detection_quality(key: LeakageKey) -> DetectionQuality | None:
+    """The detection method measured against the experiment's labelled pairs, if any."""
+    labelled = loaders.labels(key.files)
+    return None if labelled is None else evaluate_detection(labelled, key.method)
 
 
 @dataclass(frozen=True)
@@ -117,9 +126,10 @@ class LeakageView:
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def leakage_view(files: tuple[str, str], threshold: float) -> LeakageView:
+def leakage_view(key: LeakageKey, threshold: float) -> LeakageView:
     """Everything the leakage explorer derives from the threshold, computed once each."""
-    leakage = loaders.leakage(files)
+    files = key.files
+    leakage = loaders.leakage(key)
     every_topic = pd.concat(
         [
             loaders.collection(files, name).topics[["qid"]].assign(collection=name)
@@ -142,10 +152,10 @@ def leakage_view(files: tuple[str, str], threshold: float) -> LeakageView:
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def paired_view(
-    key: DataKey, measure: str, a: dict, b: dict, threshold: float
+    key: DataKey, leakage_key: LeakageKey, measure: str, a: dict, b: dict, threshold: float
 ) -> tuple[Paired, pd.DataFrame]:
     """A vs B on the chosen measure, and every app measure side by side."""
-    leakage = loaders.leakage(key.files)
+    leakage = loaders.leakage(leakage_key)
     flags = None if leakage.empty else leaked_qids(leakage, threshold)
     pairs = paired(loaders.per_query_table(key, measure), a, b, flags)
     wide = paired_wide(

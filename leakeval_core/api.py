@@ -21,7 +21,7 @@ from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.measures import DEFAULT_MEASURES, Measure
 from leakeval_core.experiment.manifest import Experiment
 from leakeval_core.experiment.manifest import load_experiment as _load_experiment
-from leakeval_core.leakage.options import DEFAULT_THRESHOLD, DetectionOptions
+from leakeval_core.leakage.options import DetectionOptions
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -185,7 +185,7 @@ def compare(
 def inflation(
     experiment: Experiment | str | os.PathLike[str],
     measure: str = DEFAULT_MEASURES[0],
-    threshold: float = DEFAULT_THRESHOLD,
+    threshold: float | None = None,
     statistics: Statistics = Statistics(),
     conventions: Conventions = Conventions(),
     top: int = 10,
@@ -213,7 +213,7 @@ def inflation(
     results = experiment_scores(experiment, [measure], conventions)
     return split_by_leakage(
         per_query(results, measure),
-        leaked_qids(leakage, threshold),
+        leaked_qids(leakage, leakage.threshold if threshold is None else threshold),
         experiment.design,
         parse_measure(measure).better,
         top,

@@ -189,7 +189,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _leakage(experiment, threshold: float | None):
-    from leakeval_core.leakage.table import DEFAULT_THRESHOLD, leaked_qids, load_leakage
+    from leakeval_core.leakage.table import leaked_qids, load_leakage
 
     leakage = load_leakage(experiment)
     if leakage.empty:
@@ -197,7 +197,7 @@ def _leakage(experiment, threshold: float | None):
             f"{experiment.root}: no leakage table; add [leakage] or "
             "[training_queries] to experiment.toml"
         )
-    threshold = DEFAULT_THRESHOLD if threshold is None else threshold
+    threshold = leakage.threshold if threshold is None else threshold
     return leakage, threshold, leaked_qids(leakage, threshold)
 
 
@@ -232,13 +232,13 @@ def _cmd_inflation(args: argparse.Namespace) -> int:
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from leakeval_core.evaluation.measures import parse_measure
-    from leakeval_core.leakage.table import DEFAULT_THRESHOLD, load_leakage
+    from leakeval_core.leakage.table import load_leakage
     from leakeval_core.present.meeting import ReportOptions, build_report
 
     experiment, results = _scored(args)
     options = ReportOptions(
         design=_design(experiment, args),
-        threshold=DEFAULT_THRESHOLD if args.threshold is None else args.threshold,
+        threshold=args.threshold,
         statistics=statistics_from(args),
     )
     leakage = load_leakage(experiment)

@@ -40,7 +40,8 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
     from leakeval_core.experiment.collections import topics_from, training_chunks
     from leakeval_core.io import queries
     from leakeval_core.leakage.detect import detect, topic_texts
-    from leakeval_core.leakage.table import DEFAULT_THRESHOLD, LEAKAGE_COLUMNS
+    from leakeval_core.leakage.options import threshold_for
+    from leakeval_core.leakage.table import LEAKAGE_COLUMNS
 
     variants = queries.read_queries(args.variants, unique=False) if args.variants else None
     fields = tuple(f.strip() for f in args.fields.split(",") if f.strip())
@@ -53,7 +54,7 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
         options,
         lambda done, total, what: bar(done, max(done, total), what),
     )
-    threshold = DEFAULT_THRESHOLD if args.threshold is None else args.threshold
+    threshold = threshold_for(options.method) if args.threshold is None else args.threshold
     pairs["near_duplicate"] = pairs.similarity >= threshold
     columns = [c for c in LEAKAGE_COLUMNS if c != "collection"] + ["near_duplicate"]
     pairs[columns].to_csv(args.out, index=False, float_format="%.6f")

@@ -11,6 +11,7 @@ comes from one seed. The planted effect mirrors Fröbe et al. (SPIRE 2022):
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import tempfile
@@ -160,7 +161,7 @@ _PLACES = (
     "germany",
     "japan",
 )
-_SPECIALISERS = ("2019", "in the us", "news", "report", "uk", "today", "facts")
+_SPECIALISERS = ("2019", "in the us", "news", "report", "uk", "today", "pdf")
 _CATEGORIES = ("identical", "reformulation", "specialization", "generalization")
 
 
@@ -215,6 +216,7 @@ def _write_demo(root: Path, rng: np.random.Generator, progress: Progress | None)
     )
     (root / "leakage").mkdir()
     truth.to_csv(root / "leakage" / "ground_truth.csv", index=False)
+    _labels(topics, truth, train).to_csv(root / "leakage" / "labels.tsv", sep="\t", index=False)
 
     tasks = [
         (c, m, lv, ts)
@@ -279,11 +281,11 @@ def _planted_duplicates(topics: pd.DataFrame, rng: np.random.Generator) -> pd.Da
             if category == "identical":
                 text = t.title if rng.random() < 0.5 else t.title.lower()
             elif category == "reformulation":
-                text = rng.choice(
+                text = rng.choice(  # the same words asked another way (leakage.text)
                     [
-                        f"{t.aspect} of {t.subject}",
+                        f"list of {t.subject} {t.aspect}",
                         f"what are the {t.aspect} of {t.subject}",
-                        f"{t.subject} and {t.aspect}",
+                        f"{t.aspect} of {t.subject} information",
                     ]
                 )
             elif category == "specialization":
@@ -295,6 +297,68 @@ def _planted_duplicates(topics: pd.DataFrame, rng: np.random.Generator) -> pd.Da
         rows, columns=["collection", "test_qid", "test_text", "train_text", "category"]
     )
     return truth.drop_duplicates(["collection", "test_qid", "train_text"]).reset_index(drop=True)
+
+
+def _labels(topics: pd.DataFrame, truth: pd.DataFrame, train: pd.DataFrame) -> pd.DataFrame:
+    """Robust04's planted pairs as labelled pairs (leakeval_core.leakage.labels), with one
+    look-alike per topic as a negative: the first log query (by qid) that names the topic's
+    subject without being planted ("what is rural exploration" for "rural exploration
+    funding"). Only Robust04: the demo's collections reuse topic ids, and the format has none.
+
+    Nothing is fitted on these: they exist so the leakage page can show detection quality.
+    """
+    part = topics[topics.collection == "robust04"].set_index("qid")
+    texts = {qid: _topic_texts(row.subject, row.aspect) for qid, row in part.iterrows()}
+    planted = truth[truth.collection == "robust04"]
+    positives = pd.DataFrame(
+        {
+            "topic": planted.test_qid,
+            "train_qid": planted.train_qid,
+            "train_text": planted.train_text,
+            "title_relation": planted.category,
+            "near_duplicate": 1,
+        }
+    )
+    by_subject = {}
+    words = train.text.str.split()
+    for qid, text, tokens in zip(train.qid, train.text, words, strict=True):
+        for pair in itertools.pairwise(tokens):
+            by_subject.setdefault(" ".join(pair), []).append((qid, text))
+    taken = set(truth.train_text)
+    negatives = []
+    for qid, row in part.iterrows():
+        found = sorted(q for q in by_subject.get(row.subject, []) if q[1] not in taken)
+        if found:
+            negatives.append((qid, *found[0], "different", 0))
+    columns = ["topic", "train_qid", "train_text", "title_relation", "near_duplicate"]
+    labels = pd.concat([positives, pd.DataFrame(negatives, columns=columns)], ignore_index=True)
+    labels["title"] = labels.topic.map(part.title)
+    labels["description"] = labels.topic.map(lambda q: texts[q][0])
+    labels["narrative"] = labels.topic.map(lambda q: texts[q][1])
+    labels["variant"] = ""
+    labels["variant_relation"] = ""
+    order = [
+        "topic",
+        "title",
+        "description",
+        "narrative",
+        "variant",
+        "train_qid",
+        "train_text",
+        "title_relation",
+        "variant_relation",
+        "near_duplicate",
+    ]
+    return labels.sort_values(["topic", "train_qid"], kind="stable")[order]
+
+
+def _topic_texts(subject: str, aspect: str) -> tuple[str, str]:
+    """A demo topic's description and narrative."""
+    return (
+        f"Identify documents that discuss {aspect} related to {subject}.",
+        f"A relevant document reports on {aspect} of {subject}. Documents that mention "
+        f"{subject} only in passing are not relevant.",
+    )
 
 
 def _training_queries(
@@ -335,10 +399,9 @@ def _training_queries(
 def _write_topics(part: pd.DataFrame, path: Path) -> None:
     blocks = [
         f"<top>\n<num> Number: {t.qid}\n<title> {t.title}\n\n<desc> Description:\n"
-        f"Identify documents that discuss {t.aspect} related to {t.subject}.\n\n"
-        f"<narr> Narrative:\nA relevant document reports on {t.aspect} of {t.subject}. "
-        f"Documents that mention {t.subject} only in passing are not relevant.\n</top>\n"
+        f"{description}\n\n<narr> Narrative:\n{narrative}\n</top>\n"
         for t in part.itertuples()
+        for description, narrative in [_topic_texts(t.subject, t.aspect)]
     ]
     path.write_text("\n".join(blocks), encoding="utf-8")
 
@@ -458,6 +521,15 @@ path = "train/queries.tsv"
 
 [leakage]
 ground_truth = "leakage/ground_truth.csv"
+labels = "leakage/labels.tsv"
+
+[design]
+leakage = "leakage"
+leaked = "leaked"
+clean = "none"
+size = "train_size"
+system = "model"
+fold = "fold"
 
 [runs]
 pattern = "runs/{collection}/{model}/{leakage}/{train_size}/fold{fold}.run"

@@ -37,7 +37,7 @@ _TOP_KEYS = {
 _SECTION_KEYS = {
     "collections": {"topics", "qrels", "ir_datasets"},
     "training_queries": {"path", "ir_datasets"},
-    "leakage": {"ground_truth", "table"},
+    "leakage": {"ground_truth", "table", "labels"},
     "runs": {"pattern"},
     "design": set(ROLES),
 }
@@ -71,6 +71,8 @@ class Experiment:
     ground_truth: Path | None = None
     """Known near-duplicate pairs (the demo writes its own); a stand-in for detection."""
     leakage_table: Path | None = None
+    labels: Path | None = None
+    """Human-judged (topic, training query) pairs to measure detection against."""
     design: Design = Design()
     """Which factor plays which role (`[design]`, completed by inference)."""
 
@@ -100,7 +102,7 @@ class Experiment:
         paths = [self.root / MANIFEST, *(run["path"] for run in self.runs)]
         for spec in self.collections.values():
             paths += [p for p in (spec.topics, spec.qrels) if p is not None]
-        paths += [p for p in (self.ground_truth, self.leakage_table) if p is not None]
+        paths += [p for p in (self.ground_truth, self.leakage_table, self.labels) if p is not None]
         if isinstance(self.training_queries, Path):
             paths.append(self.training_queries)
         digest = hashlib.blake2b(digest_size=16)
@@ -181,6 +183,7 @@ def load_experiment(path: str | Path) -> Experiment:
         ),
         ground_truth=_existing(manifest, root, leakage.get("ground_truth"), "leakage.ground_truth"),
         leakage_table=_existing(manifest, root, leakage.get("table"), "leakage.table"),
+        labels=_existing(manifest, root, leakage.get("labels"), "leakage.labels"),
         design=design,
     )
 

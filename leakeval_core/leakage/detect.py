@@ -21,7 +21,7 @@ import pandas as pd
 from leakeval_core.errors import LeakevalError
 from leakeval_core.leakage.lexical import LexicalModel
 from leakeval_core.leakage.options import METHODS, DetectionOptions
-from leakeval_core.leakage.text import categorize, normalize
+from leakeval_core.leakage.text import normalize
 
 __all__ = [
     "METHODS",
@@ -158,54 +158,39 @@ def detect(
         if progress:
             progress(seen, total or seen, "training queries compared")
     pool = pd.concat(best_rows, ignore_index=True)
-    pairs = _pairs(test, pool, best_sim, best_idx, options)
-    if options.method == "semantic":
-        return _semantic(pairs, test, options)
-    return _hybrid(pairs, test, options) if options.method == "hybrid" else pairs
+    candidates = _candidates(test, pool, best_sim, best_idx, options)
+    return rescore(test, candidates, options, model)
 
 
-def _semantic(pairs: pd.DataFrame, test: TopicTexts, options: DetectionOptions) -> pd.DataFrame:
-    """Re-score lexical candidates by sentence-embedding cosine, max over the topic's texts."""
-    from leakeval_core.leakage.semantic import cosine_pairs
+def rescore(
+    test: TopicTexts, candidates: pd.DataFrame, options: DetectionOptions, lexical: LexicalModel
+) -> pd.DataFrame:
+    """Score lexical candidates under the chosen method (`methods.score_pairs`, as the
+    evaluation against human judgments does), then keep the top K per topic."""
+    from leakeval_core.leakage.methods import score_pairs
 
-    texts = test.table[["collection", "test_qid", "field", "test_text"]]
-    grid = pairs[["collection", "test_qid", "train_qid", "train_text"]].merge(
-        texts, on=["collection", "test_qid"]
-    )
-    grid["semantic"] = cosine_pairs(grid.test_text.tolist(), grid.train_text.tolist())
-    best = grid.sort_values("semantic", ascending=False, kind="stable").drop_duplicates(
-        ["collection", "test_qid", "train_qid"]
-    )
-    out = pairs.drop(columns=["field", "test_text", "similarity"]).merge(
-        best[["collection", "test_qid", "train_qid", "field", "test_text", "semantic"]],
-        on=["collection", "test_qid", "train_qid"],
-    )
-    out = out.rename(columns={"semantic": "similarity"})
-    return _rescored(out[pairs.columns], "semantic", options)
-
-
-def _hybrid(pairs: pd.DataFrame, test: TopicTexts, options: DetectionOptions) -> pd.DataFrame:
-    """Re-score lexical candidates by the fitted combination of signals (see `hybrid`)."""
-    from leakeval_core.leakage import hybrid
-
-    topics = pairs[["collection", "test_qid"]].merge(
-        test.topics, on=["collection", "test_qid"], how="left"
-    )
-    features = hybrid.pair_features(
-        topics.fillna(""), pairs.train_text.reset_index(drop=True), pairs.similarity.to_numpy()
-    )
-    return _rescored(pairs.assign(similarity=hybrid.score(features)), "hybrid", options)
-
-
-def _rescored(pairs: pd.DataFrame, method: str, options: DetectionOptions) -> pd.DataFrame:
-    """Candidates under a re-scoring method: identical texts stay at 1, then the minimum
-    similarity and the top K per topic apply."""
-    out = pairs.assign(method=method)
-    out.loc[out.category == "identical", "similarity"] = 1.0
+    scored = score_pairs(test.table, test.topics, candidates, options.method, lexical)
+    out = candidates.drop(columns=["field", "test_text", "similarity", "category"], errors="ignore")
+    out = pd.concat([out.reset_index(drop=True), scored], axis=1).assign(method=options.method)
     out = out[out.similarity >= options.min_similarity]
-    out = out.sort_values(["collection", "test_qid", "similarity"], ascending=[True, True, False])
+    out = out.sort_values(
+        ["collection", "test_qid", "similarity", "train_qid"],
+        ascending=[True, True, False, True],
+        kind="stable",
+    )
     out = out.groupby(["collection", "test_qid"], sort=False).head(options.top_k)
-    return out.reset_index(drop=True)
+    columns = [
+        "collection",
+        "test_qid",
+        "field",
+        "test_text",
+        "train_qid",
+        "train_text",
+        "method",
+        "similarity",
+        "category",
+    ]
+    return out[columns].reset_index(drop=True)
 
 
 def _prepend(first: list[pd.DataFrame], rest: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
@@ -225,13 +210,14 @@ def _reindex(idx: np.ndarray) -> np.ndarray:
     return inverse.reshape(idx.shape)
 
 
-def _pairs(
+def _candidates(
     test: TopicTexts,
     pool: pd.DataFrame,
     sims: np.ndarray,
     idx: np.ndarray,
     options: DetectionOptions,
 ) -> pd.DataFrame:
+    """The lexical candidates: one row per (topic, training query), the best K per topic."""
     n_test, k = sims.shape
     flat = pd.DataFrame(
         {
@@ -247,26 +233,12 @@ def _pairs(
         {
             "collection": side.collection,
             "test_qid": side.test_qid,
-            "field": side.field,
-            "test_text": side.test_text,
-            "test_norm": side.norm,
             "train_qid": train.qid,
             "train_text": train.text,
-            "train_norm": train.norm,
-            "method": "lexical",
-            "similarity": np.clip(flat.similarity.to_numpy(dtype=np.float64), 0.0, 1.0),
+            "similarity": flat.similarity.to_numpy(dtype=np.float64),
         }
     )
-    # one row per (topic, training query): the topic text that matched best
-    pairs = pairs.sort_values(["similarity", "field"], ascending=[False, True], kind="stable")
+    pairs = pairs.sort_values(["similarity", "train_qid"], ascending=[False, True], kind="stable")
     pairs = pairs.drop_duplicates(["collection", "test_qid", "train_qid"])
     pairs = pairs.groupby(["collection", "test_qid"], sort=False).head(options.candidates)
-    pairs["category"] = [
-        categorize(a, b) for a, b in zip(pairs.test_norm, pairs.train_norm, strict=True)
-    ]
-    pairs.loc[pairs.test_norm == pairs.train_norm, "similarity"] = 1.0
-    return (
-        pairs.drop(columns=["test_norm", "train_norm"])
-        .sort_values(["collection", "test_qid", "similarity"], ascending=[True, True, False])
-        .reset_index(drop=True)
-    )
+    return pairs.sort_values(["collection", "test_qid"], kind="stable").reset_index(drop=True)

@@ -1,99 +1,211 @@
-"""Measuring the near-duplicate methods on labelled (topic, training query) pairs."""
+"""How well a detection method agrees with people: scored against labelled pairs.
+
+Every method scores the labelled pairs exactly as detection scores candidates
+(`methods.score_pairs`, the topic's title, description and variants as the test side). What
+is fitted (the hybrid's weights, every threshold) is reported cross-validated: 5 folds grouped
+by topic, so no topic is judged by a model or threshold that saw it.
+"""
 
 from __future__ import annotations
 
-import os
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from leakeval_core.io.queries import read_queries, read_topics
 from leakeval_core.leakage import hybrid
-from leakeval_core.leakage.detect import IDF_SAMPLE
-from leakeval_core.leakage.lexical import pair_similarity
+from leakeval_core.leakage.detect import topic_texts
+from leakeval_core.leakage.labels import RELATIONS, LabelledPairs
+from leakeval_core.leakage.lexical import LexicalModel
+from leakeval_core.leakage.options import METHODS
+from leakeval_core.leakage.similarity import base_similarity, categories, match
 from leakeval_core.leakage.text import normalize
 
-__all__ = ["cross_validated_auc", "labelled_features", "read_labels"]
+__all__ = [
+    "TARGET_RECALL",
+    "DetectionQuality",
+    "at_threshold",
+    "evaluate_detection",
+    "labelled_scores",
+    "recall_threshold",
+]
+
+TARGET_RECALL = 0.9
+"""Default thresholds keep this share of the judged near-duplicates (the study's candidates
+are the hard end: the rejected share of look-alikes at this recall is the figure to beat)."""
 
 
-def read_labels(path: str | os.PathLike[str]) -> pd.DataFrame:
-    """test_qid, train_qid, train_text, near_duplicate (0/1), source."""
-    return pd.read_csv(path, sep="\t", dtype={"test_qid": str, "train_qid": str})
+@dataclass(frozen=True)
+class DetectionQuality:
+    """One method against one labels file."""
+
+    method: str
+    pairs: int
+    near_duplicates: int
+    different: int
+    topics: int
+    roc_auc: float
+    pr_auc: float
+    rejected_at_90: float
+    """Share of different-topic pairs scored below the similarity that keeps 90% of the
+    near-duplicates."""
+    rejected_at_95: float
+    threshold: float
+    """The method's threshold: the highest similarity that keeps 90% of all judged
+    near-duplicates (the default it ships with)."""
+    precision: float
+    recall: float
+    f1: float
+    """At thresholds chosen on the other folds' topics (grouped cross-validation)."""
+    category_agreement: float
+    """Share of near-duplicates whose category equals the annotators' relation to the text
+    they matched best (the variant, else the title)."""
+    confusion: pd.DataFrame = field(repr=False)
+    """Pairs by the method's verdict (rows: `different` below the threshold, else the
+    category) and the annotators' relation (columns)."""
+    scored: pd.DataFrame = field(repr=False)
+    """Per pair: topic, train_text, near_duplicate, similarity (out of fold where fitted),
+    field, test_text, category, relation, verdict, fold threshold."""
+    cross_validated: bool
+    folds: int
+
+    def as_dict(self) -> dict:
+        """Everything but the per-pair table, as JSON-able values."""
+        out = {
+            k: getattr(self, k)
+            for k in (
+                "method",
+                "pairs",
+                "near_duplicates",
+                "different",
+                "topics",
+                "roc_auc",
+                "pr_auc",
+                "rejected_at_90",
+                "rejected_at_95",
+                "threshold",
+                "precision",
+                "recall",
+                "f1",
+                "category_agreement",
+                "cross_validated",
+                "folds",
+            )
+        }
+        out["confusion"] = {
+            str(row): {str(col): int(v) for col, v in values.items()}
+            for row, values in self.confusion.to_dict("index").items()
+        }
+        return out
 
 
-def labelled_features(
-    topics_path: str | os.PathLike[str],
-    labels_path: str | os.PathLike[str],
-    log_path: str | os.PathLike[str],
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The labelled pairs and their hybrid signals, lexical IDF fitted as `detect` fits it
-    (topic texts plus the start of the log)."""
-    topics = read_topics(topics_path)
-    labels = read_labels(labels_path)
-    log = read_queries(log_path)
-    topic = topics.set_index("qid").loc[labels.test_qid]
-    fit = pd.concat(
-        [normalize(topics.title), normalize(topics.description), normalize(log.text[:IDF_SAMPLE])]
-    )
-    query = normalize(labels.train_text)
-    lexical = np.maximum(
-        pair_similarity(normalize(topic.title).set_axis(labels.index), query, fit),
-        pair_similarity(normalize(topic.description).set_axis(labels.index), query, fit),
-    )
-    return labels, hybrid.pair_features(topic.reset_index(drop=True), labels.train_text, lexical)
+def labelled_scores(labels: LabelledPairs) -> tuple[pd.DataFrame, pd.DataFrame, LexicalModel]:
+    """The labelled pairs as detection sees them: the test side's texts, the pairs, and a
+    lexical model whose IDF is fitted on the topic texts and the labelled queries (the
+    stand-in for the log sample detection fits it on)."""
+    side = topic_texts(labels.topics, ("title", "description"), labels.variants)
+    pairs = labels.table.rename(columns={"topic": "test_qid"}).assign(collection="")
+    model = LexicalModel(2**20)
+    model.fit(model.counts(pd.concat([side.table.norm, normalize(pairs.train_text)])))
+    return side, pairs.reset_index(drop=True), model
 
 
-def cross_validated_auc(
-    labels: pd.DataFrame, features: pd.DataFrame, folds: int = 5, hard_only: bool = False
-) -> dict[str, float]:
-    """ROC AUC of each method's similarity; the hybrid is refitted on each training fold and
-    scored on the held-out topics only.
+def recall_threshold(scores: np.ndarray, positive: np.ndarray, recall: float) -> float:
+    """The highest score that keeps at least `recall` of the positives at or above it."""
+    ranked = np.sort(np.asarray(scores)[np.asarray(positive, bool)])[::-1]
+    if not len(ranked):
+        return 0.0
+    return float(ranked[min(len(ranked) - 1, int(np.ceil(recall * len(ranked))) - 1)])
 
-    `hard_only` keeps the positives and only the negatives written to share the topic's
-    entity but not its need (source "written"), the kind the held-out judgments are made of.
-    """
-    from sklearn.metrics import roc_auc_score
+
+def evaluate_detection(labels: LabelledPairs, method: str, folds: int = 5) -> DetectionQuality:
+    """Score `method` against the labels: ROC and PR AUC, rejection at 90/95% recall,
+    cross-validated precision/recall/F1 at chosen thresholds, and category agreement."""
+    from sklearn.metrics import average_precision_score, roc_auc_score
     from sklearn.model_selection import GroupKFold
 
-    y = labels.near_duplicate.to_numpy()
-    hybrid_scores = np.zeros(len(y))
-    for train, test in GroupKFold(n_splits=folds).split(features, y, labels.test_qid):
-        weights, intercept = hybrid.fit_weights(features.iloc[train], y[train])
-        hybrid_scores[test] = hybrid.score(features.iloc[test], weights, intercept)
-    semantic = features[["semantic_title", "semantic_description"]].max(axis=1).to_numpy()
-    keep = (y == 1) | (labels.source.to_numpy() == "written") if hard_only else y >= 0
-    return {
-        "lexical": float(roc_auc_score(y[keep], features.lexical.to_numpy()[keep])),
-        "semantic": float(roc_auc_score(y[keep], semantic[keep])),
-        "hybrid": float(roc_auc_score(y[keep], hybrid_scores[keep])),
-    }
-
-
-def demo_auc(experiment) -> dict[str, float]:
-    """Each method's ROC AUC on the demo's lexical candidates, planted pairs positive.
-
-    The hybrid keeps its shipped weights (fitted on the Robust04 set only), so this is a
-    held-out check on another distribution of topics and queries.
-    """
-    from sklearn.metrics import roc_auc_score
-
-    from leakeval_core.leakage.detect import DetectionOptions, detect
-    from leakeval_core.leakage.table import experiment_topic_texts, ground_truth
-
-    side = experiment_topic_texts(experiment)
-    pairs = detect(side, read_queries(experiment.training_queries), DetectionOptions())
-    truth = ground_truth(experiment).table[["collection", "test_qid", "train_qid"]]
-    planted = pairs.merge(truth.assign(planted=1), how="left", on=list(truth.columns))
-    y = planted.planted.fillna(0).to_numpy(dtype=int)
-    topics = pairs[["collection", "test_qid"]].merge(
-        side.topics, on=["collection", "test_qid"], how="left"
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}")
+    side, pairs, lexical = labelled_scores(labels)
+    y = pairs.near_duplicate.to_numpy(dtype=int)
+    groups = pairs.test_qid.to_numpy()
+    n_folds = min(folds, len(np.unique(groups)))
+    split = list(GroupKFold(n_splits=n_folds).split(pairs, y, groups))
+    matches = match(side.table, pairs, method, lexical)
+    if method == "hybrid":
+        features = hybrid.pair_features(matches, side.topics, pairs)
+        similarity = np.zeros(len(pairs))
+        for train, test in split:
+            model = hybrid.fit(features.iloc[train], y[train])
+            similarity[test] = hybrid.score(features.iloc[test], model)
+        threshold_scores = hybrid.score(features, hybrid.fit(features, y))
+    else:
+        similarity = base_similarity(matches, len(pairs))
+        threshold_scores = similarity
+    fold_threshold = np.zeros(len(pairs))
+    for train, test in split:
+        fold_threshold[test] = recall_threshold(similarity[train], y[train] == 1, TARGET_RECALL)
+    predicted = similarity >= fold_threshold
+    scored = pairs[["test_qid", "train_qid", "train_text", "near_duplicate"]].rename(
+        columns={"test_qid": "topic"}
     )
-    features = hybrid.pair_features(topics, pairs.train_text, pairs.similarity.to_numpy())
-    semantic = features[["semantic_title", "semantic_description"]].max(axis=1)
-    return {
-        "pairs": len(y),
-        "planted": int(y.sum()),
-        "lexical": float(roc_auc_score(y, features.lexical)),
-        "semantic": float(roc_auc_score(y, semantic)),
-        "hybrid": float(roc_auc_score(y, hybrid.score(features))),
-    }
+    scored = pd.concat([scored, categories(matches, pairs)], axis=1)
+    scored["similarity"] = similarity
+    scored["relation"] = np.where(
+        (scored.field == "variant") & (pairs.variant_relation != ""),
+        pairs.variant_relation,
+        pairs.title_relation,
+    )
+    scored["fold_threshold"] = fold_threshold
+    scored["verdict"] = np.where(predicted, scored.category, "different")
+    near = scored[scored.near_duplicate == 1]
+    tp = int((predicted & (y == 1)).sum())
+    precision = tp / max(int(predicted.sum()), 1)
+    recall = tp / max(int((y == 1).sum()), 1)
+    confusion = pd.crosstab(scored.verdict, scored.relation).reindex(
+        index=list(RELATIONS), columns=list(RELATIONS), fill_value=0
+    )
+    return DetectionQuality(
+        method=method,
+        pairs=len(pairs),
+        near_duplicates=int((y == 1).sum()),
+        different=int((y == 0).sum()),
+        topics=len(np.unique(groups)),
+        roc_auc=_safe(roc_auc_score, y, similarity),
+        pr_auc=_safe(average_precision_score, y, similarity),
+        rejected_at_90=_rejected(similarity, y, 0.90),
+        rejected_at_95=_rejected(similarity, y, 0.95),
+        threshold=recall_threshold(threshold_scores, y == 1, TARGET_RECALL),
+        precision=precision,
+        recall=recall,
+        f1=2 * precision * recall / (precision + recall) if precision + recall else 0.0,
+        category_agreement=float((near.category == near.relation).mean()) if len(near) else 0.0,
+        confusion=confusion,
+        scored=scored,
+        cross_validated=method == "hybrid",
+        folds=n_folds,
+    )
+
+
+def at_threshold(quality: DetectionQuality, threshold: float) -> dict[str, float]:
+    """Precision, recall and F1 of flagging pairs at `threshold` (the app's slider), on the
+    same out-of-fold similarities the other figures use."""
+    scored = quality.scored
+    flagged = scored.similarity >= threshold
+    positive = scored.near_duplicate == 1
+    tp = int((flagged & positive).sum())
+    precision = tp / int(flagged.sum()) if flagged.any() else float("nan")
+    recall = tp / int(positive.sum()) if positive.any() else float("nan")
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"flagged": int(flagged.sum()), "precision": precision, "recall": recall, "f1": f1}
+
+
+def _rejected(scores: np.ndarray, y: np.ndarray, recall: float) -> float:
+    if not (y == 0).any():
+        return float("nan")
+    cut = recall_threshold(scores, y == 1, recall)
+    return float((scores[y == 0] < cut).mean())
+
+
+def _safe(metric, y: np.ndarray, scores: np.ndarray) -> float:
+    return float(metric(y, scores)) if len(np.unique(y)) == 2 else float("nan")

@@ -16,11 +16,10 @@ from leakeval_core.experiment.cache import Cache, hash_key
 from leakeval_core.experiment.manifest import Experiment
 from leakeval_core.experiment.scores import Progress
 from leakeval_core.leakage.detect import TopicTexts, detect, topic_texts
-from leakeval_core.leakage.options import DEFAULT_THRESHOLD, DetectionOptions
+from leakeval_core.leakage.options import DetectionOptions, best_method, threshold_for
 
 __all__ = [
     "CATEGORIES",
-    "DEFAULT_THRESHOLD",
     "LEAKAGE_COLUMNS",
     "STUDY_SHARES",
     "LeakageTable",
@@ -59,21 +58,30 @@ class LeakageTable:
     error: str = ""
     """Why the pairs could not be had (then the table is empty and pages say so)."""
 
+    method: str = "given"
+    """The detection method that scored the pairs (`given` for a table or ground truth)."""
+
     @property
     def empty(self) -> bool:
         return self.table.empty
+
+    @property
+    def threshold(self) -> float:
+        """The method's default near-duplicate threshold (chosen on human judgments)."""
+        return threshold_for(self.method)
 
 
 def load_leakage(
     experiment: Experiment,
     cache: Cache | None = None,
     progress: Progress | None = None,
-    options: DetectionOptions = DetectionOptions(),
+    options: DetectionOptions | None = None,
 ) -> LeakageTable:
     """The experiment's leakage pairs, from the first source it has.
 
     1. `[leakage] table`: pairs the user computed elsewhere;
-    2. `[training_queries]`: detected here (lexical), cached by input content and options;
+    2. `[training_queries]`: detected here, cached by input content and options, with the
+       most accurate installed method unless `options` name one;
     3. `[leakage] ground_truth`: known pairs (the simulated demo's).
     """
     if experiment.leakage_table is None and experiment.training_queries is not None:
@@ -88,10 +96,11 @@ def detect_leakage(
     experiment: Experiment,
     cache: Cache | None = None,
     progress: Progress | None = None,
-    options: DetectionOptions = DetectionOptions(),
+    options: DetectionOptions | None = None,
     fields: tuple[str, ...] = ("title", "description"),
 ) -> LeakageTable:
     """Detect near-duplicates of every collection's topics in the training log, cached."""
+    options = options or DetectionOptions(method=best_method())
     from leakeval_core.experiment.collections import training_chunks
     from leakeval_core.experiment.digests import collection_digest, source_digest
 
@@ -112,7 +121,7 @@ def detect_leakage(
 
     table, _ = cache.get_or_build("leakage", key, build)
     name = source.name if isinstance(source, Path) else str(source)
-    return LeakageTable(table, f"lexical detection against {name}")
+    return LeakageTable(table, f"{options.method} detection against {name}", method=options.method)
 
 
 def experiment_topic_texts(

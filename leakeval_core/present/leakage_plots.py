@@ -6,9 +6,14 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from leakeval_core.present.style import LEAKED_COLOR, PALETTE, style
+from leakeval_core.present.style import LEAKED_COLOR, NEUTRAL, PALETTE, style
 
-__all__ = ["category_counts_figure", "leak_share_figure", "similarity_figure"]
+__all__ = [
+    "category_counts_figure",
+    "detection_curves_figure",
+    "leak_share_figure",
+    "similarity_figure",
+]
 
 
 def leak_share_figure(shares: pd.DataFrame, threshold: float) -> go.Figure:
@@ -99,3 +104,93 @@ def category_counts_figure(counts: pd.DataFrame) -> go.Figure:
     fig.update_xaxes(title="how the training query relates to the topic")
     fig.update_yaxes(title="pairs at or above threshold")
     return style(fig, "Near-duplicate categories")
+
+
+def detection_curves_figure(scored: pd.DataFrame, threshold: float, method: str) -> go.Figure:
+    """ROC and precision-recall curves of a method on labelled pairs, the threshold marked.
+
+    `scored` is `DetectionQuality.scored`: near_duplicate (1/0) and similarity per pair.
+    """
+    from plotly.subplots import make_subplots
+    from sklearn.metrics import precision_recall_curve, roc_curve
+
+    y, s = scored.near_duplicate.to_numpy(), scored.similarity.to_numpy()
+    fpr, tpr, roc_t = roc_curve(y, s)
+    precision, recall, pr_t = precision_recall_curve(y, s)
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        subplot_titles=(
+            "ROC: near-duplicates found vs look-alikes let through",
+            "Precision and recall",
+        ),
+        horizontal_spacing=0.12,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=fpr,
+            y=tpr,
+            mode="lines",
+            name=method,
+            line={"color": PALETTE[0], "width": 3},
+            customdata=roc_t,
+            hovertemplate="threshold %{customdata:.3f}<br>"
+            "different let through %{x:.2f}<br>near-duplicates found %{y:.2f}"
+            "<extra></extra>",
+        ),
+        row=1,
+        col=1,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[0, 1],
+            y=[0, 1],
+            mode="lines",
+            line={"color": NEUTRAL, "dash": "dot"},
+            hoverinfo="skip",
+            showlegend=False,
+        ),
+        row=1,
+        col=1,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=recall[:-1],
+            y=precision[:-1],
+            mode="lines",
+            showlegend=False,
+            line={"color": PALETTE[0], "width": 3},
+            customdata=pr_t,
+            hovertemplate="threshold %{customdata:.3f}<br>recall %{x:.2f}<br>"
+            "precision %{y:.2f}<extra></extra>",
+        ),
+        row=1,
+        col=2,
+    )
+    flagged = s >= threshold
+    at_fpr = float(flagged[y == 0].mean()) if (y == 0).any() else 0.0
+    at_tpr = float(flagged[y == 1].mean()) if (y == 1).any() else 0.0
+    at_precision = float(y[flagged].mean()) if flagged.any() else 1.0
+    for col, x, value in ((1, at_fpr, at_tpr), (2, at_tpr, at_precision)):
+        fig.add_trace(
+            go.Scatter(
+                x=[x],
+                y=[value],
+                mode="markers",
+                name=f"threshold {threshold:.3f}",
+                marker={"color": LEAKED_COLOR, "size": 13, "symbol": "diamond"},
+                showlegend=col == 1,
+                hovertemplate=f"threshold {threshold:.3f}<br>%{{x:.2f}}, %{{y:.2f}}<extra></extra>",
+            ),
+            row=1,
+            col=col,
+        )
+    fig.update_xaxes(
+        title="share of different-topic pairs flagged (lower is better)", range=[0, 1], row=1, col=1
+    )
+    fig.update_yaxes(
+        title="share of near-duplicates flagged (higher is better)", range=[0, 1.02], row=1, col=1
+    )
+    fig.update_xaxes(title="recall of near-duplicates", range=[0, 1], row=1, col=2)
+    fig.update_yaxes(title="precision of flagged pairs", range=[0, 1.02], row=1, col=2)
+    return style(fig, f"Detection quality of the {method} method on labelled pairs", height=430)

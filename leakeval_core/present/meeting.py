@@ -19,7 +19,7 @@ from leakeval_core.evaluation.measures import Measure
 from leakeval_core.experiment.design import Design
 from leakeval_core.experiment.manifest import Experiment
 from leakeval_core.experiment.scores import ExperimentScores
-from leakeval_core.leakage.table import DEFAULT_THRESHOLD, LeakageTable, leaked_qids
+from leakeval_core.leakage.table import LeakageTable, leaked_qids
 from leakeval_core.present.condition_plots import condition_figure
 from leakeval_core.present.html import html_report
 
@@ -30,7 +30,8 @@ __all__ = ["ReportOptions", "build_report", "chart_roles", "significance_caption
 class ReportOptions:
     design: Design | None = None
     """Overrides the experiment's design (other leaked/clean levels, say); None keeps it."""
-    threshold: float = DEFAULT_THRESHOLD
+    threshold: float | None = None
+    """The near-duplicate threshold; None: the detection method's own."""
     statistics: Statistics = Statistics()
     top: int = 10
 
@@ -123,9 +124,10 @@ def _inflation(
                 "",
             )
         ]
+    threshold = leakage.threshold if options.threshold is None else options.threshold
     result = inflation(
         table,
-        leaked_qids(leakage, options.threshold),
+        leaked_qids(leakage, threshold),
         design,
         measure.better,
         options.top,
@@ -135,7 +137,7 @@ def _inflation(
         (
             "Inflation",
             f"Mean per-query delta ({design.leaked} − {design.clean}) on topics with a "
-            f"near-duplicate (similarity ≥ {options.threshold}, {leakage.source}) and on the "
+            f"near-duplicate (similarity ≥ {threshold:.3f}, {leakage.source}) and on the "
             "others; p_difference is Welch's t-test between the two groups.",
             result.summary,
         ),

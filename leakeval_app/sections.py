@@ -1,0 +1,63 @@
+"""Page sections big enough to keep out of the page scripts, with no logic of their own."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from leakeval_app.render import number, show_fig, show_table
+from leakeval_core.leakage.evaluate import TARGET_RECALL, DetectionQuality, at_threshold
+from leakeval_core.present.leakage_plots import detection_curves_figure
+
+
+def show_detection_quality(quality: DetectionQuality, threshold: float, source: str) -> None:
+    """How the current method and threshold agree with people's judgments."""
+    now = at_threshold(quality, threshold)
+    fitted = (
+        "out-of-fold similarities (5 folds grouped by topic)"
+        if quality.cross_validated
+        else "the method's similarities (nothing fitted)"
+    )
+    st.caption(
+        f"**{quality.method}** on {quality.pairs} labelled pairs over {quality.topics} topics "
+        f"({quality.near_duplicates} near-duplicates, {quality.different} different) from "
+        f"`{source}`; {fitted}."
+    )
+    cols = st.columns(5)
+    cols[0].metric("ROC AUC", number(quality.roc_auc, 3))
+    cols[1].metric("PR AUC", number(quality.pr_auc, 3))
+    cols[2].metric(
+        f"Different rejected at {TARGET_RECALL:.0%} recall",
+        f"{quality.rejected_at_90:.0%}",
+        help="Share of different-topic pairs scored below the similarity that keeps 90% of "
+        f"the near-duplicates (95%: {quality.rejected_at_95:.0%}).",
+    )
+    cols[3].metric(
+        f"Precision / recall at {threshold:.3f}",
+        f"{number(now['precision'], 2)} / {number(now['recall'], 2)}",
+        help=f"The method's default threshold is {quality.threshold:.3f}; chosen on other "
+        f"folds' topics it gives precision {quality.precision:.3f}, recall "
+        f"{quality.recall:.3f}.",
+    )
+    cols[4].metric(
+        "Category agreement",
+        f"{quality.category_agreement:.0%}",
+        help="Near-duplicates whose category equals the annotators' relation to the text they "
+        "matched (the variant, else the title).",
+    )
+    show_fig(detection_curves_figure, quality.scored, threshold, quality.method)
+    left, right = st.columns([2, 3])
+    with left:
+        st.markdown("**Verdicts by the annotators' relation**")
+        st.caption("Rows: the method's verdict at its default threshold (different: below it).")
+        show_table(quality.confusion.reset_index(names="verdict"))
+    with right:
+        scored = quality.scored
+        wrong = scored[(scored.similarity >= threshold) != (scored.near_duplicate == 1)]
+        st.markdown(f"**Misjudged at {threshold:.3f}: {len(wrong)} pairs**")
+        show_table(
+            wrong[["topic", "test_text", "train_text", "similarity", "relation", "category"]]
+            .rename(columns={"test_text": "matched topic text", "relation": "annotators"})
+            .sort_values("similarity", ascending=False),
+            height=320,
+            similarity=st.column_config.NumberColumn(format="%.3f"),
+        )
