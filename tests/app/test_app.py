@@ -53,18 +53,20 @@ def test_every_page_opens_without_error(app, page):
     assert any("Conventions" in c.value for c in at.sidebar.caption)
 
 
-def detected_pairs(experiment, cache):
+def detected(experiment, cache):
+    """The LEAKAGE table the app shows: the best installed method, its own threshold."""
     from leakeval_core.leakage.table import load_leakage
 
-    return load_leakage(experiment, cache).table
+    return load_leakage(experiment, cache)
 
 
 def test_dataset_browser_counts(app, demo_experiment, demo_cache):
     at = app()
     assert metric(at, "Topics") == "250"
     assert metric(at, "Judged topics") == "250"
-    pairs = detected_pairs(demo_experiment, demo_cache)
-    flagged = pairs[(pairs.collection == "robust04") & (pairs.similarity >= 0.8)]
+    leakage = detected(demo_experiment, demo_cache)
+    pairs = leakage.table
+    flagged = pairs[(pairs.collection == "robust04") & (pairs.similarity >= leakage.threshold)]
     n = flagged.test_qid.nunique()
     assert metric(at, "Topics with a near-duplicate") == f"{n} ({n / 250:.0%})"
     at.selectbox(key="w:collection").set_value("core17").run()
@@ -74,9 +76,11 @@ def test_dataset_browser_counts(app, demo_experiment, demo_cache):
 
 
 def test_leakage_threshold_refilters(app, demo_experiment, demo_cache):
-    pairs = detected_pairs(demo_experiment, demo_cache)
+    leakage = detected(demo_experiment, demo_cache)
+    pairs = leakage.table
     at = app("app_pages/leakage.py")
-    assert any(f"{(pairs.similarity >= 0.8).sum():,} pairs shown" in c.value for c in at.caption)
+    shown = (pairs.similarity >= leakage.threshold).sum()
+    assert any(f"{shown:,} pairs shown" in c.value for c in at.caption)
     at.slider[0].set_value(0.9).run()
     assert any(f"{(pairs.similarity >= 0.9).sum():,} pairs shown" in c.value for c in at.caption)
     at.multiselect[1].set_value(["identical"]).run()
@@ -99,10 +103,12 @@ def test_drilldown_means_match_the_scores_table(app, demo_scores, demo_experimen
     assert metric(at, "Mean nDCG@10, A") == f"{mean_a:.4f}"
     assert metric(at, "Mean nDCG@10, B") == f"{mean_b:.4f}"
     assert metric(at, "Mean A − B, all") == f"{mean_a - mean_b:.4f}"
-    from leakeval_core.leakage.table import leaked_qids, load_leakage
+    from leakeval_core.leakage.table import leaked_qids
 
     flags = set(
-        leaked_qids(load_leakage(demo_experiment, demo_cache), 0.8)
+        leaked_qids(
+            detected(demo_experiment, demo_cache), detected(demo_experiment, demo_cache).threshold
+        )
         .query("collection == 'robust04'")
         .qid
     )

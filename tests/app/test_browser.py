@@ -99,8 +99,9 @@ def stop_app(proc: subprocess.Popen) -> None:
 
 
 @pytest.fixture(scope="module")
-def app_url(demo_dir, tmp_path_factory):
-    proc, url = start_app(demo_dir.parent, tmp_path_factory.mktemp("browser-cache"))
+def app_url(demo_dir, demo_cache):
+    # the session's cache: detection (MiniLM over the candidates) runs once per test session
+    proc, url = start_app(demo_dir.parent, demo_cache.root)
     yield url
     stop_app(proc)
 

@@ -19,7 +19,7 @@ from leakeval_core.analysis.paired import (
 from leakeval_core.analysis.ranking import ranking_change
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.design import Design
-from leakeval_core.leakage.table import leaked_qids, load_leakage
+from leakeval_core.leakage.table import ground_truth, leaked_qids
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -131,7 +131,7 @@ def test_compare_levels_pairs_by_query_id_not_position(demo_scores):
 
 def test_inflation_on_demo_shrinks_with_train_size(demo_experiment, demo_scores):
     table = per_query(demo_scores, "ndcg_cut_10")
-    flags = leaked_qids(load_leakage(demo_experiment), 0.8)
+    flags = leaked_qids(ground_truth(demo_experiment), 0.0)  # the planted pairs
     result = inflation(table, flags, demo_experiment.design)
     by_size = result.summary.groupby("train_size").delta_leaked.mean()
     assert by_size.is_monotonic_decreasing
