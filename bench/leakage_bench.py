@@ -5,6 +5,7 @@ like a real log), streamed in chunks, so the 10M run never holds the log in memo
 
     .venv/bin/python bench/leakage_bench.py --queries 367000
     .venv/bin/python bench/leakage_bench.py --queries 10000000
+    .venv/bin/python bench/leakage_bench.py --method hybrid   # candidates pruned lexically
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--queries", type=int, default=367_000)
     parser.add_argument("--chunk", type=int, default=20_000)
+    parser.add_argument("--method", default="lexical", help="lexical, semantic or hybrid")
     args = parser.parse_args()
     topics = pd.concat(
         [
@@ -67,14 +69,14 @@ def main() -> None:
     pairs = detect(
         side,
         synthetic_log(args.queries, args.chunk),
-        DetectionOptions(chunk_size=args.chunk),
+        DetectionOptions(chunk_size=args.chunk, method=args.method),
         progress,
         args.queries,
     )
     elapsed = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
-        f"{len(pairs):,} candidate pairs in {elapsed:.1f} s "
+        f"{args.method}: {len(pairs):,} pairs in {elapsed:.1f} s "
         f"({args.queries / elapsed:,.0f} queries/s); peak RSS {peak:,.0f} MB"
     )
 

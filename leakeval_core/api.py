@@ -238,7 +238,7 @@ def detect_leakage(
     >>> log = pd.DataFrame({"qid": ["7", "8"],
     ...                     "text": ["International organized crime!", "cheap flights"]})
     >>> pairs = detect_leakage(topics, log)
-    >>> pairs[["test_qid", "train_qid", "similarity", "category"]].to_dict("records")
+    >>> pairs[["test_qid", "train_qid", "similarity", "category"]].round(4).to_dict("records")
     [{'test_qid': '301', 'train_qid': '7', 'similarity': 1.0, 'category': 'identical'}]
     """
     import pandas as pd
