@@ -51,9 +51,15 @@ root = data_root()
 if not find_experiments(root):
     with st.status("First start: generating the simulated demo experiment…") as status:
         bar = st.progress(0.0)
-        generate_demo(
-            root / "demo", progress=lambda done, total, what: bar.progress(done / total, text=what)
-        )
+        try:
+            generate_demo(
+                root / "demo",
+                progress=lambda done, total, what: bar.progress(done / total, text=what),
+            )
+        except LeakevalError as exc:  # something is in the way: never replaced, only reported
+            status.update(label="No experiment to show", state="error")
+            show_error(exc)
+            st.stop()
         status.update(label="Demo generated", state="complete")
 
 experiments = {p.name: p for p in find_experiments(root)}

@@ -4,9 +4,10 @@ import streamlit as st
 
 from leakeval_app import loaders, state, views
 from leakeval_app.context import current
-from leakeval_app.render import show_fig, show_table, tabs
+from leakeval_app.render import show_error, show_fig, show_table, tabs
 from leakeval_core.analysis.audit import audit_conventions
 from leakeval_core.analysis.compare import significance_marks
+from leakeval_core.errors import LeakevalError
 from leakeval_core.present.condition_plots import condition_figure, inflation_figure, tau_figure
 from leakeval_core.present.meeting import (
     ReportOptions,
@@ -104,23 +105,34 @@ with tab_inflation:
             factor = design.leakage
             levels = experiment.levels(factor)
             pick = st.columns(2)
+            kind = type(levels[0])
             leaked_level = pick[0].selectbox(
-                f"leaked level of {factor}", levels, index=levels.index(design.leaked)
+                f"leaked level of {factor}",
+                levels,
+                key=state.seed("inflation_leaked", design.leaked, levels, kind),
             )
             clean_level = pick[1].selectbox(
-                f"clean level of {factor}", levels, index=levels.index(design.clean)
+                f"clean level of {factor}",
+                levels,
+                key=state.seed("inflation_clean", design.clean, levels, kind),
             )
+            state.remember("inflation_leaked")
+            state.remember("inflation_clean")
             threshold = state.get("threshold", leakage.threshold)
-            result = views.inflation_view(
-                ctx.key,
-                ctx.leakage_key,
-                measure.name,
-                fixed,
-                threshold,
-                (leaked_level, clean_level),
-                measure.better,
-                stats.correction,
-            )
+            try:
+                result = views.inflation_view(
+                    ctx.key,
+                    ctx.leakage_key,
+                    measure.name,
+                    fixed,
+                    threshold,
+                    (leaked_level, clean_level),
+                    measure.better,
+                    stats.correction,
+                )
+            except LeakevalError as exc:  # e.g. the same level picked twice
+                show_error(exc)
+                st.stop()
             inflation_x = x if x != factor else next((f for f in by if f != factor), x)
             inflation_facet = facet if facet != factor else None
             show_fig(inflation_figure, result.summary, measure, inflation_x, inflation_facet)

@@ -191,8 +191,10 @@ def load_experiment(path: str | Path) -> Experiment:
 def find_experiments(data_root: str | Path) -> list[Path]:
     """Experiment folders directly or one level below the data root, sorted by name.
 
-    A folder that resolves outside the root (a symlink out, say) is not served: the app only
-    ever opens what this returns, so nothing outside the data root is reachable from a URL.
+    The app only ever opens what this returns (a URL names one of these by its name), so
+    what it serves is what the data root's owner put there: its folders, and symlinks placed
+    directly in it (`ln -s ~/runs/study data/study`). Nothing else outside the root is
+    reachable, however a URL is written.
     """
     root = Path(data_root).resolve()
     if not root.is_dir():
@@ -200,8 +202,7 @@ def find_experiments(data_root: str | Path) -> list[Path]:
     found = [p.parent for p in root.glob(f"*/{MANIFEST}")]
     if (root / MANIFEST).is_file():
         found.append(root)
-    inside = [p for p in found if p.resolve().is_relative_to(root)]
-    return sorted(inside, key=lambda p: p.name)
+    return sorted(found, key=lambda p: p.name)
 
 
 def _check_keys(manifest: Path, config: dict) -> None:

@@ -396,3 +396,46 @@ def test_warm_reruns_replay_no_progress_bars(demo_dir, tmp_path, monkeypatch):
     assert not at.exception, [e.value for e in at.exception]
     assert replayed.count("progress") == 0
     assert "plotly_chart" in replayed  # charts do replay: that is what keeps reruns cheap
+
+
+def test_a_demo_symlink_in_the_way_is_never_followed_or_deleted(tmp_path, monkeypatch):
+    """The data root holds only a `demo` symlink to a folder of the user's (no manifest):
+    the app must not generate through it, delete what it points to, or crash."""
+    precious = tmp_path / "precious"
+    (precious / "notes.txt").parent.mkdir(parents=True)
+    (precious / "notes.txt").write_text("keep me")
+    root = tmp_path / "data"
+    root.mkdir()
+    (root / "demo").symlink_to(precious)
+    monkeypatch.setenv("LEAKEVAL_DATA", str(root))
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(ROOT)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("a symlink is in the way" in e.value for e in at.error)
+    assert (precious / "notes.txt").read_text() == "keep me"
+    assert (root / "demo").is_symlink()
+
+
+def test_experiments_behind_symlinks_are_served(demo_dir, tmp_path, monkeypatch):
+    root = tmp_path / "data"
+    root.mkdir()
+    (root / "study").symlink_to(demo_dir)
+    monkeypatch.setenv("LEAKEVAL_DATA", str(root))
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(ROOT)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.sidebar.selectbox(key="w:experiment").value == "study"
+    assert not (root / "demo").exists()  # nothing generated beside it
+
+
+def test_the_same_level_as_leaked_and_clean_is_a_message_not_a_traceback(app):
+    at = app("app_pages/conditions.py")
+    open_tab(at, "conditions_tab", "Inflation")
+    at.selectbox(key="w:inflation_clean").set_value("leaked").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("the leaked and the clean level are both 'leaked'" in e.value for e in at.error)
+    assert at.query_params["inflation_clean"] == "leaked"  # the pickers are in the URL

@@ -97,3 +97,24 @@ def test_model_ranking_changes_at_2000(demo_experiment, demo_scores):
 def test_candidate_lists_contain_unjudged_documents(demo_scores):
     judged = demo_scores.scores.query("measure == 'judged_10'").value.mean()
     assert 0.5 < judged < 0.9
+
+
+def test_the_generator_replaces_only_a_demo_it_wrote(tmp_path):
+    import pytest
+
+    from leakeval_core.demo.generator import MARKER, generate_demo
+    from leakeval_core.errors import LeakevalError
+
+    mine = tmp_path / "mine"
+    (mine / "data.txt").parent.mkdir()
+    (mine / "data.txt").write_text("keep me")
+    with pytest.raises(LeakevalError, match="something leakeval did not write is in the way"):
+        generate_demo(mine)
+    link = tmp_path / "link"
+    link.symlink_to(mine)
+    with pytest.raises(LeakevalError, match="a symlink is in the way"):
+        generate_demo(link)
+    assert (mine / "data.txt").read_text() == "keep me" and link.is_symlink()
+    demo = generate_demo(tmp_path / "demo")
+    assert (demo / MARKER).is_file()
+    assert generate_demo(demo) == demo  # an earlier demo is replaced

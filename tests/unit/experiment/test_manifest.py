@@ -103,10 +103,13 @@ def test_demo_manifest(demo_experiment):
     assert demo_experiment.ground_truth.name == "ground_truth.csv"
 
 
-def test_experiments_symlinked_out_of_the_data_root_are_not_served(tmp_path):
+def test_experiments_symlinked_into_the_data_root_are_served_deeper_ones_not(tmp_path):
     outside = tmp_path / "outside"
     make(outside, COLL + '[runs]\npattern = "runs/c1/{model}/fold1.run"\n')
+    make(tmp_path / "far" / "deeper", COLL + '[runs]\npattern = "runs/c1/{model}/fold1.run"\n')
     root = tmp_path / "data"
     make(root / "inside", COLL + '[runs]\npattern = "runs/c1/{model}/fold1.run"\n')
-    (root / "escape").symlink_to(outside)
-    assert [p.name for p in find_experiments(root)] == ["inside"]
+    (root / "linked").symlink_to(outside)  # placed in the root by its owner: served
+    (root / "far").symlink_to(tmp_path / "far")  # an experiment two levels down: not
+    assert [p.name for p in find_experiments(root)] == ["inside", "linked"]
+    assert load_experiment(find_experiments(root)[1]).name == "linked"
