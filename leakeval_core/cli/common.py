@@ -41,6 +41,8 @@ _HELP = {
     "gain": "nDCG gain: linear (trec_eval) or exponential (2^rel - 1)",
     "tie_order": "tie break after score (trec_eval uses docid_desc)",
     "missing": "qrels queries absent from a run: score 0 (trec_eval -c) or drop",
+    "no_relevant": "qrels queries without a relevant document: exclude and count them, or "
+    "score them 0 as trec_eval does",
     "test": "paired Student t-test (the study's) or a randomization test",
     "correction": "multiple-comparison correction within each collection's comparisons",
     "alpha": "significance level",
@@ -69,15 +71,20 @@ def add_dataclass_options(
             "--" + item.name.replace("_", "-"),
             type=type(choices[0]) if choices else kind,
             choices=choices,
-            default=default,
+            default=None,  # unset flags take the dataclass's (or a preset's) value
             help=f"{_HELP[item.name]} (default: {default})",
         )
 
 
-def from_options(cls: type, args: argparse.Namespace, **override: object):
-    """An instance of `cls` from the flags `add_dataclass_options` added."""
-    values = {f.name: getattr(args, f.name) for f in fields(cls) if hasattr(args, f.name)}
-    return cls(**{**values, **override})
+def from_options(cls: type, args: argparse.Namespace, preset=None):
+    """An instance of `cls` from the flags `add_dataclass_options` added; flags left unset
+    keep the value of `preset` (a factory such as `Conventions.trec_eval`), else the default."""
+    given = {
+        f.name: getattr(args, f.name)
+        for f in fields(cls)
+        if getattr(args, f.name, None) is not None
+    }
+    return (preset or cls)(**given)
 
 
 def add_scoring_options(parser: argparse.ArgumentParser, single_measure: bool = False) -> None:
@@ -92,6 +99,13 @@ def add_scoring_options(parser: argparse.ArgumentParser, single_measure: bool = 
             help=f"comma-separated (default: {','.join(DEFAULT_MEASURES)})",
         )
     add_dataclass_options(parser, Conventions)
+    parser.add_argument(
+        "--compat",
+        choices=("trec_eval",),
+        help="trec_eval 10's conventions: ties by docid descending, depth 1000, queries "
+        "missing from a run dropped, queries without relevant documents scored 0; flags "
+        "given beside it still apply (--depth 100 is trec_eval's -M100, --missing zero its -c)",
+    )
 
 
 def add_statistics_options(parser: argparse.ArgumentParser) -> None:
@@ -100,7 +114,8 @@ def add_statistics_options(parser: argparse.ArgumentParser) -> None:
 
 
 def conventions_from(args: argparse.Namespace) -> Conventions:
-    return from_options(Conventions, args)
+    preset = Conventions.trec_eval if getattr(args, "compat", None) == "trec_eval" else None
+    return from_options(Conventions, args, preset)
 
 
 def statistics_from(args: argparse.Namespace) -> Statistics:

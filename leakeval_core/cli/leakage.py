@@ -50,7 +50,7 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
     bar = progress("comparing")
     pairs = detect(
         side,
-        training_chunks(args.train_queries, args.chunk_size),
+        training_chunks(args.train_queries, options.chunk_size),
         options,
         lambda done, total, what: bar(done, max(done, total), what),
     )

@@ -26,6 +26,12 @@ def register(sub) -> None:
     add_scoring_options(score)
     score.add_argument("--per-query", action="store_true", help="one row per query, not just means")
     score.add_argument("--out", help="write CSV here instead of printing a table")
+    score.add_argument(
+        "--digits",
+        type=int,
+        help="round CSV values to this many significant digits (default: every digit, so "
+        "statistics recomputed from the file match)",
+    )
     score.set_defaults(handler=_cmd_score)
 
     scores = sub.add_parser("scores", help="the long SCORES table of an experiment")
@@ -43,8 +49,9 @@ def _cmd_score(args: argparse.Namespace) -> int:
     from leakeval_core.evaluation.scoring import score_files
     from leakeval_core.io import trec
 
-    measures = measures_from(args)
-    qrels = PreparedQrels(trec.read_qrels_table(args.qrels), conventions_from(args))
+    measures, conventions = measures_from(args), conventions_from(args)
+    _warn_deeper_cutoffs(measures, conventions)
+    qrels = PreparedQrels(trec.read_qrels_table(args.qrels), conventions)
     rows: list[tuple[str, str, str, float]] = []
     means: dict[str, dict[str, float]] = {}
     diagnostics = {}
@@ -61,12 +68,13 @@ def _cmd_score(args: argparse.Namespace) -> int:
                     (name, qid, measure, v) for qid, v in zip(result.qids, values, strict=True)
                 )
         diagnostics[path] = result.diagnostics
-    _report_diagnostics(diagnostics)
+    _report_diagnostics(diagnostics, conventions)
     if args.out or args.per_query:
         with open(args.out, "w", newline="") if args.out else nullcontext(sys.stdout) as fh:
             writer = csv.writer(fh, lineterminator="\n")
             writer.writerow(["run", "qid", "measure", "value"])
-            writer.writerows((*row[:3], f"{row[3]:.6g}") for row in rows)
+            text = repr if args.digits is None else (lambda v: f"{v:.{args.digits}g}")
+            writer.writerows((*row[:3], text(float(row[3]))) for row in rows)
     else:
         _print_means(means, measures)
     return 0
@@ -84,11 +92,30 @@ def _print_means(means: dict[str, dict[str, float]], measures) -> None:
         print("  ".join(cells))
 
 
-def _report_diagnostics(diagnostics: dict) -> None:
+def _warn_deeper_cutoffs(measures, conventions) -> None:
+    """Once: a cutoff beyond the depth sees only `depth` documents (the ideal is still taken
+    at the cutoff, as trec_eval -M does), so recall_1000 at depth 100 is not trec_eval's."""
+    deeper = [
+        m.name
+        for m in measures
+        if m.family.cutoff and not m.family.decimal and m.cutoff > conventions.depth
+    ]
+    if deeper:
+        print(
+            f"leakeval: note: {', '.join(deeper)} cut(s) off deeper than --depth "
+            f"{conventions.depth}: only the top {conventions.depth} documents count "
+            "(trec_eval's default depth is 1000; see --compat trec_eval)",
+            file=sys.stderr,
+        )
+
+
+def _report_diagnostics(diagnostics: dict, conventions) -> None:
     """One stderr note per kind of decision the scorer made, summed over runs."""
+    missing = "scored 0" if conventions.missing == "zero" else "dropped"
+    unjudged = "excluded" if conventions.no_relevant == "exclude" else "scored 0"
     kinds = {
-        "missing_from_run": "qrels queries absent from the run, scored {zero}",
-        "no_relevant": "qrels queries without a relevant document, excluded",
+        "missing_from_run": f"qrels queries absent from the run, {missing}",
+        "no_relevant": f"qrels queries without a relevant document, {unjudged}",
         "not_in_qrels": "run queries without judgments, ignored",
         "tied_pairs": "tied document pairs, broken by docid",
         "first_rel_undefined": "queries with no relevant document within depth, left out of "
@@ -100,8 +127,7 @@ def _report_diagnostics(diagnostics: dict) -> None:
         if not hit:
             continue
         where = next(iter(hit)) if len(hit) == 1 else f"{len(hit)} of {len(counts)} runs"
-        message = text.format(zero="0")
-        print(f"leakeval: note: {where}: {sum(hit.values())} {message}", file=sys.stderr)
+        print(f"leakeval: note: {where}: {sum(hit.values())} {text}", file=sys.stderr)
 
 
 def _count(value) -> int:
@@ -149,4 +175,4 @@ def _scores_output(table, parquet: bool) -> bytes:
         buffer = io.BytesIO()
         table.to_parquet(buffer, index=False)
         return buffer.getvalue()
-    return table.to_csv(index=False, float_format="%.6g", lineterminator="\n").encode()
+    return table.to_csv(index=False, lineterminator="\n").encode()  # floats round-trip

@@ -23,6 +23,21 @@ class Conventions:
     gain: Literal["linear", "exponential"] = "linear"
     tie_order: Literal["docid_asc", "docid_desc"] = "docid_asc"
     missing: Literal["zero", "drop"] = "zero"
+    no_relevant: Literal["exclude", "zero"] = "exclude"
+    """Qrels queries without a relevant document: left out and counted (leakeval), or
+    scored 0 and averaged in (trec_eval)."""
+
+    @classmethod
+    def trec_eval(cls, **override: object) -> Conventions:
+        """trec_eval 10's conventions: ties by docid descending, depth 1000 (-M), queries
+        missing from a run dropped (no -c), queries without relevant documents averaged in."""
+        preset = {
+            "depth": 1000,
+            "tie_order": "docid_desc",
+            "missing": "drop",
+            "no_relevant": "zero",
+        }
+        return cls(**{**preset, **override})
 
     def __post_init__(self) -> None:
         if self.depth < 1:
@@ -37,6 +52,10 @@ class Conventions:
             )
         if self.missing not in ("zero", "drop"):
             raise LeakevalError(f"missing must be 'zero' or 'drop', got {self.missing!r}")
+        if self.no_relevant not in ("exclude", "zero"):
+            raise LeakevalError(
+                f"no_relevant must be 'exclude' or 'zero', got {self.no_relevant!r}"
+            )
 
     def describe(self) -> str:
         ties = (
@@ -44,7 +63,9 @@ class Conventions:
         )
         gain = "linear gain" if self.gain == "linear" else "exponential gain (2^rel − 1)"
         missing = "scored 0" if self.missing == "zero" else "dropped"
+        unjudged = "excluded" if self.no_relevant == "exclude" else "scored 0"
         return (
             f"ties: score ↓ then {ties}; depth {self.depth}; {gain}; "
-            f"relevant: grade ≥ {self.relevance_level}; queries missing from a run: {missing}"
+            f"relevant: grade ≥ {self.relevance_level}; queries missing from a run: {missing}; "
+            f"queries without a relevant document: {unjudged}"
         )

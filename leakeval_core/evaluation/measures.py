@@ -14,6 +14,7 @@ from typing import Literal
 from leakeval_core.errors import LeakevalError
 
 __all__ = [
+    "ALL_TREC",
     "DEFAULT_MEASURES",
     "FAMILIES",
     "Measure",
@@ -32,6 +33,11 @@ class MeasureFamily:
     cutoff: bool
     native: bool
     """Computed by leakeval's vectorised scorer; otherwise delegated to pytrec_eval."""
+    decimal: bool = False
+    """The parameter is a fraction written with two decimals (iprec_at_recall_0.10)."""
+    aggregate: Literal["mean", "sum", "geometric"] = "mean"
+    """How the `all` row combines queries, as trec_eval does: counts are summed, gm_* are
+    geometric means (with trec_eval's floor of 1e-5)."""
 
 
 FAMILIES: dict[str, MeasureFamily] = {
@@ -95,8 +101,160 @@ FAMILIES: dict[str, MeasureFamily] = {
             cutoff=False,
             native=True,
         ),
+        MeasureFamily(
+            "iprec_at_recall",
+            "iPrec@{k:.2f}",
+            "higher",
+            "Interpolated precision at this recall level: the best precision at any rank "
+            "reaching it (trec_eval 10, whose recall levels compare exactly).",
+            cutoff=True,
+            native=True,
+            decimal=True,
+        ),
+        MeasureFamily(
+            "11pt_avg",
+            "11-point average",
+            "higher",
+            "Mean interpolated precision over the recall levels 0.0, 0.1, ..., 1.0.",
+            cutoff=False,
+            native=True,
+        ),
+        MeasureFamily(
+            "unj",
+            "Unjudged@{k}",
+            "lower",
+            "Share of the top k without a judgment (trec_eval 10); negative grades count as "
+            "unjudged, as in trec_eval.",
+            cutoff=True,
+            native=True,
+        ),
+        MeasureFamily(
+            "rbp",
+            "RBP",
+            "higher",
+            "Rank-biased precision with persistence 0.9 (trec_eval 10's rbp).",
+            cutoff=False,
+            native=True,
+        ),
+        MeasureFamily(
+            "rbp_resid",
+            "RBP residual",
+            "lower",
+            "The most RBP could still grow if every unjudged document were relevant.",
+            cutoff=False,
+            native=True,
+        ),
     )
 }
+
+ALL_TREC = tuple(
+    [
+        "num_q",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "map",
+        "gm_map",
+        "Rprec",
+        "bpref",
+        "recip_rank",
+        "iprec_at_recall_0.00",
+        "iprec_at_recall_0.10",
+        "iprec_at_recall_0.20",
+        "iprec_at_recall_0.30",
+        "iprec_at_recall_0.40",
+        "iprec_at_recall_0.50",
+        "iprec_at_recall_0.60",
+        "iprec_at_recall_0.70",
+        "iprec_at_recall_0.80",
+        "iprec_at_recall_0.90",
+        "iprec_at_recall_1.00",
+        "P_5",
+        "P_10",
+        "P_15",
+        "P_20",
+        "P_30",
+        "P_100",
+        "P_200",
+        "P_500",
+        "P_1000",
+        "recall_5",
+        "recall_10",
+        "recall_15",
+        "recall_20",
+        "recall_30",
+        "recall_100",
+        "recall_200",
+        "recall_500",
+        "recall_1000",
+        "infAP",
+        "gm_bpref",
+        "Rprec_mult_0.20",
+        "Rprec_mult_0.40",
+        "Rprec_mult_0.60",
+        "Rprec_mult_0.80",
+        "Rprec_mult_1.00",
+        "Rprec_mult_1.20",
+        "Rprec_mult_1.40",
+        "Rprec_mult_1.60",
+        "Rprec_mult_1.80",
+        "Rprec_mult_2.00",
+        "utility",
+        "11pt_avg",
+        "binG",
+        "G",
+        "ndcg",
+        "ndcg_rel",
+        "Rndcg",
+        "ndcg_cut_5",
+        "ndcg_cut_10",
+        "ndcg_cut_15",
+        "ndcg_cut_20",
+        "ndcg_cut_30",
+        "ndcg_cut_100",
+        "ndcg_cut_200",
+        "ndcg_cut_500",
+        "ndcg_cut_1000",
+        "map_cut_5",
+        "map_cut_10",
+        "map_cut_15",
+        "map_cut_20",
+        "map_cut_30",
+        "map_cut_100",
+        "map_cut_200",
+        "map_cut_500",
+        "map_cut_1000",
+        "relative_P_5",
+        "relative_P_10",
+        "relative_P_15",
+        "relative_P_20",
+        "relative_P_30",
+        "relative_P_100",
+        "relative_P_200",
+        "relative_P_500",
+        "relative_P_1000",
+        "success_1",
+        "success_5",
+        "success_10",
+        "set_P",
+        "set_relative_P",
+        "set_recall",
+        "set_map",
+        "set_F",
+        "num_nonrel_judged_ret",
+        "rbp",
+        "rbp_resid",
+        "unj_5",
+        "unj_10",
+        "unj_20",
+    ]
+)
+"""trec_eval 10's `-m all_trec`, in its order, without `runid` (text: the run's tag)."""
+
+TEXT_MEASURES = frozenset(["runid", "relstring"])
+"""trec_eval measures whose value is text, not a number per query: refused by name."""
+SUMMED = frozenset(["num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"])
+GEOMETRIC = frozenset(["gm_map", "gm_bpref"])
 
 DEFAULT_MEASURES = ("ndcg_cut_10", "P_1", "first_rel_rank", "recall_100", "judged_10")
 
@@ -104,12 +262,15 @@ DEFAULT_MEASURES = ("ndcg_cut_10", "P_1", "first_rel_rank", "recall_100", "judge
 @dataclass(frozen=True)
 class Measure:
     family: MeasureFamily
-    cutoff: int | None = None
+    cutoff: float | None = None
 
     @property
     def name(self) -> str:
-        """The pytrec_eval-style name used in tables and files, e.g. `ndcg_cut_10`."""
-        return f"{self.family.name}_{self.cutoff}" if self.family.cutoff else self.family.name
+        """The trec_eval-style name used in tables and files, e.g. `ndcg_cut_10`."""
+        if not self.family.cutoff:
+            return self.family.name
+        k = f"{self.cutoff:.2f}" if self.family.decimal else str(self.cutoff)
+        return f"{self.family.name}_{k}"
 
     @property
     def label(self) -> str:
@@ -127,6 +288,7 @@ class Measure:
 
 
 _CUTOFF = re.compile(r"^(?P<base>[A-Za-z_]+?)_(?P<k>\d+)$")
+_PARAMETER = re.compile(r"^(?P<base>[A-Za-z_]+?)_(?P<k>\d+\.\d+)$")
 
 
 def parse_measure(text: str) -> Measure:
@@ -134,8 +296,16 @@ def parse_measure(text: str) -> Measure:
     name = text.strip()
     if name in FAMILIES and not FAMILIES[name].cutoff:
         return Measure(FAMILIES[name])
+    match = _PARAMETER.match(name)
+    if match and match["base"] in FAMILIES and FAMILIES[match["base"]].decimal:
+        k = float(match["k"])
+        if not 0.0 <= k <= 1.0:
+            raise LeakevalError(f"measure {name!r}: the recall level must be within 0 and 1")
+        return Measure(FAMILIES[match["base"]], k)
     match = _CUTOFF.match(name)
     if match and match["base"] in FAMILIES and FAMILIES[match["base"]].cutoff:
+        if FAMILIES[match["base"]].decimal:
+            raise LeakevalError(f"measure {name!r}: write the level with decimals, e.g. _0.10")
         k = int(match["k"])
         if k < 1:
             raise LeakevalError(f"measure {name!r}: the cutoff must be at least 1")
@@ -146,15 +316,28 @@ def parse_measure(text: str) -> Measure:
 def _pytrec_eval_measure(name: str) -> Measure:
     import pytrec_eval
 
-    supported = pytrec_eval.supported_measures
+    if name in TEXT_MEASURES or name.split("_")[0] in TEXT_MEASURES:
+        raise LeakevalError(
+            f"measure {name!r} is text, not a number per query (trec_eval prints it beside "
+            "the scores); leakeval does not compute it"
+        )
+    supported = set(pytrec_eval.supported_measures) - TEXT_MEASURES
+    aggregate = "sum" if name in SUMMED else "geometric" if name in GEOMETRIC else "mean"
     if name in supported:
-        return Measure(MeasureFamily(name, name, "higher", "pytrec_eval measure", False, False))
+        return Measure(
+            MeasureFamily(
+                name, name, "higher", "trec_eval measure", False, False, aggregate=aggregate
+            )
+        )
     match = _CUTOFF.match(name)
     if match and match["base"] in supported:
         family = MeasureFamily(
-            match["base"], f"{match['base']}@{{k}}", "higher", "pytrec_eval measure", True, False
+            match["base"], f"{match['base']}@{{k}}", "higher", "trec_eval measure", True, False
         )
         return Measure(family, int(match["k"]))
+    match = _PARAMETER.match(name)  # iprec_at_recall_0.10, Rprec_mult_0.20
+    if match and match["base"] in supported:
+        return Measure(MeasureFamily(name, name, "higher", "trec_eval measure", False, False))
     known = ", ".join(
         [f"{f.name}_K" if f.cutoff else f.name for f in FAMILIES.values()]
         + ["any pytrec_eval measure"]
@@ -166,6 +349,11 @@ def parse_measures(text: str | Sequence[str | Measure]) -> tuple[Measure, ...]:
     """Parse a comma-separated list or a sequence of names (or measures, passed through),
     keeping order and dropping repeats."""
     items = text.split(",") if isinstance(text, str) else list(text)
+    items = [
+        name
+        for item in items
+        for name in (ALL_TREC if isinstance(item, str) and item.strip() == "all_trec" else [item])
+    ]
     measures = tuple(
         dict.fromkeys(
             item if isinstance(item, Measure) else parse_measure(item)

@@ -14,6 +14,7 @@ from functools import cached_property
 
 import numpy as np
 
+from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.measures import FAMILIES, Measure
 from leakeval_core.evaluation.qrels import PreparedQrels
 from leakeval_core.evaluation.ranking import Ranked
@@ -36,7 +37,8 @@ class Judged:
 
     @cached_property
     def judged(self) -> np.ndarray:
-        return ~np.isnan(self.grades)
+        """Judged rows: a grade of 0 or more. trec_eval treats negative grades as unjudged."""
+        return np.nan_to_num(self.grades, nan=-1.0) >= 0
 
     @cached_property
     def relevant(self) -> np.ndarray:
@@ -93,6 +95,69 @@ def _judged(r: Judged, k: int | None) -> np.ndarray:
     return r.per_query(r.judged & (r.rank <= k)) / k
 
 
+RECALL_LEVELS = tuple(x / 10 for x in range(11))
+
+
+def _interpolated(r: Judged, levels: tuple[float, ...]) -> np.ndarray:
+    """Per query (rows) and recall level (columns): the best precision at or after the first
+    rank holding round(level * num_rel) relevant documents (half up). This is what trec_eval
+    10 prints on its own test suite (302 at 0.30: 23 of 77 relevant, 0.7419); pytrec_eval
+    follows trec_eval 9, which compares the recall fraction and differs there."""
+    qidx, rank = r.run.qidx, r.rank
+    so_far = _running_count(r.relevant, qidx)
+    precision = so_far / rank
+    best_from_here = precision.copy()  # max precision at this rank or any later one
+    if len(qidx):
+        # a running max from the last rank up, restarting per query: precision is at most 1,
+        # so lifting each query by 2 x its index keeps earlier queries' maxima below it
+        order = np.lexsort((-rank, qidx))
+        lift = 2.0 * qidx[order]
+        best_from_here[order] = np.maximum.accumulate(precision[order] + lift) - lift
+    num_rel = r.qrels.num_rel[qidx]
+    nq = len(r.qrels.qids)
+    out = np.zeros((nq, len(levels)))
+    for column, level in enumerate(levels):
+        reached = np.flatnonzero(so_far >= np.floor(level * num_rel + 0.5))
+        first = np.full(nq, len(qidx))
+        np.minimum.at(first, qidx[reached], reached)
+        has = first < len(qidx)
+        out[has, column] = best_from_here[first[has]]
+    return out
+
+
+@computes("iprec_at_recall")
+def _interpolated_precision(r: Judged, k: float | None) -> np.ndarray:
+    return _interpolated(r, (k,))[:, 0]
+
+
+@computes("11pt_avg")
+def _eleven_point_average(r: Judged, k: float | None) -> np.ndarray:
+    return _interpolated(r, RECALL_LEVELS).mean(axis=1)
+
+
+@computes("unj")
+def _unjudged(r: Judged, k: int | None) -> np.ndarray:
+    return 1.0 - r.per_query(r.judged & (r.rank <= k)) / k
+
+
+RBP_PERSISTENCE = 0.9
+"""trec_eval 10's default persistence for rbp."""
+
+
+@computes("rbp")
+def _rank_biased_precision(r: Judged, k: int | None) -> np.ndarray:
+    weight = (1 - RBP_PERSISTENCE) * RBP_PERSISTENCE ** (r.rank - 1.0)
+    return r.per_query(r.relevant, weight)
+
+
+@computes("rbp_resid")
+def _rank_biased_residual(r: Judged, k: int | None) -> np.ndarray:
+    """The unjudged documents' weight plus what lies below the last ranked document."""
+    weight = (1 - RBP_PERSISTENCE) * RBP_PERSISTENCE ** (r.rank - 1.0)
+    depth = np.bincount(r.run.qidx, minlength=len(r.qrels.qids))
+    return r.per_query(~r.judged, weight) + RBP_PERSISTENCE**depth
+
+
 @computes("recip_rank")
 def _reciprocal_rank(r: Judged, k: int | None) -> np.ndarray:
     first = r.first_relevant
@@ -127,9 +192,27 @@ if _unbound:
     raise RuntimeError(f"native measure families without a computation: {sorted(_unbound)}")
 
 
+BINARY_AT_LEVEL_ONE = frozenset(["rbp", "rbp_resid"])
+"""Measures leakeval computes only at relevance level 1: at other levels trec_eval 10's
+values on its own suite are not the binary rbp (0.0465 where binary rbp gives 0 on 301)."""
+
+
 def native_scores(
     run: Ranked, grades: np.ndarray, qrels: PreparedQrels, measures: Sequence[Measure]
 ) -> dict[str, np.ndarray]:
     """Per-query values, one array per measure aligned with `qrels.qids`."""
+    level = qrels.conventions.relevance_level
+    refused = [m.name for m in measures if m.name in BINARY_AT_LEVEL_ONE and level != 1]
+    if refused:
+        raise LeakevalError(
+            f"measure {refused[0]!r} is computed at relevance level 1 only (asked: {level}); "
+            "trec_eval 10 computes it differently at other levels"
+        )
     judged = Judged(run, grades, qrels)
-    return {m.name: COMPUTE[m.family.name](judged, m.cutoff) for m in measures}
+    values = {m.name: COMPUTE[m.family.name](judged, m.cutoff) for m in measures}
+    without = qrels.num_rel == 0  # scored only under no_relevant="zero": trec_eval gives 0
+    if without.any():
+        for name, column in values.items():
+            if name != "first_rel_rank":
+                column[without] = 0.0
+    return values

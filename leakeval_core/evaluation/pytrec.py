@@ -42,14 +42,35 @@ def pytrec_columns(
             continue
         evaluator = pytrec_eval.RelevanceEvaluator(
             qrels.pytrec_qrels(gain_transformed=uses_gain),
-            {m.name for m in group},
+            {_REQUEST.get(m.name, m.name) for m in group},
             relevance_level=qrels.conventions.relevance_level,
         )
         results = evaluator.evaluate(pytrec_run)
         for m in group:
-            values = [results.get(q, {}).get(m.name, 0.0) for q in qrels.qids]
-            columns[m.name] = np.array(values, dtype=float)
+            per_query = [results.get(q, {}) for q in qrels.qids]
+            columns[m.name] = _FINISH.get(m.name, _plain(m.name))(per_query)
+    if "num_rel" in columns:
+        # from the qrels alone: a query the run misses still has its relevant documents
+        # (trec_eval -c prints them); pytrec_eval, never seeing that query, reports 0
+        columns["num_rel"] = qrels.num_rel.astype(float)
     return columns
+
+
+def _plain(name: str):
+    return lambda per_query: np.array([r.get(name, 0.0) for r in per_query], dtype=float)
+
+
+def _geometric(name: str):
+    """pytrec_eval returns log(max(value, 1e-5)) per query for gm_*; the per-query value
+    is the floored value itself, and the `all` row its geometric mean (trec_eval's)."""
+    return lambda per_query: np.exp([r.get(name, np.log(1e-5)) for r in per_query])
+
+
+_REQUEST: dict[str, str] = {}
+_FINISH = {
+    "gm_map": _geometric("gm_map"),
+    "gm_bpref": _geometric("gm_bpref"),
+}
 
 
 def _uses_gain(measure: Measure) -> bool:

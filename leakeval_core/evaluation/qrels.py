@@ -32,8 +32,11 @@ class PreparedQrels:
         relevant = self._grades >= conventions.relevance_level
         num_rel = np.bincount(qid_codes, weights=relevant, minlength=len(qid_values))
         by_qid = to_numpy(pc.sort_indices(qid_values))
-        evaluated = by_qid[num_rel[by_qid] > 0]
-        self.no_relevant = len(qid_values) - len(evaluated)
+        keep = num_rel[by_qid] > 0
+        if conventions.no_relevant == "zero":
+            keep[:] = True
+        evaluated = by_qid[keep]
+        self.no_relevant = int((num_rel == 0).sum())
         scored_qids = qid_values.take(from_numpy(evaluated))
         self.qids = np.array(scored_qids.to_pylist(), dtype=object)
         """Scored queries (those with a relevant judgment), in qid order."""
@@ -48,6 +51,7 @@ class PreparedQrels:
         """Every query with a judgment, scored or not: a run for none of them is for another
         collection."""
         self._pytrec_qrels: dict[bool, dict[str, dict[str, int]]] = {}
+        self._ideal: dict[int, np.ndarray] = {}
 
     def gain(self, grades: np.ndarray) -> np.ndarray:
         """Gain of each grade; negative grades and unjudged documents (NaN) gain 0."""
@@ -55,22 +59,22 @@ class PreparedQrels:
         return clipped if self.conventions.gain == "linear" else np.exp2(clipped) - 1.0
 
     def ideal_dcg(self, k: int) -> np.ndarray:
-        return self._ideal_dcg[np.minimum(k, self._ideal_dcg.shape[0]) - 1]
+        """Per scored query, the DCG of its best possible ranking at cutoff k.
 
-    @cached_property
-    def _ideal_dcg(self) -> np.ndarray:
-        """Ideal DCG at every cutoff 1..depth, one row per cutoff, one column per query."""
-        scored = self._row_qidx >= 0
-        gains = self.gain(self._grades[scored].astype(np.float64))
-        qidx = self._row_qidx[scored]
-        order = np.lexsort((-gains, qidx))
-        qidx, gains = qidx[order], gains[order]
-        rank = rank_within(qidx)
-        depth = self.conventions.depth
-        keep = rank <= depth
-        table = np.zeros((depth, len(self.qids)))
-        table[rank[keep] - 1, qidx[keep]] = gains[keep] / np.log2(rank[keep] + 1)
-        return np.cumsum(table, axis=0)
+        Computed at k itself, also beyond the depth (trec_eval -M does the same: the depth
+        cuts the run, never the ideal)."""
+        if k not in self._ideal:
+            scored = self._row_qidx >= 0
+            gains = self.gain(self._grades[scored].astype(np.float64))
+            qidx = self._row_qidx[scored]
+            order = np.lexsort((-gains, qidx))
+            qidx, gains = qidx[order], gains[order]
+            rank = rank_within(qidx)
+            top = rank <= k
+            self._ideal[k] = np.bincount(
+                qidx[top], weights=gains[top] / np.log2(rank[top] + 1), minlength=len(self.qids)
+            )
+        return self._ideal[k]
 
     def qid_codes(self, qids: pa.Array | pa.ChunkedArray) -> np.ndarray:
         """Position of each qid in `self.qids`, -1 for queries that are not scored."""

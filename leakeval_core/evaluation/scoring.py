@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
     from leakeval_core.evaluation.arrow import RunLike
 
-__all__ = ["RunScores", "ScoreDiagnostics", "score_files", "score_run"]
+__all__ = ["RunScores", "ScoreDiagnostics", "aggregate", "score_files", "score_run"]
 
 
 @dataclass(frozen=True)
@@ -76,12 +76,28 @@ class RunScores:
         )
 
     def means(self) -> dict[str, float]:
-        """Mean of each measure over queries; undefined values (NaN) are left out."""
-        with np.errstate(invalid="ignore"):
-            return {
-                name: float(np.nanmean(v)) if np.isfinite(v).any() else math.nan
-                for name, v in self.values.items()
-            }
+        """Each measure over queries, as trec_eval's `all` row: undefined values (NaN) are
+        left out."""
+        return {name: aggregate(name, values) for name, values in self.values.items()}
+
+
+GEOMETRIC_FLOOR = 1e-5
+"""trec_eval's floor for geometric means (gm_map, gm_bpref): one zero would zero them."""
+
+
+def aggregate(measure: str, values: np.ndarray) -> float:
+    """The `all` value of a measure, combined as trec_eval combines it: a mean, a sum (the
+    num_* counts), or a geometric mean (gm_*). With no defined value it is 0, as trec_eval
+    prints, except for first_rel_rank, whose mean (MFR) is then undefined."""
+    how = parse_measures([measure])[0].family.aggregate
+    defined = values[~np.isnan(values)]
+    if not len(defined):
+        return math.nan if measure == "first_rel_rank" else 0.0
+    if how == "sum":
+        return float(defined.sum())
+    if how == "geometric":
+        return float(np.exp(np.log(np.maximum(defined, GEOMETRIC_FLOOR)).mean()))
+    return float(defined.mean())
 
 
 def score_run(
@@ -136,6 +152,21 @@ def score_files(
                 progress(done, len(paths), str(paths[done - 1]))
 
 
+_FROM_QRELS = frozenset(["num_rel", "first_rel_rank", "gm_map", "gm_bpref"])
+"""Measures a query missing from the run keeps as computed: its relevant documents, an
+undefined first relevant rank, and the geometric means' floor."""
+
+
+def _zero_missing(values: dict[str, np.ndarray], absent: np.ndarray) -> None:
+    """Queries the run misses score 0 (trec_eval -c): an empty ranking would otherwise give
+    unj 1 and rbp_resid 1. They still count as queries (num_q 1)."""
+    if not absent.any():
+        return
+    for name, column in values.items():
+        if name not in _FROM_QRELS:
+            column[absent] = 1.0 if name == "num_q" else 0.0
+
+
 def _score_ranked(
     ranked: Sequence[Ranked | LeakevalError], qrels: PreparedQrels, measures: tuple[Measure, ...]
 ) -> list[RunScores | LeakevalError]:
@@ -170,6 +201,8 @@ def _finish(
         values.update(pytrec_columns(run, qrels, others))
     conv = qrels.conventions
     keep = run.in_run if conv.missing == "drop" else np.ones(len(qrels.qids), bool)
+    if conv.missing == "zero":
+        _zero_missing(values, ~run.in_run)
     frr = values.get("first_rel_rank")
     diagnostics = ScoreDiagnostics(
         queries_scored=int(keep.sum()),

@@ -52,6 +52,7 @@ Source = str | os.PathLike[str] | tuple[str, bytes]
 
 _BOM = b"\xef\xbb\xbf"
 _RUN_COLUMNS = ("qid", "iter", "docid", "rank", "score", "tag")
+"""A run line; anything after the tag is ignored (trec_eval does the same)."""
 _QRELS_COLUMNS = ("qid", "iter", "docid", "grade")
 _BLOCK = 1 << 20
 """pyarrow's CSV block size; a smaller file is parsed on the calling thread."""
@@ -239,8 +240,10 @@ def _split_slow(
     lines: list[int] = []
     for lineno, line in enumerate(data.decode("utf-8").split("\n"), start=1):
         parts = line.split()
-        if not parts:
-            continue
+        if not parts or parts[0].startswith("#"):
+            continue  # blank lines and comments, which trec_eval 10 accepts too
+        if len(parts) > len(columns) and columns[-1] == "tag":
+            parts = parts[: len(columns)]  # text after a run's tag is ignored, as by trec_eval
         if len(parts) != len(columns):
             raise ParseError(
                 name, lineno, f"expected {len(columns)} columns ({describe}), found {len(parts)}"

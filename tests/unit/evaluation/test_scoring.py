@@ -133,12 +133,44 @@ def test_queries_without_relevant_are_excluded_and_counted():
     assert level2.diagnostics.no_relevant == 2
 
 
-def test_negative_grades_have_zero_gain_but_are_judged():
+def test_negative_grades_have_zero_gain_and_count_as_unjudged_as_in_trec_eval():
+    """trec_eval treats a negative grade as unjudged (its unj measure); judged_K follows."""
     qrels = qrels_frame([("q", "a", -1), ("q", "b", 1)])
     run = run_frame([("q", "a", 2.0), ("q", "b", 1.0)])
-    result = score_run(run, PreparedQrels(qrels), "ndcg_cut_10,judged_10")
+    result = score_run(run, PreparedQrels(qrels), "ndcg_cut_10,judged_10,unj_10")
     assert values(result, "ndcg_cut_10")["q"] == pytest.approx(1 / math.log2(3))
-    assert values(result, "judged_10")["q"] == pytest.approx(0.2)
+    assert values(result, "judged_10")["q"] == pytest.approx(0.1)
+    assert values(result, "unj_10")["q"] == pytest.approx(0.9)
+
+
+def test_ndcg_cut_deeper_than_the_depth_takes_the_ideal_at_the_cutoff():
+    """Depth 2 keeps two documents; ndcg_cut_5's ideal still has all three relevant ones
+    (trec_eval -M2 gives the same), so it is below ndcg_cut_2's."""
+    qrels = qrels_frame([("q", d, 1) for d in "abc"])
+    run = run_frame([("q", "a", 3.0), ("q", "b", 2.0), ("q", "c", 1.0)])
+    result = score_run(run, PreparedQrels(qrels, Conventions(depth=2)), "ndcg_cut_2,ndcg_cut_5")
+    dcg = 1 + 1 / math.log2(3)
+    assert values(result, "ndcg_cut_2")["q"] == pytest.approx(1.0)
+    assert values(result, "ndcg_cut_5")["q"] == pytest.approx(dcg / (dcg + 0.5))
+
+
+def test_all_row_as_trec_eval_prints_it():
+    """Sums for counts, geometric means for gm_*, 0 when no query is defined."""
+    from leakeval_core.evaluation.scoring import aggregate
+
+    assert aggregate("num_ret", np.array([500.0, 300.0])) == 800.0
+    assert aggregate("gm_map", np.array([0.5, 0.0])) == pytest.approx(math.sqrt(0.5 * 1e-5))
+    assert aggregate("map", np.array([])) == 0.0
+    assert math.isnan(aggregate("first_rel_rank", np.array([np.nan])))
+
+
+@pytest.mark.parametrize("name", ["runid", "relstring", "relstring_20"])
+def test_text_measures_are_refused_by_name(name):
+    from leakeval_core.errors import LeakevalError
+    from leakeval_core.evaluation.measures import parse_measure
+
+    with pytest.raises(LeakevalError, match=f"measure '{name}' is text"):
+        parse_measure(name)
 
 
 def test_run_for_another_collection_is_an_error():
@@ -167,7 +199,8 @@ def independent_judged_and_first_rel(run, qrels_frame_, conventions, qids):
     ranked = ranked[ranked["rank"] <= conventions.depth].merge(
         qrels_frame_, on=["qid", "docid"], how="left"
     )
-    judged = ranked[ranked["rank"] <= 10].groupby("qid").grade.count() / 10
+    top = ranked[ranked["rank"] <= 10]
+    judged = (top.grade >= 0).groupby(top.qid).sum() / 10  # negative grades: unjudged
     first = ranked[ranked.grade >= conventions.relevance_level].groupby("qid")["rank"].min()
     return judged.reindex(qids).fillna(0.0), first.reindex(qids).astype(float)
 

@@ -63,7 +63,8 @@ def test_in_memory_source_matches_file(tmp_path):
             3,
             "docid 'd1' appears twice for query 'q1' (first at line 1)",
         ),
-        ("\n\nq1 Q0 d1 1 3.5 sys extra\n", 3, "expected 6 columns"),
+        ("\n\nq1 Q0 d1 1 3.5\n", 3, "expected 6 columns"),
+        ("# a comment\nq1 Q0 d1 1 x sys\n", 2, "score 'x' is not a number"),
         ("   \n\n", 1, "file is empty"),
         ("", 1, "file is empty"),
     ],
@@ -259,3 +260,19 @@ def test_encoding_falls_back_when_chunks_get_their_own_dictionaries(monkeypatch)
     encoded = trec.encode(pa.chunked_array(CHUNKS, pa.string()))
     assert trec.decode(encoded).to_pylist() == [v for chunk in CHUNKS for v in chunk]
     assert encoded.dictionary.to_pylist() == ["d1", "d2", "d3", "d4"]
+
+
+def test_comments_and_text_after_the_tag_are_accepted_as_by_trec_eval(tmp_path):
+    """trec_eval 10 reads `#` comment lines in qrels and runs, and ignores what follows a
+    run's tag (its own test files qrels.test.with-comments and results.trunc)."""
+    run = write(
+        tmp_path / "r.run",
+        "# made by hand\nq1\tQ0\td1\t1\t  2.5\tSYS more junk at\nq1 Q0 d2 2 1.5 SYS end\n",
+    )
+    qrels = write(tmp_path / "q.txt", "# comment here\nq1 0 d1 1\n# another\nq1 0 d2 0\n")
+    assert trec.read_run(run).to_dict("list") == {
+        "qid": ["q1", "q1"],
+        "docid": ["d1", "d2"],
+        "score": [2.5, 1.5],
+    }
+    assert trec.read_qrels(qrels).grade.tolist() == [1, 0]
