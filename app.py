@@ -91,17 +91,33 @@ with st.sidebar:
     )
     # Settings changed rarely sit in lazy expanders: closed, their widgets are not sent at
     # all (each costs the browser a few ms per rerun), and the label still shows the values.
+    presets = ["leakeval", "trec_eval 10"]
+    preset_key = state.seed("preset", "leakeval", presets)
     depth_key = state.seed("depth", 100, range(1, 10_001), int)
     level_key = state.seed("rel", 1, [1, 2, 3], int)
     gain_key = state.seed("gain", "linear", ["linear", "exponential"])
-    depth, level, gain = (st.session_state[k] for k in (depth_key, level_key, gain_key))
+    preset, depth, level, gain = (
+        st.session_state[k] for k in (preset_key, depth_key, level_key, gain_key)
+    )
     scoring = lazy_expander(
-        f"Conventions: depth {depth}, relevant from grade {level}, {gain} gain",
+        f"Conventions ({preset}): depth {depth}, relevant from grade {level}, {gain} gain",
         "settings_conventions",
         ":material/tune:",
     )
     with scoring:
         if scoring.open:
+            st.radio(
+                "Preset",
+                presets,
+                horizontal=True,
+                key=preset_key,
+                on_change=lambda: state.put(
+                    "depth", 1000 if st.session_state[preset_key] == "trec_eval 10" else 100
+                ),
+                help="trec_eval 10: ties by docid descending, depth 1000, queries without a "
+                "relevant document scored 0 and averaged in (leakeval excludes and counts "
+                "them). The depth below still applies, as trec_eval -M does.",
+            )
             st.number_input(
                 "Depth (documents per query that count)", 1, 10_000, key=depth_key, step=10
             )
@@ -119,7 +135,10 @@ with st.sidebar:
                 key=gain_key,
                 help="linear: gain = grade (trec_eval, BEIR). exponential: 2^grade − 1.",
             )
-    conventions = Conventions(depth=int(depth), relevance_level=int(level), gain=gain)
+    chosen = {"depth": int(depth), "relevance_level": int(level), "gain": gain}
+    conventions = (
+        Conventions.trec_eval(**chosen) if preset == "trec_eval 10" else Conventions(**chosen)
+    )
 
     tests = {"ttest": "paired t-test", "randomization": "randomization test"}
     corrections = {"bonferroni": "Bonferroni", "holm": "Holm", "none": "no correction"}
@@ -151,11 +170,11 @@ with st.sidebar:
                 help="Applied over every comparison on the screen.",
             )
             st.select_slider("Significance level α", alphas, key=alpha_key)
-    for key in ("measure", "depth", "rel", "gain", "test", "correction", "alpha"):
+    for key in ("measure", "preset", "depth", "rel", "gain", "test", "correction", "alpha"):
         state.remember(key)
     st.caption(
-        f"**Conventions.** {conventions.describe()}. Queries without a relevant "
-        "judgment are excluded; folds are combined per query before any mean."
+        f"**Conventions.** {conventions.describe()}. Folds are combined per query "
+        "before any mean."
     )
 
 set_current(

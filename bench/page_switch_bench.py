@@ -26,9 +26,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
 
-from test_browser import (  # noqa: E402
+from tests.app.test_browser import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
     MAIN_CONTENT,

@@ -439,3 +439,29 @@ def test_the_same_level_as_leaked_and_clean_is_a_message_not_a_traceback(app):
     assert not at.exception, [e.value for e in at.exception]
     assert any("the leaked and the clean level are both 'leaked'" in e.value for e in at.error)
     assert at.query_params["inflation_clean"] == "leaked"  # the pickers are in the URL
+
+
+def test_trec_eval_preset_scores_with_its_conventions(app, demo_experiment, demo_cache):
+    """The sidebar's trec_eval 10 preset: docid-descending ties, queries without relevant
+    documents averaged in; the means on screen are the core's under Conventions.trec_eval."""
+    from leakeval_core.analysis.folds import per_query
+    from leakeval_core.evaluation.conventions import Conventions
+    from leakeval_core.experiment.scores import score_experiment
+
+    at = app("app_pages/queries.py")
+    at.session_state["settings_conventions"] = True  # open the lazy expander
+    at.run()
+    at.sidebar.radio(key="w:preset").set_value("trec_eval 10").run()
+    assert not at.exception, [e.value for e in at.exception]
+    caption = next(c.value for c in at.sidebar.caption if "Conventions." in c.value)
+    assert "depth 1000" in caption and "docid descending" in caption
+    assert "without a relevant document: scored 0" in caption
+    results = score_experiment(
+        demo_experiment, ["ndcg_cut_10"], Conventions.trec_eval(), cache=demo_cache
+    )
+    table = per_query(results, "ndcg_cut_10").table
+    a = table.query(
+        "collection == 'robust04' and model == 'colbert' and train_size == 2000 "
+        "and leakage == 'leaked'"
+    )
+    assert metric(at, "Mean nDCG@10, A") == f"{a.value.mean():.4f}"
