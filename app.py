@@ -173,8 +173,7 @@ with st.sidebar:
     for key in ("measure", "preset", "depth", "rel", "gain", "test", "correction", "alpha"):
         state.remember(key)
     st.caption(
-        f"**Conventions.** {conventions.describe()}. Folds are combined per query "
-        "before any mean."
+        f"**Conventions.** {conventions.describe()}. Folds are combined per query before any mean."
     )
 
 set_current(
