@@ -65,11 +65,39 @@ def main() -> None:
         (result,) = score_files([path], prepared, "ndcg_cut_10,P_1,recall_100,map")
         total = time.perf_counter() - start
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - base
+        whole = whole_process_peak(path)
     print(
         f"{args.lines:,} lines, {size:.0f} MB file: read + score {total:.1f} s; peak memory "
         f"above baseline {peak:.0f} MB = {peak / size:.2f}x the file "
         f"({result.diagnostics.queries_scored} queries scored)"
     )
+    print(
+        f"`leakeval score` as a whole process, interpreter included: peak RSS {whole:.0f} MB = "
+        f"{whole / size:.2f}x the file"
+    )
+
+
+def whole_process_peak(path: Path) -> float:
+    """Peak RSS in MB of `leakeval score` on the file, run as its own process (GNU time)."""
+    import subprocess
+
+    command = [
+        "/usr/bin/time",
+        "-f",
+        "%M",
+        str(Path(sys.executable).parent / "leakeval"),
+        "score",
+        "--qrels",
+        str(QRELS),
+        "--run",
+        str(path),
+        "--measures",
+        "ndcg_cut_10,P_1,recall_100,map",
+        "--out",
+        str(path.with_suffix(".csv")),
+    ]
+    done = subprocess.run(command, check=True, capture_output=True, text=True)
+    return int(done.stderr.strip().splitlines()[-1]) / 1024
 
 
 if __name__ == "__main__":

@@ -69,10 +69,18 @@ def make_runs(qrels_path: Path, out: Path, n_runs: int, n_queries: int, depth: i
     return paths
 
 
-def timed(cmd: list[str]) -> float:
+TIME = Path("/usr/bin/time")  # GNU time (Debian's `time`): the whole process's peak RSS
+
+
+def timed(cmd: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak RSS in MB of one whole process (NaN without GNU time)."""
+    wrapped = [str(TIME), "-f", "%M", *cmd] if TIME.exists() else cmd
     start = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    done = subprocess.run(wrapped, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    seconds = time.perf_counter() - start
+    lines = done.stderr.decode().strip().splitlines()
+    peak = int(lines[-1]) / 1024 if TIME.exists() and lines else float("nan")
+    return seconds, peak
 
 
 def main() -> None:
@@ -103,16 +111,25 @@ def main() -> None:
         leakeval += [a for p in runs for a in ("--run", str(p))]
         baseline = [sys.executable, "-c", BASELINE, str(qrels), ",".join(MEASURES)]
         baseline += [str(p) for p in runs]
-        ours, theirs = [], []
+        ours, theirs, our_rss, their_rss = [], [], [], []
         for _ in range(args.repeats):
-            theirs.append(timed(baseline))
-            ours.append(timed(leakeval))
+            seconds, peak = timed(baseline)
+            theirs.append(seconds)
+            their_rss.append(peak)
+            seconds, peak = timed(leakeval)
+            ours.append(seconds)
+            our_rss.append(peak)
         ratios = [o / t for o, t in zip(ours, theirs, strict=True)]
         print(f"plain pytrec_eval: median {statistics.median(theirs):.2f} s  {theirs}")
         print(f"leakeval score:    median {statistics.median(ours):.2f} s  {ours}")
         print(
             f"ratio leakeval / pytrec_eval: median {statistics.median(ratios):.2f} "
             f"(range {min(ratios):.2f}-{max(ratios):.2f} over {len(ratios)} pairs)"
+        )
+        rss, base = statistics.median(our_rss), statistics.median(their_rss)
+        print(
+            f"peak RSS, whole process: leakeval {rss:.0f} MB, pytrec_eval {base:.0f} MB "
+            f"(ratio {rss / base:.2f})"
         )
 
 

@@ -219,7 +219,7 @@ def test_closed_settings_still_apply_and_show_in_their_labels(app):
     assert len(at.sidebar.number_input) == 0  # closed: depth's widget is not drawn
     labels = [e.label for e in at.sidebar.expander]
     assert labels == [
-        "Conventions: depth 100, relevant from grade 2, linear gain",
+        "Conventions (leakeval): depth 100, relevant from grade 2, linear gain",
         "Statistics: paired t-test, Bonferroni, α = 0.01",
     ]
     assert "relevant: grade ≥ 2" in at.sidebar.caption[-1].value

@@ -1,3 +1,4 @@
+import math
 import os
 import subprocess
 import sys
@@ -328,3 +329,62 @@ def test_warm_scores_writes_its_cached_output_without_heavy_imports(demo_dir, tm
     stored.write_bytes(stored.read_bytes()[:-100])  # truncated behind the cache's back
     assert scores(rebuilt) == "0 pandas numpy pyarrow"
     assert rebuilt.read_bytes() == cold.read_bytes()
+
+
+def test_csv_values_round_trip_unless_digits_are_asked(tmp_path):
+    """Every digit by default: a statistic recomputed from the export equals the scorer's."""
+    qrels = write(tmp_path / "q", "q1 0 a 1\nq1 0 b 1\nq1 0 c 1\n")
+    run = write(tmp_path / "r.run", "q1 Q0 a 1 3 x\nq1 Q0 x 2 2 x\nq1 Q0 b 3 1 x\n")
+    out = tmp_path / "s.csv"
+    assert (
+        main(
+            [
+                "score",
+                "--qrels",
+                str(qrels),
+                "--run",
+                str(run),
+                "--measures",
+                "ndcg_cut_10",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    value = float(pd.read_csv(out).value.iloc[0])
+    expected = (1 + 1 / 2) / (1 + 1 / math.log2(3) + 1 / 2)
+    assert abs(value - expected) < 1e-15
+    assert abs(float(f"{expected:.6g}") - expected) > 1e-9  # what 6 digits would have lost
+    assert (
+        main(
+            [
+                "score",
+                "--qrels",
+                str(qrels),
+                "--run",
+                str(run),
+                "--measures",
+                "ndcg_cut_10",
+                "--out",
+                str(out),
+                "--digits",
+                "3",
+            ]
+        )
+        == 0
+    )
+    assert pd.read_csv(out).value.iloc[0] == round(value, 3)
+
+
+def test_notes_say_what_the_conventions_did(tmp_path, capsys):
+    qrels = write(tmp_path / "q", "q1 0 a 1\nq2 0 b 1\n")
+    run = write(tmp_path / "r.run", "q1 Q0 a 1 3 x\n")
+    args = ["score", "--qrels", str(qrels), "--run", str(run), "--measures", "P_5,recall_1000"]
+    assert main([*args, "--missing", "drop"]) == 0
+    err = capsys.readouterr().err
+    assert "1 qrels queries absent from the run, dropped" in err
+    assert "recall_1000 cut(s) off deeper than --depth 100" in err
+    assert main([*args, "--compat", "trec_eval"]) == 0
+    err = capsys.readouterr().err
+    assert "deeper than" not in err  # depth 1000 under trec_eval's conventions
