@@ -1,1 +1,1 @@
-"""demo"""
+"""The deterministic, clearly labelled simulated demo experiment."""

@@ -24,6 +24,7 @@ import pandas as pd
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.scores import Progress
 from leakeval_core.io.trec import write_qrels
+from leakeval_core.leakage.labels import LABEL_COLUMNS
 from leakeval_core.leakage.text import content_terms
 
 __all__ = ["DEMO_SEED", "LEAKED_QUERIES", "MODELS", "TRAIN_SIZES", "generate_demo"]
@@ -351,19 +352,7 @@ def _labels(topics: pd.DataFrame, truth: pd.DataFrame, train: pd.DataFrame) -> p
     labels["narrative"] = labels.topic.map(lambda q: texts[q][1])
     labels["variant"] = ""
     labels["variant_relation"] = ""
-    order = [
-        "topic",
-        "title",
-        "description",
-        "narrative",
-        "variant",
-        "train_qid",
-        "train_text",
-        "title_relation",
-        "variant_relation",
-        "near_duplicate",
-    ]
-    return labels.sort_values(["topic", "train_qid"], kind="stable")[order]
+    return labels.sort_values(["topic", "train_qid"], kind="stable")[list(LABEL_COLUMNS)]
 
 
 def _topic_texts(subject: str, aspect: str) -> tuple[str, str]:

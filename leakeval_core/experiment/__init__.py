@@ -1,1 +1,3 @@
-"""experiment"""
+"""An experiment folder: manifest, [design] roles, collections, content-addressed cache, and the
+SCORES table.
+"""

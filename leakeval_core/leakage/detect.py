@@ -23,7 +23,21 @@ from leakeval_core.leakage.lexical import LexicalModel
 from leakeval_core.leakage.options import METHODS, DetectionOptions
 from leakeval_core.leakage.text import normalize
 
+LEAKAGE_COLUMNS = [
+    "collection",
+    "test_qid",
+    "field",
+    "test_text",
+    "train_qid",
+    "train_text",
+    "method",
+    "similarity",
+    "category",
+]
+"""The LEAKAGE table: one row per (test topic, training query) candidate pair."""
+
 __all__ = [
+    "LEAKAGE_COLUMNS",
     "METHODS",
     "DetectionOptions",
     "TopicTexts",
@@ -179,18 +193,7 @@ def rescore(
         kind="stable",
     )
     out = out.groupby(["collection", "test_qid"], sort=False).head(options.top_k)
-    columns = [
-        "collection",
-        "test_qid",
-        "field",
-        "test_text",
-        "train_qid",
-        "train_text",
-        "method",
-        "similarity",
-        "category",
-    ]
-    return out[columns].reset_index(drop=True)
+    return out[LEAKAGE_COLUMNS].reset_index(drop=True)
 
 
 def _prepend(first: list[pd.DataFrame], rest: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:

@@ -15,7 +15,7 @@ from leakeval_core.errors import LeakevalError, ParseError
 from leakeval_core.experiment.cache import Cache, hash_key
 from leakeval_core.experiment.manifest import Experiment
 from leakeval_core.experiment.scores import Progress
-from leakeval_core.leakage.detect import TopicTexts, detect, topic_texts
+from leakeval_core.leakage.detect import LEAKAGE_COLUMNS, TopicTexts, detect, topic_texts
 from leakeval_core.leakage.options import DetectionOptions, best_method, threshold_for
 
 __all__ = [
@@ -33,17 +33,6 @@ __all__ = [
     "load_leakage",
 ]
 
-LEAKAGE_COLUMNS = [
-    "collection",
-    "test_qid",
-    "field",
-    "test_text",
-    "train_qid",
-    "train_text",
-    "method",
-    "similarity",
-    "category",
-]
 CATEGORIES = ("identical", "reformulation", "specialization", "generalization")
 
 STUDY_SHARES = {"robust04": 172 / 250, "core17": 37 / 50, "core18": 38 / 50}

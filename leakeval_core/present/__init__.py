@@ -1,1 +1,3 @@
-"""present"""
+"""Formatting at the edge: figures, tables, and the self-contained HTML meeting report. Nothing
+here computes a statistic.
+"""
