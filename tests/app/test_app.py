@@ -465,3 +465,25 @@ def test_trec_eval_preset_scores_with_its_conventions(app, demo_experiment, demo
         "and leakage == 'leaked'"
     )
     assert metric(at, "Mean nDCG@10, A") == f"{a.value.mean():.4f}"
+
+
+def test_detection_quality_tab_against_an_independent_auc(app, demo_experiment):
+    """The demo ships labels of its planted pairs: the tab's ROC AUC equals the Mann-Whitney
+    statistic computed here from the same labelled similarities, and its confusion matrix
+    accounts for every labelled pair."""
+    from scipy.stats import rankdata
+
+    from leakeval_core.leakage.evaluate import evaluate_detection
+    from leakeval_core.leakage.labels import read_labels
+    from leakeval_core.leakage.options import best_method
+
+    at = app("app_pages/leakage.py")
+    open_tab(at, "leakage_tab", "Detection quality")
+    quality = evaluate_detection(read_labels(demo_experiment.labels), best_method())
+    y, s = quality.scored.near_duplicate.to_numpy(), quality.scored.similarity.to_numpy()
+    ranks = rankdata(s)
+    positives, negatives = int(y.sum()), int((y == 0).sum())
+    auc = (ranks[y == 1].sum() - positives * (positives + 1) / 2) / (positives * negatives)
+    assert metric(at, "ROC AUC") == f"{auc:.3f}"
+    confusion = at.dataframe[0].value
+    assert int(confusion.drop(columns="verdict").to_numpy().sum()) == len(y)
