@@ -139,7 +139,7 @@ with tab_inflation:
             st.caption(
                 f"Leaked = a training query with similarity ≥ {threshold:.2f} "
                 f"({leakage.source}). p_difference: Welch's t-test of leaked vs other "
-                f"topics' deltas, {stats.correction}-adjusted over the rows below."
+                f"topics' deltas, adjusted over the rows below ({stats.correction_label})."
             )
             show_table(result.summary, height=300)
             st.markdown("**Topics that inflate most**")

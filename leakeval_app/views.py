@@ -44,7 +44,22 @@ def means(key: DataKey, measure: str, by: tuple, fixed: dict) -> pd.DataFrame:
     return condition_means(loaders.per_query_table(key, measure), list(by), fixed)
 
 
-@st.cache_data(max_entries=64, show_spinner="Testing the differences…")
+@st.cache_data(max_entries=16, show_spinner="Testing the differences…")
+def _family(key: DataKey, measure: str, vary: str, statistics: Statistics) -> pd.DataFrame:
+    """Every comparison of `vary`'s levels, corrected within each collection: computed once
+    per setting, whichever levels a chart then fixes."""
+    return compare_levels(
+        loaders.per_query_table(key, measure),
+        vary,
+        None,
+        statistics.test,
+        statistics.correction,
+        statistics.alpha,
+        statistics.seed,
+    )
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
 def comparisons(
     key: DataKey, measure: str, vary: str, fixed: dict, statistics: Statistics
 ) -> pd.DataFrame:
@@ -54,16 +69,7 @@ def comparisons(
     collection, as in the report and the CLI), then filtered: a comparison's adjusted p is
     the same whichever chart shows it.
     """
-    table = loaders.per_query_table(key, measure)
-    rows = compare_levels(
-        table,
-        vary,
-        None,
-        statistics.test,
-        statistics.correction,
-        statistics.alpha,
-        statistics.seed,
-    )
+    rows = _family(key, measure, vary, statistics)
     return select(rows, {k: v for k, v in fixed.items() if k in rows.columns}).reset_index(
         drop=True
     )

@@ -40,7 +40,12 @@ class Statistics:
         if not 0.0 < self.alpha < 1.0:
             raise LeakevalError(f"alpha must be between 0 and 1, got {self.alpha}")
 
+    @property
+    def correction_label(self) -> str:
+        return {"bonferroni": "Bonferroni", "holm": "Holm", "none": "no correction"}[
+            self.correction
+        ]
+
     def describe(self) -> str:
         test = "paired t-test" if self.test == "ttest" else "paired randomization test"
-        correction = {"bonferroni": "Bonferroni", "holm": "Holm", "none": "no correction"}
-        return f"{test}, {correction[self.correction]}, α = {self.alpha}"
+        return f"{test}, {self.correction_label}, α = {self.alpha}"

@@ -42,7 +42,7 @@ def pytrec_columns(
             continue
         evaluator = pytrec_eval.RelevanceEvaluator(
             qrels.pytrec_qrels(gain_transformed=uses_gain),
-            {_REQUEST.get(m.name, m.name) for m in group},
+            {m.name for m in group},
             relevance_level=qrels.conventions.relevance_level,
         )
         results = evaluator.evaluate(pytrec_run)
@@ -66,7 +66,6 @@ def _geometric(name: str):
     return lambda per_query: np.exp([r.get(name, np.log(1e-5)) for r in per_query])
 
 
-_REQUEST: dict[str, str] = {}
 _FINISH = {
     "gm_map": _geometric("gm_map"),
     "gm_bpref": _geometric("gm_bpref"),
