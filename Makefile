@@ -10,10 +10,11 @@ PORT ?= 8501
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml requirements.txt requirements-test.txt requirements-semantic.txt
+$(STAMP): pyproject.toml requirements.txt requirements-test.txt requirements-semantic.txt \
+		requirements-dask.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,semantic]'
+	$(BIN)/pip install --quiet -e '.[test,semantic,dask]'
 	touch $(STAMP)
 
 $(DEMO)/experiment.toml: | $(STAMP)

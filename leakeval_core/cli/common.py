@@ -126,7 +126,7 @@ def measures_from(args: argparse.Namespace) -> tuple[Measure, ...]:
     return parse_measures(args.measure if hasattr(args, "measure") else args.measures)
 
 
-def progress(label: str):
+def progress(label: str, unit: str = "run"):
     """A tqdm bar on stderr, only when stderr is a terminal (scripts get clean logs, and
     do not pay for importing tqdm)."""
     bar = None
@@ -138,7 +138,7 @@ def progress(label: str):
         if bar is None:
             from tqdm import tqdm
 
-            bar = tqdm(total=total, desc=label, unit="run", file=sys.stderr, leave=False)
+            bar = tqdm(total=total, desc=label, unit=unit, file=sys.stderr, leave=False)
         bar.n = done
         bar.set_postfix_str(what[-40:], refresh=True)
         if done >= total:

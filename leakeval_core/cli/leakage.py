@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
 
 from leakeval_core.cli.common import add_dataclass_options, from_options, progress
-from leakeval_core.leakage.options import DetectionOptions
+from leakeval_core.errors import LeakevalError
+from leakeval_core.leakage.options import LOCAL_CLUSTER, DetectionOptions
 
 __all__ = ["register"]
 
@@ -18,7 +21,8 @@ def register(sub) -> None:
     leakage.add_argument(
         "--train-queries",
         required=True,
-        help="qid<TAB>text, CSV with a header, or an ir_datasets id",
+        help="qid<TAB>text or CSV with a header (gzipped or not), an ir_datasets id, or a "
+        "sharded log: a folder or a quoted glob of such files or Parquet (qid, text)",
     )
     leakage.add_argument(
         "--fields",
@@ -32,14 +36,41 @@ def register(sub) -> None:
         default=None,
         help="near_duplicate decision (default: the method's calibrated threshold)",
     )
-    leakage.add_argument("--out", required=True, help="CSV to write")
+    leakage.add_argument(
+        "--dask",
+        nargs="?",
+        const=LOCAL_CLUSTER,
+        default=None,
+        metavar="ADDRESS",
+        help="compare the shards on Dask: a local cluster (one worker per core), or the "
+        "scheduler at ADDRESS (tcp://host:8786); needs pip install -e '.[dask]'",
+    )
+    leakage.add_argument(
+        "--skip-bad-shards",
+        action="store_true",
+        help="leave out shards that fail to parse and list them in the sidecar JSON "
+        "(default: the run fails, since a hole in the log would hide leakage)",
+    )
+    leakage.add_argument(
+        "--out", required=True, help="CSV to write; OUT's .json sidecar says what was read"
+    )
     leakage.set_defaults(handler=_cmd_leakage)
+
+    split = sub.add_parser(
+        "split-log", help="write a query log as Parquet shards, for `leakage --dask`"
+    )
+    split.add_argument("--train-queries", required=True, help="a query file or ir_datasets id")
+    split.add_argument("--out", required=True, help="folder to create for the shards")
+    split.add_argument(
+        "--shard-size", type=int, default=1_000_000, help="queries per shard (default 1000000)"
+    )
+    split.set_defaults(handler=_cmd_split_log)
 
 
 def _cmd_leakage(args: argparse.Namespace) -> int:
-    from leakeval_core.experiment.collections import topics_from, training_chunks
+    from leakeval_core.experiment.collections import topics_from
     from leakeval_core.io import queries
-    from leakeval_core.leakage.detect import detect, topic_texts
+    from leakeval_core.leakage.detect import topic_texts
     from leakeval_core.leakage.options import threshold_for
     from leakeval_core.leakage.table import LEAKAGE_COLUMNS
 
@@ -47,21 +78,81 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
     fields = tuple(f.strip() for f in args.fields.split(",") if f.strip())
     side = topic_texts(topics_from(args.topics), fields, variants)
     options = from_options(DetectionOptions, args)
-    bar = progress("comparing")
-    pairs = detect(
-        side,
-        training_chunks(args.train_queries, options.chunk_size),
-        options,
-        lambda done, total, what: bar(done, max(done, total), what),
-    )
+    pairs, report = _detect(args, side, options)
     threshold = threshold_for(options.method) if args.threshold is None else args.threshold
     pairs["near_duplicate"] = pairs.similarity >= threshold
     columns = [c for c in LEAKAGE_COLUMNS if c != "collection"] + ["near_duplicate"]
     pairs[columns].to_csv(args.out, index=False, float_format="%.6f")
+    sidecar = {
+        "topics": args.topics,
+        "train_queries": args.train_queries,
+        "method": options.method,
+        "threshold": threshold,
+        "dask": args.dask,
+        **report,
+    }
+    Path(str(args.out) + ".json").write_text(json.dumps(sidecar, indent=2) + "\n")
     flagged = pairs[pairs.near_duplicate].test_qid.nunique()
     print(
         f"{len(pairs)} candidate pairs; {flagged} of {side.table.test_qid.nunique()} topics "
         f"have a near-duplicate at similarity >= {threshold}",
         file=sys.stderr,
     )
+    for skipped in report.get("skipped_shards", []):
+        print(f"leakeval: skipped {skipped['error']}", file=sys.stderr)
+    return 0
+
+
+def _detect(args: argparse.Namespace, side, options: DetectionOptions):
+    """Stream a single log in this process, or compare a sharded log shard by shard (here or
+    on Dask); the pairs are the same either way."""
+    from leakeval_core.experiment.collections import training_chunks
+    from leakeval_core.io.shards import find_shards
+    from leakeval_core.leakage.detect import detect
+    from leakeval_core.leakage.sharded import detect_shards, local_results
+
+    shards = find_shards(args.train_queries)
+    if shards is None and args.dask is not None:
+        if not Path(args.train_queries).is_file():
+            raise LeakevalError(
+                f"--dask needs files the workers can open, not {args.train_queries!r}; write "
+                "it as shards first: leakeval split-log --train-queries ID --out DIR"
+            )
+        shards = [Path(args.train_queries)]
+    if shards is None:
+        bar = progress("comparing", unit="query")
+        compared = 0
+
+        def step(done: int, total: int, what: str) -> None:
+            nonlocal compared
+            compared = done
+            bar(done, max(done, total), what)
+
+        chunks = training_chunks(args.train_queries, options.chunk_size)
+        pairs = detect(side, chunks, options, step)
+        return pairs, {"queries_compared": compared}
+    if args.dask is not None:
+        from leakeval_core.leakage.distributed import dask_map
+
+        results = dask_map(args.dask)
+    else:
+        results = local_results
+    pairs, report = detect_shards(
+        side, shards, options, results, progress("shards", unit="shard"), args.skip_bad_shards
+    )
+    return pairs, report.as_dict()
+
+
+def _cmd_split_log(args: argparse.Namespace) -> int:
+    from leakeval_core.experiment.collections import training_chunks
+    from leakeval_core.io.shards import write_shards
+
+    if args.shard_size < 1:
+        raise LeakevalError(f"--shard-size must be at least 1, got {args.shard_size}")
+    written = write_shards(
+        training_chunks(args.train_queries, min(args.shard_size, 100_000)),
+        Path(args.out),
+        args.shard_size,
+    )
+    print(f"{len(written)} shards written to {args.out}", file=sys.stderr)
     return 0

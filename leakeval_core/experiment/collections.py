@@ -19,6 +19,7 @@ from leakeval_core.experiment.aliases import ALIASES, resolve_alias
 from leakeval_core.experiment.digests import collection_digest
 from leakeval_core.experiment.manifest import CollectionSpec
 from leakeval_core.io import queries, trec
+from leakeval_core.io.shards import find_shards, iter_shard
 
 __all__ = [
     "ALIASES",
@@ -155,7 +156,13 @@ def topics_from(source: str) -> pd.DataFrame:
 
 
 def training_chunks(source: str | Path, chunk_size: int = 100_000) -> Iterator[pd.DataFrame]:
-    """A training query log as a stream of (qid, text) frames: a file or an ir_datasets id."""
+    """A training query log as a stream of (qid, text) frames: a file, a sharded log (a
+    folder or glob, read in shard order) or an ir_datasets id."""
+    shards = find_shards(source)
+    if shards is not None:
+        for shard in shards:
+            yield from iter_shard(shard, chunk_size)
+        return
     if Path(source).exists():
         yield from queries.iter_queries(source, chunk_size)
         return

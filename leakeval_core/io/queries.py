@@ -7,9 +7,11 @@ Frames:
 
 from __future__ import annotations
 
+import gzip
 import io
 import os
 import re
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +20,7 @@ import pandas as pd
 from leakeval_core.errors import ParseError
 from leakeval_core.io.trec import Source, _line_of, load_bytes
 
-__all__ = ["iter_queries", "read_queries", "read_topics"]
+__all__ = ["QID_COLUMNS", "TEXT_COLUMNS", "iter_queries", "read_queries", "read_topics"]
 
 
 # --------------------------------------------------------------------------- topics
@@ -76,8 +78,8 @@ def _clean_field(tag: str, text: str) -> str:
 
 # --------------------------------------------------------------------------- query lists
 
-_QID_COLUMNS = ("qid", "query_id", "id", "_id", "topic_id")
-_TEXT_COLUMNS = ("query", "text", "query_text", "title")
+QID_COLUMNS = ("qid", "query_id", "id", "_id", "topic_id")
+TEXT_COLUMNS = ("query", "text", "query_text", "title")
 
 
 def read_queries(source: Source, unique: bool = True) -> pd.DataFrame:
@@ -119,8 +121,10 @@ def _parse_tsv_queries(name: str, data: bytes) -> pd.DataFrame:
 def _from_pandas(name: str, exc: pd.errors.ParserError, what: str) -> ParseError:
     """pandas names the line in its message ("... in line 5, saw 3"); keep it as our line."""
     found = re.search(r"line (\d+)", str(exc))
+    why = str(exc).split(". ")[-1].strip()
+    why = re.sub(r"^C error: ", "", re.sub(r" in line \d+", "", why))
     return ParseError(
-        name, int(found.group(1)) if found else None, f"{what}: " + str(exc).split(". ")[-1]
+        name, int(found.group(1)) if found else None, f"{what}: {why[:1].lower()}{why[1:]}"
     )
 
 
@@ -132,14 +136,14 @@ def _parse_csv_queries(name: str, data: bytes) -> pd.DataFrame:
     except pd.errors.ParserError as exc:
         raise _from_pandas(name, exc, "malformed CSV") from None
     header = {c.strip().lower(): c for c in frame.columns}
-    qid_col = next((header[c] for c in _QID_COLUMNS if c in header), None)
-    text_col = next((header[c] for c in _TEXT_COLUMNS if c in header), None)
+    qid_col = next((header[c] for c in QID_COLUMNS if c in header), None)
+    text_col = next((header[c] for c in TEXT_COLUMNS if c in header), None)
     if qid_col is None or text_col is None:
         raise ParseError(
             name,
             1,
             "expected 'qid<TAB>text' lines or a CSV header naming a qid column "
-            f"({', '.join(_QID_COLUMNS)}) and a text column ({', '.join(_TEXT_COLUMNS)})",
+            f"({', '.join(QID_COLUMNS)}) and a text column ({', '.join(TEXT_COLUMNS)})",
         )
     return pd.DataFrame(
         {
@@ -155,7 +159,8 @@ def iter_queries(source: str | os.PathLike[str], chunk_size: int = 100_000):
     A log of millions of queries never has to sit in memory whole.
     """
     path = Path(source)
-    name, head = load_bytes((str(path), _read_head(path)))
+    gzipped = _is_gzip(path)
+    name, head = load_bytes((str(path), _read_head(path, gzipped)))
     tsv = b"\t" in head.split(b"\n", 1)[0]
     options = {"sep": "\t", "header": None, "quoting": 3} if tsv else {"sep": ",", "header": 0}
     line = 0 if tsv else 1
@@ -168,6 +173,7 @@ def iter_queries(source: str | os.PathLike[str], chunk_size: int = 100_000):
             chunksize=chunk_size,
             encoding="utf-8",
             on_bad_lines="error",
+            compression="gzip" if gzipped else None,
             **options,
         ) as reader:
             for chunk in reader:
@@ -185,15 +191,28 @@ def iter_queries(source: str | os.PathLike[str], chunk_size: int = 100_000):
         raise _from_pandas(name, exc, "malformed query list") from None
     except UnicodeDecodeError:
         raise ParseError(name, None, "not valid UTF-8 text") from None
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise ParseError(name, line + 1, f"corrupt gzip data from here on ({exc})") from None
 
 
-def _read_head(path: Path, size: int = 65_536) -> bytes:
+def _is_gzip(path: Path) -> bool:
+    """Gzip by its magic number, as `load_bytes` decides, not by the file name."""
+    if not path.is_file():
+        return False
+    with open(path, "rb") as fh:
+        return fh.read(2) == b"\x1f\x8b"
+
+
+def _read_head(path: Path, gzipped: bool = False, size: int = 65_536) -> bytes:
     if not path.exists():
         raise ParseError(path, None, "no such file")
     if path.is_dir():
         raise ParseError(path, None, "is a directory, not a file")
-    with open(path, "rb") as fh:
-        return fh.read(size)
+    try:
+        with gzip.open(path, "rb") if gzipped else open(path, "rb") as fh:
+            return fh.read(size)
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise ParseError(path, None, f"corrupt gzip data ({exc})") from None
 
 
 def _parse_tsv_frame(name: str, chunk: pd.DataFrame, line: int) -> pd.DataFrame:

@@ -1,18 +1,16 @@
 """Near-duplicate detection: test topics against a training query log, at log scale.
 
-The lexical method is TF-IDF over character 3-grams plus word unigrams. Features are hashed
-(scikit-learn's HashingVectorizer), so there is no vocabulary to fit; inverse document
-frequencies are fitted once, on the test texts plus the first chunk of the log. Each chunk
-step is then a pure function of (test side, one chunk of training queries), which is what
-lets a log too big for one machine be mapped over a cluster later without a redesign.
-
-Only a (test texts × chunk) block is ever dense; the top K per test text is merged across
-chunks, so memory is bounded by the chunk size, not by the log.
+Candidates are found lexically (`search`: hashed TF-IDF over character 3-grams plus words),
+chunk by chunk, so memory is bounded by the chunk size, not by the log; they are then scored
+under the chosen method (`methods.score_pairs`). The candidate step is a pure function of
+(test side, chunk) whose results merge in any order, which is what lets `distributed` map a
+sharded log over a Dask cluster and get the same table.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import itertools
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,6 +19,13 @@ import pandas as pd
 from leakeval_core.errors import LeakevalError
 from leakeval_core.leakage.lexical import LexicalModel
 from leakeval_core.leakage.options import METHODS, DetectionOptions
+from leakeval_core.leakage.search import (
+    IDF_SAMPLE,
+    TopicIndex,
+    keep_best,
+    no_candidates,
+    search_chunk,
+)
 from leakeval_core.leakage.text import normalize
 
 LEAKAGE_COLUMNS = [
@@ -41,7 +46,9 @@ __all__ = [
     "METHODS",
     "DetectionOptions",
     "TopicTexts",
+    "build_index",
     "detect",
+    "pairs_from_candidates",
     "topic_texts",
 ]
 
@@ -97,15 +104,6 @@ def topic_texts(
     return TopicTexts(table.reset_index(drop=True), whole)
 
 
-IDF_SAMPLE = 50_000
-"""Training queries (from the start of the log) that inverse document frequencies come from."""
-
-
-def _chunks(frame: pd.DataFrame, size: int) -> Iterator[pd.DataFrame]:
-    for start in range(0, len(frame), size):
-        yield frame.iloc[start : start + size]
-
-
 def detect(
     test: TopicTexts,
     training: pd.DataFrame | Iterable[pd.DataFrame],
@@ -118,62 +116,70 @@ def detect(
     `training` is a frame (qid, text) or an iterable of such chunks (a streamed log).
     Similarity is the maximum cosine over the topic's texts, in [0, 1].
     """
-    if test.table.empty:
-        raise LeakevalError("no test text to compare (empty topics?)")
+    _require_texts(test)
     if isinstance(training, pd.DataFrame):
-        total = len(training)
-        training = _chunks(training, options.chunk_size)
+        frame, total = training, len(training)
+        training = (
+            frame.iloc[start : start + options.chunk_size]
+            for start in range(0, total, options.chunk_size)
+        )
     chunks = iter(training)
-    # IDF comes from a fixed sample (the test texts and the log's first IDF_SAMPLE queries),
-    # so results do not depend on the chunk size.
     buffered: list[pd.DataFrame] = []
     while sum(len(c) for c in buffered) < IDF_SAMPLE:
         chunk = next(chunks, None)
         if chunk is None:
             break
         buffered.append(chunk.assign(norm=normalize(chunk.text)))
-    if not buffered or all(c.empty for c in buffered):
-        raise LeakevalError("the training query log is empty")
-    sample = pd.concat([c.norm for c in buffered]).iloc[:IDF_SAMPLE]
-    model = LexicalModel(options.n_features)
-    fit_counts = model.counts(pd.concat([test.table.norm, sample]))
-    model.fit(fit_counts)
-    # the test texts and the sample are counted once: for the IDF and for their own weights
-    test_matrix = model.weigh(fit_counts[: len(test.table)])
-    sample_counts = fit_counts[len(test.table) :]
-    k = options.candidates
-    best_sim = np.full((len(test.table), 0), -1.0, dtype=np.float32)
-    best_rows: list[pd.DataFrame] = []
-    best_idx = np.zeros((len(test.table), 0), dtype=np.int64)
-    seen = 0
-    for chunk in _prepend(buffered, chunks):
-        if "norm" not in chunk:
-            chunk = chunk.assign(norm=normalize(chunk.text))
-        counts = (
-            sample_counts[seen : seen + len(chunk)]
-            if seen + len(chunk) <= sample_counts.shape[0]
-            else model.counts(chunk.norm)
-        )
-        block = (test_matrix @ model.weigh(counts).T).toarray()
-        take = min(k, block.shape[1])
-        top = np.argpartition(-block, take - 1, axis=1)[:, :take]
-        sims = np.take_along_axis(block, top, axis=1)
-        best_rows.append(chunk[["qid", "text", "norm"]])
-        offset = sum(len(r) for r in best_rows[:-1])
-        best_sim = np.concatenate([best_sim, sims], axis=1)
-        best_idx = np.concatenate([best_idx, top + offset], axis=1)
-        if best_sim.shape[1] > k:  # keep the running top K only
-            keep = np.argpartition(-best_sim, k - 1, axis=1)[:, :k]
-            best_sim = np.take_along_axis(best_sim, keep, axis=1)
-            best_idx = np.take_along_axis(best_idx, keep, axis=1)
-        best_rows = _compact(best_rows, best_idx)
-        best_idx = _reindex(best_idx)
+    index, sample_counts = build_index(test, [c.norm for c in buffered], options)
+    best, seen = no_candidates(), 0
+    for chunk in itertools.chain(buffered, chunks):
+        counts = sample_counts[seen : seen + len(chunk)]
+        known = counts.shape[0] == len(chunk)  # the chunk lies inside the IDF sample
+        best = keep_best([best, search_chunk(index, chunk, counts if known else None)], index.k)
         seen += len(chunk)
         if progress:
             progress(seen, total or seen, "training queries compared")
-    pool = pd.concat(best_rows, ignore_index=True)
-    candidates = _candidates(test, pool, best_sim, best_idx, options)
-    return rescore(test, candidates, options, model)
+    return pairs_from_candidates(test, best, index, options)
+
+
+def build_index(
+    test: TopicTexts, sample: Sequence[pd.Series], options: DetectionOptions
+) -> tuple[TopicIndex, object]:
+    """The test side of a search, IDF fitted on the test texts and the log's first
+    IDF_SAMPLE (normalised) queries, whichever way the log is read; and the sample's
+    counts (`TopicIndex.build`)."""
+    norms = pd.concat(list(sample), ignore_index=True) if sample else pd.Series(dtype=str)
+    if norms.empty:
+        raise LeakevalError("the training query log is empty")
+    return TopicIndex.build(
+        test.table.norm,
+        norms.iloc[:IDF_SAMPLE],
+        options.candidates,
+        options.min_similarity,
+        options.n_features,
+    )
+
+
+def pairs_from_candidates(
+    test: TopicTexts, candidates: pd.DataFrame, index: TopicIndex, options: DetectionOptions
+) -> pd.DataFrame:
+    """The LEAKAGE table from the merged candidates of the whole log: each topic's best
+    training queries over all its texts, scored under the chosen method."""
+    side = test.table.iloc[candidates.row.to_numpy()].reset_index(drop=True)
+    pairs = pd.DataFrame(
+        {
+            "collection": side.collection,
+            "test_qid": side.test_qid,
+            "train_qid": candidates.train_qid.to_numpy(),
+            "train_text": candidates.train_text.to_numpy(),
+            "similarity": candidates.similarity.to_numpy(dtype=np.float64),
+        }
+    )
+    pairs = pairs.sort_values(["similarity", "train_qid"], ascending=[False, True], kind="stable")
+    pairs = pairs.drop_duplicates(["collection", "test_qid", "train_qid"])
+    pairs = pairs.groupby(["collection", "test_qid"], sort=False).head(options.candidates)
+    pairs = pairs.sort_values(["collection", "test_qid"], kind="stable").reset_index(drop=True)
+    return rescore(test, pairs, options, index.model)
 
 
 def rescore(
@@ -196,52 +202,6 @@ def rescore(
     return out[LEAKAGE_COLUMNS].reset_index(drop=True)
 
 
-def _prepend(first: list[pd.DataFrame], rest: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-    yield from first
-    yield from rest
-
-
-def _compact(rows: list[pd.DataFrame], idx: np.ndarray) -> list[pd.DataFrame]:
-    """Keep only the training rows some test text still has in its top K."""
-    pool = pd.concat(rows, ignore_index=True)
-    used = np.unique(idx)
-    return [pool.iloc[used].reset_index(drop=True)]
-
-
-def _reindex(idx: np.ndarray) -> np.ndarray:
-    _, inverse = np.unique(idx, return_inverse=True)
-    return inverse.reshape(idx.shape)
-
-
-def _candidates(
-    test: TopicTexts,
-    pool: pd.DataFrame,
-    sims: np.ndarray,
-    idx: np.ndarray,
-    options: DetectionOptions,
-) -> pd.DataFrame:
-    """The lexical candidates: one row per (topic, training query), the best K per topic."""
-    n_test, k = sims.shape
-    flat = pd.DataFrame(
-        {
-            "row": np.repeat(np.arange(n_test), k),
-            "similarity": sims.ravel(),
-            "pool": idx.ravel(),
-        }
-    )
-    flat = flat[flat.similarity >= options.min_similarity]
-    side = test.table.iloc[flat.row].reset_index(drop=True)
-    train = pool.iloc[flat.pool].reset_index(drop=True)
-    pairs = pd.DataFrame(
-        {
-            "collection": side.collection,
-            "test_qid": side.test_qid,
-            "train_qid": train.qid,
-            "train_text": train.text,
-            "similarity": flat.similarity.to_numpy(dtype=np.float64),
-        }
-    )
-    pairs = pairs.sort_values(["similarity", "train_qid"], ascending=[False, True], kind="stable")
-    pairs = pairs.drop_duplicates(["collection", "test_qid", "train_qid"])
-    pairs = pairs.groupby(["collection", "test_qid"], sort=False).head(options.candidates)
-    return pairs.sort_values(["collection", "test_qid"], kind="stable").reset_index(drop=True)
+def _require_texts(test: TopicTexts) -> None:
+    if test.table.empty:
+        raise LeakevalError("no test text to compare (empty topics?)")

@@ -12,6 +12,7 @@ from leakeval_core.errors import LeakevalError
 
 __all__ = [
     "GIVEN_THRESHOLD",
+    "LOCAL_CLUSTER",
     "METHODS",
     "THRESHOLDS",
     "DetectionOptions",
@@ -34,6 +35,11 @@ threshold chosen on the other folds): lexical precision 0.925, recall 0.901; sem
 them."""
 GIVEN_THRESHOLD = 0.8
 """For pairs given as a table: their similarities are on a scale leakeval did not set."""
+
+
+LOCAL_CLUSTER = "local"
+"""The Dask address that means: start a LocalCluster here, one single-threaded worker per
+core."""
 
 
 def threshold_for(method: str) -> float:
