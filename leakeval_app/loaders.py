@@ -28,6 +28,7 @@ from leakeval_core.experiment.collections import Collection, load_collection
 from leakeval_core.experiment.manifest import Experiment, load_experiment
 from leakeval_core.experiment.scores import ExperimentScores, score_experiment
 from leakeval_core.io.trec import read_run
+from leakeval_core.leakage import table as leakage_table
 from leakeval_core.leakage.labels import LabelledPairs, read_labels
 from leakeval_core.leakage.options import DetectionOptions
 from leakeval_core.leakage.table import LEAKAGE_COLUMNS, LeakageTable, ground_truth, load_leakage
@@ -84,7 +85,12 @@ def leakage(key: LeakageKey) -> LeakageTable:
 
         try:
             options = DetectionOptions(method=key.method)
-            table = load_leakage(experiment_of(key.files), progress=progress, options=options)
+            table = load_leakage(
+                experiment_of(key.files),
+                progress=progress,
+                options=options,
+                max_queries=leakage_table.APP_DETECTION_LIMIT,
+            )
         except LeakevalError as exc:
             table = LeakageTable(pd.DataFrame(columns=LEAKAGE_COLUMNS), "none", str(exc))
         bar.empty()

@@ -16,11 +16,16 @@ __all__ = ["register"]
 
 def register(sub) -> None:
     leakage = sub.add_parser("leakage", help="find near-duplicates of test topics in a log")
-    leakage.add_argument("--topics", required=True, help="TREC topics file or ir_datasets id")
+    leakage.add_argument("--topics", help="TREC topics file or ir_datasets id")
+    leakage.add_argument(
+        "--experiment",
+        help="instead of --topics: every collection's topics of this experiment, and its "
+        "[training_queries] unless --train-queries is given; the CSV then has a collection "
+        "column and can be the experiment's [leakage] table",
+    )
     leakage.add_argument("--variants", help="qid<TAB>text query variants, several per topic")
     leakage.add_argument(
         "--train-queries",
-        required=True,
         help="qid<TAB>text or CSV with a header (gzipped or not), an ir_datasets id, or a "
         "sharded log: a folder or a quoted glob of such files or Parquet (qid, text)",
     )
@@ -69,22 +74,37 @@ def register(sub) -> None:
 
 def _cmd_leakage(args: argparse.Namespace) -> int:
     from leakeval_core.experiment.collections import topics_from
+    from leakeval_core.experiment.manifest import load_experiment
     from leakeval_core.io import queries
     from leakeval_core.leakage.detect import topic_texts
     from leakeval_core.leakage.options import threshold_for
-    from leakeval_core.leakage.table import LEAKAGE_COLUMNS
+    from leakeval_core.leakage.table import LEAKAGE_COLUMNS, experiment_topic_texts
 
-    variants = queries.read_queries(args.variants, unique=False) if args.variants else None
     fields = tuple(f.strip() for f in args.fields.split(",") if f.strip())
-    side = topic_texts(topics_from(args.topics), fields, variants)
+    if (args.experiment is None) == (args.topics is None):
+        raise LeakevalError("give the topics with --topics or --experiment (one of them)")
+    if args.experiment is not None:
+        experiment = load_experiment(args.experiment)
+        side = experiment_topic_texts(experiment, fields)
+        args.train_queries = args.train_queries or experiment.training_queries
+        if args.train_queries is None:
+            raise LeakevalError(
+                f"{args.experiment}: no [training_queries] in experiment.toml; give --train-queries"
+            )
+        args.train_queries = str(args.train_queries)
+    else:
+        if args.train_queries is None:
+            raise LeakevalError("--train-queries is required with --topics")
+        variants = queries.read_queries(args.variants, unique=False) if args.variants else None
+        side = topic_texts(topics_from(args.topics), fields, variants)
     options = from_options(DetectionOptions, args)
     pairs, report = _detect(args, side, options)
     threshold = threshold_for(options.method) if args.threshold is None else args.threshold
     pairs["near_duplicate"] = pairs.similarity >= threshold
-    columns = [c for c in LEAKAGE_COLUMNS if c != "collection"] + ["near_duplicate"]
-    pairs[columns].to_csv(args.out, index=False, float_format="%.6f")
+    keep = LEAKAGE_COLUMNS if args.experiment else [c for c in LEAKAGE_COLUMNS if c != "collection"]
+    pairs[[*keep, "near_duplicate"]].to_csv(args.out, index=False, float_format="%.6f")
     sidecar = {
-        "topics": args.topics,
+        "topics": args.topics or args.experiment,
         "train_queries": args.train_queries,
         "method": options.method,
         "threshold": threshold,

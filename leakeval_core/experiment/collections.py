@@ -26,6 +26,7 @@ __all__ = [
     "Collection",
     "document_text",
     "load_collection",
+    "log_size",
     "resolve_alias",
     "topics_from",
     "training_chunks",
@@ -153,6 +154,44 @@ def topics_from(source: str) -> pd.DataFrame:
     if Path(source).exists():
         return queries.read_topics(source)
     return load_collection(CollectionSpec(name=source, ir_datasets=source)).topics
+
+
+def log_size(source: str | Path, at_most: int) -> int | None:
+    """How many queries a training log holds, counted no further than `at_most` + 1: enough
+    to tell a log the app may detect in before anyone waits. None when it cannot be told
+    (an ir_datasets id without a published count)."""
+    shards = find_shards(source)
+    if shards is None and not Path(source).exists():
+        dataset = _load_dataset(resolve_alias(str(source)))
+        count = dataset.queries_count() if dataset.has_queries() else 0
+        return None if count is None else int(count)
+    total = 0
+    for shard in shards or [Path(source)]:
+        total += _count_rows(shard, at_most + 1 - total)
+        if total > at_most:
+            break
+    return total
+
+
+def _count_rows(path: Path, limit: int) -> int:
+    """Rows of one query file (a CSV's header not counted), stopping past `limit`."""
+    import gzip
+
+    if path.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        return pq.ParquetFile(path).metadata.num_rows
+    with open(path, "rb") as raw:
+        gzipped = raw.read(2) == b"\x1f\x8b"
+    rows, header, last = 0, None, b"\n"
+    with gzip.open(path, "rb") if gzipped else open(path, "rb") as fh:
+        while rows <= limit and (block := fh.read(1 << 20)):
+            if header is None:
+                header = b"\t" not in block.split(b"\n", 1)[0]
+            rows += block.count(b"\n")
+            last = block[-1:]
+    rows += last != b"\n"  # a last line without its newline
+    return max(rows - bool(header), 0)
 
 
 def training_chunks(source: str | Path, chunk_size: int = 100_000) -> Iterator[pd.DataFrame]:

@@ -13,6 +13,7 @@ from pathlib import Path
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.aliases import resolve_alias
 from leakeval_core.experiment.manifest import CollectionSpec
+from leakeval_core.io.shards import find_shards
 
 __all__ = ["collection_digest", "file_digest", "source_digest"]
 
@@ -39,7 +40,14 @@ def collection_digest(spec: CollectionSpec) -> str:
 
 
 def source_digest(source: str | Path) -> str:
-    """Content hash of a file, or the id and ir_datasets version for a named dataset."""
+    """Content hash of a file or of every shard of a sharded log (names and contents, in
+    order), or the id and ir_datasets version for a named dataset."""
+    shards = find_shards(source)
+    if shards is not None:
+        digest = hashlib.blake2b(digest_size=16)
+        for shard in shards:
+            digest.update(f"{shard.name}\0{file_digest(shard)}\n".encode())
+        return digest.hexdigest()
     return file_digest(source) if Path(source).exists() else _dataset_key(str(source))
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from leakeval_core.errors import LeakevalError, ParseError
 from leakeval_core.experiment.design import ROLES, Design, infer_design
+from leakeval_core.io.shards import find_shards
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -104,7 +105,7 @@ class Experiment:
             paths += [p for p in (spec.topics, spec.qrels) if p is not None]
         paths += [p for p in (self.ground_truth, self.leakage_table, self.labels) if p is not None]
         if isinstance(self.training_queries, Path):
-            paths.append(self.training_queries)
+            paths += find_shards(self.training_queries) or [self.training_queries]
         digest = hashlib.blake2b(digest_size=16)
         for path in paths:
             stat = path.stat()

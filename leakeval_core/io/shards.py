@@ -4,6 +4,8 @@ Logs past one machine's patience come as many files, and the files are the unit 
 each one is read whole by whoever compares it (one process, or a Dask worker). Their order
 is the sorted order of their paths, so "the start of the log" (where inverse document
 frequencies are fitted) is the same wherever the log is read.
+
+Finding the shards imports nothing heavy: cache keys list them before anything is parsed.
 """
 
 from __future__ import annotations
@@ -12,12 +14,12 @@ import glob
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from leakeval_core.errors import LeakevalError, ParseError
-from leakeval_core.io.queries import QID_COLUMNS, TEXT_COLUMNS, iter_queries
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["SHARD_SUFFIXES", "find_shards", "iter_shard", "write_shards"]
 
@@ -58,6 +60,8 @@ def find_shards(source: str | os.PathLike[str]) -> list[Path] | None:
 
 def iter_shard(path: str | os.PathLike[str], chunk_size: int = 100_000) -> Iterator[pd.DataFrame]:
     """A shard as frames of (qid, text), `chunk_size` rows at a time."""
+    from leakeval_core.io.queries import iter_queries
+
     if str(path).endswith(".parquet"):
         yield from _iter_parquet(Path(path), chunk_size)
     else:
@@ -65,8 +69,12 @@ def iter_shard(path: str | os.PathLike[str], chunk_size: int = 100_000) -> Itera
 
 
 def _iter_parquet(path: Path, chunk_size: int) -> Iterator[pd.DataFrame]:
+    import numpy as np
+    import pandas as pd
     import pyarrow as pa
     import pyarrow.parquet as pq
+
+    from leakeval_core.io.queries import QID_COLUMNS, TEXT_COLUMNS
 
     if not path.exists():
         raise ParseError(path, None, "no such file")
@@ -108,6 +116,7 @@ def write_shards(chunks: Iterable[pd.DataFrame], folder: Path, shard_size: int) 
     """Write a query stream as Parquet shards of `shard_size` queries (`part-00000.parquet`,
     ...), into a folder that must not hold anything yet: nothing is ever overwritten. Each
     shard is written to a temporary name and renamed, so a shard that exists is whole."""
+    import pandas as pd
     import pyarrow as pa
     import pyarrow.parquet as pq
 

@@ -16,9 +16,10 @@ from leakeval_core.experiment.cache import Cache, hash_key
 from leakeval_core.experiment.manifest import Experiment
 from leakeval_core.experiment.scores import Progress
 from leakeval_core.leakage.detect import LEAKAGE_COLUMNS, TopicTexts, detect, topic_texts
-from leakeval_core.leakage.options import DetectionOptions, best_method, threshold_for
+from leakeval_core.leakage.options import METHODS, DetectionOptions, best_method, threshold_for
 
 __all__ = [
+    "APP_DETECTION_LIMIT",
     "CATEGORIES",
     "LEAKAGE_COLUMNS",
     "STUDY_SHARES",
@@ -34,6 +35,12 @@ __all__ = [
 ]
 
 CATEGORIES = ("identical", "reformulation", "specialization", "generalization")
+
+APP_DETECTION_LIMIT = 1_000_000
+"""The largest training log the app detects in while a person waits: about a minute for the
+study's 350 topics on two cores (`bench/leakage_bench.py`: 367k queries in 24 s). MS MARCO's
+document (367k) and passage (808k) training queries fit; ORCAS (10M) is detected with
+`leakeval leakage --experiment … --dask` and given as `[leakage] table`."""
 
 STUDY_SHARES = {"robust04": 172 / 250, "core17": 37 / 50, "core18": 38 / 50}
 """Share of topics with a near-duplicate in MS MARCO / ORCAS (Fröbe et al., SPIRE 2022)."""
@@ -65,16 +72,19 @@ def load_leakage(
     cache: Cache | None = None,
     progress: Progress | None = None,
     options: DetectionOptions | None = None,
+    max_queries: int | None = None,
 ) -> LeakageTable:
     """The experiment's leakage pairs, from the first source it has.
 
     1. `[leakage] table`: pairs the user computed elsewhere;
     2. `[training_queries]`: detected here, cached by input content and options, with the
-       most accurate installed method unless `options` name one;
+       most accurate installed method unless `options` name one; a log of more than
+       `max_queries` that is not cached yet is refused with the command that detects it
+       elsewhere (the app's guard against blocking for minutes);
     3. `[leakage] ground_truth`: known pairs (the simulated demo's).
     """
     if experiment.leakage_table is None and experiment.training_queries is not None:
-        return detect_leakage(experiment, cache, progress, options)
+        return detect_leakage(experiment, cache, progress, options, max_queries=max_queries)
     path = experiment.leakage_table or experiment.ground_truth
     if path is None:
         return LeakageTable(pd.DataFrame(columns=LEAKAGE_COLUMNS), "none")
@@ -87,10 +97,11 @@ def detect_leakage(
     progress: Progress | None = None,
     options: DetectionOptions | None = None,
     fields: tuple[str, ...] = ("title", "description"),
+    max_queries: int | None = None,
 ) -> LeakageTable:
     """Detect near-duplicates of every collection's topics in the training log, cached."""
     options = options or DetectionOptions(method=best_method())
-    from leakeval_core.experiment.collections import training_chunks
+    from leakeval_core.experiment.collections import log_size, training_chunks
     from leakeval_core.experiment.digests import collection_digest, source_digest
 
     source = experiment.training_queries
@@ -108,7 +119,17 @@ def detect_leakage(
         pairs = detect(side, training_chunks(source, options.chunk_size), options, progress)
         return pairs[LEAKAGE_COLUMNS], {}
 
-    table, _ = cache.get_or_build("leakage", key, build)
+    hit = cache.get("leakage", key)
+    if hit is None and max_queries is not None:
+        size = log_size(source, max_queries)
+        if size is not None and size > max_queries:
+            raise LeakevalError(
+                f"the training log {source} holds more than {max_queries:,} queries, too many "
+                "to detect in while you wait. Detect them on Dask: `leakeval leakage "
+                f"--experiment {experiment.root} --dask --out {experiment.root}/pairs.csv`, "
+                'then add `[leakage] table = "pairs.csv"` to experiment.toml'
+            )
+    table, _ = hit if hit is not None else cache.get_or_build("leakage", key, build)
     name = source.name if isinstance(source, Path) else str(source)
     return LeakageTable(table, f"{options.method} detection against {name}", method=options.method)
 
@@ -158,7 +179,10 @@ def _read_pairs(experiment: Experiment, path: Path) -> LeakageTable:
         if path == experiment.ground_truth and experiment.simulated
         else f"{path.name}"
     )
-    return LeakageTable(table[LEAKAGE_COLUMNS].reset_index(drop=True), source)
+    # a table leakeval wrote (`leakeval leakage --experiment`) keeps its method's threshold
+    methods = table.method.unique()
+    method = methods[0] if len(methods) == 1 and methods[0] in METHODS else "given"
+    return LeakageTable(table[LEAKAGE_COLUMNS].reset_index(drop=True), source, method=method)
 
 
 def leaked_qids(leakage: LeakageTable, threshold: float) -> pd.DataFrame:

@@ -487,3 +487,49 @@ def test_detection_quality_tab_against_an_independent_auc(app, demo_experiment):
     assert metric(at, "ROC AUC") == f"{auc:.3f}"
     confusion = at.dataframe[0].value
     assert int(confusion.drop(columns="verdict").to_numpy().sum()) == len(y)
+
+
+def test_a_log_too_large_to_detect_here_asks_for_dask_and_takes_the_table(tmp_path, monkeypatch):
+    """The app does not detect in a log past APP_DETECTION_LIMIT; it names the command, and
+    the table that command writes is then the experiment's [leakage] table."""
+    import shlex
+
+    from leakeval_core.cli import main
+    from leakeval_core.leakage import table as leakage_table
+
+    experiment = tmp_path / "data" / "big"
+    (experiment / "runs").mkdir(parents=True)
+    (experiment / "t.txt").write_text("1\tsolar panels\n2\twind farms\n")
+    (experiment / "q.txt").write_text("1 0 a 1\n2 0 c 1\n")
+    for shard in range(3):
+        lines = "".join(f"{shard}-{i}\tquery number {i} of shard {shard}\n" for i in range(5))
+        (experiment / "log").mkdir(exist_ok=True)
+        (experiment / "log" / f"part-{shard}.tsv").write_text(lines)
+    (experiment / "log" / "part-1.tsv").write_text("9\tsolar panels\n" * 5)
+    (experiment / "runs" / "bm25.run").write_text("1 Q0 a 1 2 x\n2 Q0 c 1 1 x\n")
+    manifest = experiment / "experiment.toml"
+    manifest.write_text(
+        '[collections.c]\ntopics = "t.txt"\nqrels = "q.txt"\n'
+        '[training_queries]\npath = "log"\n[runs]\npattern = "runs/{model}.run"\n'
+    )
+    monkeypatch.setattr(leakage_table, "APP_DETECTION_LIMIT", 10)
+    monkeypatch.setenv("LEAKEVAL_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(ROOT)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    assert not at.exception
+    (message,) = [e.value for e in at.error if "holds more than 10 queries" in e.value]
+    command = message.split("`")[1]
+    assert command.startswith("leakeval leakage --experiment") and "--dask" in command
+    assert main(shlex.split(command)[1:]) == 0  # the command as the message gives it
+    with manifest.open("a") as fh:
+        fh.write('[leakage]\ntable = "pairs.csv"\n')
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    at.switch_page("app_pages/leakage.py").run()
+    assert not at.exception and not at.error
+    captions = [c.value for c in at.caption]
+    assert "Pairs of test topic and training query from: **pairs.csv**." in captions
+    assert "1 pairs shown." in captions  # "solar panels" in shard 1, found on Dask
