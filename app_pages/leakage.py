@@ -95,7 +95,7 @@ with tab_pairs:
                 pairs.test_text.str.casefold().str.contains(needle, regex=False)
                 | pairs.train_text.str.casefold().str.contains(needle, regex=False)
             ]
-        st.caption(f"{len(pairs):,} pairs shown.")
+        st.caption(f"{len(pairs):,} pair{'' if len(pairs) == 1 else 's'} shown.")
         show_table(
             pairs.sort_values(
                 ["similarity", "collection", "test_qid"], ascending=[False, True, True]
