@@ -5,8 +5,15 @@ from __future__ import annotations
 import streamlit as st
 
 from leakeval_app import collector, loaders, state
-from leakeval_app.context import APP_MEASURES, AppContext, current, data_root, set_current
-from leakeval_app.render import lazy_expander, show_error
+from leakeval_app.context import (
+    APP_MEASURES,
+    AppContext,
+    current,
+    data_root,
+    presenting,
+    set_current,
+)
+from leakeval_app.render import PRESENTATION_CSS, lazy_expander, show_error
 from leakeval_core.analysis.options import Statistics
 from leakeval_core.demo.generator import generate_demo
 from leakeval_core.errors import LeakevalError
@@ -15,15 +22,28 @@ from leakeval_core.evaluation.measures import parse_measure
 from leakeval_core.experiment.manifest import MANIFEST, find_experiments
 from leakeval_core.leakage.options import available_methods, best_method
 
-st.set_page_config(page_title="leakeval", page_icon="assets/favicon.png", layout="wide")
+st.set_page_config(
+    page_title="leakeval",
+    page_icon="assets/favicon.png",
+    layout="wide",
+    initial_sidebar_state="collapsed" if presenting() else "auto",
+)
+if presenting():
+    st.html(PRESENTATION_CSS)
 
 PAGES = [
+    st.Page(
+        "app_pages/story.py",
+        title="Story",
+        icon=":material/campaign:",
+        url_path="story",
+        default=True,
+    ),
     st.Page(
         "app_pages/datasets.py",
         title="Dataset browser",
         icon=":material/dataset:",
         url_path="datasets",
-        default=True,
     ),
     st.Page(
         "app_pages/leakage.py",
@@ -167,7 +187,8 @@ with st.sidebar:
                 list(corrections),
                 format_func=corrections.get,
                 key=correction_key,
-                help="Applied over every comparison on the screen.",
+                help="Applied within each collection's comparisons: the same family in the "
+                "app, the report and the CLI.",
             )
             st.select_slider("Significance level α", alphas, key=alpha_key)
     for key in ("measure", "preset", "depth", "rel", "gain", "test", "correction", "alpha"):
@@ -175,6 +196,13 @@ with st.sidebar:
     st.caption(
         f"**Conventions.** {conventions.describe()}. Folds are combined per query before any mean."
     )
+    st.toggle(
+        "Presentation mode",
+        key=state.seed("present", False, [False, True], lambda raw: raw in ("1", "True")),
+        help="Large type, controls hidden, the sidebar closed: for showing the story to a "
+        "room. Also by adding ?present=1 to the URL.",
+    )
+    state.remember("present")
 
 set_current(
     AppContext(

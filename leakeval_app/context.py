@@ -92,3 +92,9 @@ def data_root() -> Path:
 def max_upload_bytes() -> int:
     """Upload size limit: LEAKEVAL_MAX_UPLOAD_MB, default 200 (Streamlit enforces it too)."""
     return int(float(os.environ.get("LEAKEVAL_MAX_UPLOAD_MB", "200")) * 1_000_000)
+
+
+def presenting() -> bool:
+    """Presentation mode (`?present=1`, or the sidebar toggle): large type, no controls, the
+    sidebar closed, so the story reads from the back of a room at 1280×720."""
+    return st.query_params.get("present") in ("1", "True")

@@ -15,6 +15,14 @@ from leakeval_app.context import DataKey
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.collections import Collection, document_text
 
+PRESENTATION_CSS = """<style>
+html { font-size: 20px; }
+[data-testid="stMainBlockContainer"] { padding-top: 1.5rem; max-width: 100%; }
+[data-testid="stHeader"] { display: none; }
+h2 { font-size: 1.6rem !important; line-height: 1.25 !important; }
+</style>"""
+"""Presentation mode: type that reads from the back of a room, no toolbar, full width."""
+
 PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 
 

@@ -22,11 +22,12 @@ from leakeval_core.analysis.compare import (
     paired_wide,
     rank_changes,
 )
-from leakeval_core.analysis.folds import select
+from leakeval_core.analysis.folds import levels_of, select
 from leakeval_core.analysis.inflation import Inflation, inflation
 from leakeval_core.analysis.options import Statistics
 from leakeval_core.analysis.ranking import ranking_change
 from leakeval_core.errors import LeakevalError
+from leakeval_core.evaluation.measures import parse_measure
 from leakeval_core.evaluation.qrels import PreparedQrels
 from leakeval_core.evaluation.scoring import score_run
 from leakeval_core.io.trec import read_run
@@ -37,6 +38,7 @@ from leakeval_core.leakage.table import (
     leak_share,
     leaked_qids,
 )
+from leakeval_core.present.story import Story, tell
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -86,11 +88,14 @@ def inflation_view(
     better: str,
     correction: str,
 ) -> Inflation:
-    """Inflation of the design's leakage factor, with the leaked and clean levels chosen."""
+    """Inflation of the design's leakage factor, with the leaked and clean levels chosen, at
+    the `fixed` levels: computed on every pair of conditions (so each row is adjusted over
+    its collection's family, as in the report and the CLI), then filtered."""
     design = replace(loaders.experiment_of(key.files).design, leaked=levels[0], clean=levels[1])
-    table = loaders.per_query_table(key, measure).subset(fixed)
+    table = loaders.per_query_table(key, measure)
     flags = leaked_qids(loaders.leakage(leakage_key), threshold)
-    return inflation(table, flags, design, better, 10, correction)
+    whole = inflation(table, flags, design, better, 10, correction)
+    return Inflation(*(levels_of(frame, fixed) for frame in (whole.summary, whole.top)))
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -213,3 +218,45 @@ def score_upload(
         {"measure": [m.label for m in APP_MEASURES], "mean": [values[m.name] for m in APP_MEASURES]}
     )
     return table, asdict(result.diagnostics)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def story(
+    key: DataKey,
+    leakage_key: LeakageKey,
+    measure: str,
+    threshold: float,
+    pair: tuple,
+    statistics: Statistics,
+) -> Story:
+    """The story of one pair of conditions (`pair`: (factor, level) items), told from the
+    same inflation result as the Inflation tab."""
+    experiment = loaders.experiment_of(key.files)
+    design = experiment.design
+    result = inflation_view(
+        key,
+        leakage_key,
+        measure,
+        {},
+        threshold,
+        (design.leaked, design.clean),
+        parse_measure(measure).better,
+        statistics.correction,
+    )
+    titles = pd.concat(
+        [
+            loaders.collection(key.files, name).topics[["qid", "title"]].assign(collection=name)
+            for name in experiment.collections
+        ],
+        ignore_index=True,
+    )
+    return tell(
+        result,
+        dict(pair),
+        design,
+        parse_measure(measure),
+        statistics,
+        loaders.leakage(leakage_key).table,
+        titles,
+        threshold,
+    )

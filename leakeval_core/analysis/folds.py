@@ -33,6 +33,13 @@ def select(table: pd.DataFrame, levels: Levels) -> pd.DataFrame:
     return table[mask]
 
 
+def levels_of(table: pd.DataFrame, levels: Levels) -> pd.DataFrame:
+    """Rows at the given levels of the factors `table` has (others are not its factors:
+    a summary over pairs has no column for the factor that forms the pairs)."""
+    known = {f: v for f, v in levels.items() if f in table.columns}
+    return select(table, known).reset_index(drop=True)
+
+
 @dataclass(frozen=True)
 class PerQuery:
     """One value per (condition, query) for one measure."""

@@ -26,7 +26,8 @@ __all__ = ["Inflation", "inflation"]
 class Inflation:
     summary: pd.DataFrame = field(repr=False)
     """Per combination of the other factors: mean delta on leaked and other topics, the
-    difference, Welch's t-test of it, and paired t-tests of each group's delta against 0."""
+    difference, Welch's t-test of it, and paired t-tests of each group's delta against 0;
+    adjusted within each collection (`family_size` rows)."""
     top: pd.DataFrame = field(repr=False)
     """The N topics with the largest inflation per combination."""
 
@@ -99,8 +100,19 @@ def inflation(
             f"no pair of conditions differs only in {factor} ({leaked_level} vs {clean_level})"
         )
     summary["difference"] = summary.delta_leaked - summary.delta_other
+    # one family per collection, as for every comparison (compare_levels): the app, the
+    # report and the CLI adjust a row over the same m whichever rows they show
+    groups = summary.groupby("collection", sort=False) if "collection" in summary else None
+    families = [rows.index for _, rows in groups] if groups is not None else [summary.index]
     for column in ("p_leaked", "p_other", "p_difference"):
-        summary[f"{column}_adjusted"] = correct(summary[column].fillna(1.0).to_numpy(), correction)
+        adjusted = pd.Series(np.nan, index=summary.index)
+        for index in families:
+            values = summary.loc[index, column].fillna(1.0).to_numpy()
+            adjusted.loc[index] = correct(values, correction)
+        summary[f"{column}_adjusted"] = adjusted
+    summary["family_size"] = 0
+    for index in families:
+        summary.loc[index, "family_size"] = len(index)
     top_table = pd.concat(tops, ignore_index=True)
     order = [*others, "qid", "a", "b", "delta", "inflation"]
     top_table = top_table[[c for c in order if c in top_table.columns]].rename(

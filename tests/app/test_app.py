@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.support import ROOT
 
 PAGES = [
+    "app_pages/story.py",
     "app_pages/datasets.py",
     "app_pages/leakage.py",
     "app_pages/queries.py",
@@ -533,3 +535,61 @@ def test_a_log_too_large_to_detect_here_asks_for_dask_and_takes_the_table(tmp_pa
     captions = [c.value for c in at.caption]
     assert "Pairs of test topic and training query from: **pairs.csv**." in captions
     assert "1 pair shown." in captions  # "solar panels" in shard 1, found on Dask
+
+
+def _story_pair(at: AppTest) -> dict:
+    return {s.label: s.value for s in at.selectbox if s.key and s.key.startswith("w:story_")}
+
+
+def test_story_tells_the_numbers_the_inflation_tab_the_report_and_the_cli_show(
+    app, demo_experiment, demo_scores, demo_cache
+):
+    from leakeval_core.analysis.folds import per_query
+    from leakeval_core.analysis.inflation import inflation
+    from leakeval_core.leakage.table import leaked_qids
+
+    at = app()  # the story is the landing page
+    pair = _story_pair(at)
+    assert set(pair) == {"collection", "model", "train_size"}
+    headline, evidence = at.header[0].value, at.markdown[0].value
+    # the core function the report and `leakeval inflation` call, on every pair of conditions
+    leakage = detected(demo_experiment, demo_cache)
+    flags = leaked_qids(leakage, leakage.threshold)
+    whole = inflation(per_query(demo_scores, "ndcg_cut_10"), flags, demo_experiment.design)
+    summary = whole.summary
+    row = summary[(summary[list(pair)] == pd.Series(pair)).all(axis=1)].iloc[0]
+    assert row.difference == summary.difference.max()  # the clearest case first
+    assert f"adds {row.delta_leaked:+.2f} nDCG@10 on the {row.leaked_topics} topics" in headline
+    assert f"p = {row.p_difference_adjusted:.2g} after Bonferroni over the 15 pairs" in evidence
+    # the Inflation tab at the same levels shows the same adjusted p
+    at.button[1].click().run()  # "All pairs, with their tests"
+    assert not at.exception and at.header[0].value == "Condition comparison"
+    tab = at.dataframe[0].value
+    shown = tab[tab.train_size == pair["train_size"]].iloc[0]
+    assert shown.p_difference_adjusted == pytest.approx(row.p_difference_adjusted)
+    assert shown.family_size == 15
+
+
+def test_story_pair_changes_and_opens_the_drilldown_on_it(app):
+    at = app()
+    at.selectbox(key="w:story_train_size").set_value(32000).run()
+    assert not at.exception
+    assert "train_size 32000" in at.header[0].value
+    pair = _story_pair(at)
+    at.button[0].click().run()  # "Every topic's gain: drill-down"
+    assert not at.exception and at.header[0].value == "Per-query drill-down"
+    values = {s.key: s.value for s in at.selectbox if s.key}
+    assert values["w:a_leakage"] == "leaked" and values["w:b_leakage"] == "none"
+    for factor in ("model", "train_size"):
+        assert values[f"w:a_{factor}"] == values[f"w:b_{factor}"] == pair[factor]
+    assert values["w:collection"] == pair["collection"]
+
+
+def test_presentation_mode_hides_the_controls(app):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.query_params["present"] = "1"
+    at.run()
+    assert not at.exception
+    assert at.header[0].value.startswith("Leaked training")
+    assert not _story_pair(at)  # the pair comes from the URL or the default
+    assert at.sidebar.toggle(key="w:present").value is True
