@@ -83,22 +83,23 @@ def open_inflation() -> None:
     st.session_state["conditions_tab"] = "Inflation"
 
 
-links = st.columns(3)
-if links[0].button("Every topic's gain: drill-down", icon=":material/query_stats:"):
-    open_drilldown()
-    st.switch_page("app_pages/queries.py")
-if links[1].button("All pairs, with their tests", icon=":material/monitoring:"):
-    open_inflation()
-    st.switch_page("app_pages/conditions.py")
-if links[2].button("Which topics leaked, and how", icon=":material/water_drop:"):
-    if "collection" in pair:
-        state.put("collection", pair["collection"])
-    st.switch_page("app_pages/leakage.py")
+if not presenting():  # presentation mode: nothing to click, the story alone
+    links = st.columns(3)
+    if links[0].button("Every topic's gain: drill-down", icon=":material/query_stats:"):
+        open_drilldown()
+        st.switch_page("app_pages/queries.py")
+    if links[1].button("All pairs, with their tests", icon=":material/monitoring:"):
+        open_inflation()
+        st.switch_page("app_pages/conditions.py")
+    if links[2].button("Which topics leaked, and how", icon=":material/water_drop:"):
+        if "collection" in pair:
+            state.put("collection", pair["collection"])
+        st.switch_page("app_pages/leakage.py")
 
-chart, top = st.columns([2, 3]) if not presenting() else st.columns([1, 1])
+chart, top = st.columns([5, 7] if presenting() else [2, 3])
 with chart:
     if story.x is not None:
-        show_fig(inflation_figure, story.trend, measure, story.x, None)
+        show_fig(inflation_figure, story.trend, measure, story.x, None, 360)
         st.caption(
             f"Mean per-topic gain of {design.leaked} over {design.clean} along {story.x}, the "
             "other levels as chosen. Leaked: a training query with similarity ≥ "
@@ -113,11 +114,18 @@ with top:
             "inflation": "gain",
         }
     )
+    columns = (
+        ["title", "gain", "leaked training query"]
+        if presenting()
+        else [c for c in shown.columns if c != "collection" or "collection" not in pair]
+    )
+    # presentation mode: six rows at its larger type (44 px a row), nothing to select
     selection = st.dataframe(
-        shown.drop(columns=["collection"] if "collection" in pair else []),
+        shown[columns],
+        height=44 * 7 + 3 if presenting() else "auto",
         hide_index=True,
         width="stretch",
-        on_select="rerun",
+        on_select="ignore" if presenting() else "rerun",
         selection_mode="single-row",
         key="story_top",
         column_config={
@@ -127,8 +135,9 @@ with top:
             "gain": st.column_config.NumberColumn(format="%+.3f"),
         },
     )
-    st.caption("Select a row to open the topic in the drill-down.")
-    rows = selection.selection.rows if selection is not None else []
+    if not presenting():
+        st.caption("Select a row to open the topic in the drill-down.")
+    rows = [] if presenting() else selection.selection.rows
     if rows:
         chosen = shown.iloc[rows[0]]
         state.put("collection", chosen.collection)

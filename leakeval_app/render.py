@@ -19,7 +19,7 @@ PRESENTATION_CSS = """<style>
 html { font-size: 20px; }
 [data-testid="stMainBlockContainer"] { padding-top: 1.5rem; max-width: 100%; }
 [data-testid="stHeader"] { display: none; }
-h2 { font-size: 1.6rem !important; line-height: 1.25 !important; }
+h2 { font-size: 1.35rem !important; line-height: 1.3 !important; padding-top: 0 !important; }
 </style>"""
 """Presentation mode: type that reads from the back of a room, no toolbar, full width."""
 

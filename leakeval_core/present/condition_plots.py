@@ -180,7 +180,7 @@ def condition_figure(
 
 
 def inflation_figure(
-    summary: pd.DataFrame, measure: Measure, x: str, facet: str | None
+    summary: pd.DataFrame, measure: Measure, x: str, facet: str | None, height: int = 440
 ) -> go.Figure:
     """Mean per-query gain on leaked topics vs the others, along x (e.g. train size)."""
     panels, fig = _facet_panels(summary, facet)
@@ -210,9 +210,10 @@ def inflation_figure(
         fig.update_xaxes(title=x, type="category", row=1, col=col)
     direction = "higher" if measure.better == "higher" else "lower"
     fig.update_yaxes(
-        title=f"mean Δ {measure.label}, leaked − clean ({direction} is better)", row=1, col=1
+        title=f"mean Δ {measure.label}, leaked − clean<br>({direction} is better)", row=1, col=1
     )
-    style(fig, f"Where the gain from leakage lands: Δ{measure.label} per topic group", height=440)
+    title = f"Where the gain from leakage lands<br><sup>Δ {measure.label} per topic group</sup>"
+    style(fig, title, height=height)
     fig.update_layout(
         legend={"y": -0.25, "yanchor": "top", "x": 0.5, "xanchor": "center"}, margin={"b": 110}
     )

@@ -30,12 +30,15 @@ CHROMIUM_ARGS = [
 SHOTS = ROOT / "test-output" / "screenshots"
 DRAWN_CHART = ".js-plotly-plot .main-svg"
 MAIN_CONTENT = {  # each page, in sidebar order, and what it must show once drawn
+    "Story": DRAWN_CHART,
     "Dataset browser": '[data-testid="stDataFrame"]',
     "Leakage overlap": DRAWN_CHART,
     "Per-query drill-down": DRAWN_CHART,
     "Condition comparison": DRAWN_CHART,
 }
 PAGES = list(MAIN_CONTENT)
+HEADING = {"Story": "Leaked training"}
+"""Text of each page's h2 where it is not the page's name (the story's is its headline)."""
 
 pytestmark = [
     pytest.mark.browser,
@@ -135,11 +138,11 @@ def test_every_page_renders_in_chromium(app_url, browser):
     requests: list[str] = []
     page.on("request", lambda request: requests.append(request.url))
     page.goto(app_url)
-    page.get_by_role("heading", name="Dataset browser").wait_for(timeout=120_000)
+    page.locator("h2", has_text=HEADING["Story"]).first.wait_for(timeout=180_000)
     wait_until_idle(page)
     for name in PAGES:
         page.locator('[data-testid="stSidebarNav"]').get_by_text(name, exact=True).click()
-        page.locator("h2", has_text=name).first.wait_for(timeout=60_000)
+        page.locator("h2", has_text=HEADING.get(name, name)).first.wait_for(timeout=60_000)
         # its main chart (a table on the dataset browser) must be drawn; waiting for it
         # also waits out the rerun
         page.locator(MAIN_CONTENT[name]).first.wait_for(timeout=60_000)
@@ -216,7 +219,7 @@ def test_uploaded_runs_are_scored_and_bad_ones_reported(app_url, browser, demo_d
     bad = tmp_path / "bad.run"
     bad.write_text("301 Q0 d1 1 2.0 x\n301 Q0 d2 2 nan x\n")
     page = browser.new_page(viewport={"width": 1500, "height": 1000})
-    page.goto(app_url)
+    page.goto(f"{app_url}/datasets")
     page.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=120_000)
     wait_until_idle(page)
     page.get_by_role("tab", name="Score your own run").click()
@@ -247,7 +250,7 @@ def test_renamed_design_in_chromium(renamed_dir, browser, tmp_path):
         assert page.get_by_text("contamination = contaminated").count() > 0  # the legend
         for name in PAGES:
             page.locator('[data-testid="stSidebarNav"]').get_by_text(name, exact=True).click()
-            page.locator("h2", has_text=name).first.wait_for(timeout=60_000)
+            page.locator("h2", has_text=HEADING.get(name, name)).first.wait_for(timeout=60_000)
             page.locator(MAIN_CONTENT[name]).first.wait_for(timeout=60_000)
             wait_until_idle(page)
             assert page.locator('[data-testid="stException"]').count() == 0, name
@@ -256,3 +259,28 @@ def test_renamed_design_in_chromium(renamed_dir, browser, tmp_path):
         page.close()
     finally:
         stop_app(proc)
+
+
+def test_presentation_mode_fits_the_story_on_one_screen(app_url, browser):
+    """At 1280x720 with ?present=1: the headline, its chart and the top topics, no scrolling,
+    no sidebar, no controls."""
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.goto(f"{app_url}/?present=1")
+    headline = page.locator("h2", has_text=HEADING["Story"]).first
+    headline.wait_for(timeout=180_000)
+    chart = page.locator(DRAWN_CHART).first
+    chart.wait_for(timeout=60_000)
+    table = page.locator('[data-testid="stDataFrame"]').first
+    table.wait_for(timeout=60_000)
+    wait_until_idle(page)
+    page.screenshot(path=str(SHOTS / "story-presentation-1280x720.png"))
+    for name, element in (("headline", headline), ("chart", chart), ("top topics", table)):
+        box = element.bounding_box()
+        assert box is not None and box["y"] >= 0, name
+        assert box["y"] + box["height"] <= 720, f"{name} ends at {box['y'] + box['height']:.0f}"
+    assert page.evaluate("document.scrollingElement.scrollTop") == 0
+    assert not page.locator('[data-testid="stSidebar"]').is_visible() or (
+        page.locator('[data-testid="stSidebar"]').bounding_box()["width"] < 10
+    )
+    assert page.locator('[data-testid="stMain"] [data-testid="stSelectbox"]').count() == 0
+    page.close()
