@@ -1,8 +1,11 @@
-"""A deterministic, clearly labelled *simulated* leakage study.
+"""A deterministic, clearly labelled *simulated* leakage study on the real TREC topics.
 
-It exists so the dashboard can be demonstrated and tested without licensed data. Everything
+It exists so the dashboard can be demonstrated and tested without licensed data. The topic
+texts are the real Robust04, Core17 and Core18 topics, and the topics the leakage study's
+annotators found near-duplicates for carry those real training queries (`source/`, with
+their origins and licenses). Everything else (judgments, runs, the rest of the training log)
 comes from one seed. The planted effect mirrors Fröbe et al. (SPIRE 2022):
-- about 70% of topics have 1-5 near-duplicates among 40k training queries;
+- about 70% of topics have near-duplicates among 40k training queries;
 - under `leakage = leaked`, re-rankers score higher on exactly those topics, by an amount
   proportional to the leaked share of the training data (1000 / train_size);
 - topics without a near-duplicate differ between leakage levels only by training noise;
@@ -11,7 +14,6 @@ comes from one seed. The planted effect mirrors Fröbe et al. (SPIRE 2022):
 
 from __future__ import annotations
 
-import itertools
 import os
 import shutil
 import tempfile
@@ -23,9 +25,10 @@ import pandas as pd
 
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.scores import Progress
+from leakeval_core.io.queries import read_topics
 from leakeval_core.io.trec import write_qrels
 from leakeval_core.leakage.labels import LABEL_COLUMNS
-from leakeval_core.leakage.text import content_terms
+from leakeval_core.leakage.text import content_terms, normalize
 
 __all__ = ["DEMO_SEED", "LEAKED_QUERIES", "MODELS", "TRAIN_SIZES", "generate_demo"]
 
@@ -167,6 +170,9 @@ _SPECIALISERS = ("2019", "in the us", "news", "report", "uk", "today", "pdf")
 _CATEGORIES = ("identical", "reformulation", "specialization", "generalization")
 
 
+SOURCE = Path(__file__).parent / "source"
+"""The real topic texts and judged training queries the demo is built on (see its README)."""
+
 MARKER = ".leakeval-demo"
 """A file the generator puts in every demo it writes: only such a folder is ever replaced."""
 
@@ -202,24 +208,21 @@ def generate_demo(out: str | Path, seed: int = DEMO_SEED, progress: Progress | N
 
 def _write_demo(root: Path, rng: np.random.Generator, progress: Progress | None) -> None:
     subjects = [f"{a} {n}" for a in _ADJECTIVES for n in _NOUNS]
-    picked = rng.choice(len(subjects), size=sum(_COLLECTIONS.values()), replace=False)
-    topic_subjects = [subjects[i] for i in picked]
-    topic_aspects = [_ASPECTS[i] for i in rng.integers(len(_ASPECTS), size=len(picked))]
-    qids = _topic_ids(rng)
-
-    topics = pd.DataFrame(
-        {
-            "collection": np.repeat(list(_COLLECTIONS), list(_COLLECTIONS.values())),
-            "qid": qids,
-            "subject": topic_subjects,
-            "aspect": topic_aspects,
-        }
+    topics = _real_topics()
+    judged = _judged_queries()
+    # the collections share topics (Core17's are Robust04's, as are half of Core18's): a
+    # topic leaks, and has its near-duplicates, in every collection that has it
+    unique = topics.drop_duplicates("qid").reset_index(drop=True)
+    unique["leaked"] = _leaked(unique, judged, rng)
+    topics["leaked"] = topics.qid.map(unique.set_index("qid").leaked)
+    planted = _planted_duplicates(unique, judged, rng)
+    truth = (
+        topics[["collection", "qid"]]
+        .merge(planted.drop(columns="collection"), left_on="qid", right_on="test_qid")
+        .drop(columns="qid")
     )
-    topics["title"] = topics.subject + " " + topics.aspect
-    topics["leaked"] = rng.random(len(topics)) < LEAK_RATE
-
-    truth = _planted_duplicates(topics, rng)
-    train = _training_queries(topics, truth, subjects, rng)
+    lookalikes = judged[judged.near_duplicate == "0"].train_text
+    train = _training_queries(topics, truth, lookalikes, subjects, rng)
     truth = truth.assign(
         train_qid=truth.train_text.map(dict(zip(train.text, train.qid, strict=True))),
         method="ground truth",
@@ -231,7 +234,7 @@ def _write_demo(root: Path, rng: np.random.Generator, progress: Progress | None)
     )
     (root / "leakage").mkdir()
     truth.to_csv(root / "leakage" / "ground_truth.csv", index=False)
-    _labels(topics, truth, train).to_csv(root / "leakage" / "labels.tsv", sep="\t", index=False)
+    _labels(topics, judged, train).to_csv(root / "leakage" / "labels.tsv", sep="\t", index=False)
 
     tasks = [
         (c, m, lv, ts)
@@ -245,7 +248,7 @@ def _write_demo(root: Path, rng: np.random.Generator, progress: Progress | None)
         part = topics[topics.collection == collection].reset_index(drop=True)
         folder = root / "collections" / collection
         folder.mkdir(parents=True)
-        _write_topics(part, folder / "topics.txt")
+        shutil.copyfile(SOURCE / f"{collection}-topics.txt", folder / "topics.txt")
         pools = _pools(part, rng)
         write_qrels(pools[pools.grade >= 0][["qid", "docid", "grade"]], folder / "qrels.txt")
         candidates = _bm25_candidates(pools, n_topics, rng)
@@ -282,31 +285,60 @@ def _write_demo(root: Path, rng: np.random.Generator, progress: Progress | None)
     (root / "experiment.toml").write_text(_MANIFEST, encoding="utf-8")
 
 
-def _topic_ids(rng: np.random.Generator) -> list[str]:
-    robust = [*range(301, 451), *range(601, 701)]
-    core17 = sorted(rng.choice(robust[:150], size=50, replace=False).tolist())
-    core18 = sorted(rng.choice(robust, size=50, replace=False).tolist())
-    return [str(q) for q in (*robust, *core17, *core18)]
+def _real_topics() -> pd.DataFrame:
+    """collection, qid, title, description, narrative of the real topics, in file order."""
+    return pd.concat(
+        [
+            read_topics(SOURCE / f"{name}-topics.txt").assign(collection=name)
+            for name in _COLLECTIONS
+        ],
+        ignore_index=True,
+    )[["collection", "qid", "title", "description", "narrative"]]
 
 
-def _planted_duplicates(topics: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
+def _judged_queries() -> pd.DataFrame:
+    return pd.read_csv(SOURCE / "judged-queries.tsv", sep="\t", dtype=str, keep_default_na=False)
+
+
+def _leaked(topics: pd.DataFrame, judged: pd.DataFrame, rng: np.random.Generator) -> np.ndarray:
+    """Topics with a confirmed near-duplicate are leaked; the others at the rate that makes
+    the share about LEAK_RATE, as in the study."""
+    confirmed = topics.qid.isin(judged[judged.near_duplicate == "1"].topic).to_numpy()
+    rest = (~confirmed).sum()
+    rate = max(0.0, (LEAK_RATE * len(topics) - confirmed.sum()) / max(rest, 1))
+    return confirmed | (rng.random(len(topics)) < rate)
+
+
+def _planted_duplicates(
+    topics: pd.DataFrame, judged: pd.DataFrame, rng: np.random.Generator
+) -> pd.DataFrame:
+    """The near-duplicates planted in the log: the annotators' confirmed queries where the
+    topic has them, else 1-5 written from its title in each category's form."""
+    confirmed = judged[judged.near_duplicate == "1"].groupby("topic")
+    real = {topic: group for topic, group in confirmed}
     rows = []
     for t in topics[topics.leaked].itertuples():
+        if t.qid in real:
+            group = real[t.qid]
+            rows += [
+                (t.collection, t.qid, t.title, text, relation)
+                for text, relation in zip(group.train_text, group.title_relation, strict=True)
+            ]
+            continue
+        title = normalize(pd.Series([t.title])).iat[0]
+        terms = [w for w in title.split() if content_terms(w)]
         for category in rng.choice(_CATEGORIES, size=rng.integers(1, 6)):
+            if category == "generalization" and len(terms) < 2:
+                category = "specialization"  # a one-word title has nothing to drop
             if category == "identical":
-                text = t.title if rng.random() < 0.5 else t.title.lower()
+                text = t.title.strip() if rng.random() < 0.5 else title
             elif category == "reformulation":
-                text = rng.choice(  # the same words asked another way (leakage.text)
-                    [
-                        f"list of {t.subject} {t.aspect}",
-                        f"what are the {t.aspect} of {t.subject}",
-                        f"{t.aspect} of {t.subject} information",
-                    ]
-                )
-            elif category == "specialization":
-                text = f"{t.title} {rng.choice(_SPECIALISERS)}"
+                text = f"{rng.choice(['what is', 'what are'])} {title}"
+            elif category == "specialization":  # a restriction the title lacks
+                extra = [x for x in _SPECIALISERS if not content_terms(x) <= set(terms)]
+                text = f"{title} {rng.choice(extra)}"
             else:
-                text = t.subject
+                text = " ".join(terms[:-1])
             rows.append((t.collection, t.qid, t.title, text, category))
     truth = pd.DataFrame(
         rows, columns=["collection", "test_qid", "test_text", "train_text", "category"]
@@ -314,66 +346,37 @@ def _planted_duplicates(topics: pd.DataFrame, rng: np.random.Generator) -> pd.Da
     return truth.drop_duplicates(["collection", "test_qid", "train_text"]).reset_index(drop=True)
 
 
-def _labels(topics: pd.DataFrame, truth: pd.DataFrame, train: pd.DataFrame) -> pd.DataFrame:
-    """Robust04's planted pairs as labelled pairs (leakeval_core.leakage.labels), with one
-    look-alike per topic as a negative: the first log query (by qid) that names the topic's
-    subject without being planted ("what is rural exploration" for "rural exploration
-    funding"). Only Robust04: the demo's collections reuse topic ids, and the format has none.
+def _labels(topics: pd.DataFrame, judged: pd.DataFrame, train: pd.DataFrame) -> pd.DataFrame:
+    """The annotators' judgments of the demo's Robust04 topics, as labelled pairs
+    (leakeval_core.leakage.labels), their queries under the demo log's qids. Only Robust04:
+    the collections share topic ids, and the format has no collection.
 
-    Nothing is fitted on these: they exist so the leakage page can show detection quality.
+    Nothing is fitted on these here: they exist so the leakage page can show detection
+    quality (in-sample for the hybrid, which was fitted on the same judgments).
     """
     part = topics[topics.collection == "robust04"].set_index("qid")
-    texts = {qid: _topic_texts(row.subject, row.aspect) for qid, row in part.iterrows()}
-    planted = truth[truth.collection == "robust04"]
-    positives = pd.DataFrame(
-        {
-            "topic": planted.test_qid,
-            "train_qid": planted.train_qid,
-            "train_text": planted.train_text,
-            "title_relation": planted.category,
-            "near_duplicate": 1,
-        }
-    )
-    by_subject = {}
-    words = train.text.str.split()
-    for qid, text, tokens in zip(train.qid, train.text, words, strict=True):
-        for pair in itertools.pairwise(tokens):
-            by_subject.setdefault(" ".join(pair), []).append((qid, text))
-    taken = set(truth.train_text)
-    negatives = []
-    for qid, row in part.iterrows():
-        found = sorted(q for q in by_subject.get(row.subject, []) if q[1] not in taken)
-        if found:
-            negatives.append((qid, *found[0], "different", 0))
-    columns = ["topic", "train_qid", "train_text", "title_relation", "near_duplicate"]
-    labels = pd.concat([positives, pd.DataFrame(negatives, columns=columns)], ignore_index=True)
-    labels["title"] = labels.topic.map(part.title)
-    labels["description"] = labels.topic.map(lambda q: texts[q][0])
-    labels["narrative"] = labels.topic.map(lambda q: texts[q][1])
-    labels["variant"] = ""
-    labels["variant_relation"] = ""
+    labels = judged[judged.topic.isin(part.index)].copy()
+    labels["train_qid"] = labels.train_text.map(dict(zip(train.text, train.qid, strict=True)))
+    for column in ("title", "description", "narrative"):
+        labels[column] = labels.topic.map(part[column])
     return labels.sort_values(["topic", "train_qid"], kind="stable")[list(LABEL_COLUMNS)]
 
 
-def _topic_texts(subject: str, aspect: str) -> tuple[str, str]:
-    """A demo topic's description and narrative."""
-    return (
-        f"Identify documents that discuss {aspect} related to {subject}.",
-        f"A relevant document reports on {aspect} of {subject}. Documents that mention "
-        f"{subject} only in passing are not relevant.",
-    )
-
-
 def _training_queries(
-    topics: pd.DataFrame, truth: pd.DataFrame, subjects: list[str], rng: np.random.Generator
+    topics: pd.DataFrame,
+    truth: pd.DataFrame,
+    lookalikes: pd.Series,
+    subjects: list[str],
+    rng: np.random.Generator,
 ) -> pd.DataFrame:
-    """40k log-like queries: the planted near-duplicates plus random ones.
+    """40k log-like queries: the planted near-duplicates, the judged look-alikes, and
+    random ones.
 
-    Random queries may share a topic's subject (hard negatives), but a random query that is
-    itself a near-duplicate of some topic (its content terms contain the topic title's, or
-    equal the bare subject) is dropped, so the planted pairs are the only near-duplicates.
+    A random query that is itself a near-duplicate of some topic (its content terms contain
+    the topic title's) is dropped, so the planted pairs are the only near-duplicates.
     """
-    n_random = N_TRAINING_QUERIES - len(truth)
+    known = pd.concat([truth.train_text, lookalikes], ignore_index=True).drop_duplicates()
+    n_random = N_TRAINING_QUERIES - len(known)
     templates = rng.choice(_RANDOM_TEMPLATES, size=n_random * 3)
     subj = rng.choice(subjects, size=n_random * 3)
     asp = rng.choice(_ASPECTS, size=n_random * 3)
@@ -381,32 +384,23 @@ def _training_queries(
     texts = pd.Series(
         [t.format(s=s, a=a, x=x) for t, s, a, x in zip(templates, subj, asp, places, strict=True)]
     )
-    titles_by_subject: dict[str, list[frozenset[str]]] = {}
-    for subject, title in zip(topics.subject, topics.title, strict=True):
-        titles_by_subject.setdefault(subject, []).append(content_terms(title))
+    titles_by_term: dict[str, list[frozenset[str]]] = {}
+    for title in normalize(topics.title):
+        terms = content_terms(title)
+        if terms:
+            titles_by_term.setdefault(min(terms), []).append(terms)
     clash = np.fromiter(
         (
-            content_terms(text) == content_terms(s)
-            or any(title <= content_terms(text) for title in titles_by_subject.get(s, ()))
-            for text, s in zip(texts, subj, strict=True)
+            any(title <= terms for term in terms for title in titles_by_term.get(term, ()))
+            for terms in map(content_terms, texts)
         ),
         bool,
     )
-    texts = texts[~clash & ~texts.isin(truth.train_text)].drop_duplicates().head(n_random)
-    all_texts = pd.concat([truth.train_text, texts], ignore_index=True).drop_duplicates()
+    texts = texts[~clash & ~texts.isin(known)].drop_duplicates().head(n_random)
+    all_texts = pd.concat([known, texts], ignore_index=True)
     qids = rng.choice(np.arange(1_000_000, 9_999_999), size=len(all_texts), replace=False)
     train = pd.DataFrame({"qid": qids.astype(str), "text": all_texts.to_numpy()})
     return train.sample(frac=1.0, random_state=int(rng.integers(1 << 31))).reset_index(drop=True)
-
-
-def _write_topics(part: pd.DataFrame, path: Path) -> None:
-    blocks = [
-        f"<top>\n<num> Number: {t.qid}\n<title> {t.title}\n\n<desc> Description:\n"
-        f"{description}\n\n<narr> Narrative:\n{narrative}\n</top>\n"
-        for t in part.itertuples()
-        for description, narrative in [_topic_texts(t.subject, t.aspect)]
-    ]
-    path.write_text("\n".join(blocks), encoding="utf-8")
 
 
 def _pools(part: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
@@ -501,10 +495,11 @@ def _write_run_matrix(
 
 _MANIFEST = """\
 name = "Simulated leakage study (demo)"
-description = \"\"\"SIMULATED data generated by `leakeval demo`: not real retrieval results. \
-Three collections shaped like Robust04 (250 topics), Core17 (50) and Core18 (50); three \
+description = \"\"\"SIMULATED runs and judgments generated by `leakeval demo` on the real \
+Robust04 (250 topics), Core17 (50) and Core18 (50) topics: not real retrieval results. Three \
 re-rankers trained with and without 1000 leaked queries mixed into 2k-32k training queries; \
-5-fold cross-validation over topics.\"\"\"
+the leaked topics' training queries are the ones the SPIRE 2022 annotators confirmed, where \
+they judged the topic; 5-fold cross-validation over topics.\"\"\"
 simulated = true
 
 [collections.robust04]

@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from leakeval_core.cli import main
+from leakeval_core.demo.generator import SOURCE
 from leakeval_core.errors import LeakevalError
 from leakeval_core.io import queries
 from leakeval_core.leakage.detect import TopicTexts, detect, topic_texts
@@ -130,8 +131,16 @@ def test_detection_finds_demo_ground_truth(demo_experiment):
     )
     labelled = merged.category_true.notna()
     assert roc_auc_score(labelled, merged.similarity) > 0.9
-    assert (merged[labelled].category == merged[labelled].category_true).all()
     assert labelled.sum() >= 0.8 * len(truth)
+    # the planted queries people judged: the annotators' relation to the title against the
+    # lexical detector's category (0.58 here; the demo has no query variants, against which
+    # the study judged many pairs); the ones written from titles follow its rules exactly
+    judged = pd.read_csv(SOURCE / "judged-queries.tsv", sep="\t", dtype=str).train_text
+    found = merged[labelled]
+    real = found.train_text.isin(judged)
+    agree = found.category == found.category_true
+    assert agree[~real].all()
+    assert 0.5 < agree[real].mean() < 1.0, agree[real].mean()
 
 
 def test_memory_stays_bounded_by_the_chunk(tmp_path):
