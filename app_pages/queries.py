@@ -1,11 +1,14 @@
 """Per-query drill-down: condition A vs B, query by query, down to the ranked lists."""
 
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
 from leakeval_app import loaders, state, views
 from leakeval_app.context import current
 from leakeval_app.render import (
+    PLOT_CONFIG,
     collection_or_stop,
     lazy_expander,
     number,
@@ -17,9 +20,11 @@ from leakeval_app.render import (
 from leakeval_core.analysis.audit import audit_conventions
 from leakeval_core.analysis.compare import (
     condition_label,
+    query_along,
     top_inflating,
 )
 from leakeval_core.present.condition_plots import scatter_ab_figure
+from leakeval_core.present.query_plots import ranked_lists_figure
 
 ctx = current()
 experiment = ctx.experiment
@@ -77,6 +82,27 @@ if measure.better == "lower":
 st.caption("; ".join(notes) + ".")
 
 titles = collection_or_stop(ctx.key, collection).topics.set_index("qid").title
+
+
+def open_topic(qid: str) -> None:
+    """The per-topic view of a query picked in the scatter or the table (a callback: it
+    runs once per new selection, so coming back to the chart does not reopen it)."""
+    state.put("qid", qid)
+    st.session_state["queries_tab"] = "One query"
+
+
+def on_point() -> None:
+    points = st.session_state["queries_scatter"].selection.points
+    if points and points[0].get("customdata"):
+        open_topic(str(points[0]["customdata"][2]))
+
+
+def on_row(qids: list[str]) -> None:
+    rows = st.session_state["queries_top"].selection.rows
+    if rows:
+        open_topic(qids[rows[0]])
+
+
 tab_all, tab_measures, tab_one = tabs(
     ["All queries", "All measures per query", "One query"], "queries_tab"
 )
@@ -84,19 +110,37 @@ with tab_all:
     if tab_all.open:
         left, right = st.columns([3, 2])
         with left:
-            show_fig(
-                scatter_ab_figure, table, measure, condition_label(a), condition_label(b), titles
+            st.plotly_chart(
+                scatter_ab_figure(table, measure, condition_label(a), condition_label(b), titles),
+                width="stretch",
+                config=PLOT_CONFIG,
+                theme=None,
+                key="queries_scatter",
+                on_select=on_point,
+                selection_mode="points",
             )
         with right:
             st.subheader("Top inflating queries")
-            st.caption("Leaked topics where A beats B by most: they inflate A's mean.")
+            st.caption(
+                "Leaked topics where A beats B by most: they inflate A's mean. Click a point in "
+                "the scatter or a row here to open that topic."
+            )
             top = top_inflating(pairs, 10, measure.better)
             top.insert(2, "title", top.qid.map(titles))
-            show_table(
+            st.dataframe(
                 top[["qid", "title", "a", "b", "delta"]].rename(
                     columns={"a": "A", "b": "B", "delta": "A − B"}
                 ),
+                hide_index=True,
+                width="stretch",
                 height=420,
+                key="queries_top",
+                on_select=partial(on_row, top.qid.tolist()),
+                selection_mode="single-row",
+                column_config={
+                    "title": st.column_config.TextColumn(width="medium"),
+                    "A − B": st.column_config.NumberColumn(format="%+.3f"),
+                },
             )
 with tab_measures:
     if tab_measures.open:
@@ -109,18 +153,32 @@ with tab_measures:
         show_table(wide.drop(columns="collection"), height=520)
 with tab_one:
     if tab_one.open:
-        labels = {q: f"{q}: {t}" for q, t in titles.items()}
-        qids = table.sort_values("delta", ascending=measure.better == "lower").qid.tolist()
+        by_delta = table.sort_values("delta", ascending=measure.better == "lower")
+        labels = {
+            q: f"{q}: {titles.get(q, '')} (A − B {d:+.3f}{', leaked' if leaked else ''})"
+            for q, d, leaked in zip(by_delta.qid, by_delta.delta, by_delta.leaked, strict=True)
+        }
+        qids = by_delta.qid.tolist()
         qid = st.selectbox(
-            "Query",
+            "Query (sorted by A − B)",
             qids,
             key=state.seed("qid", qids[0], qids),
             format_func=lambda q: labels.get(q, q),
         )
         state.remember("qid")
         topic = collection_or_stop(ctx.key, collection).topics.set_index("qid").loc[qid]
+        row = table.set_index("qid").loc[qid]
         st.markdown(f"### {qid}: {topic.title}")
         st.markdown(f"{topic.description}")
+        cols = st.columns(4)
+        cols[0].metric(f"{measure.label}, A", number(row.a))
+        cols[1].metric(f"{measure.label}, B", number(row.b))
+        cols[2].metric("A − B", number(row.delta))
+        cols[3].metric(
+            "Leaked topic",
+            "yes" if row.leaked else "no",
+            help=f"a training query with similarity ≥ {threshold:.2f}",
+        )
         if not leakage.empty:
             near = leakage.table[
                 (leakage.table.collection == collection) & (leakage.table.test_qid == qid)
@@ -135,7 +193,15 @@ with tab_one:
             else:
                 st.caption("No training query resembles this topic.")
 
+        if design.size and design.size in a and a.get(design.size) == b.get(design.size):
+            st.markdown(f"**This topic along {design.size}**")
+            along = query_along(
+                loaders.per_query_table(ctx.key, measure.name), a, b, qid, design.size
+            )
+            show_table(along, **{"A − B": st.column_config.NumberColumn(format="%+.4f")})
+
         lists = views.ranked_lists(ctx.key, a, b, qid)
+        show_fig(ranked_lists_figure, *lists, condition_label(a), condition_label(b))
         for column, label, ranked in zip(st.columns(2), ("A", "B"), lists, strict=True):
             with column:
                 st.markdown(f"**{label}: {condition_label(a if label == 'A' else b)}**")

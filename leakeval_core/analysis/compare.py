@@ -25,6 +25,7 @@ __all__ = [
     "condition_means",
     "paired",
     "paired_wide",
+    "query_along",
     "rank_changes",
     "significance_marks",
     "top_inflating",
@@ -78,6 +79,21 @@ def paired(per_query: PerQuery, a: Levels, b: Levels, leaked: pd.DataFrame | Non
     flags = set() if leaked is None else set(zip(leaked.collection, leaked.qid, strict=True))
     both["leaked"] = [(c, q) in flags for c, q in zip(both.collection, both.qid, strict=True)]
     return Paired(both, only_a, only_b)
+
+
+def query_along(per_query: PerQuery, a: Levels, b: Levels, qid: str, factor: str) -> pd.DataFrame:
+    """One query's A, B and A − B at every level of `factor` (A's and B's other levels kept):
+    does its gain from leakage shrink as the training data grows?"""
+    rows = per_query.table[per_query.table.qid == qid]
+    sides = [
+        select(rows, {k: v for k, v in levels.items() if k != factor})
+        .set_index(factor)
+        .value.rename(name)
+        for levels, name in ((a, "A"), (b, "B"))
+    ]
+    out = pd.concat(sides, axis=1, join="inner").sort_index()
+    out["A − B"] = out.A - out.B
+    return out.rename_axis(factor).reset_index()
 
 
 def paired_wide(

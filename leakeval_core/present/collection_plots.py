@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from leakeval_core.present.style import PALETTE, style
+from leakeval_core.present.style import PALETTE, grade_color, style
 
 __all__ = ["grade_figure", "per_topic_figure"]
 
@@ -21,7 +21,7 @@ def per_topic_figure(
                 x=order.qid,
                 y=order[c],
                 name=c,
-                marker_color=PALETTE[i % len(PALETTE)],
+                marker_color=_column_color(c, i),
                 hovertemplate="topic %{x}<br>" + c + ": %{y}<extra></extra>",
             )
             for i, c in enumerate(columns)
@@ -38,7 +38,7 @@ def grade_figure(counts: pd.DataFrame) -> go.Figure:
         go.Bar(
             x=counts.grade.astype(str),
             y=counts.judgments,
-            marker_color=PALETTE[0],
+            marker_color=[grade_color(g) for g in counts.grade],
             text=counts.judgments,
             textposition="outside",
             hovertemplate="grade %{x}: %{y} judgments<extra></extra>",
@@ -47,3 +47,11 @@ def grade_figure(counts: pd.DataFrame) -> go.Figure:
     fig.update_xaxes(title="relevance grade", type="category")
     fig.update_yaxes(title="judgments (qrels lines)")
     return style(fig, "Grade distribution")
+
+
+def _column_color(column: str, i: int) -> str:
+    """`grade N` columns in their grade's colour (the same in every chart), others in turn."""
+    name, _, number = column.partition(" ")
+    if name == "grade" and number.isdigit():
+        return grade_color(int(number))
+    return PALETTE[i % len(PALETTE)]

@@ -49,7 +49,7 @@ def scatter_ab_figure(
                     "opacity": 0.75,
                     "line": {"width": 0.5, "color": "white"},
                 },
-                customdata=np.stack([hover, part.delta], axis=-1) if len(part) else None,
+                customdata=np.stack([hover, part.delta, part.qid], axis=-1) if len(part) else None,
                 hovertemplate="%{customdata[0]}<br>A %{y:.3f} · B %{x:.3f}"
                 " · A−B %{customdata[1]:.3f}<extra></extra>",
             )

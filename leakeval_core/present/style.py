@@ -8,12 +8,33 @@ import plotly.graph_objects as go
 
 from leakeval_core.experiment.design import Design
 
-__all__ = ["CLEAN_COLOR", "LEAKED_COLOR", "NEUTRAL", "PALETTE", "level_colors", "style"]
+__all__ = [
+    "CLEAN_COLOR",
+    "LEAKED_COLOR",
+    "NEUTRAL",
+    "PALETTE",
+    "UNJUDGED_COLOR",
+    "grade_color",
+    "level_colors",
+    "style",
+]
 
 LEAKED_COLOR = "#d95f02"
 CLEAN_COLOR = "#1b6ca8"
 NEUTRAL = "#7a7a7a"
 PALETTE = ["#1b6ca8", "#d95f02", "#2a9d55", "#8e44ad", "#c0392b", "#16a085", "#7f8c8d"]
+_GRADES = ["#c9ced6", "#8cc5a0", "#2a9d55", "#146b37"]
+"""Relevance grades 0, 1, 2, 3+: grey for not relevant, then greens darkening with relevance,
+on every chart (a grade is never orange or blue: those mean leaked and clean)."""
+UNJUDGED_COLOR = "#f1f2f5"
+
+
+def grade_color(grade: int | None) -> str:
+    """The colour of a relevance grade on every chart; None (unjudged) is near-white, and a
+    negative grade counts as not relevant."""
+    if grade is None:
+        return UNJUDGED_COLOR
+    return _GRADES[min(max(int(grade), 0), len(_GRADES) - 1)]
 
 
 def level_colors(levels: Sequence[object], design: Design | None = None) -> dict[object, str]:

@@ -595,3 +595,31 @@ def test_presentation_mode_hides_the_controls(app):
     assert at.header[0].value.startswith("Leaked training")
     assert not _story_pair(at)  # the pair comes from the URL or the default
     assert at.sidebar.toggle(key="w:present").value is True
+
+
+def test_one_query_view_shows_a_b_and_its_course_along_the_size(app, demo_scores):
+    from leakeval_core.analysis.folds import per_query
+
+    at = open_tab(app("app_pages/queries.py"), "queries_tab", "One query")
+    values = {s.key: s.value for s in at.selectbox if s.key}
+    qid = values["w:qid"]
+    table = per_query(demo_scores, "ndcg_cut_10").table
+    rows = table[(table.collection == values["w:collection"]) & (table.qid == qid)]
+    rows = rows[rows.model == values["w:a_model"]]
+
+    def value(leakage: str, size: int) -> float:
+        return rows[(rows.leakage == leakage) & (rows.train_size == size)].value.iloc[0]
+
+    size = values["w:a_train_size"]
+    a, b = value(values["w:a_leakage"], size), value(values["w:b_leakage"], size)
+    assert metric(at, "nDCG@10, A") == f"{a:.4f}" and metric(at, "nDCG@10, B") == f"{b:.4f}"
+    assert metric(at, "A − B") == f"{a - b:.4f}"
+    assert metric(at, "Leaked topic") in ("yes", "no")
+    along = next(d.value for d in at.dataframe if "train_size" in d.value.columns)
+    assert along.train_size.tolist() == [2000, 4000, 8000, 16000, 32000]
+    for row in along.itertuples():
+        assert abs(row.A - value(values["w:a_leakage"], row.train_size)) < 1e-12
+        assert abs(row.B - value(values["w:b_leakage"], row.train_size)) < 1e-12
+    # the query picker says each query's A − B, largest gain first
+    label = next(o for o in at.selectbox(key="w:qid").options if o.startswith(f"{qid}:"))
+    assert f"(A − B {a - b:+.3f}" in label

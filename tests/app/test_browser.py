@@ -284,3 +284,29 @@ def test_presentation_mode_fits_the_story_on_one_screen(app_url, browser):
     )
     assert page.locator('[data-testid="stMain"] [data-testid="stSelectbox"]').count() == 0
     page.close()
+
+
+@pytest.mark.parametrize("source", ["table", "scatter"])
+def test_per_topic_view_opens_from_the_table_and_the_scatter(app_url, browser, source):
+    """A click on a top-inflating row, or on a point of the A-vs-B scatter, opens that topic:
+    its A, B and A − B, its course along the training size, and the joined ranked lists."""
+    page = browser.new_page(viewport={"width": 1500, "height": 1100})
+    page.goto(f"{app_url}/queries")
+    page.locator(DRAWN_CHART).first.wait_for(timeout=180_000)
+    wait_until_idle(page)
+    if source == "table":
+        table = page.locator('[data-testid="stDataFrame"]').first
+        box = table.bounding_box()
+        page.mouse.click(box["x"] + 18, box["y"] + 35 + 18)  # the first row's checkbox
+    else:
+        point = page.locator(".js-plotly-plot .scatterlayer .trace").first.locator("path.point")
+        point.first.click(force=True)
+    panel = page.get_by_role("tabpanel", name="One query")
+    panel.get_by_text("along train_size").wait_for(timeout=60_000)
+    panel.locator(DRAWN_CHART).first.wait_for(timeout=60_000)
+    wait_until_idle(page)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert panel.get_by_text("A − B").count() > 0 and panel.get_by_text("Leaked topic").count()
+    panel.scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / f"per-topic-from-{source}.png"), full_page=True)
+    page.close()

@@ -14,3 +14,64 @@ def test_similarity_histogram_counts_every_pair_once():
     assert bars.y[int(0.31 // 0.025)] == 2
     assert np.allclose(bars.x, (edges[:-1] + edges[1:]) / 2)
     assert fig.layout.xaxis.title.text.startswith("similarity")
+
+
+def test_a_grade_has_one_colour_in_every_chart():
+    from leakeval_core.present.collection_plots import grade_figure, per_topic_figure
+    from leakeval_core.present.style import CLEAN_COLOR, LEAKED_COLOR, grade_color
+
+    topics = pd.DataFrame(
+        {"qid": ["1", "2"], "grade 0": [5, 3], "grade 1": [2, 1], "grade 2": [1, 0]}
+    )
+
+    def colours(columns: list[str]) -> dict[str, str]:
+        fig = per_topic_figure(topics, columns, "t", "y")
+        return {trace.name: trace.marker.color for trace in fig.data}
+
+    judged, relevant = colours(["grade 0", "grade 1", "grade 2"]), colours(["grade 1", "grade 2"])
+    assert judged["grade 1"] == relevant["grade 1"] == grade_color(1)
+    assert judged["grade 2"] == relevant["grade 2"] == grade_color(2)
+    bars = grade_figure(pd.DataFrame({"grade": [0, 1, 2], "judgments": [9, 3, 1]})).data[0]
+    assert list(bars.marker.color) == [grade_color(0), grade_color(1), grade_color(2)]
+    grades = {grade_color(g) for g in (None, -1, 0, 1, 2, 3)}
+    assert not grades & {LEAKED_COLOR, CLEAN_COLOR}  # orange and blue mean leaked and clean
+
+
+def test_ranked_lists_figure_joins_each_document_in_both_tops():
+    from leakeval_core.present.query_plots import ranked_lists_figure
+    from leakeval_core.present.style import grade_color
+
+    a = pd.DataFrame({"docid": ["d1", "d2", "d3"], "rank": [1, 2, 3], "grade": [2, np.nan, 0]})
+    b = pd.DataFrame({"docid": ["d3", "d1", "d9"], "rank": [1, 2, 3], "grade": [0, 2, 1]})
+    fig = ranked_lists_figure(a, b, "leaked", "none", depth=3)
+    lines = [t for t in fig.data if t.mode == "lines"]
+    joined = sorted((tuple(t.y)) for t in lines)
+    assert joined == [(1, 2), (3, 1)]  # d1 moved down one, d3 up two; d2 and d9 are alone
+    side_a = next(t for t in fig.data if t.mode == "markers+text" and t.x[0] == 0)
+    assert list(side_a.marker.color) == [grade_color(2), grade_color(None), grade_color(0)]
+    assert list(side_a.text) == ["d1", "d2", "d3"]
+    assert fig.layout.yaxis.range == (3.5, 0.5)  # rank 1 at the top
+
+
+def test_query_along_by_hand():
+    from leakeval_core.analysis.compare import query_along
+    from leakeval_core.analysis.folds import PerQuery
+
+    rows = [
+        (lv, size, qid, value)
+        for lv, size, qid, value in [
+            ("leaked", 2000, "1", 0.9),
+            ("none", 2000, "1", 0.5),
+            ("leaked", 4000, "1", 0.7),
+            ("none", 4000, "1", 0.6),
+            ("leaked", 2000, "2", 0.1),
+            ("none", 2000, "2", 0.1),
+        ]
+    ]
+    table = pd.DataFrame(rows, columns=["leakage", "train_size", "qid", "value"])
+    per_query = PerQuery(table, ("leakage", "train_size"), "none", pd.DataFrame())
+    along = query_along(
+        per_query, {"leakage": "leaked", "train_size": 2000}, {"leakage": "none"}, "1", "train_size"
+    )
+    assert along.train_size.tolist() == [2000, 4000]
+    assert np.allclose(along["A − B"], [0.4, 0.1])
