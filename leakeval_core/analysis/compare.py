@@ -42,16 +42,18 @@ def condition_means(
     """Mean per condition with a t confidence interval over queries.
 
     Each query contributes one value per condition (folds were combined in `per_query`), so
-    the interval reflects topic variance, not fold × query pseudo-replicates.
+    the interval reflects topic variance, not fold × query pseudo-replicates. The interval is
+    kept within the values' own range (a mean cannot leave it): a skewed measure such as the
+    first relevant rank otherwise gets a band below rank 1.
     """
     table = select(per_query.table, fixed or {}).dropna(subset=["value"])
     grouped = table.groupby(list(by), observed=True, sort=True).value
-    out = grouped.agg(n="count", mean="mean", sd="std").reset_index()
+    out = grouped.agg(n="count", mean="mean", sd="std", low="min", high="max").reset_index()
     sem = out.sd / np.sqrt(out.n)
     half = sps.t.ppf(0.5 + confidence / 2, np.maximum(out.n - 1, 1)) * sem
-    out["ci_low"] = out["mean"] - half.fillna(0.0)
-    out["ci_high"] = out["mean"] + half.fillna(0.0)
-    return out
+    out["ci_low"] = np.maximum(out["mean"] - half.fillna(0.0), out.low)
+    out["ci_high"] = np.minimum(out["mean"] + half.fillna(0.0), out.high)
+    return out.drop(columns=["low", "high"])
 
 
 @dataclass(frozen=True)

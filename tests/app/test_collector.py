@@ -59,3 +59,10 @@ def test_app_config_turns_the_source_watcher_off():
     re-walking the tree (see .streamlit/config.toml): the shipped config must keep it off."""
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert config["server"]["fileWatcherType"] == "none"
+
+
+def test_error_boxes_link_nowhere():
+    """Streamlit's error boxes offer "Ask Google" / "Ask ChatGPT" links on localhost: an
+    offline tool sends nobody's inputs there."""
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["client"]["showErrorLinks"] is False

@@ -170,3 +170,17 @@ def test_ranking_change_on_demo(demo_scores):
     assert pooled.loc[2000] < 1.0
     row = taus.iloc[0]
     assert -1.0 <= row.tau <= 1.0 and " > " in row["ranking (leaked)"]
+
+
+def test_condition_means_bands_stay_within_the_values_range():
+    """First relevant ranks of 1, 1, 1 and 40: the t band would reach below rank 1."""
+    from leakeval_core.analysis.compare import condition_means
+
+    table = pd.DataFrame(
+        {"model": "m", "qid": ["1", "2", "3", "4"], "value": [1.0, 1.0, 1.0, 40.0]}
+    )
+    means = condition_means(PerQuery(table, ("model",), "none", pd.DataFrame()), ["model"])
+    row = means.iloc[0]
+    half = sps.t.ppf(0.975, 3) * np.std([1, 1, 1, 40], ddof=1) / 2
+    assert row["mean"] == 10.75 and half > 29.25  # the t band: about -20 to 42
+    assert (row.ci_low, row.ci_high) == (1.0, 40.0)
