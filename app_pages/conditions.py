@@ -47,8 +47,10 @@ rest = [f for f in factors if f not in by]
 for column, factor in zip(st.columns(len(rest)) if rest else [], rest, strict=True):
     levels = experiment.levels(factor)
     key = "collection" if factor == "collection" else f"fix_{factor}"  # shared with pages
+    # collections in the manifest's order, as on every other page; other levels sorted
+    first = next(iter(experiment.collections)) if factor == "collection" else levels[0]
     fixed[factor] = column.selectbox(
-        factor, levels, key=state.seed(key, levels[0], levels, type(levels[0]))
+        factor, levels, key=state.seed(key, first, levels, type(levels[0]))
     )
     state.remember(key)
 

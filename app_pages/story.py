@@ -13,9 +13,11 @@ ctx = current()
 experiment, measure, design = ctx.experiment, ctx.measure, ctx.experiment.design
 leakage = loaders.leakage(ctx.leakage_key)
 if why := design.why_not("The story", "leakage"):
+    st.header("Story", anchor=False)
     st.info(why, icon=":material/info:")
     st.stop()
 if leakage.empty:
+    st.header("Story", anchor=False)
     st.info(
         "The story needs leakage pairs: add `[training_queries]` or `[leakage] table` to "
         "experiment.toml.",

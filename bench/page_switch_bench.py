@@ -32,6 +32,7 @@ from leakeval_core.evaluation.measures import Measure, parse_measures  # noqa: E
 from tests.app.test_browser import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
+    HEADING,
     MAIN_CONTENT,
     PAGES,
     start_app,
@@ -83,7 +84,7 @@ def visit(page, name: str, settle: float = 0.0) -> tuple[float, float]:
     """Switch to page `name` by its sidebar link: timed until its header is on screen and the
     rerun is over; then its main chart (or table) must be drawn."""
     link = page.locator('[data-testid="stSidebarNav"]').get_by_text(name, exact=True)
-    times = timed_click(page, link, settle, {"selector": "h2", "text": name})
+    times = timed_click(page, link, settle, {"selector": "h2", "text": HEADING.get(name, name)})
     page.locator(MAIN_CONTENT[name]).first.wait_for(timeout=10_000)
     return times
 
@@ -125,8 +126,9 @@ def main() -> None:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1500, "height": 1000})
             page.goto(url)
-            page.locator("h2", has_text="Dataset browser").first.wait_for(timeout=300_000)
-            page.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=300_000)
+            first = PAGES[0]
+            page.locator("h2", has_text=HEADING.get(first, first)).first.wait_for(timeout=300_000)
+            page.locator(MAIN_CONTENT[first]).first.wait_for(timeout=300_000)
             wait_until_idle(page, timeout=300_000)
             what = "demo generated, scored, leakage detected" if args.fresh else "existing demo"
             print(f"cold start to first page: {time.perf_counter() - start:.1f} s ({what})")

@@ -116,8 +116,14 @@ def show_document(collection: Collection, docid: str) -> None:
 
 def tabs(labels: list[str], key: str) -> Sequence[Any]:
     """Tabs that run and send only the open one (check `tab.open`): a page switch then
-    pays for the tab on screen, not for every chart and table behind the others."""
-    return st.tabs(labels, key=key, on_change="rerun")
+    pays for the tab on screen, not for every chart and table behind the others. The open
+    tab is in the URL, so a copied link reopens it."""
+    if key not in st.session_state and st.query_params.get(key) in labels:
+        st.session_state[key] = st.query_params[key]
+    opened = st.tabs(labels, key=key, on_change="rerun")
+    if st.session_state.get(key) in labels and st.query_params.get(key) != st.session_state[key]:
+        st.query_params[key] = st.session_state[key]
+    return opened
 
 
 def lazy_expander(label: str, key: str, icon: str | None = None) -> Any:
