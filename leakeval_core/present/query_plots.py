@@ -65,11 +65,15 @@ def ranked_lists_figure(
         )
     fig.update_xaxes(
         tickvals=[0, 1],
-        ticktext=[f"A: {label_a}", f"B: {label_b}"],
+        ticktext=["A", "B"],
         range=[-0.9, 1.9],
         side="top",
         showgrid=False,
         zeroline=False,
     )
     fig.update_yaxes(title="rank (1 = top)", dtick=1, range=[depth + 0.5, 0.5])
-    return style(fig, f"Top {depth} of A and B: the same document joined", height=620)
+    title = (
+        f"Top {depth} of A and B: the same document joined"
+        f"<br><sup>A: {label_a} · B: {label_b}</sup>"
+    )
+    return style(fig, title, height=640)
