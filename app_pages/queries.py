@@ -8,12 +8,12 @@ import streamlit as st
 from leakeval_app import loaders, state, views
 from leakeval_app.context import current
 from leakeval_app.render import (
-    PLOT_CONFIG,
     collection_or_stop,
     lazy_expander,
     number,
     show_document,
     show_fig,
+    show_selectable_fig,
     show_table,
     tabs,
 )
@@ -110,14 +110,15 @@ with tab_all:
     if tab_all.open:
         left, right = st.columns([3, 2])
         with left:
-            st.plotly_chart(
-                scatter_ab_figure(table, measure, condition_label(a), condition_label(b), titles),
-                width="stretch",
-                config=PLOT_CONFIG,
-                theme=None,
+            show_selectable_fig(
+                scatter_ab_figure,
+                table,
+                measure,
+                condition_label(a),
+                condition_label(b),
+                titles,
                 key="queries_scatter",
                 on_select=on_point,
-                selection_mode="points",
             )
         with right:
             st.subheader("Top inflating queries")

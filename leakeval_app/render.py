@@ -45,6 +45,29 @@ def _chart(name: str, digest: str, _builder, _args, _kwargs) -> None:
     st.plotly_chart(_builder(*_args, **_kwargs), width="stretch", config=PLOT_CONFIG, theme=None)
 
 
+def show_selectable_fig(
+    builder: Callable[..., go.Figure], *args: Any, key: str, on_select: Callable[[], None]
+) -> None:
+    """Draw a figure whose points can be clicked (`on_select` runs on a new selection). The
+    chart message cannot be replayed (its selection is live), but the figure is built once
+    per distinct input: building is the expensive part."""
+    name = f"{builder.__module__}.{builder.__qualname__}"
+    st.plotly_chart(
+        _built(name, _digest(args), builder, args),
+        width="stretch",
+        config=PLOT_CONFIG,
+        theme=None,
+        key=key,
+        on_select=on_select,
+        selection_mode="points",
+    )
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _built(name: str, digest: str, _builder, _args) -> go.Figure:
+    return _builder(*_args)
+
+
 def _digest(*parts: Any) -> str:
     """Exact content digest of figure inputs: frames by every value, the rest by repr."""
     digest = hashlib.blake2b(digest_size=16)
