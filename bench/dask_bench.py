@@ -17,16 +17,12 @@ import tempfile
 import time
 from pathlib import Path
 
-import pandas as pd
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from leakage_bench import REAL, synthetic_log  # noqa: E402
+from leakage_bench import study_topics, synthetic_log  # noqa: E402
 
-from leakeval_core.io import queries  # noqa: E402
-from leakeval_core.leakage.detect import TopicTexts, topic_texts  # noqa: E402
 from leakeval_core.leakage.distributed import dask_map  # noqa: E402
 from leakeval_core.leakage.options import DetectionOptions  # noqa: E402
 from leakeval_core.leakage.sharded import detect_shards, local_results  # noqa: E402
@@ -55,16 +51,7 @@ def main() -> None:
     parser.add_argument("--shards", type=int, default=100)
     parser.add_argument("--chunk", type=int, default=20_000)
     args = parser.parse_args()
-    topics = pd.concat(
-        [
-            queries.read_topics(REAL / c / "topics.txt").assign(collection=c)
-            for c in ("robust04", "core17", "core18")
-        ],
-        ignore_index=True,
-    )
-    side = TopicTexts.concat(
-        [topic_texts(g, collection=c) for c, g in topics.groupby("collection")]
-    )
+    topics, side = study_topics()
     folder = Path(tempfile.mkdtemp(prefix="leakeval-dask-bench-"))
     try:
         start = time.perf_counter()

@@ -41,12 +41,9 @@ def synthetic_log(n: int, chunk: int, seed: int = 0):
         yield pd.DataFrame({"qid": np.arange(start, start + size).astype(str), "text": texts})
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--queries", type=int, default=367_000)
-    parser.add_argument("--chunk", type=int, default=20_000)
-    parser.add_argument("--method", default="lexical", help="lexical, semantic or hybrid")
-    args = parser.parse_args()
+def study_topics() -> tuple[pd.DataFrame, TopicTexts]:
+    """The study's 350 real topics (Robust04, Core17, Core18) and their title and
+    description texts, the test side of every detection bench."""
     topics = pd.concat(
         [
             queries.read_topics(REAL / c / "topics.txt").assign(collection=c)
@@ -57,6 +54,16 @@ def main() -> None:
     side = TopicTexts.concat(
         [topic_texts(g, collection=c) for c, g in topics.groupby("collection")]
     )
+    return topics, side
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--queries", type=int, default=367_000)
+    parser.add_argument("--chunk", type=int, default=20_000)
+    parser.add_argument("--method", default="lexical", help="lexical, semantic or hybrid")
+    args = parser.parse_args()
+    topics, side = study_topics()
     print(f"{topics.shape[0]} topics, {len(side.table)} topic texts vs {args.queries:,} queries")
     start = time.perf_counter()
     last = [start]
