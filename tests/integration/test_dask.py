@@ -8,7 +8,6 @@ import sys
 import time
 
 import pandas as pd
-import psutil
 import pytest
 
 from leakeval_core.cli import main
@@ -21,6 +20,7 @@ from leakeval_core.leakage.sharded import detect_shards
 from tests.support import realdata
 
 pytest.importorskip("dask.distributed", reason="the dask extra is not installed")
+psutil = pytest.importorskip("psutil", reason="the dask extra is not installed")
 
 
 def _write_shards(frame: pd.DataFrame, folder, parts: int) -> None:
