@@ -15,6 +15,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import sys
+import types
 import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -23,7 +25,7 @@ from leakeval_core.errors import LeakevalError
 from leakeval_core.leakage.options import LOCAL_CLUSTER
 from leakeval_core.leakage.search import ShardResult, TopicIndex, search_shard
 
-__all__ = ["EXTRA_HINT", "dask_map", "dask_results"]
+__all__ = ["EXTRA_HINT", "connect", "dask_map", "dask_results"]
 
 EXTRA_HINT = "--dask needs the optional extra: pip install -e '.[dask]'"
 
@@ -51,7 +53,7 @@ def dask_results(
         from dask.distributed import as_completed
     except ImportError:
         raise LeakevalError(EXTRA_HINT) from None
-    with _client(address, workers) as client:
+    with connect(address, workers) as client:
         remote = client.scatter(index, broadcast=True)
         run = uuid.uuid4().hex[:8]
         futures = [
@@ -68,20 +70,23 @@ def dask_results(
 
 
 @contextlib.contextmanager
-def _client(address: str, workers: int | None):
+def connect(address: str = LOCAL_CLUSTER, workers: int | None = None):
+    """A Dask client: of a new local cluster (one single-threaded worker process per core,
+    or `workers`), shut down on exit; or of the scheduler at `address`."""
     from dask.distributed import Client, LocalCluster
 
     if address == LOCAL_CLUSTER:
-        cluster = LocalCluster(
-            n_workers=workers or os.cpu_count() or 1,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=None,
-            silence_logs=logging.ERROR,
-        )
-        with cluster, Client(cluster) as client:
-            yield client
+        with _plain_main():
+            cluster = LocalCluster(
+                n_workers=workers or os.cpu_count() or 1,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+            )
+            with cluster, Client(cluster) as client:
+                yield client
         return
     try:
         client = Client(address, timeout="20s")
@@ -89,3 +94,22 @@ def _client(address: str, workers: int | None):
         raise LeakevalError(f"no Dask scheduler answers at {address} ({exc})") from None
     with client:
         yield client
+
+
+@contextlib.contextmanager
+def _plain_main():
+    """A bare `__main__` while the local cluster lives.
+
+    Worker processes are spawned, and a spawned process first re-runs the parent's
+    `__main__`: a user's script without an `if __name__ == "__main__"` guard would start
+    another cluster, and a Streamlit script (whose runner installs itself as `__main__`)
+    would run a whole app in every worker. The tasks are leakeval's own functions, so the
+    workers need nothing from `__main__`. Restarted workers are spawned under it too.
+    """
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if saved is not None:
+            sys.modules["__main__"] = saved

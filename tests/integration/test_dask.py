@@ -13,7 +13,7 @@ import pytest
 from leakeval_core.cli import main
 from leakeval_core.io import queries
 from leakeval_core.leakage.detect import topic_texts
-from leakeval_core.leakage.distributed import dask_map
+from leakeval_core.leakage.distributed import connect, dask_map
 from leakeval_core.leakage.options import DetectionOptions
 from leakeval_core.leakage.semantic import available as semantic_available
 from leakeval_core.leakage.sharded import detect_shards
@@ -71,20 +71,12 @@ def test_dask_output_is_byte_identical(real_log, tmp_path, method):
 
 
 @pytest.fixture
-def cluster():
-    from dask.distributed import Client, LocalCluster
-
-    with (
-        LocalCluster(
-            n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
-        ) as local,
-        Client(local) as client,
-    ):
-        yield local, client
+def client():
+    with connect(workers=2) as client:
+        yield client
 
 
-def test_a_killed_worker_changes_nothing(real_log, cluster):
-    local, client = cluster
+def test_a_killed_worker_changes_nothing(real_log, client):
     topics = queries.read_topics(realdata("robust04", "topics.txt"))
     side = topic_texts(topics)
     shards = sorted((real_log / "log").iterdir())
@@ -103,7 +95,7 @@ def test_a_killed_worker_changes_nothing(real_log, cluster):
         killed.update(address=busy[0], pid=pid, after=done)
 
     got, report = detect_shards(
-        side, shards, options, dask_map(local.scheduler_address), kill_a_busy_worker
+        side, shards, options, dask_map(client.scheduler.address), kill_a_busy_worker
     )
     assert killed and killed["after"] < len(shards), "no worker was busy to kill"
     assert not psutil.pid_exists(killed["pid"]) or psutil.Process(killed["pid"]).status() in (
@@ -143,3 +135,19 @@ def test_without_the_extra_dask_is_a_one_line_error(real_log, tmp_path, monkeypa
     err = capsys.readouterr().err.strip()
     assert code == 2
     assert err == "leakeval: --dask needs the optional extra: pip install -e '.[dask]'"
+
+
+def test_workers_never_rerun_a_streamlit_script(real_log, tmp_path, monkeypatch):
+    """Streamlit's script runner (and so AppTest) installs the app as `__main__`, and
+    spawned workers re-run `__main__`: a local cluster must start from a bare one."""
+    import types
+
+    script = tmp_path / "app.py"
+    marker = tmp_path / "ran"
+    script.write_text(f"open({str(marker)!r}, 'a').write('x')\n")
+    fake = types.ModuleType("__main__")
+    fake.__file__ = str(script)
+    monkeypatch.setitem(sys.modules, "__main__", fake)
+    _leakage(real_log, tmp_path / "pairs.csv", "--dask")
+    assert not marker.exists()
+    assert sys.modules["__main__"] is fake  # given back afterwards
