@@ -59,6 +59,12 @@ story = views.story(
 )
 st.header(story.headline, anchor=False)
 st.markdown(story.evidence)
+if pair == default:
+    st.caption(
+        "Shown first: the pair of conditions whose leaked topics gain most over the others, "
+        "the clearest case, picked after looking (its p is adjusted over all the pairs of its "
+        "collection)." + ("" if presenting() else " Choose any other pair above.")
+    )
 
 
 def open_drilldown(qid: str | None = None) -> None:
