@@ -176,17 +176,31 @@ with tab_more:
                 "significance.tex",
                 "text/x-tex",
             )
+        # the report is kept for the settings it was built with, so its download button
+        # stays after a download (which must not rerun the page either)
+        options = ReportOptions(threshold=state.get("threshold"), statistics=stats)
+        built_for = (ctx.key, ctx.leakage_key, measure.name, options)
         if st.button("Prepare the HTML meeting report", icon=":material/description:"):
-            options = ReportOptions(threshold=state.get("threshold"), statistics=stats)
-            report = build_report(
-                experiment,
-                loaders.results(ctx.key),
-                measure,
-                loaders.leakage(ctx.leakage_key),
-                options,
+            st.session_state["report"] = (
+                built_for,
+                build_report(
+                    experiment,
+                    loaders.results(ctx.key),
+                    measure,
+                    loaders.leakage(ctx.leakage_key),
+                    options,
+                ),
             )
+        kept = st.session_state.get("report")
+        if kept is not None and kept[0] == built_for:
             st.download_button(
-                "Download report.html", report, "leakeval-report.html", "text/html", type="primary"
+                "Download report.html",
+                kept[1],
+                "leakeval-report.html",
+                "text/html",
+                type="primary",
+                on_click="ignore",
+                key="report_download",
             )
         with st.expander("Metric-convention audit: how these means move under other conventions"):
             conditions = means[by].assign(**fixed).to_dict("records")

@@ -633,3 +633,19 @@ def test_a_copied_link_reopens_the_open_tab(app):
     link.switch_page("app_pages/conditions.py").run()
     assert not link.exception
     assert any("delta_leaked" in d.value.columns for d in link.dataframe)
+
+
+def test_the_report_download_stays_after_a_rerun(app):
+    at = open_tab(app("app_pages/conditions.py"), "conditions_tab", "Audit & downloads")
+    assert not [d for d in at.get("download_button") if d.proto.label == "Download report.html"]
+    next(b for b in at.button if b.label == "Prepare the HTML meeting report").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+
+    def report_buttons() -> list:
+        return [d for d in at.get("download_button") if d.proto.label == "Download report.html"]
+
+    assert len(report_buttons()) == 1
+    at.run()  # what a download (or any other rerun) does: the report is still there
+    assert len(report_buttons()) == 1
+    at.sidebar.selectbox(key="w:measure").set_value("P_1").run()  # built for other settings
+    assert not report_buttons()
