@@ -198,6 +198,8 @@ with st.sidebar:
     st.caption(
         f"**Conventions.** {conventions.describe()}. Folds are combined per query before any mean."
     )
+    if depth_note := conventions.depth_note([parse_measure(measure)]):
+        st.caption(f"**Depth.** {depth_note}.")
     st.toggle(
         "Presentation mode",
         key=state.seed("present", False, [False, True], lambda raw: raw in ("1", "True")),

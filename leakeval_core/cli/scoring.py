@@ -93,20 +93,10 @@ def _print_means(means: dict[str, dict[str, float]], measures) -> None:
 
 
 def _warn_deeper_cutoffs(measures, conventions) -> None:
-    """Once: a cutoff beyond the depth sees only `depth` documents (the ideal is still taken
-    at the cutoff, as trec_eval -M does), so recall_1000 at depth 100 is not trec_eval's."""
-    deeper = [
-        m.name
-        for m in measures
-        if m.family.cutoff and not m.family.decimal and m.cutoff > conventions.depth
-    ]
-    if deeper:
-        print(
-            f"leakeval: note: {', '.join(deeper)} cut(s) off deeper than --depth "
-            f"{conventions.depth}: only the top {conventions.depth} documents count "
-            "(trec_eval's default depth is 1000; see --compat trec_eval)",
-            file=sys.stderr,
-        )
+    """Once: a cutoff deeper than the depth (`Conventions.depth_note`, the app's wording)."""
+    note = conventions.depth_note(measures, whole_ranking=False)
+    if note:
+        print(f"leakeval: note: {note}", file=sys.stderr)
 
 
 def _report_diagnostics(diagnostics: dict, conventions) -> None:

@@ -6,10 +6,14 @@ building a cache key, say) does not import numpy and pyarrow.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from leakeval_core.errors import LeakevalError
+
+if TYPE_CHECKING:
+    from leakeval_core.evaluation.measures import Measure
 
 __all__ = ["Conventions"]
 
@@ -26,6 +30,28 @@ class Conventions:
     no_relevant: Literal["exclude", "zero"] = "exclude"
     """Qrels queries without a relevant document: left out and counted (leakeval), or
     scored 0 and averaged in (trec_eval)."""
+
+    def depth_note(self, measures: Sequence[Measure], whole_ranking: bool = True) -> str | None:
+        """What the depth cuts that a reader comparing with trec_eval would not expect: a
+        cutoff deeper than the depth, or (with `whole_ranking`) a measure of the whole
+        ranking (MAP, RR, first relevant rank) at a depth below trec_eval's 1000. None when
+        nothing is cut. The app shows both; the CLI, whose default measures include MAP,
+        prints only the first, so that a default run stays quiet. One wording."""
+        deeper = [
+            m.label
+            for m in measures
+            if m.family.cutoff and not m.family.decimal and m.cutoff > self.depth
+        ]
+        whole = [m.label for m in measures if not m.family.cutoff]
+        whole = whole if whole_ranking and self.depth < 1000 else []
+        if not deeper and not whole:
+            return None
+        cut = ", ".join([*deeper, *whole])
+        return (
+            f"{cut}: only the top {self.depth} documents of each run count (depth {self.depth}; "
+            "trec_eval's default is 1000, so these can be lower than trec_eval's; the "
+            "trec_eval 10 preset or --compat trec_eval uses 1000)"
+        )
 
     @classmethod
     def trec_eval(cls, **override: object) -> Conventions:

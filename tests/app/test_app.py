@@ -649,3 +649,15 @@ def test_the_report_download_stays_after_a_rerun(app):
     assert len(report_buttons()) == 1
     at.sidebar.selectbox(key="w:measure").set_value("P_1").run()  # built for other settings
     assert not report_buttons()
+
+
+def test_map_at_depth_100_says_it_is_not_trec_evals(app):
+    at = app()
+    assert not any("**Depth.**" in c.value for c in at.sidebar.caption)  # nDCG@10: nothing cut
+    at.sidebar.selectbox(key="w:measure").set_value("map").run()
+    notes = [c.value for c in at.sidebar.caption if c.value.startswith("**Depth.**")]
+    assert notes == [
+        "**Depth.** MAP: only the top 100 documents of each run count (depth 100; trec_eval's "
+        "default is 1000, so these can be lower than trec_eval's; the trec_eval 10 preset or "
+        "--compat trec_eval uses 1000)."
+    ]

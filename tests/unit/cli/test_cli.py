@@ -384,7 +384,7 @@ def test_notes_say_what_the_conventions_did(tmp_path, capsys):
     assert main([*args, "--missing", "drop"]) == 0
     err = capsys.readouterr().err
     assert "1 qrels queries absent from the run, dropped" in err
-    assert "recall_1000 cut(s) off deeper than --depth 100" in err
+    assert "Recall@1000: only the top 100 documents of each run count" in err
     assert main([*args, "--compat", "trec_eval"]) == 0
     err = capsys.readouterr().err
-    assert "deeper than" not in err  # depth 1000 under trec_eval's conventions
+    assert "only the top" not in err  # depth 1000 under trec_eval's conventions
