@@ -25,7 +25,7 @@ from leakeval_core.leakage.lexical import LexicalModel
 from leakeval_core.leakage.text import normalize
 
 __all__ = [
-    "CANDIDATE_COLUMNS",
+    "CANDIDATE_DTYPES",
     "IDF_SAMPLE",
     "ShardResult",
     "TopicIndex",
@@ -35,7 +35,13 @@ __all__ = [
     "search_shard",
 ]
 
-CANDIDATE_COLUMNS = ["row", "similarity", "train_qid", "train_text"]
+CANDIDATE_DTYPES = {
+    "row": np.int32,
+    "similarity": np.float32,
+    "train_qid": "str",
+    "train_text": "str",
+}
+"""The candidates frame's columns and types (see the module docstring)."""
 
 IDF_SAMPLE = 50_000
 """Training queries (from the start of the log) that inverse document frequencies come from:
@@ -75,14 +81,7 @@ class TopicIndex:
 
 
 def no_candidates() -> pd.DataFrame:
-    return pd.DataFrame(
-        {
-            "row": pd.Series(dtype=np.int32),
-            "similarity": pd.Series(dtype=np.float32),
-            "train_qid": pd.Series(dtype="str"),
-            "train_text": pd.Series(dtype="str"),
-        }
-    )
+    return pd.DataFrame({c: pd.Series(dtype=d) for c, d in CANDIDATE_DTYPES.items()})
 
 
 def search_chunk(index: TopicIndex, chunk: pd.DataFrame, counts=None) -> pd.DataFrame:
