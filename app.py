@@ -167,10 +167,17 @@ with st.sidebar:
     alphas = [0.001, 0.01, 0.05, 0.1]
     test_key = state.seed("test", "ttest", list(tests))
     correction_key = state.seed("correction", "bonferroni", list(corrections))
+    intervals = {"test": "the test's own (dual to the marks)", "bootstrap": "percentile bootstrap"}
     alpha_key = state.seed("alpha", 0.05, alphas, float)
-    test, correction, alpha = (st.session_state[k] for k in (test_key, correction_key, alpha_key))
+    interval_key = state.seed("interval", "test", list(intervals))
+    chosen_statistics = Statistics(
+        st.session_state[test_key],
+        st.session_state[correction_key],
+        float(st.session_state[alpha_key]),
+        interval=st.session_state[interval_key],
+    )
     statistics = lazy_expander(
-        f"Statistics: {Statistics(test, correction, float(alpha)).describe()}",
+        f"Statistics: {chosen_statistics.describe()}",
         "settings_statistics",
         ":material/functions:",
     )
@@ -193,7 +200,26 @@ with st.sidebar:
                 "app, the report and the CLI.",
             )
             st.select_slider("Significance level α", alphas, key=alpha_key)
-    for key in ("measure", "preset", "depth", "rel", "gain", "test", "correction", "alpha"):
+            st.selectbox(
+                "Intervals of differences",
+                list(intervals),
+                format_func=intervals.get,
+                key=interval_key,
+                help="The test's own interval at the level the correction tests each "
+                "comparison at excludes 0 exactly when the comparison is significant. The "
+                "bootstrap makes no normality assumption but can disagree near 0.",
+            )
+    for key in (
+        "measure",
+        "preset",
+        "depth",
+        "rel",
+        "gain",
+        "test",
+        "correction",
+        "alpha",
+        "interval",
+    ):
         state.remember(key)
     st.caption(
         f"**Conventions.** {conventions.describe()}. Folds are combined per query before any mean."
@@ -214,7 +240,7 @@ set_current(
         experiment.fingerprint(),
         parse_measure(measure),
         conventions,
-        Statistics(test, correction, float(alpha)),
+        chosen_statistics,
         state.get("method") if state.get("method") in available_methods() else best_method(),
     )
 )

@@ -8,11 +8,17 @@ from leakeval_app.render import show_error, show_fig, show_table, tabs
 from leakeval_core.analysis.audit import audit_conventions
 from leakeval_core.analysis.compare import significance_marks
 from leakeval_core.errors import LeakevalError
-from leakeval_core.present.condition_plots import condition_figure, inflation_figure, tau_figure
+from leakeval_core.present.condition_plots import (
+    condition_figure,
+    difference_figure,
+    inflation_figure,
+    tau_figure,
+)
 from leakeval_core.present.meeting import (
     ReportOptions,
     build_report,
     chart_roles,
+    interval_caption,
     significance_caption,
 )
 from leakeval_core.present.tables import to_latex
@@ -62,7 +68,8 @@ show_fig(condition_figure, means, measure, x, colour, facet, marks, design)
 fold_rule = loaders.per_query_table(ctx.key, measure.name).fold_rule
 st.caption(
     "Each query contributes one value per condition (folds combined per query; detected fold "
-    f"rule: **{fold_rule}**). Bands: 95% t interval over queries. "
+    f"rule: **{fold_rule}**). Bands: 95% t interval of each mean on its own; the paired "
+    "differences and their corrected intervals are in the Significance tab. "
     + (
         f"✱: the {colour} levels differ significantly at this point. "
         + significance_caption(colour, "every pair of levels", tests, stats)
@@ -91,6 +98,12 @@ with tab_tests:
         if tests is None:
             st.caption("Choose a colour factor: its levels are compared at every point.")
         else:
+            show_fig(difference_figure, tests, measure, x, facet, colour, design)
+            st.caption(
+                significance_caption(colour, "every pair of levels", tests, stats)
+                + " "
+                + interval_caption(tests, stats)
+            )
             show_table(tests, height=360)
 with tab_inflation:
     if tab_inflation.open:

@@ -14,6 +14,7 @@ from leakeval_app import loaders
 from leakeval_app.context import DataKey
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.collections import Collection, document_text
+from leakeval_core.present.tables import PROBABILITY_COLUMNS
 
 PRESENTATION_CSS = """<style>
 html { font-size: 20px; }
@@ -94,12 +95,21 @@ def _digest(*parts: Any) -> str:
 
 
 def show_table(frame: pd.DataFrame, height: int | None = None, **column_config) -> None:
+    """A table with p-values in 3 significant digits (1e-22, not 0.000…0001) and the
+    confidence of an interval as a percentage."""
+    defaults = {
+        column: st.column_config.NumberColumn(format="%.3g")
+        for column in frame.columns
+        if column in PROBABILITY_COLUMNS
+    }
+    if "confidence" in frame.columns:
+        defaults["confidence"] = st.column_config.NumberColumn(format="percent")
     st.dataframe(
         frame,
         hide_index=True,
         width="stretch",
         height=height or "auto",
-        column_config=column_config or None,
+        column_config={**defaults, **column_config} or None,
     )
 
 

@@ -54,10 +54,7 @@ def _family(key: DataKey, measure: str, vary: str, statistics: Statistics) -> pd
         loaders.per_query_table(key, measure),
         vary,
         None,
-        statistics.test,
-        statistics.correction,
-        statistics.alpha,
-        statistics.seed,
+        statistics,
     )
 
 

@@ -175,10 +175,7 @@ def compare(
         per_query(results, measure),
         vary,
         baseline,
-        statistics.test,
-        statistics.correction,
-        statistics.alpha,
-        statistics.seed,
+        statistics,
     )
 
 

@@ -13,9 +13,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from leakeval_core.analysis.corrections import Correction, correct
+from leakeval_core.analysis.corrections import correct, per_comparison_alpha
 from leakeval_core.analysis.folds import Levels, PerQuery, select
-from leakeval_core.analysis.paired import TIE_TOLERANCE, Test, compare_pair
+from leakeval_core.analysis.options import Statistics
+from leakeval_core.analysis.paired import TIE_TOLERANCE, compare_pair, difference_interval
 from leakeval_core.errors import LeakevalError
 
 __all__ = [
@@ -167,10 +168,7 @@ def compare_levels(
     per_query: PerQuery,
     vary: str,
     baseline: object | None = None,
-    test: Test = "ttest",
-    correction: Correction = "bonferroni",
-    alpha: float = 0.05,
-    seed: int = 0,
+    statistics: Statistics = Statistics(),
     family: Sequence[str] = ("collection",),
 ) -> pd.DataFrame:
     """Compare the levels of one factor within every combination of the others.
@@ -180,7 +178,8 @@ def compare_levels(
     one level of the `family` factors (by default one collection, as in DESIGN.md). The app,
     the report and the CLI all correct this way, so a comparison has one adjusted p wherever
     it is shown; `family_size` is the m it was corrected over. An empty `family` makes the
-    whole output one family.
+    whole output one family. Each row's interval is at `confidence`, the level the correction
+    tests that row at (`per_comparison_alpha`), so it excludes 0 exactly when `significant` says so.
     """
     if vary not in per_query.factors:
         raise LeakevalError(f"unknown factor {vary!r}; factors: {', '.join(per_query.factors)}")
@@ -198,7 +197,7 @@ def compare_levels(
         if baseline is not None
         else [(x, y) for i, x in enumerate(levels) for y in levels[i + 1 :]]
     )
-    rows = []
+    rows, deltas = [], []
     for keys, group in table.groupby(others, observed=True, sort=True) if others else [((), table)]:
         keys = keys if isinstance(keys, tuple) else (keys,)
         wide = group.pivot_table(index="qid", columns=vary, values="value", observed=True)
@@ -206,7 +205,9 @@ def compare_levels(
             if level_a not in wide or level_b not in wide:
                 continue
             both = wide[[level_a, level_b]].dropna()
-            result = compare_pair(both[level_a].to_numpy(), both[level_b].to_numpy(), test, seed)
+            a, b = both[level_a].to_numpy(), both[level_b].to_numpy()
+            result = compare_pair(a, b, statistics.test, statistics.seed)
+            deltas.append(a - b)
             rows.append(
                 {
                     **dict(zip(others, keys, strict=True)),
@@ -228,6 +229,7 @@ def compare_levels(
         "p_adjusted",
         "family_size",
         "significant",
+        "confidence",
         "ci_low",
         "ci_high",
         "effect_size",
@@ -241,8 +243,18 @@ def compare_levels(
     groups = [f for f in family if f in out.columns]
     families = out.groupby(groups, sort=False).p if groups else [(None, out.p)]
     for _, p in families:
-        out.loc[p.index, "p_adjusted"] = correct(p.to_numpy(), correction)
+        out.loc[p.index, "p_adjusted"] = correct(p.to_numpy(), statistics.correction)
         out.loc[p.index, "family_size"] = len(p)
+        out.loc[p.index, "level"] = per_comparison_alpha(
+            p.to_numpy(), statistics.correction, statistics.alpha
+        )
     out["family_size"] = out.family_size.astype(int)
-    out["significant"] = out.p_adjusted < alpha
+    out["significant"] = out.p_adjusted < statistics.alpha
+    out["confidence"] = 1.0 - out.level
+    bounds = [
+        difference_interval(delta, level, statistics)
+        for delta, level in zip(deltas, out.level, strict=True)
+    ]
+    out["ci_low"] = [low for low, _ in bounds]
+    out["ci_high"] = [high for _, high in bounds]
     return out[columns]

@@ -11,10 +11,11 @@ from typing import Literal, get_args
 
 from leakeval_core.errors import LeakevalError
 
-__all__ = ["Correction", "Statistics", "Test"]
+__all__ = ["Correction", "Interval", "Statistics", "Test"]
 
 Test = Literal["ttest", "randomization"]
 Correction = Literal["bonferroni", "holm", "none"]
+Interval = Literal["test", "bootstrap"]
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,11 @@ class Statistics:
     alpha: float = 0.05
     seed: int = 0
     """Seed of the randomization test and the bootstrap."""
+    interval: Interval = "test"
+    """How a difference's interval is drawn. `test` inverts the test itself at the level the
+    correction tests that comparison at, so an interval excludes 0 exactly when its mark says
+    significant. `bootstrap` is a percentile bootstrap at the same level: it makes no
+    normality assumption, but can disagree with the mark near the boundary."""
 
     def __post_init__(self) -> None:
         if self.test not in get_args(Test):
@@ -36,6 +42,10 @@ class Statistics:
         if self.correction not in get_args(Correction):
             raise LeakevalError(
                 f"unknown correction {self.correction!r}; use {', '.join(get_args(Correction))}"
+            )
+        if self.interval not in get_args(Interval):
+            raise LeakevalError(
+                f"unknown interval {self.interval!r}; use {', '.join(get_args(Interval))}"
             )
         if not 0.0 < self.alpha < 1.0:
             raise LeakevalError(f"alpha must be between 0 and 1, got {self.alpha}")
@@ -48,4 +58,5 @@ class Statistics:
 
     def describe(self) -> str:
         test = "paired t-test" if self.test == "ttest" else "paired randomization test"
-        return f"{test}, {self.correction_label}, α = {self.alpha}"
+        interval = "" if self.interval == "test" else ", bootstrap intervals"
+        return f"{test}, {self.correction_label}, α = {self.alpha}{interval}"

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from leakeval_core.analysis.options import Test
+from leakeval_core.analysis.options import Statistics, Test
 from leakeval_core.errors import LeakevalError
 
 __all__ = [
@@ -19,8 +19,11 @@ __all__ = [
     "Test",
     "bootstrap_ci",
     "compare_pair",
+    "difference_interval",
     "paired_ttest",
+    "randomization_interval",
     "randomization_test",
+    "t_interval",
 ]
 
 TIE_TOLERANCE = 1e-12
@@ -34,8 +37,6 @@ class PairedResult:
     delta: float
     statistic: float
     p: float
-    ci_low: float
-    ci_high: float
     effect_size: float
     """Cohen's d_z: mean difference over the standard deviation of differences."""
     wins: int
@@ -64,6 +65,33 @@ EXACT_UP_TO = 16
 """Up to this many queries the randomization test enumerates all 2^n sign flips."""
 
 
+@dataclass(frozen=True)
+class _Flips:
+    """The randomization distribution: each sign-flipped difference vector's mean and the
+    mean of its signs (which says how the mean moves when the differences are shifted)."""
+
+    means: np.ndarray
+    sign_means: np.ndarray
+    exact: bool
+
+    def p(self, hits: int) -> float:
+        return hits / len(self.means) if self.exact else (1 + hits) / (1 + len(self.means))
+
+
+def _flips(delta: np.ndarray, resamples: int, seed: int) -> _Flips:
+    n = len(delta)
+    if n <= EXACT_UP_TO:
+        signs = 1 - 2 * ((np.arange(2**n)[:, None] >> np.arange(n)) & 1)
+        return _Flips(signs @ delta / n, signs.mean(axis=1), True)
+    rng = np.random.default_rng(seed)
+    means, sign_means = [], []
+    for start in range(0, resamples, 2_000):  # bounded memory: 2,000 × n signs at a time
+        signs = rng.choice((-1.0, 1.0), size=(min(2_000, resamples - start), n))
+        means.append(signs @ delta / n)
+        sign_means.append(signs.mean(axis=1))
+    return _Flips(np.concatenate(means), np.concatenate(sign_means), False)
+
+
 def randomization_test(
     a: np.ndarray, b: np.ndarray, resamples: int = 10_000, seed: int = 0
 ) -> tuple[float, float]:
@@ -77,18 +105,54 @@ def randomization_test(
     observed = abs(delta.mean()) if n else 0.0
     if n == 0 or np.all(np.abs(delta) <= TIE_TOLERANCE):
         return float(delta.mean()) if n else 0.0, 1.0
+    flips = _flips(delta, resamples, seed)
     tolerance = 1e-12 * max(1.0, observed)
-    if n <= EXACT_UP_TO:
-        signs = 1 - 2 * ((np.arange(2**n)[:, None] >> np.arange(n)) & 1)
-        means = np.abs(signs @ delta) / n
-        return float(delta.mean()), float(np.mean(means >= observed - tolerance))
-    rng = np.random.default_rng(seed)
-    hits = 0
-    for start in range(0, resamples, 2_000):
-        size = min(2_000, resamples - start)
-        signs = rng.choice((-1.0, 1.0), size=(size, n))
-        hits += int(np.sum(np.abs(signs @ delta) / n >= observed - tolerance))
-    return float(delta.mean()), (1 + hits) / (1 + resamples)
+    return float(delta.mean()), flips.p(int(np.sum(np.abs(flips.means) >= observed - tolerance)))
+
+
+def randomization_interval(
+    delta: np.ndarray, alpha: float, resamples: int = 10_000, seed: int = 0
+) -> tuple[float, float]:
+    """Every shift θ the randomization test does not reject at `alpha` (same flips, same seed).
+
+    Shifting the differences by θ turns a flip's mean into mean* − θ·s̄ (s̄: its signs' mean),
+    so a flip counts as extreme, |mean* − θ·s̄| ≥ |mean − θ|, on one interval of θ that
+    contains the observed mean (a quadratic in θ, opening downwards). The p-value thus falls
+    monotonically on each side of the mean, and each bound is an order statistic of those
+    intervals' ends: exact, no bisection. Unbounded when `alpha` is below the smallest p the
+    flips can give (2/2^n for n ≤ 16, 1/(1 + resamples) otherwise).
+    """
+    delta = np.asarray(delta, float)
+    if len(delta) < 2 or np.ptp(delta) <= TIE_TOLERANCE:
+        mean = float(delta.mean()) if len(delta) else float("nan")
+        return mean, mean
+    mean = float(delta.mean())
+    flips = _flips(delta, resamples, seed)
+    x, s = flips.means, flips.sign_means
+    curvature, slope, constant = s * s - 1.0, 2.0 * (mean - x * s), x * x - mean * mean
+    always = curvature > -1e-12  # all signs equal: the flip is the data itself, or its mirror
+    curvature = np.where(always, -1.0, curvature)
+    root = np.sqrt(np.maximum(slope * slope - 4.0 * curvature * constant, 0.0))
+    ends = np.sort([(-slope + root) / (2 * curvature), (-slope - root) / (2 * curvature)], axis=0)
+    low, high = np.where(always, -np.inf, ends[0]), np.where(always, np.inf, ends[1])
+    total = len(x)
+    # θ is kept while p(θ) ≥ alpha, i.e. while at least `need` flips count as extreme
+    need = int(np.ceil((alpha * total if flips.exact else alpha * (1 + total) - 1) - 1e-9))
+    if need <= 0:
+        return -np.inf, np.inf
+    return float(np.sort(low)[need - 1]), float(np.sort(high)[::-1][need - 1])
+
+
+def t_interval(delta: np.ndarray, alpha: float) -> tuple[float, float]:
+    """The paired t-test's own interval (scipy's ttest_rel), at confidence 1 − alpha."""
+    from scipy import stats as sps
+
+    delta = np.asarray(delta, float)
+    if len(delta) < 2 or np.ptp(delta) <= TIE_TOLERANCE:
+        mean = float(delta.mean()) if len(delta) else float("nan")
+        return mean, mean
+    ci = sps.ttest_1samp(delta, 0.0).confidence_interval(1.0 - alpha)
+    return float(ci.low), float(ci.high)
 
 
 def bootstrap_ci(
@@ -112,10 +176,24 @@ def bootstrap_ci(
     return float(result.confidence_interval.low), float(result.confidence_interval.high)
 
 
-def compare_pair(
-    a: np.ndarray, b: np.ndarray, test: Test = "ttest", seed: int = 0, confidence: float = 0.95
-) -> PairedResult:
-    """Everything a paper's significance table needs for one paired comparison."""
+def difference_interval(
+    delta: np.ndarray, level: float, statistics: Statistics
+) -> tuple[float, float]:
+    """The interval drawn beside a comparison tested at `level` (from `per_comparison_alpha`).
+
+    With `interval="test"` it inverts the comparison's own test, so it excludes 0 exactly
+    when the comparison is significant; `bootstrap` is the percentile bootstrap instead.
+    """
+    if statistics.interval == "bootstrap":
+        return bootstrap_ci(delta, 1.0 - level, seed=statistics.seed)
+    if statistics.test == "randomization":
+        return randomization_interval(delta, level, seed=statistics.seed)
+    return t_interval(delta, level)
+
+
+def compare_pair(a: np.ndarray, b: np.ndarray, test: Test = "ttest", seed: int = 0) -> PairedResult:
+    """Everything a paper's significance table needs for one paired comparison, but its
+    interval: that depends on the level the family's correction tests it at."""
     a, b = np.asarray(a, float), np.asarray(b, float)
     delta = a - b
     if test == "ttest":
@@ -124,7 +202,6 @@ def compare_pair(
         statistic, p = randomization_test(a, b, seed=seed)
     else:
         raise LeakevalError(f"unknown test {test!r}; use ttest or randomization")
-    low, high = bootstrap_ci(delta, confidence, seed=seed)
     sd = delta.std(ddof=1) if len(delta) > 1 else 0.0
     effect = (
         0.0
@@ -142,8 +219,6 @@ def compare_pair(
         delta=float(delta.mean()),
         statistic=statistic,
         p=p,
-        ci_low=low,
-        ci_high=high,
         effect_size=effect,
         wins=int((delta > TIE_TOLERANCE).sum()),
         ties=int((np.abs(delta) <= TIE_TOLERANCE).sum()),

@@ -47,6 +47,9 @@ _HELP = {
     "correction": "multiple-comparison correction within each collection's comparisons",
     "alpha": "significance level",
     "seed": "seed of the randomization test and the bootstrap",
+    "interval": "a difference's interval: test inverts the test at the level the correction "
+    "tests that row at (excludes 0 exactly when significant); bootstrap is a percentile "
+    "bootstrap at that level",
     "top_k": "candidates kept per topic",
     "min_similarity": "drop candidates below this similarity",
     "chunk_size": "training queries compared per step (bounds memory)",

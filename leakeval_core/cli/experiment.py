@@ -174,10 +174,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         per_query(results, args.measure),
         vary,
         baseline,
-        stats.test,
-        stats.correction,
-        stats.alpha,
-        stats.seed,
+        stats,
         family,
     )
     what = f"each level vs {baseline}" if baseline is not None else "every pair of levels"

@@ -18,7 +18,13 @@ from leakeval_core.present.style import (
     style,
 )
 
-__all__ = ["condition_figure", "inflation_figure", "scatter_ab_figure", "tau_figure"]
+__all__ = [
+    "condition_figure",
+    "difference_figure",
+    "inflation_figure",
+    "scatter_ab_figure",
+    "tau_figure",
+]
 
 
 def scatter_ab_figure(
@@ -175,6 +181,96 @@ def condition_figure(
     style(fig, f"Mean {measure.label} per condition, 95% CI over queries", height=500)
     fig.update_layout(
         legend={"y": -0.22, "yanchor": "top", "x": 0.5, "xanchor": "center"}, margin={"b": 110}
+    )
+    return fig
+
+
+def difference_figure(
+    tests: pd.DataFrame,
+    measure: Measure,
+    x: str,
+    facet: str | None,
+    vary: str,
+    design: Design | None = None,
+) -> go.Figure:
+    """A − B per condition with the interval of the comparison's own test and correction.
+
+    The counterpart of the ✱ marks: a filled point is a significant comparison, and its
+    interval excludes 0 (an open point's includes it). Positions are nominal, so points are
+    not joined; an interval the test cannot bound (too few queries for the level) is drawn
+    to the panel's edge and says so on hover.
+    """
+    panels, fig = _facet_panels(tests, facet)
+    pairs = list(dict.fromkeys(zip(tests.a, tests.b, strict=True)))
+    colors = level_colors(
+        [a for a, _ in pairs], design if vary == getattr(design, "leakage", None) else None
+    )
+    finite = tests[["ci_low", "ci_high", "delta"]].replace([np.inf, -np.inf], np.nan)
+    span = float(np.nanmax(finite.abs().to_numpy())) if finite.notna().any().any() else 1.0
+    for col, panel in enumerate(panels, start=1):
+        in_panel = tests if facet is None else tests[tests[facet] == panel]
+        for a, b in pairs:
+            part = in_panel[(in_panel.a == a) & (in_panel.b == b)].sort_values(x)
+            if part.empty:
+                continue
+            high = part.ci_high.clip(upper=part.delta + 2 * span)
+            low = part.ci_low.clip(lower=part.delta - 2 * span)
+            significant = part.significant.astype(bool)
+            bounded = np.isfinite(part.ci_low) & np.isfinite(part.ci_high)
+            fig.add_trace(
+                go.Scatter(
+                    x=part[x].astype(str),
+                    y=part.delta,
+                    mode="markers",
+                    name=f"{vary} {a} − {b}",
+                    legendgroup=f"{a}|{b}",
+                    offsetgroup=f"{a}|{b}",
+                    showlegend=col == 1,
+                    error_y={
+                        "type": "data",
+                        "array": (high - part.delta).to_numpy(),
+                        "arrayminus": (part.delta - low).to_numpy(),
+                        "thickness": 2,
+                        "width": 6,
+                    },
+                    marker={
+                        "color": [colors[a] if s else "white" for s in significant],
+                        "size": 11,
+                        "line": {"color": colors[a], "width": 2},
+                    },
+                    customdata=np.stack(
+                        [
+                            part.ci_low,
+                            part.ci_high,
+                            100 * part.confidence,
+                            part.p_adjusted,
+                            np.where(significant, "significant", "not significant"),
+                            np.where(bounded, "", " (unbounded: too few queries)"),
+                        ],
+                        axis=-1,
+                    ),
+                    hovertemplate=f"{x} %{{x}}<br>{a} − {b}: %{{y:+.4f}}<br>"
+                    "%{customdata[2]:.2f}% interval [%{customdata[0]:.4f}, "
+                    "%{customdata[1]:.4f}]%{customdata[5]}<br>adjusted p = "
+                    "%{customdata[3]:.3g}, %{customdata[4]}<extra></extra>",
+                ),
+                row=1,
+                col=col,
+            )
+        fig.add_hline(y=0, line_color=NEUTRAL, line_dash="dot", row=1, col=col)
+        fig.update_xaxes(title=x, type="category", row=1, col=col)
+    side = "above" if measure.better == "higher" else "below"
+    fig.update_yaxes(title=f"A − B, {measure.label}<br>({side} 0: A better)", row=1, col=1)
+    style(
+        fig,
+        f"Paired differences in {measure.label}<br><sup>filled: significant after correction; "
+        "bars: the test's own interval at the level the correction tests it at</sup>",
+        height=440,
+    )
+    fig.update_layout(
+        scattermode="group",
+        legend={"y": -0.25, "yanchor": "top", "x": 0.5, "xanchor": "center"},
+        margin={"t": 100, "b": 110},
     )
     return fig
 

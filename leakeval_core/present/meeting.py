@@ -20,10 +20,16 @@ from leakeval_core.experiment.design import Design
 from leakeval_core.experiment.manifest import Experiment
 from leakeval_core.experiment.scores import ExperimentScores
 from leakeval_core.leakage.table import LeakageTable, leaked_qids
-from leakeval_core.present.condition_plots import condition_figure
+from leakeval_core.present.condition_plots import condition_figure, difference_figure
 from leakeval_core.present.html import html_report
 
-__all__ = ["ReportOptions", "build_report", "chart_roles", "significance_caption"]
+__all__ = [
+    "ReportOptions",
+    "build_report",
+    "chart_roles",
+    "interval_caption",
+    "significance_caption",
+]
 
 
 @dataclass(frozen=True)
@@ -72,7 +78,7 @@ def build_report(
                 condition_figure(means, measure, x, colour, facet),
             )
         )
-    sections.append(_significance(table, design, options))
+    sections += _significance(table, design, measure, options, (x, facet))
     sections += _inflation(table, design, leakage, measure, options)
     sections.append(_ranking(table, design, x))
     notes = (
@@ -84,19 +90,33 @@ def build_report(
     return html_report(f"leakeval report: {experiment.name}", sections, notes)
 
 
-def _significance(table, design: Design, options: ReportOptions) -> tuple[str, str, object]:
+def _significance(
+    table, design: Design, measure: Measure, options: ReportOptions, placed: tuple
+) -> list[tuple[str, str, object]]:
+    """The significance table, then each collection's paired differences where the chart's
+    x and facet account for every other factor (otherwise points would overlap)."""
     vary, baseline = (design.leakage, design.clean) if design.leakage else (design.system, None)
     if vary is None or vary not in table.factors:
-        return ("Significance", design.why_not("Not applicable: this section", "leakage"), "")
+        return [("Significance", design.why_not("Not applicable: this section", "leakage"), "")]
     stats = options.statistics
     try:
-        rows = compare_levels(
-            table, vary, baseline, stats.test, stats.correction, stats.alpha, stats.seed
-        )
+        rows = compare_levels(table, vary, baseline, stats)
     except LeakevalError as exc:
-        return ("Significance", f"Not applicable: {exc}", "")
+        return [("Significance", f"Not applicable: {exc}", "")]
     what = f"{design.leaked} vs {design.clean}" if design.leakage else "every pair of levels"
-    return ("Significance", significance_caption(vary, what, rows, stats), rows)
+    caption = significance_caption(vary, what, rows, stats) + " " + interval_caption(rows, stats)
+    sections: list[tuple[str, str, object]] = [("Significance", caption, rows)]
+    x, facet = [*(f for f in placed if f and f != vary), None, None][:2]
+    if x and set(table.factors) - {vary, "collection"} == {f for f in (x, facet) if f}:
+        for collection, part in rows.groupby("collection", sort=False):
+            sections.append(
+                (
+                    f"{collection}: paired differences in {measure.label}",
+                    interval_caption(part, stats),
+                    difference_figure(part, measure, x, facet, vary, design),
+                )
+            )
+    return sections
 
 
 def significance_caption(vary: str, what: str, rows, statistics: Statistics) -> str:
@@ -107,6 +127,31 @@ def significance_caption(vary: str, what: str, rows, statistics: Statistics) -> 
     return (
         f"{statistics.describe()}; {vary}: {what}. Corrected within each collection over "
         f"its m = {m} comparisons."
+    )
+
+
+def interval_caption(rows, statistics: Statistics) -> str:
+    """What the intervals beside a significance table are, at which confidence."""
+    levels = sorted({round(100 * c, 2) for c in rows.confidence}) if len(rows) else []
+    shown = (
+        (f"{levels[0]:g}%" if len(levels) == 1 else f"{levels[0]:g}% to {levels[-1]:g}%")
+        if levels
+        else "no"
+    )
+    if statistics.interval == "bootstrap":
+        how = "percentile bootstrap intervals (they can disagree with the mark near 0)"
+    elif statistics.test == "randomization":
+        how = "intervals from inverting the randomization test"
+    else:
+        how = "paired t intervals"
+    return (
+        f"Intervals: {how} at {shown} confidence, the level at which the correction tests "
+        "each comparison"
+        + (
+            ", so an interval excludes 0 exactly when the comparison is significant."
+            if statistics.interval == "test"
+            else "."
+        )
     )
 
 

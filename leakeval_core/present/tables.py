@@ -10,9 +10,9 @@ import math
 
 import pandas as pd
 
-__all__ = ["format_table", "html_table", "to_latex", "to_markdown"]
+__all__ = ["PROBABILITY_COLUMNS", "format_table", "html_table", "to_latex", "to_markdown"]
 
-_PROB_COLUMNS = {
+PROBABILITY_COLUMNS = {  # shown in scientific notation when tiny, wherever a table is shown
     "p",
     "p_adjusted",
     "p_leaked",
@@ -30,7 +30,7 @@ def _cell(column: str, value: object, digits: int = 4) -> str:
     if isinstance(value, float):
         if math.isnan(value):
             return "–"
-        if column in _PROB_COLUMNS:
+        if column in PROBABILITY_COLUMNS:
             return f"{value:.2e}" if value < 1e-3 else f"{value:.4f}"
         return f"{value:.{digits}f}"
     return str(value)

@@ -202,12 +202,54 @@ def test_comparison_significance_follows_sidebar(app, demo_scores):
     p = sps.ttest_rel(wide.leaked, wide.none).pvalue
     assert row.p == pytest.approx(p, rel=1e-10)
     assert row.p_adjusted == pytest.approx(min(1.0, 15 * p), rel=1e-10)
+    delta = (wide.leaked - wide.none).to_numpy()
+
+    def t_half(alpha: float) -> float:  # the t interval by hand, at a given level
+        return sps.t.ppf(1 - alpha / 2, len(delta) - 1) * delta.std(ddof=1) / len(delta) ** 0.5
+
+    # the interval is tested as the mark is: Bonferroni's 0.05 / 15
+    assert (row.ci_low, row.ci_high) == pytest.approx(
+        (delta.mean() - t_half(0.05 / 15), delta.mean() + t_half(0.05 / 15)), rel=1e-9
+    )
+    assert any("at 99.67% confidence" in c.value for c in at.caption)
     at.session_state["settings_statistics"] = True  # open the sidebar's statistics
     at.run()
     at.sidebar.selectbox(key="w:correction").set_value("none").run()
-    assert at.dataframe[0].value.p_adjusted.tolist() == pytest.approx(
-        at.dataframe[0].value.p.tolist()
-    )
+    uncorrected = at.dataframe[0].value
+    assert uncorrected.p_adjusted.tolist() == pytest.approx(uncorrected.p.tolist())
+    row = uncorrected[(uncorrected.model == "monot5") & (uncorrected.train_size == 2000)].iloc[0]
+    assert row.ci_high - row.ci_low == pytest.approx(2 * t_half(0.05), rel=1e-9)
+    excludes_zero = (uncorrected.ci_low > 0) | (uncorrected.ci_high < 0)
+    assert (excludes_zero == uncorrected.significant).all()
+
+
+def test_the_app_and_its_report_show_the_same_significance(app):
+    """The defect: a comparison starred in the app read "no" in the report."""
+    import re
+
+    at = open_tab(app("app_pages/conditions.py"), "conditions_tab", "Significance")
+    shown = at.dataframe[0].value
+    at = open_tab(at, "conditions_tab", "Audit & downloads")
+    next(b for b in at.button if b.label == "Prepare the HTML meeting report").click().run()
+    report = at.session_state["report"][1]
+    section = report[report.index("<h2>Significance</h2>") :]
+    table = section[: section.index("</table>")]
+    header = re.findall(r"<th>(.*?)</th>", table)
+    rows = [
+        dict(zip(header, re.findall(r"<td>(.*?)</td>", r), strict=True))
+        for r in re.findall(r"<tr>(.*?)</tr>", table)[1:]
+    ]
+    reported = {(r["model"], r["train_size"]): r for r in rows if r["collection"] == "robust04"}
+    assert len(reported) == len(shown) == 15
+    assert shown.significant.any()  # else the comparison below would prove little
+    for row in shown.itertuples():
+        line = reported[(row.model, str(row.train_size))]
+        assert line["significant"] == ("yes" if row.significant else "no")
+        assert line["family_size"] == str(row.family_size) == "15"
+        p = row.p_adjusted
+        assert line["p_adjusted"] == (f"{p:.2e}" if p < 1e-3 else f"{p:.4f}")
+        assert (line["ci_low"], line["ci_high"]) == (f"{row.ci_low:.4f}", f"{row.ci_high:.4f}")
+    assert "robust04: paired differences in nDCG@10" in report
 
 
 def test_closed_settings_still_apply_and_show_in_their_labels(app):

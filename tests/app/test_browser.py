@@ -173,7 +173,7 @@ def test_shared_link_reopens_the_view(app_url, browser):
 @pytest.mark.parametrize(
     ("path", "tabs"),
     [
-        ("conditions", ["Inflation", "Ranking change"]),
+        ("conditions", ["Significance", "Inflation", "Ranking change"]),
         ("leakage", ["Similarity distribution", "Categories"]),
     ],
 )

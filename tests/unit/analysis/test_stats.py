@@ -7,14 +7,17 @@ from scipy import stats as sps
 from statsmodels.stats.multitest import multipletests
 
 from leakeval_core.analysis.compare import compare_levels
-from leakeval_core.analysis.corrections import correct
+from leakeval_core.analysis.corrections import correct, per_comparison_alpha
 from leakeval_core.analysis.folds import PerQuery, per_query
 from leakeval_core.analysis.inflation import inflation
+from leakeval_core.analysis.options import Statistics
 from leakeval_core.analysis.paired import (
     bootstrap_ci,
     compare_pair,
     paired_ttest,
+    randomization_interval,
     randomization_test,
+    t_interval,
 )
 from leakeval_core.analysis.ranking import ranking_change
 from leakeval_core.errors import LeakevalError
@@ -36,7 +39,8 @@ def test_identical_runs_give_p_one_not_nan():
     assert paired_ttest(a, a) == (0.0, 1.0)
     assert randomization_test(a, a)[1] == 1.0
     result = compare_pair(a, a)
-    assert (result.p, result.effect_size, result.ties, result.ci_low) == (1.0, 0.0, 30, 0.0)
+    assert (result.p, result.effect_size, result.ties) == (1.0, 0.0, 30)
+    assert t_interval(a - a, 0.05) == (0.0, 0.0)
     assert paired_ttest(a, a + 0.1)[1] == 0.0
 
 
@@ -78,6 +82,81 @@ def test_bootstrap_matches_scipy_and_is_seeded():
     assert bootstrap_ci(delta, seed=4) == bootstrap_ci(delta, seed=4)
     low, high = bootstrap_ci(delta)
     assert low < delta.mean() < high
+
+
+def test_t_interval_by_hand():
+    """mean ± t(1 − α/2, n − 1) · sd / √n, at the 99.9% level Bonferroni gives 50 tests."""
+    delta = np.array([0.1, 0.3, -0.05, 0.2, 0.15, 0.0])
+    half = sps.t.ppf(1 - 0.001 / 2, 5) * delta.std(ddof=1) / np.sqrt(6)
+    assert t_interval(delta, 0.001) == pytest.approx((delta.mean() - half, delta.mean() + half))
+
+
+@pytest.mark.parametrize("n", [8, 40])
+def test_randomization_interval_is_the_set_the_test_does_not_reject(n):
+    """Brute force: shift the differences by θ on a fine grid and rerun the test itself."""
+    rng = np.random.default_rng(n)
+    delta = rng.normal(0.05, 0.2, n)
+    alpha = 0.05
+    low, high = randomization_interval(delta, alpha, resamples=2_000, seed=3)
+    assert low < delta.mean() < high
+    for theta in np.linspace(low - 0.1, high + 0.1, 161):
+        p = randomization_test(delta - theta, np.zeros(n), resamples=2_000, seed=3)[1]
+        inside = low + 1e-9 < theta < high - 1e-9
+        outside = theta < low - 1e-9 or theta > high + 1e-9
+        assert (p >= alpha) if inside else (p < alpha) if outside else True, theta
+
+
+def test_randomization_interval_is_unbounded_below_the_smallest_p():
+    """Five queries have 32 sign flips: the data and its mirror always count as extreme, so
+    no p falls below 2/32 and no shift is rejected at α ≤ 2/32."""
+    delta = np.array([0.1, 0.2, 0.3, 0.15, 0.25])
+    for alpha in (0.01, 2 / 32):
+        assert randomization_interval(delta, alpha) == (-np.inf, np.inf)
+    low, high = randomization_interval(delta, 0.07)
+    assert np.isfinite([low, high]).all() and low < 0.2 < high
+    assert randomization_test(delta - high - 1e-9, np.zeros(5))[1] == 2 / 32
+
+
+def test_per_comparison_alpha_by_hand():
+    p = np.array([0.01, 0.04, 0.03, 0.005])
+    assert per_comparison_alpha(p, "bonferroni", 0.05) == pytest.approx([0.0125] * 4)
+    assert per_comparison_alpha(p, "none", 0.05) == pytest.approx([0.05] * 4)
+    # Holm's steps: 0.005 at α/4, 0.01 at α/3, 0.03 at α/2; 0.04 at α·0.04/0.06, since the
+    # third step's 2 × 0.03 = 0.06 exceeds the fourth's 0.04 and sets its adjusted p
+    assert per_comparison_alpha(p, "holm", 0.05) == pytest.approx(
+        [0.05 / 3, 0.05 * 0.04 / 0.06, 0.025, 0.0125]
+    )
+
+
+@pytest.mark.parametrize("method", ["bonferroni", "holm", "none"])
+@pytest.mark.parametrize("seed", range(20))
+def test_per_comparison_alpha_agree_with_the_adjusted_p(method, seed):
+    p = np.random.default_rng(seed).random(12) ** 3
+    for alpha in (0.01, 0.05, 0.1):
+        assert ((p < per_comparison_alpha(p, method, alpha)) == (correct(p, method) < alpha)).all()
+
+
+@pytest.mark.parametrize("test", ["ttest", "randomization"])
+@pytest.mark.parametrize("correction", ["bonferroni", "holm", "none"])
+def test_interval_excludes_zero_exactly_when_significant(test, correction):
+    """The defect: a row whose interval excluded 0 read "not significant"."""
+    rng = np.random.default_rng(11)
+    rows = []
+    for model in range(6):
+        for qid in range(40):
+            base = rng.random()
+            for leakage, lift in (("none", 0.0), ("some", 0.02 * model), ("all", 0.04 * model)):
+                value = base + lift + rng.normal(0, 0.1)
+                rows.append(("c", f"m{model}", leakage, str(qid), value))
+    table = pd.DataFrame(rows, columns=["collection", "model", "leakage", "qid", "value"])
+    per = PerQuery(table, ("collection", "model", "leakage"), "none", pd.DataFrame())
+    out = compare_levels(per, "leakage", statistics=Statistics(test, correction, 0.05))
+    assert out.family_size.tolist() == [18] * 18
+    excludes = (out.ci_low > 0) | (out.ci_high < 0)
+    assert out.significant.any() and not out.significant.all()
+    assert (excludes == out.significant).all()
+    expected = per_comparison_alpha(out.p.to_numpy(float), correction, 0.05)
+    assert out.confidence.to_numpy(float) == pytest.approx(1 - expected)
 
 
 def test_effect_size_and_win_tie_loss_by_hand():

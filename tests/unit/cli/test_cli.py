@@ -220,6 +220,7 @@ def test_compare_csv_columns_and_bonferroni(demo_dir, tmp_path, monkeypatch):
         "p_adjusted",
         "family_size",
         "significant",
+        "confidence",
         "ci_low",
         "ci_high",
         "effect_size",
