@@ -155,7 +155,7 @@ def _design(experiment, args: argparse.Namespace):
 def _cmd_compare(args: argparse.Namespace) -> int:
     from leakeval_core.analysis.compare import compare_levels
     from leakeval_core.analysis.folds import per_query
-    from leakeval_core.present.meeting import significance_caption
+    from leakeval_core.present.meeting import interval_caption, significance_caption
     from leakeval_core.present.tables import format_table
 
     experiment, results = _scored(args)
@@ -181,6 +181,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     caption = f"{args.measure}: {significance_caption(vary, what, rows, stats)}"
     if args.family == "all":
         caption = caption.replace("within each collection", "over every row")
+    caption += " " + interval_caption(rows, stats)
     write(format_table(rows, args.format, caption + " † significant."), args.out)
     return 0
 

@@ -139,19 +139,15 @@ def interval_caption(rows, statistics: Statistics) -> str:
         else "no"
     )
     if statistics.interval == "bootstrap":
-        how = "percentile bootstrap intervals (they can disagree with the mark near 0)"
+        how = "percentile bootstrap interval (it can disagree with the mark near 0)"
     elif statistics.test == "randomization":
-        how = "intervals from inverting the randomization test"
+        how = "set of shifts the randomization test does not reject"
     else:
-        how = "paired t intervals"
+        how = "paired t interval"
+    dual = ", so it excludes 0 exactly when the comparison is significant"
     return (
-        f"Intervals: {how} at {shown} confidence, the level at which the correction tests "
-        "each comparison"
-        + (
-            ", so an interval excludes 0 exactly when the comparison is significant."
-            if statistics.interval == "test"
-            else "."
-        )
+        f"Each interval is the {how} at {shown} confidence, the level at which the correction "
+        f"tests its comparison{dual if statistics.interval == 'test' else ''}."
     )
 
 
