@@ -7,6 +7,7 @@ from leakeval_app.context import current
 from leakeval_app.render import show_error, show_fig, show_table, tabs
 from leakeval_core.analysis.audit import audit_conventions
 from leakeval_core.analysis.compare import significance_marks
+from leakeval_core.analysis.folds import select
 from leakeval_core.errors import LeakevalError
 from leakeval_core.present.condition_plots import (
     condition_figure,
@@ -64,7 +65,7 @@ means = views.means(ctx.key, measure.name, tuple(by), fixed)
 stats = ctx.statistics
 tests = views.comparisons(ctx.key, measure.name, colour, fixed, stats) if colour else None
 marks = significance_marks(tests, x, facet) if tests is not None else None
-show_fig(condition_figure, means, measure, x, colour, facet, marks, design)
+show_fig(condition_figure, means, measure, x, colour, facet, marks, ctx.palette)
 fold_rule = loaders.per_query_table(ctx.key, measure.name).fold_rule
 st.caption(
     "Each query contributes one value per condition (folds combined per query; detected fold "
@@ -98,7 +99,7 @@ with tab_tests:
         if tests is None:
             st.caption("Choose a colour factor: its levels are compared at every point.")
         else:
-            show_fig(difference_figure, tests, measure, x, facet, colour, design)
+            show_fig(difference_figure, tests, measure, x, facet, colour, ctx.palette)
             st.caption(
                 significance_caption(colour, "every pair of levels", tests, stats)
                 + " "
@@ -166,7 +167,14 @@ with tab_tau:
         else:
             within = [f for f in ("collection", x) if f not in (design.system, design.leakage)]
             taus = views.ranking(ctx.key, measure.name, tuple(dict.fromkeys(within)))
-            show_fig(tau_figure, taus, within[-1])
+            taus = select(taus, {k: v for k, v in fixed.items() if k in taus.columns})
+            show_fig(tau_figure, taus, within[-1], ctx.palette)
+            st.caption(
+                f"Kendall's τ between the {design.system} rankings under two {design.leakage} "
+                "levels. With few systems τ moves in big steps, so each comes with a 95% "
+                "bootstrap interval over queries and p_same, the share of resampled query "
+                "sets that keep the ranking."
+            )
             show_table(taus)
 with tab_more:
     if tab_more.open:

@@ -72,6 +72,13 @@ if view.agreement is not None:
     )
 
 show_fig(leak_share_figure, view.share, threshold)
+if view.share.study_share.notna().any():
+    st.caption(
+        "The marks are the leakage study's shares (Fröbe et al., SPIRE 2022): topics with a "
+        "near-duplicate among all MS MARCO and ORCAS training queries, by embedding "
+        "similarity and human judgment. An experiment whose log is a sample of those finds "
+        "fewer; the bars are this experiment's log at this threshold."
+    )
 
 quality = views.detection_quality(ctx.leakage_key)
 names = ["Pairs", "Similarity distribution", "Categories"]
@@ -104,18 +111,28 @@ with tab_pairs:
             similarity=st.column_config.NumberColumn(format="%.3f"),
         )
 
-        st.markdown("**Open a leaked topic in the drill-down**")
-        leaked = view.leaked
-        if leaked.empty:
-            st.caption("No topic reaches this threshold.")
+        st.markdown("**Open a topic of this table in the drill-down**")
+        shown = (
+            pairs[["collection", "test_qid"]]
+            .drop_duplicates()
+            .rename(columns={"test_qid": "qid"})
+            .merge(views.topic_titles(ctx.key), on=["collection", "qid"], how="left")
+            .sort_values(["collection", "qid"])
+        )
+        if shown.empty:
+            st.caption("No topic in the table: loosen the filters or the threshold.")
         else:
-            options = [f"{c} · {q}" for c, q in zip(leaked.collection, leaked.qid, strict=True)]
+            labels = {
+                (c, q): f"{c} · {q} · {t}" if isinstance(t, str) else f"{c} · {q}"
+                for c, q, t in zip(shown.collection, shown.qid, shown.title, strict=True)
+            }
             cols = st.columns([3, 1])
-            choice = cols[0].selectbox("Leaked topic", options, label_visibility="collapsed")
+            choice = cols[0].selectbox(
+                "Topic", list(labels), format_func=labels.get, label_visibility="collapsed"
+            )
             if cols[1].button("Open in drill-down", type="primary", icon=":material/open_in_new:"):
-                collection, qid = choice.split(" · ")
-                state.put("collection", collection)
-                state.put("qid", qid)
+                state.put("collection", choice[0])
+                state.put("qid", choice[1])
                 st.session_state["queries_tab"] = "One query"
                 st.switch_page("app_pages/queries.py")
 with tab_similarity:

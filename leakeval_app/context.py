@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import NamedTuple
 
@@ -18,6 +19,7 @@ from leakeval_core.analysis.options import Statistics
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.measures import Measure, parse_measures
 from leakeval_core.experiment.manifest import Experiment
+from leakeval_core.present.style import Palette
 
 APP_MEASURES = parse_measures("ndcg_cut_10,P_1,first_rel_rank,recip_rank,map,recall_100,judged_10")
 """What the app scores once per experiment and conventions: every page picks from these."""
@@ -64,6 +66,11 @@ class AppContext:
     statistics: Statistics = Statistics()
     method: str = "lexical"
     """The detection method whose pairs say which topics leaked."""
+
+    @cached_property
+    def palette(self) -> Palette:
+        """Each factor level's colour, the same on every page (and in the report)."""
+        return Palette.of_experiment(self.experiment)
 
     @property
     def key(self) -> DataKey:

@@ -14,6 +14,7 @@ from leakeval_app import loaders
 from leakeval_app.context import DataKey
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.collections import Collection, document_text
+from leakeval_core.present.style import themed
 from leakeval_core.present.tables import PROBABILITY_COLUMNS
 
 PRESENTATION_CSS = """<style>
@@ -35,15 +36,21 @@ def show_fig(builder: Callable[..., go.Figure], *args: Any, **kwargs: Any) -> No
     cached function keyed by the builder and a digest of its inputs, so a repeat replays
     the chart message Streamlit stored instead of doing either again.
     """
-    _chart(
-        f"{builder.__module__}.{builder.__qualname__}", _digest(args, kwargs), builder, args, kwargs
-    )
+    name = f"{builder.__module__}.{builder.__qualname__}"
+    _chart(name, _digest(args, kwargs), page_theme(), builder, args, kwargs)
+
+
+def page_theme() -> str | None:
+    """ "dark" or "light", as the browser reports the page (None before it has): the charts'
+    backgrounds are transparent, and their text follows."""
+    return st.context.theme.type
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def _chart(name: str, digest: str, _builder, _args, _kwargs) -> None:
+def _chart(name: str, digest: str, theme: str | None, _builder, _args, _kwargs) -> None:
     # theme=None: the figures style themselves without a template (see present.style)
-    st.plotly_chart(_builder(*_args, **_kwargs), width="stretch", config=PLOT_CONFIG, theme=None)
+    figure = themed(_builder(*_args, **_kwargs), theme)
+    st.plotly_chart(figure, width="stretch", config=PLOT_CONFIG, theme=None)
 
 
 def show_selectable_fig(
@@ -54,7 +61,7 @@ def show_selectable_fig(
     per distinct input: building is the expensive part."""
     name = f"{builder.__module__}.{builder.__qualname__}"
     st.plotly_chart(
-        _built(name, _digest(args), builder, args),
+        _built(name, _digest(args), page_theme(), builder, args),
         width="stretch",
         config=PLOT_CONFIG,
         theme=None,
@@ -65,8 +72,8 @@ def show_selectable_fig(
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def _built(name: str, digest: str, _builder, _args) -> go.Figure:
-    return _builder(*_args)
+def _built(name: str, digest: str, theme: str | None, _builder, _args) -> go.Figure:
+    return themed(_builder(*_args), theme)
 
 
 def _digest(*parts: Any) -> str:

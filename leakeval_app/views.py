@@ -127,8 +127,6 @@ class LeakageView:
     share: pd.DataFrame
     """Per collection: topics with a near-duplicate, and their share."""
     categories: pd.DataFrame
-    leaked: pd.DataFrame
-    """collection, qid of every flagged topic."""
     agreement: dict | None
     """Detection scored against the demo's planted pairs, when both exist."""
 
@@ -149,7 +147,6 @@ def leakage_view(key: LeakageKey, threshold: float) -> LeakageView:
     return LeakageView(
         share=leak_share(leakage, every_topic, threshold),
         categories=category_counts(leakage, threshold),
-        leaked=leaked_qids(leakage, threshold),
         agreement=(
             agreement(leakage, truth, threshold)
             if truth is not None and leakage.source != truth.source
@@ -240,13 +237,6 @@ def story(
         parse_measure(measure).better,
         statistics.correction,
     )
-    titles = pd.concat(
-        [
-            loaders.collection(key.files, name).topics[["qid", "title"]].assign(collection=name)
-            for name in experiment.collections
-        ],
-        ignore_index=True,
-    )
     return tell(
         result,
         dict(pair),
@@ -254,6 +244,18 @@ def story(
         parse_measure(measure),
         statistics,
         loaders.leakage(leakage_key).table,
-        titles,
+        topic_titles(key),
         threshold,
+    )
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def topic_titles(key: DataKey) -> pd.DataFrame:
+    """collection, qid and title of every topic of the experiment."""
+    return pd.concat(
+        [
+            loaders.collection(key.files, name).topics[["qid", "title"]].assign(collection=name)
+            for name in loaders.experiment_of(key.files).collections
+        ],
+        ignore_index=True,
     )

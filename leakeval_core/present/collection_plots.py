@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from leakeval_core.present.style import PALETTE, grade_color, style
+from leakeval_core.present.style import OTHER_COLORS, grade_color, style
 
 __all__ = ["grade_figure", "per_topic_figure"]
 
@@ -54,4 +54,4 @@ def _column_color(column: str, i: int) -> str:
     name, _, number = column.partition(" ")
     if name == "grade" and number.isdigit():
         return grade_color(int(number))
-    return PALETTE[i % len(PALETTE)]
+    return OTHER_COLORS[i % len(OTHER_COLORS)]

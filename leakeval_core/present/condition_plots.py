@@ -8,13 +8,13 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from leakeval_core.evaluation.measures import Measure
-from leakeval_core.experiment.design import Design
 from leakeval_core.present.style import (
     CLEAN_COLOR,
     LEAKED_COLOR,
     NEUTRAL,
-    PALETTE,
-    level_colors,
+    TEXT,
+    Palette,
+    is_ordered,
     style,
 )
 
@@ -99,17 +99,20 @@ def condition_figure(
     color: str | None,
     facet: str | None,
     significant: pd.DataFrame | None = None,
-    design: Design | None = None,
+    palette: Palette | None = None,
 ) -> go.Figure:
-    """Mean per condition with a shaded confidence band, one panel per facet level.
+    """Mean per condition with its confidence interval, one panel per facet level.
 
-    `significant` (columns x, facet, label) marks with ✱ the x positions where the colour
-    levels differ significantly after correction.
+    Along an ordered x (training sizes) the means are joined and the interval is a band;
+    along names (models, collections) they are separate points with error bars, since a
+    line would read as a trend. `significant` (columns x, facet, label) marks with ✱ the x
+    positions where the colour levels differ significantly after correction.
     """
     panels, fig = _facet_panels(means, facet)
     groups = sorted(means[color].unique().tolist()) if color else [None]
-    colors = level_colors(groups, design if color == getattr(design, "leakage", None) else None)
+    colors = (palette or Palette()).of_factor(color, groups)
     x_levels = sorted(means[x].unique().tolist())
+    ordered = is_ordered(x_levels)
     for col, panel in enumerate(panels, start=1):
         in_panel = means if facet is None else means[means[facet] == panel]
         for group in groups:
@@ -117,32 +120,44 @@ def condition_figure(
             part = part.set_index(x).reindex(x_levels).dropna(subset=["mean"]).reset_index()
             xs = part[x].astype(str).tolist()
             line_color = colors[group]
-            fig.add_trace(
-                go.Scatter(
-                    x=xs + xs[::-1],
-                    y=part.ci_high.tolist() + part.ci_low.tolist()[::-1],
-                    mode="lines",
-                    fill="toself",
-                    fillcolor=line_color,
-                    opacity=0.15,
-                    line={"width": 0},
-                    hoverinfo="skip",
-                    showlegend=False,
-                    legendgroup=str(group),
-                ),
-                row=1,
-                col=col,
-            )
+            if ordered:
+                fig.add_trace(
+                    go.Scatter(
+                        x=xs + xs[::-1],
+                        y=part.ci_high.tolist() + part.ci_low.tolist()[::-1],
+                        mode="lines",
+                        fill="toself",
+                        fillcolor=line_color,
+                        opacity=0.15,
+                        line={"width": 0},
+                        hoverinfo="skip",
+                        showlegend=False,
+                        legendgroup=str(group),
+                    ),
+                    row=1,
+                    col=col,
+                )
             fig.add_trace(
                 go.Scatter(
                     x=xs,
                     y=part["mean"],
-                    mode="lines+markers",
+                    mode="lines+markers" if ordered else "markers",
                     name=f"{color} = {group}" if color else measure.label,
                     legendgroup=str(group),
+                    offsetgroup=None if ordered else str(group),
                     showlegend=col == 1,
                     line={"color": line_color, "width": 3},
-                    marker={"size": 9},
+                    marker={"size": 9 if ordered else 11, "color": line_color},
+                    error_y=None
+                    if ordered
+                    else {
+                        "type": "data",
+                        "array": (part.ci_high - part["mean"]).to_numpy(),
+                        "arrayminus": (part["mean"] - part.ci_low).to_numpy(),
+                        "thickness": 2,
+                        "width": 6,
+                        "color": line_color,
+                    },
                     customdata=np.stack([part.n, part.ci_low, part.ci_high], axis=-1),
                     hovertemplate=f"{x} %{{x}}<br>mean %{{y:.4f}}<br>95% CI "
                     "[%{customdata[1]:.4f}, %{customdata[2]:.4f}]<br>"
@@ -165,8 +180,8 @@ def condition_figure(
                         marker={
                             "symbol": "asterisk-open",
                             "size": 14,
-                            "color": "#111",
-                            "line": {"width": 2, "color": "#111"},
+                            "color": TEXT["light"],
+                            "line": {"width": 2, "color": TEXT["light"]},
                         },
                         name="significant difference",
                         showlegend=col == 1,
@@ -180,7 +195,9 @@ def condition_figure(
     fig.update_yaxes(title=measure.axis_title, row=1, col=1)
     style(fig, f"Mean {measure.label} per condition, 95% CI over queries", height=500)
     fig.update_layout(
-        legend={"y": -0.22, "yanchor": "top", "x": 0.5, "xanchor": "center"}, margin={"b": 110}
+        legend={"y": -0.22, "yanchor": "top", "x": 0.5, "xanchor": "center"},
+        margin={"b": 110},
+        scattermode="overlay" if ordered else "group",
     )
     return fig
 
@@ -191,7 +208,7 @@ def difference_figure(
     x: str,
     facet: str | None,
     vary: str,
-    design: Design | None = None,
+    palette: Palette | None = None,
 ) -> go.Figure:
     """A − B per condition with the interval of the comparison's own test and correction.
 
@@ -202,9 +219,7 @@ def difference_figure(
     """
     panels, fig = _facet_panels(tests, facet)
     pairs = list(dict.fromkeys(zip(tests.a, tests.b, strict=True)))
-    colors = level_colors(
-        [a for a, _ in pairs], design if vary == getattr(design, "leakage", None) else None
-    )
+    colors = (palette or Palette()).of_factor(vary, [a for a, _ in pairs])
     finite = tests[["ci_low", "ci_high", "delta"]].replace([np.inf, -np.inf], np.nan)
     span = float(np.nanmax(finite.abs().to_numpy())) if finite.notna().any().any() else 1.0
     for col, panel in enumerate(panels, start=1):
@@ -234,7 +249,7 @@ def difference_figure(
                         "width": 6,
                     },
                     marker={
-                        "color": [colors[a] if s else "white" for s in significant],
+                        "color": [colors[a] if s else "rgba(0, 0, 0, 0)" for s in significant],
                         "size": 11,
                         "line": {"color": colors[a], "width": 2},
                     },
@@ -316,22 +331,47 @@ def inflation_figure(
     return fig
 
 
-def tau_figure(taus: pd.DataFrame, x: str) -> go.Figure:
-    """Kendall's tau between system rankings per x; 1 means leakage leaves the order alone."""
+def tau_figure(taus: pd.DataFrame, x: str, palette: Palette | None = None) -> go.Figure:
+    """Kendall's tau between system rankings per x, with its bootstrap interval over
+    queries; 1 means leakage leaves the order alone. Joined by lines only along an ordered x."""
     fig = go.Figure()
-    for i, (collection, part) in enumerate(taus.groupby("collection", sort=True)):
+    collections = sorted(taus.collection.unique().tolist()) if len(taus) else []
+    colors = (palette or Palette()).of_factor("collection", collections)
+    ordered = is_ordered(sorted(taus[x].unique().tolist())) if len(taus) else False
+    for collection, part in taus.groupby("collection", sort=True):
         part = part.sort_values(x)
         fig.add_trace(
             go.Scatter(
                 x=part[x].astype(str),
                 y=part.tau,
-                mode="lines+markers",
+                mode="lines+markers" if ordered else "markers",
                 name=str(collection),
-                line={"color": PALETTE[i % len(PALETTE)], "width": 3},
-                marker={"size": 9},
+                offsetgroup=None if ordered else str(collection),
+                line={"color": colors[collection], "width": 3},
+                marker={"size": 10, "color": colors[collection]},
+                error_y={
+                    "type": "data",
+                    "array": (part.tau_high - part.tau).to_numpy(),
+                    "arrayminus": (part.tau - part.tau_low).to_numpy(),
+                    "thickness": 2,
+                    "width": 6,
+                    "color": colors[collection],
+                },
+                customdata=np.stack(
+                    [part.tau_low, part.tau_high, 100 * part.p_same, part.queries], axis=-1
+                ),
+                hovertemplate=f"{collection}, {x} %{{x}}<br>τ %{{y:.3f}}, 95% interval "
+                "[%{customdata[0]:.2f}, %{customdata[1]:.2f}]<br>same ranking in "
+                "%{customdata[2]:.0f}% of resampled query sets (%{customdata[3]} queries)"
+                "<extra></extra>",
             )
         )
     fig.add_hline(y=1, line_color=NEUTRAL, line_dash="dot", annotation_text="same ranking")
     fig.update_xaxes(title=x, type="category")
-    fig.update_yaxes(title="Kendall's τ between model rankings (1 = unchanged)", range=[-1.05, 1.1])
-    return style(fig, "Does leakage reorder the models?")
+    fig.update_yaxes(title="Kendall's τ between model rankings (1 = unchanged)", range=[-1.1, 1.15])
+    style(
+        fig,
+        "Does leakage reorder the models?<br><sup>bars: 95% bootstrap interval over queries</sup>",
+    )
+    fig.update_layout(margin={"t": 80}, scattermode="overlay" if ordered else "group")
+    return fig

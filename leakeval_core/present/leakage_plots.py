@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from leakeval_core.present.style import LEAKED_COLOR, NEUTRAL, PALETTE, style
+from leakeval_core.present.style import INK, LEAKED_COLOR, NEUTRAL, TEXT, style
 
 __all__ = [
     "category_counts_figure",
@@ -16,8 +16,16 @@ __all__ = [
 ]
 
 
+STUDY = "Fröbe et al. 2022, full MS MARCO + ORCAS logs"
+
+
 def leak_share_figure(shares: pd.DataFrame, threshold: float) -> go.Figure:
-    """Share of topics with a near-duplicate per collection, with the study's figures."""
+    """Share of topics with a near-duplicate per collection, beside the study's share.
+
+    The study searched the whole MS MARCO and ORCAS query logs; an experiment with a sample
+    of a log finds fewer, so each mark says whose figure it is. Counts sit above the bars,
+    where a zero-height bar still shows its 0%.
+    """
     fig = go.Figure(
         go.Bar(
             x=shares.collection,
@@ -28,10 +36,9 @@ def leak_share_figure(shares: pd.DataFrame, threshold: float) -> go.Figure:
                 f"{s:.0%} ({n}/{t})"
                 for s, n, t in zip(shares.share, shares.leaked, shares.topics, strict=True)
             ],
-            textposition="inside",
-            insidetextanchor="start",
-            textfont={"color": "white"},
-            hovertemplate="%{x}: %{y:.1%} of topics leaked<extra></extra>",
+            textposition="outside",
+            cliponaxis=False,
+            hovertemplate="%{x}: %{y:.1%} of topics leaked in this experiment<extra></extra>",
         )
     )
     study = shares.dropna(subset=["study_share"])
@@ -40,15 +47,18 @@ def leak_share_figure(shares: pd.DataFrame, threshold: float) -> go.Figure:
             go.Scatter(
                 x=study.collection,
                 y=study.study_share,
-                mode="markers",
-                name="reported by Fröbe et al. 2022 (MS MARCO/ORCAS)",
+                mode="markers+text",
+                name=STUDY,
+                text=[f"study: {s:.0%}" for s in study.study_share],
+                textposition="middle right",
                 marker={
                     "symbol": "line-ew-open",
                     "size": 60,
                     "line": {"width": 4},
-                    "color": "#222",
+                    "color": TEXT["light"],
                 },
-                hovertemplate="%{x}: study reports %{y:.0%}<extra></extra>",
+                hovertemplate="%{x}: the study found a near-duplicate for %{y:.0%} of topics "
+                "in the full MS MARCO + ORCAS logs<extra></extra>",
             )
         )
     fig.update_yaxes(
@@ -68,7 +78,7 @@ def similarity_figure(pairs: pd.DataFrame, threshold: float, bins: int = 40) -> 
             y=counts,
             width=np.diff(edges),
             customdata=np.column_stack([edges[:-1], edges[1:]]),
-            marker_color=PALETTE[0],
+            marker_color=INK,
             hovertemplate="similarity %{customdata[0]:.3f}–%{customdata[1]:.3f}: "
             "%{y} pairs<extra></extra>",
         )
@@ -94,7 +104,7 @@ def category_counts_figure(counts: pd.DataFrame) -> go.Figure:
         go.Bar(
             x=counts.category,
             y=counts.pairs,
-            marker_color=PALETTE[2],
+            marker_color=INK,
             text=counts.pairs,
             textposition="outside",
             cliponaxis=False,  # the tallest bar's count sits above the plot area
@@ -132,7 +142,7 @@ def detection_curves_figure(scored: pd.DataFrame, threshold: float, method: str)
             y=tpr,
             mode="lines",
             name=method,
-            line={"color": PALETTE[0], "width": 3},
+            line={"color": INK, "width": 3},
             customdata=roc_t,
             hovertemplate="threshold %{customdata:.3f}<br>"
             "different let through %{x:.2f}<br>near-duplicates found %{y:.2f}"
@@ -159,7 +169,7 @@ def detection_curves_figure(scored: pd.DataFrame, threshold: float, method: str)
             y=precision[:-1],
             mode="lines",
             showlegend=False,
-            line={"color": PALETTE[0], "width": 3},
+            line={"color": INK, "width": 3},
             customdata=pr_t,
             hovertemplate="threshold %{customdata:.3f}<br>recall %{x:.2f}<br>"
             "precision %{y:.2f}<extra></extra>",

@@ -22,6 +22,7 @@ from leakeval_core.experiment.scores import ExperimentScores
 from leakeval_core.leakage.table import LeakageTable, leaked_qids
 from leakeval_core.present.condition_plots import condition_figure, difference_figure
 from leakeval_core.present.html import html_report
+from leakeval_core.present.style import Palette
 
 __all__ = [
     "ReportOptions",
@@ -68,6 +69,7 @@ def build_report(
     factors = [f for f in table.factors if f != "collection"]
     sections: list[tuple[str, str, object]] = []
     x, colour, facet = chart_roles(design, factors)
+    palette = Palette.of_experiment(experiment)
     for collection in experiment.levels("collection"):
         by = [f for f in (x, colour, facet) if f]
         means = condition_means(table, by, {"collection": collection})
@@ -75,10 +77,10 @@ def build_report(
             (
                 f"{collection}: {measure.label} by condition",
                 "Mean over queries with a 95% t interval; folds combined per query.",
-                condition_figure(means, measure, x, colour, facet),
+                condition_figure(means, measure, x, colour, facet, palette=palette),
             )
         )
-    sections += _significance(table, design, measure, options, (x, facet))
+    sections += _significance(table, design, measure, options, (x, facet), palette)
     sections += _inflation(table, design, leakage, measure, options)
     sections.append(_ranking(table, design, x))
     notes = (
@@ -91,7 +93,12 @@ def build_report(
 
 
 def _significance(
-    table, design: Design, measure: Measure, options: ReportOptions, placed: tuple
+    table,
+    design: Design,
+    measure: Measure,
+    options: ReportOptions,
+    placed: tuple,
+    palette: Palette,
 ) -> list[tuple[str, str, object]]:
     """The significance table, then each collection's paired differences where the chart's
     x and facet account for every other factor (otherwise points would overlap)."""
@@ -113,7 +120,7 @@ def _significance(
                 (
                     f"{collection}: paired differences in {measure.label}",
                     interval_caption(part, stats),
-                    difference_figure(part, measure, x, facet, vary, design),
+                    difference_figure(part, measure, x, facet, vary, palette),
                 )
             )
     return sections

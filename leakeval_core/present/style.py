@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
@@ -10,19 +11,32 @@ from leakeval_core.experiment.design import Design
 
 __all__ = [
     "CLEAN_COLOR",
+    "COLLECTION_COLORS",
+    "INK",
     "LEAKED_COLOR",
     "NEUTRAL",
-    "PALETTE",
+    "OTHER_COLORS",
+    "SYSTEM_COLORS",
+    "TEXT",
     "UNJUDGED_COLOR",
+    "Palette",
     "grade_color",
-    "level_colors",
+    "is_ordered",
     "style",
+    "themed",
 ]
 
+# One palette per role, on every page and in the report: orange is leaked and blue is clean
+# (or "no near-duplicate"), nothing else; grades are greys and greens; collections, systems
+# and the levels of other factors each have their own hues.
 LEAKED_COLOR = "#d95f02"
 CLEAN_COLOR = "#1b6ca8"
 NEUTRAL = "#7a7a7a"
-PALETTE = ["#1b6ca8", "#d95f02", "#2a9d55", "#8e44ad", "#c0392b", "#16a085", "#7f8c8d"]
+INK = "#4a5b6e"
+"""A single quantity with no role (counts of pairs, a similarity histogram, one ROC curve)."""
+COLLECTION_COLORS = ("#6a3d9a", "#a0522d", "#1f7872", "#8c6d31", "#b03a7a", "#5c6b2e")
+SYSTEM_COLORS = ("#b5179e", "#c49a00", "#3d405b", "#7f5539", "#0081a7", "#6d597a")
+OTHER_COLORS = ("#4a5b6e", "#9c6644", "#8d99ae", "#6b705c", "#a5a58d", "#2b2d42")
 _GRADES = ["#c9ced6", "#8cc5a0", "#2a9d55", "#146b37"]
 """Relevance grades 0, 1, 2, 3+: grey for not relevant, then greens darkening with relevance,
 on every chart (a grade is never orange or blue: those mean leaked and clean)."""
@@ -37,12 +51,56 @@ def grade_color(grade: int | None) -> str:
     return _GRADES[min(max(int(grade), 0), len(_GRADES) - 1)]
 
 
-def level_colors(levels: Sequence[object], design: Design | None = None) -> dict[object, str]:
-    """One colour per level: the design's leaked level orange and its clean level blue on
-    every plot, the others from the palette in order."""
-    roles = {} if design is None else {design.leaked: LEAKED_COLOR, design.clean: CLEAN_COLOR}
-    others = iter(c for c in PALETTE if c not in roles.values())
-    return {level: roles.get(level) or next(others, NEUTRAL) for level in levels}
+def is_ordered(levels: Sequence[object]) -> bool:
+    """Whether levels form a scale a line may join (training sizes), not names (models,
+    collections), which a line would present as a trend."""
+    return bool(levels) and all(
+        isinstance(v, int | float) and not isinstance(v, bool) for v in levels
+    )
+
+
+@dataclass(frozen=True)
+class Palette:
+    """The colour of every level of every factor, fixed from the experiment's full level
+    lists: a collection keeps its colour on a chart that shows only some collections."""
+
+    colors: tuple[tuple[str, tuple[tuple[object, str], ...]], ...] = ()
+
+    @classmethod
+    def of(cls, levels: Mapping[str, Sequence[object]], design: Design | None = None) -> Palette:
+        """`levels`: each factor's levels in display order (collections in the manifest's)."""
+        design = design or Design()
+        table = []
+        for factor, values in levels.items():
+            if factor == design.leakage:
+                roles = {design.leaked: LEAKED_COLOR, design.clean: CLEAN_COLOR}
+                rest = iter(OTHER_COLORS)
+                assigned = [(v, roles.get(v) or next(rest, NEUTRAL)) for v in values]
+            else:
+                hues = (
+                    COLLECTION_COLORS
+                    if factor == "collection"
+                    else SYSTEM_COLORS
+                    if factor == design.system
+                    else OTHER_COLORS
+                )
+                assigned = [(v, hues[i % len(hues)]) for i, v in enumerate(values)]
+            table.append((factor, tuple(assigned)))
+        return cls(tuple(table))
+
+    @classmethod
+    def of_experiment(cls, experiment) -> Palette:
+        """Every condition factor's levels, the collections in the manifest's order."""
+        levels = {f: experiment.levels(f) for f in experiment.condition_factors}
+        levels["collection"] = list(experiment.collections)
+        return cls.of(levels, experiment.design)
+
+    def of_factor(self, factor: str | None, levels: Sequence[object]) -> dict[object, str]:
+        """Colours for `levels` of `factor`; levels the palette does not know take the other
+        factors' hues (a chart of a level the experiment never declared still draws)."""
+        known = dict(dict(self.colors).get(factor, ()))
+        spare = iter(c for c in OTHER_COLORS if c not in known.values())
+        return {v: known.get(v) or next(spare, NEUTRAL) for v in levels}
 
 
 # The look of plotly's "plotly_white" template, set as plain layout attributes. A figure
@@ -50,17 +108,19 @@ def level_colors(levels: Sequence[object], design: Design | None = None) -> dict
 # apply it to every trace on each draw, and Streamlit draws each chart twice on mount: about
 # 55 ms more per chart in a page switch, measured in headless Chromium.
 FONT = '"Source Sans", "Source Sans Pro", sans-serif'  # the dashboard's own font
-TEXT = "#31333f"
-FADED = "#6b6f7b"
-GRID = "#ebf0f8"
+TEXT = {"light": "#31333f", "dark": "#fafafa"}
+FADED = {"light": "#6b6f7b", "dark": "#a3a8b8"}
+GRID = "rgba(128, 128, 128, 0.2)"
+"""Grid lines that read on a light and on a dark page; the backgrounds are transparent, so a
+chart takes the page's own colour."""
 AXIS = {
     "gridcolor": GRID,
     "linecolor": GRID,
     "zerolinecolor": GRID,
     "zerolinewidth": 2,
     "automargin": True,
-    "title_font": {"size": 13, "color": FADED},
-    "tickfont": {"size": 12, "color": FADED},
+    "title_font": {"size": 13, "color": FADED["light"]},
+    "tickfont": {"size": 12, "color": FADED["light"]},
 }
 
 
@@ -69,10 +129,10 @@ def style(fig: go.Figure, title: str, height: int = 380) -> go.Figure:
         title={"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 16, "weight": 600}},
         height=height,
         margin={"l": 60, "r": 20, "t": 60, "b": 50},
-        font={"family": FONT, "size": 14, "color": TEXT},
-        paper_bgcolor="white",
-        plot_bgcolor="white",
-        colorway=PALETTE,
+        font={"family": FONT, "size": 14, "color": TEXT["light"]},
+        paper_bgcolor="rgba(0, 0, 0, 0)",
+        plot_bgcolor="rgba(0, 0, 0, 0)",
+        colorway=list(OTHER_COLORS),
         hovermode="closest",
         hoverlabel={"align": "left", "font": {"family": FONT}},
         legend={
@@ -87,4 +147,20 @@ def style(fig: go.Figure, title: str, height: int = 380) -> go.Figure:
     fig.update_xaxes(**AXIS)
     fig.update_yaxes(**AXIS)
     fig.layout.template = None  # after the updates: plotly.py fills in its default on creation
+    return fig
+
+
+def themed(fig: go.Figure, theme: str | None) -> go.Figure:
+    """`fig` with its text in the colours of the page's theme ("dark" or "light")."""
+    if theme != "dark":
+        return fig
+    fig.update_layout(font_color=TEXT["dark"], title_font_color=TEXT["dark"])
+    fig.update_xaxes(title_font_color=FADED["dark"], tickfont_color=FADED["dark"])
+    fig.update_yaxes(title_font_color=FADED["dark"], tickfont_color=FADED["dark"])
+    fig.update_annotations(font_color=TEXT["dark"])
+    for trace in fig.data:  # marks drawn in the text colour (the ✱ of a significant point)
+        marker = getattr(trace, "marker", None)
+        if marker is not None and marker.color == TEXT["light"]:
+            trace.marker.color = TEXT["dark"]
+            trace.marker.line.color = TEXT["dark"]
     return fig

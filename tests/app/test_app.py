@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -160,6 +162,24 @@ def test_drilldown_opened_from_leakage_page(app):
     assert at.header[0].value == "Per-query drill-down"
 
 
+def test_open_in_drilldown_offers_the_filtered_topics_with_titles(app):
+    """The defect: the picker ignored the table's filters and showed bare ids."""
+    at = app("app_pages/leakage.py")
+    at.multiselect[0].set_value(["robust04"]).run()  # the Collection filter
+    at.text_input[0].set_value("wage").run()
+    shown = at.dataframe[0].value
+    expected = sorted(set(zip(shown.collection, shown.test_qid, strict=True)))
+    picker = next(s for s in at.selectbox if s.label == "Topic")
+    assert len(picker.options) == len(expected) > 0
+    # the titles, read from the demo's source topic file (real Robust04 topics)
+    source = (ROOT / "leakeval_core/demo/source/robust04-topics.txt").read_text()
+    titles = dict(re.findall(r"<num> Number: (\d+)\s*<title>\s*(.*?)\s*\n", source))
+    assert picker.options == [f"{c} · {q} · {titles[q]}" for c, q in expected]
+    at.button[0].click().run()
+    assert at.header[0].value == "Per-query drill-down"
+    assert at.session_state["w:qid"] == expected[0][1]
+
+
 def test_conditions_table_matches_the_scores_table(app, demo_scores):
     at = app("app_pages/conditions.py")
     means = at.dataframe[0].value
@@ -225,8 +245,6 @@ def test_comparison_significance_follows_sidebar(app, demo_scores):
 
 def test_the_app_and_its_report_show_the_same_significance(app):
     """The defect: a comparison starred in the app read "no" in the report."""
-    import re
-
     at = open_tab(app("app_pages/conditions.py"), "conditions_tab", "Significance")
     shown = at.dataframe[0].value
     at = open_tab(at, "conditions_tab", "Audit & downloads")

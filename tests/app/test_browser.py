@@ -310,3 +310,36 @@ def test_per_topic_view_opens_from_the_table_and_the_scatter(app_url, browser, s
     panel.scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / f"per-topic-from-{source}.png"), full_page=True)
     page.close()
+
+
+def test_charts_follow_a_dark_os_theme(app_url, browser):
+    """The defect: with a dark OS theme the charts stayed white boxes with dark text."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900}, color_scheme="dark")
+    page.goto(f"{app_url}/leakage")
+    page.locator(DRAWN_CHART).first.wait_for(timeout=120_000)
+    wait_until_idle(page)
+    page.reload()  # the first run of a session may not know the theme yet (Streamlit #11920)
+    page.locator(DRAWN_CHART).first.wait_for(timeout=120_000)
+    wait_until_idle(page)
+    colours = page.evaluate(
+        """() => {
+            const chart = document.querySelector('.js-plotly-plot');
+            const title = chart.querySelector('.gtitle');
+            return {
+                page: getComputedStyle(document.querySelector('[data-testid="stApp"]'))
+                    .backgroundColor,
+                chart: chart.querySelector('.main-svg').style.background,
+                title: getComputedStyle(title).fill,
+            };
+        }"""
+    )
+    page.screenshot(path=str(SHOTS / "leakage-dark.png"))
+
+    def brightness(css: str) -> float:
+        r, g, b = (float(v) for v in css[css.index("(") + 1 : css.index(")")].split(",")[:3])
+        return (r + g + b) / 3
+
+    assert brightness(colours["page"]) < 60, colours  # the app itself went dark
+    assert colours["chart"].replace(" ", "") == "rgba(0,0,0,0)", colours  # no white box
+    assert brightness(colours["title"]) > 200, colours  # light text on the dark page
+    page.close()

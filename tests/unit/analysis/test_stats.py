@@ -249,6 +249,43 @@ def test_ranking_change_on_demo(demo_scores):
     assert pooled.loc[2000] < 1.0
     row = taus.iloc[0]
     assert -1.0 <= row.tau <= 1.0 and " > " in row["ranking (leaked)"]
+    assert (taus.tau_low <= taus.tau + 1e-12).all() and (taus.tau <= taus.tau_high + 1e-12).all()
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_kendall_tau_b_is_scipys(seed):
+    rng = np.random.default_rng(seed)
+    x, y = rng.integers(0, 4, size=(2, 6)).astype(float)  # with ties
+    expected = sps.kendalltau(x, y).statistic
+    from leakeval_core.analysis.ranking import kendall_tau_b
+
+    assert kendall_tau_b(x, y) == pytest.approx(expected, nan_ok=True)
+
+
+def test_ranking_interval_by_an_independent_bootstrap():
+    """Three systems on 30 queries; two close ones swap under resampling. The interval and
+    p_same are recomputed here with a plain loop: draw queries, mean, scipy's tau."""
+    rng = np.random.default_rng(5)
+    base = rng.random(30)
+    lift = {"s1": 0.0, "s2": 0.01, "s3": 0.2}
+    rows = [
+        ("c", level, system, str(q), base[q] + lift[system] + rng.normal(0, 0.05))
+        for level in ("clean", "leaked")
+        for system in lift
+        for q in range(30)
+    ]
+    table = pd.DataFrame(rows, columns=["collection", "leakage", "model", "qid", "value"])
+    per = PerQuery(table, ("collection", "leakage", "model"), "none", pd.DataFrame())
+    row = ranking_change(per, "model", "leakage", ["collection"], resamples=400, seed=2).iloc[0]
+    wide = table.pivot_table(index="qid", columns=["leakage", "model"], values="value")
+    draws = np.random.default_rng(2).integers(0, 30, size=(400, 30))
+    taus = []
+    for draw in draws:
+        means = wide.iloc[draw].mean()
+        taus.append(sps.kendalltau(means["clean"], means["leaked"]).statistic)
+    assert (row.tau_low, row.tau_high) == pytest.approx(tuple(np.quantile(taus, [0.025, 0.975])))
+    assert row.p_same == pytest.approx(np.mean(np.array(taus) == 1.0))
+    assert 0.0 < row.p_same < 1.0 and row.queries == 30
 
 
 def test_condition_means_bands_stay_within_the_values_range():
