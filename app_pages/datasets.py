@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from leakeval_app import loaders, state, views
+from leakeval_app import loaders, state, uploads, views
 from leakeval_app.context import current
 from leakeval_app.render import (
     collection_or_stop,
@@ -13,6 +13,7 @@ from leakeval_app.render import (
     show_table,
     tabs,
 )
+from leakeval_app.sections import show_upload_comparison
 from leakeval_core.analysis.collection import grade_counts
 from leakeval_core.errors import LeakevalError
 from leakeval_core.present.collection_plots import grade_figure, per_topic_figure
@@ -97,25 +98,38 @@ with tab_runs:
 with tab_upload:
     if tab_upload.open:
         st.markdown(
-            f"Score TREC run files against **{name}**'s qrels under the current "
-            "conventions. Files stay in this browser session's memory: nothing is saved."
+            f"Score TREC run files against **{name}**'s qrels under the current conventions, "
+            "and compare one with a condition of the experiment. Runs stay in this browser "
+            "session's memory until you remove them: nothing is saved."
         )
-        uploads = st.file_uploader(
-            "Run files (plain or gzipped)", accept_multiple_files=True, key="uploads"
+        uploads.keep(
+            st.file_uploader(
+                "Run files (plain or gzipped)",
+                accept_multiple_files=True,
+                key=uploads.uploader_key(),
+            )
+            or []
         )
-        for upload in uploads or []:
+        scored = {}
+        for run in uploads.kept():
+            head = st.columns([5, 1])
+            head[0].markdown(f"**{run.name}**")
+            if head[1].button("Remove", key=f"forget_{run.digest}", icon=":material/delete:"):
+                uploads.forget(run.digest)
+                st.rerun()
             try:
-                means, notes = views.score_upload(ctx.key, name, upload.name, upload.getvalue())
+                scored[run.name] = views.score_upload(ctx.key, name, run.name, run.data)
             except LeakevalError as exc:
                 show_error(exc)
                 continue
-            st.markdown(
-                f"**{upload.name}**: {notes['queries_scored']} queries scored, "
-                f"{len(notes['missing_from_run'])} missing (scored 0), "
-                f"{notes['tied_pairs']} tied pairs"
+            result = scored[run.name]
+            st.caption(
+                f"{result.diagnostics.coverage(ctx.conventions.missing)}; "
+                f"{result.diagnostics.tied_pairs} tied document pairs."
             )
-            show_table(means)
-
+            show_table(result.means)
+        if scored:
+            show_upload_comparison(scored, name)
 st.subheader("Topic detail")
 by_qid = topics.set_index("qid")
 qids = by_qid.index.tolist()

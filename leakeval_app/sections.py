@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from leakeval_app.render import number, show_fig, show_table
+from leakeval_app import loaders, state, views
+from leakeval_app.context import current
+from leakeval_app.render import number, show_error, show_fig, show_table
+from leakeval_core.analysis.compare import condition_label
+from leakeval_core.errors import LeakevalError
 from leakeval_core.leakage.evaluate import TARGET_RECALL, DetectionQuality, at_threshold
 from leakeval_core.present.leakage_plots import detection_curves_figure
+from leakeval_core.present.meeting import interval_caption
 
 
 def show_detection_quality(quality: DetectionQuality, threshold: float, source: str) -> None:
@@ -61,3 +66,58 @@ def show_detection_quality(quality: DetectionQuality, threshold: float, source: 
             height=320,
             similarity=st.column_config.NumberColumn(format="%.3f"),
         )
+
+
+def show_upload_comparison(scored: dict, collection: str) -> None:
+    """An uploaded run against one condition of the experiment, split by leaked topics."""
+    ctx = current()
+    experiment, design = ctx.experiment, ctx.experiment.design
+    st.markdown(f"**Compare an uploaded run with a condition** ({ctx.measure.label})")
+    run = st.selectbox("Uploaded run", list(scored), key="upload_run")
+    factors = [f for f in experiment.condition_factors if f not in ("collection", design.fold)]
+    levels = {"collection": collection}
+    for column, factor in zip(st.columns(len(factors)) if factors else [], factors, strict=True):
+        options = experiment.levels(factor)
+        preferred = design.clean if factor == design.leakage else options[0]
+        default = preferred if preferred in options else options[0]
+        levels[factor] = column.selectbox(
+            factor, options, index=options.index(default), key=f"upload_{factor}"
+        )
+    leakage = loaders.leakage(ctx.leakage_key)
+    threshold = state.get("threshold", leakage.threshold)
+    try:
+        table, only_run, only_condition = views.upload_versus(
+            ctx.key,
+            ctx.leakage_key,
+            scored[run],
+            ctx.measure.name,
+            levels,
+            threshold,
+            ctx.statistics,
+        )
+    except LeakevalError as exc:
+        show_error(exc)
+        return
+    first = ["topics", "n", "mean_a", "mean_b", "delta", "ci_low", "ci_high", "p_adjusted"]
+    first.append("significant")
+    show_table(
+        table[[*first, *(c for c in table.columns if c not in first)]].rename(
+            columns={"mean_a": f"{run} (A)", "mean_b": "condition (B)", "delta": "A − B"}
+        )
+    )
+    unpaired = (
+        f" {only_run} topics only the run scored and {only_condition} only the condition "
+        "scored are left out."
+        if only_run or only_condition
+        else ""
+    )
+    split = (
+        f" Leaked: a training query with similarity ≥ {threshold:.2f} ({leakage.source})."
+        if not leakage.empty
+        else " No leakage table, so no leaked/other split."
+    )
+    st.caption(
+        f"A: the uploaded run; B: {condition_label(levels)}; paired by topic.{unpaired}{split} "
+        f"{ctx.statistics.describe()}, over the {len(table)} rows of this table. "
+        + interval_caption(table, ctx.statistics)
+    )

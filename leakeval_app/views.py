@@ -6,7 +6,8 @@ a warm rerun redraws without recomputing and two pages that show the same view s
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import pandas as pd
 import streamlit as st
@@ -21,6 +22,7 @@ from leakeval_core.analysis.compare import (
     paired,
     paired_wide,
     rank_changes,
+    versus_condition,
 )
 from leakeval_core.analysis.folds import levels_of, select
 from leakeval_core.analysis.inflation import Inflation, inflation
@@ -29,7 +31,7 @@ from leakeval_core.analysis.ranking import ranking_change
 from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.measures import parse_measure
 from leakeval_core.evaluation.qrels import PreparedQrels
-from leakeval_core.evaluation.scoring import score_run
+from leakeval_core.evaluation.scoring import ScoreDiagnostics, score_run
 from leakeval_core.io.trec import read_run
 from leakeval_core.leakage.evaluate import DetectionQuality, evaluate_detection
 from leakeval_core.leakage.table import (
@@ -191,14 +193,19 @@ def ranked_lists(key: DataKey, a: dict, b: dict, qid: str) -> tuple[pd.DataFrame
     return rank_changes(*lists)
 
 
+class ScoredUpload(NamedTuple):
+    means: pd.DataFrame
+    """The mean of every app measure."""
+    scores: pd.DataFrame
+    """qid, measure, value: the per-query scores a comparison pairs."""
+    diagnostics: ScoreDiagnostics
+
+
 @st.cache_data(max_entries=16, show_spinner="Scoring the uploaded run…")
-def score_upload(
-    key: DataKey, collection: str, name: str, data: bytes
-) -> tuple[pd.DataFrame, dict]:
+def score_upload(key: DataKey, collection: str, name: str, data: bytes) -> ScoredUpload:
     """Score an uploaded run in memory: it is never written anywhere but this session's cache.
 
-    Returns the mean of every app measure and the scoring diagnostics; bad input raises
-    LeakevalError with the file:line message.
+    Bad input raises LeakevalError with the file:line message.
     """
     if len(data) > max_upload_bytes():
         raise LeakevalError(
@@ -211,7 +218,29 @@ def score_upload(
     table = pd.DataFrame(
         {"measure": [m.label for m in APP_MEASURES], "mean": [values[m.name] for m in APP_MEASURES]}
     )
-    return table, asdict(result.diagnostics)
+    return ScoredUpload(table, result.scores, result.diagnostics)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def upload_versus(
+    key: DataKey,
+    leakage_key: LeakageKey,
+    upload: ScoredUpload,
+    measure: str,
+    levels: dict,
+    threshold: float,
+    statistics: Statistics,
+) -> tuple[pd.DataFrame, int, int]:
+    """An uploaded run against one condition of the experiment, leaked and other topics."""
+    leakage = loaders.leakage(leakage_key)
+    values = upload.scores[upload.scores.measure == measure].set_index("qid").value
+    return versus_condition(
+        values,
+        loaders.per_query_table(key, measure),
+        levels,
+        None if leakage.empty else leaked_qids(leakage, threshold),
+        statistics,
+    )
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

@@ -30,6 +30,7 @@ __all__ = [
     "rank_changes",
     "significance_marks",
     "top_inflating",
+    "versus_condition",
 ]
 
 
@@ -240,8 +241,16 @@ def compare_levels(
     out = pd.DataFrame(rows)
     if out.empty:
         return pd.DataFrame(columns=columns)
-    groups = [f for f in family if f in out.columns]
-    families = out.groupby(groups, sort=False).p if groups else [(None, out.p)]
+    return _finish_family(out, deltas, statistics, [f for f in family if f in out.columns])[columns]
+
+
+def _finish_family(
+    out: pd.DataFrame, deltas: list[np.ndarray], statistics: Statistics, family: list[str]
+) -> pd.DataFrame:
+    """Adjust `out`'s p within each family (rows sharing the `family` columns; all rows when
+    empty) and add each row's interval at the level the correction tests it at: one
+    definition for every table of comparisons."""
+    families = out.groupby(family, sort=False).p if family else [(None, out.p)]
     for _, p in families:
         out.loc[p.index, "p_adjusted"] = correct(p.to_numpy(), statistics.correction)
         out.loc[p.index, "family_size"] = len(p)
@@ -257,4 +266,51 @@ def compare_levels(
     ]
     out["ci_low"] = [low for low, _ in bounds]
     out["ci_high"] = [high for _, high in bounds]
-    return out[columns]
+    return out.drop(columns="level")
+
+
+def versus_condition(
+    values: pd.Series,
+    per_query: PerQuery,
+    levels: Levels,
+    leaked: pd.DataFrame | None = None,
+    statistics: Statistics = Statistics(),
+) -> tuple[pd.DataFrame, int, int]:
+    """An outside run (an upload) against one condition of the experiment, query by query.
+
+    `values` is the run's per-query score indexed by qid, on the collection `levels` names.
+    Rows: all paired topics, then (with `leaked`) the topics with a near-duplicate and the
+    others; one family, so each row is adjusted over the rows of this table. Returns the
+    table and how many topics only the run, and only the condition, scored.
+    """
+    condition = select(per_query.table, levels).dropna(subset=["value"])
+    joined = pd.merge(
+        values.rename("a").rename_axis("qid").reset_index(),
+        condition[["qid", "value"]].rename(columns={"value": "b"}),
+        on="qid",
+        how="outer",
+        indicator=True,
+    )
+    only_run = int((joined._merge == "left_only").sum())
+    only_condition = int((joined._merge == "right_only").sum())
+    both = joined[joined._merge == "both"]
+    flags = (
+        set() if leaked is None else set(leaked.qid[leaked.collection == levels.get("collection")])
+    )
+    is_leaked = both.qid.isin(flags).to_numpy()
+    groups = {"all topics": np.ones(len(both), bool)}
+    if leaked is not None:
+        groups |= {"topics with a near-duplicate": is_leaked, "other topics": ~is_leaked}
+    rows, deltas = [], []
+    for group, mask in groups.items():
+        a, b = both.a.to_numpy(float)[mask], both.b.to_numpy(float)[mask]
+        if len(a) == 0:
+            continue
+        result = compare_pair(a, b, statistics.test, statistics.seed)
+        rows.append({"topics": group, **result.__dict__})
+        deltas.append(a - b)
+    if not rows:
+        raise LeakevalError(
+            f"the run and the condition {condition_label(levels)} share no scored topic"
+        )
+    return _finish_family(pd.DataFrame(rows), deltas, statistics, []), only_run, only_condition

@@ -53,6 +53,20 @@ class ScoreDiagnostics:
     first_rel_undefined: int
     """Scored queries with no relevant document within depth: left out of MFR."""
 
+    def coverage(self, missing: str) -> str:
+        """How many queries the means hold and why, in numbers that add up ("250 queries in
+        the means: 200 retrieved by the run, 50 absent from it, scored 0"). `missing` is the
+        conventions' policy for judged queries a run lacks: zero or drop."""
+        absent = len(self.missing_from_run)
+        if missing == "zero":
+            retrieved = self.queries_scored - absent
+            why = f": {retrieved} retrieved by the run, {absent} absent from it, scored 0"
+        else:
+            why = f", all retrieved by the run; {absent} judged queries absent from it, dropped"
+        return f"{self.queries_scored} queries in the means" + (
+            why if absent else ", all retrieved by the run"
+        )
+
 
 @dataclass(frozen=True)
 class RunScores:

@@ -213,7 +213,9 @@ def test_drilldown_one_query_tab(app_url, browser):
     page.close()
 
 
-def test_uploaded_runs_are_scored_and_bad_ones_reported(app_url, browser, demo_dir, tmp_path):
+def test_uploaded_runs_are_scored_kept_and_compared(app_url, browser, demo_dir, tmp_path):
+    """Scored with words that add up, kept across tabs, kept once when uploaded twice,
+    compared with a condition on leaked and other topics; a bad file says file:line."""
     good = tmp_path / "mine.run"
     good.write_bytes((demo_dir / "runs/robust04/monot5/leaked/2000/fold1.run").read_bytes())
     bad = tmp_path / "bad.run"
@@ -223,15 +225,32 @@ def test_uploaded_runs_are_scored_and_bad_ones_reported(app_url, browser, demo_d
     page.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=120_000)
     wait_until_idle(page)
     page.get_by_role("tab", name="Score your own run").click()
-    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files([str(good), str(bad)])
-    # one fold's run: its 50 topics scored, the other 200 of the collection count as 0
-    page.get_by_text("mine.run: 250 queries scored, 200 missing (scored 0)").wait_for(
-        timeout=60_000
-    )
+    dropzone = page.get_by_test_id("stFileUploaderDropzoneInput")
+    dropzone.set_input_files([str(good), str(bad)])
+    # one fold's run: its 50 topics retrieved, the other 200 of the collection count as 0
+    coverage = "250 queries in the means: 50 retrieved by the run, 200 absent from it, scored 0"
+    page.get_by_text(coverage).wait_for(timeout=60_000)
     page.get_by_text("bad.run:2: score 'nan' is not finite").wait_for(timeout=60_000)
+    page.get_by_text("A: the uploaded run; B: collection=robust04").wait_for(timeout=60_000)
     wait_until_idle(page)
     page.screenshot(path=str(SHOTS / "upload.png"))
+    page.get_by_text("A: the uploaded run; B: collection=robust04").scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "upload-compared.png"))
+    dropzone.set_input_files([str(good)])  # the same file again
+    wait_until_idle(page)
+    page.get_by_role("tab", name="Topics").click()
+    wait_until_idle(page)
+    page.get_by_role("tab", name="Score your own run").click()
+    page.get_by_text(coverage).wait_for(timeout=60_000)  # still there after leaving the tab
+    wait_until_idle(page)
+    assert page.get_by_text(coverage).count() == 1  # and kept once
     assert page.locator('[data-testid="stException"]').count() == 0
+    dropzone.set_input_files([str(good)])  # in the uploader again, then removed by its button
+    wait_until_idle(page)
+    page.get_by_role("button", name="Remove").first.click()
+    page.get_by_text(coverage).wait_for(state="detached", timeout=60_000)
+    wait_until_idle(page)
+    assert page.get_by_text(coverage).count() == 0  # the uploader did not hand it back
     page.close()
 
 

@@ -300,3 +300,68 @@ def test_condition_means_bands_stay_within_the_values_range():
     half = sps.t.ppf(0.975, 3) * np.std([1, 1, 1, 40], ddof=1) / 2
     assert row["mean"] == 10.75 and half > 29.25  # the t band: about -20 to 42
     assert (row.ci_low, row.ci_high) == (1.0, 40.0)
+
+
+def test_an_outside_run_against_a_condition_splits_by_leaked_topics(demo_experiment, demo_scores):
+    """The run is the leaked condition's own scores: against itself A − B is 0 everywhere;
+    against the clean twin its split is the inflation table's, recomputed with scipy."""
+    from leakeval_core.analysis.compare import versus_condition
+
+    table = per_query(demo_scores, "ndcg_cut_10")
+    at = {"collection": "robust04", "model": "monot5", "train_size": 2000}
+    rows = table.table
+    run = (
+        rows[
+            (rows.collection == "robust04")
+            & (rows.model == "monot5")
+            & (rows.train_size == 2000)
+            & (rows.leakage == "leaked")
+        ]
+        .set_index("qid")
+        .value
+    )
+    leaked = leaked_qids(ground_truth(demo_experiment), 0.0)
+    same, only_run, only_condition = versus_condition(
+        run, table, {**at, "leakage": "leaked"}, leaked
+    )
+    assert (only_run, only_condition) == (0, 0)
+    assert same.topics.tolist() == ["all topics", "topics with a near-duplicate", "other topics"]
+    assert (same.delta == 0).all() and (same.p == 1).all() and not same.significant.any()
+    clean = (
+        rows[
+            (rows.collection == "robust04")
+            & (rows.model == "monot5")
+            & (rows.train_size == 2000)
+            & (rows.leakage == "none")
+        ]
+        .set_index("qid")
+        .value
+    )
+    out, *_ = versus_condition(run, table, {**at, "leakage": "none"}, leaked)
+    flags = run.index.isin(leaked.qid[leaked.collection == "robust04"])
+    delta = run - clean.reindex(run.index)
+    for group, mask in (("topics with a near-duplicate", flags), ("other topics", ~flags)):
+        row = out[out.topics == group].iloc[0]
+        assert row.n == mask.sum() and row.delta == pytest.approx(delta[mask].mean())
+        p = sps.ttest_rel(run[mask], clean.reindex(run.index)[mask]).pvalue
+        assert row.p == pytest.approx(p, rel=1e-10)
+        assert row.p_adjusted == pytest.approx(min(1.0, 3 * p), rel=1e-10)  # this table's 3 rows
+    assert (out.family_size == 3).all()
+    assert out.n.iloc[0] == out.n.iloc[1] + out.n.iloc[2] == len(run)
+
+
+def test_coverage_words_add_up():
+    from leakeval_core.evaluation.scoring import ScoreDiagnostics
+
+    zero = ScoreDiagnostics(250, tuple(map(str, range(200))), 0, 0, 3, 0)
+    assert zero.coverage("zero") == (
+        "250 queries in the means: 50 retrieved by the run, 200 absent from it, scored 0"
+    )
+    dropped = ScoreDiagnostics(50, tuple(map(str, range(200))), 0, 0, 3, 0)
+    assert dropped.coverage("drop") == (
+        "50 queries in the means, all retrieved by the run; 200 judged queries absent from it, "
+        "dropped"
+    )
+    assert ScoreDiagnostics(50, (), 0, 0, 0, 0).coverage("zero") == (
+        "50 queries in the means, all retrieved by the run"
+    )
