@@ -112,7 +112,7 @@ with st.sidebar:
         help="MFR is the mean of the first relevant rank: lower is better.",
     )
     # Settings changed rarely sit in lazy expanders: closed, their widgets are not sent at
-    # all (each costs the browser a few ms per rerun), and the label still shows the values.
+    # all (each costs the browser a few ms per rerun), and a caption under each shows them.
     presets = ["leakeval", "trec_eval 10"]
     preset_key = state.seed("preset", "leakeval", presets)
     depth_key = state.seed("depth", 100, range(1, 10_001), int)
@@ -121,11 +121,8 @@ with st.sidebar:
     preset, depth, level, gain = (
         st.session_state[k] for k in (preset_key, depth_key, level_key, gain_key)
     )
-    scoring = lazy_expander(
-        f"Conventions ({preset}): depth {depth}, relevant from grade {level}, {gain} gain",
-        "settings_conventions",
-        ":material/tune:",
-    )
+    # constant labels: Streamlit makes an expander whose label changed a new (closed) one
+    scoring = lazy_expander("Conventions", "settings_conventions", ":material/tune:")
     with scoring:
         if scoring.open:
             st.radio(
@@ -176,11 +173,8 @@ with st.sidebar:
         float(st.session_state[alpha_key]),
         interval=st.session_state[interval_key],
     )
-    statistics = lazy_expander(
-        f"Statistics: {chosen_statistics.describe()}",
-        "settings_statistics",
-        ":material/functions:",
-    )
+    st.caption(f"{preset}: depth {depth}, relevant from grade {level}, {gain} gain")
+    statistics = lazy_expander("Statistics", "settings_statistics", ":material/functions:")
     with statistics:
         if statistics.open:
             st.selectbox(
@@ -209,6 +203,7 @@ with st.sidebar:
                 "comparison at excludes 0 exactly when the comparison is significant. The "
                 "bootstrap makes no normality assumption but can disagree near 0.",
             )
+    st.caption(chosen_statistics.describe())
     for key in (
         "measure",
         "preset",

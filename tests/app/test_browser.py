@@ -362,3 +362,34 @@ def test_charts_follow_a_dark_os_theme(app_url, browser):
     assert colours["chart"].replace(" ", "") == "rgba(0,0,0,0)", colours  # no white box
     assert brightness(colours["title"]) > 200, colours  # light text on the dark page
     page.close()
+
+
+def test_sidebar_settings_stay_open_and_slider_keys_keep_every_step(app_url, browser):
+    """The defects: the sidebar's expanders closed after every change, and arrow keys on
+    the threshold slider lost steps."""
+    page = browser.new_page(viewport={"width": 1500, "height": 1000})
+    page.goto(f"{app_url}/leakage")
+    page.locator(DRAWN_CHART).first.wait_for(timeout=120_000)
+    wait_until_idle(page)
+    sidebar = page.get_by_test_id("stSidebar")
+    sidebar.get_by_text("Statistics", exact=True).click()
+    wait_until_idle(page)
+    correction = sidebar.get_by_text("Correction", exact=True)
+    correction.wait_for(timeout=30_000)
+    sidebar.get_by_role("combobox", name="Correction").click()
+    page.keyboard.press("ArrowDown")  # opens the list (a click only focuses the field)
+    page.get_by_role("option", name="Holm", exact=True).click()
+    wait_until_idle(page)
+    sidebar.get_by_text("paired t-test, Holm, α = 0.05").wait_for(timeout=30_000)
+    assert correction.is_visible()  # still open after the change
+    thumb = page.get_by_test_id("stMain").locator('input[type="range"]').first
+    start = float(thumb.input_value())
+    thumb.focus()
+    for _ in range(5):
+        page.keyboard.press("ArrowRight")
+    wait_until_idle(page)
+    page.wait_for_timeout(1500)
+    wait_until_idle(page)
+    assert float(thumb.input_value()) == pytest.approx(start + 0.05)
+    page.screenshot(path=str(SHOTS / "sidebar-open-after-change.png"))
+    page.close()
