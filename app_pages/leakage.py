@@ -145,4 +145,6 @@ with tab_categories:
 for tab in tab_quality:
     with tab:
         if tab.open:
-            show_detection_quality(quality, threshold, ctx.experiment.labels.name)
+            show_detection_quality(
+                quality, threshold, ctx.experiment.labels.name, ctx.experiment.simulated
+            )

@@ -14,8 +14,15 @@ from leakeval_core.present.leakage_plots import detection_curves_figure
 from leakeval_core.present.meeting import interval_caption
 
 
-def show_detection_quality(quality: DetectionQuality, threshold: float, source: str) -> None:
-    """How the current method and threshold agree with people's judgments."""
+def show_detection_quality(
+    quality: DetectionQuality, threshold: float, source: str, fitted_on_these: bool = False
+) -> None:
+    """How the current method and threshold agree with people's judgments.
+
+    `fitted_on_these`: the labels are among those the shipped hybrid model was fitted on (the
+    demo's are the study's development pairs), which the tab must say: its figures refit
+    the model within each fold, but detection elsewhere uses the model that saw them all.
+    """
     now = at_threshold(quality, threshold)
     fitted = (
         "out-of-fold similarities (5 folds grouped by topic)"
@@ -27,6 +34,14 @@ def show_detection_quality(quality: DetectionQuality, threshold: float, source: 
         f"({quality.near_duplicates} near-duplicates, {quality.different} different) from "
         f"`{source}`; {fitted}."
     )
+    if fitted_on_these and quality.method == "hybrid":
+        st.warning(
+            "These labels are among the 411 development pairs the shipped hybrid model was "
+            "fitted on. The figures below refit it within each fold, so they are out-of-fold; "
+            "the detection on the other tabs uses the model fitted on all of them, so its "
+            "agreement with these pairs there is in-sample and optimistic.",
+            icon=":material/warning:",
+        )
     cols = st.columns(5)
     cols[0].metric("ROC AUC", number(quality.roc_auc, 3))
     cols[1].metric("PR AUC", number(quality.pr_auc, 3))

@@ -548,6 +548,9 @@ def test_detection_quality_tab_against_an_independent_auc(app, demo_experiment):
     assert metric(at, "ROC AUC") == f"{auc:.3f}"
     confusion = at.dataframe[0].value
     assert int(confusion.drop(columns="verdict").to_numpy().sum()) == len(y)
+    # the demo's labels are development pairs the shipped hybrid saw: the tab says so
+    warned = any("fitted on" in w.value and "in-sample" in w.value for w in at.warning)
+    assert warned == (best_method() == "hybrid")
 
 
 def test_a_log_too_large_to_detect_here_asks_for_dask_and_takes_the_table(tmp_path, monkeypatch):
