@@ -302,6 +302,18 @@ def test_comparison_inflation_tab(app):
     assert summary.groupby("train_size").delta_leaked.mean().is_monotonic_decreasing
 
 
+def test_ranking_change_follows_the_collection_and_carries_its_uncertainty(app):
+    """The defects: tau over 3 systems shown bare, and for every collection whatever the
+    collection selector said."""
+    at = open_tab(app("app_pages/conditions.py"), "conditions_tab", "Ranking change")
+    assert set(at.dataframe[0].value.collection) == {"robust04"}
+    at.selectbox(key="w:collection").set_value("core18").run()
+    taus = at.dataframe[0].value
+    assert set(taus.collection) == {"core18"} and len(taus) == 5
+    assert {"tau_low", "tau_high", "p_same"} <= set(taus.columns)
+    assert ((taus.tau_low <= taus.tau) & (taus.tau <= taus.tau_high)).all()
+
+
 def test_a_broken_run_is_listed_and_the_rest_still_shows(tmp_path, monkeypatch):
     import shutil
 
