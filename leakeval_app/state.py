@@ -31,6 +31,11 @@ def seed(
     widget_key = f"w:{key}"
     if widget_key in st.session_state:  # the widget survived the last run: it has the truth
         store[key] = st.session_state[widget_key]
+        if options is None or store[key] in options:
+            # Not written back: a value set through session state is pushed to the browser,
+            # and one from an earlier rerun would undo a newer change (arrow keys pressed
+            # faster than the reruns lost steps on the slider).
+            return widget_key
     elif key not in store:
         raw = st.query_params.get(key)
         value = default
