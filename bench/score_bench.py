@@ -1,10 +1,14 @@
-"""Scoring throughput: `leakeval score` vs the plain pytrec_eval path, as whole processes.
+"""Scoring throughput and peak memory: `leakeval score` vs plain pytrec_eval, ranx and
+ir_measures, as whole processes.
 
 100 runs x 250 queries x 100 documents (~2.5M lines) against the real Robust04 qrels when
-../shared/realdata is present (else the demo's). Both commands run alternately, several
-times, and the median of each and of their ratio is reported. Run by hand:
+../shared/realdata is present (else the demo's). The commands run alternately, several
+times; the median time and peak RSS of each, and their ratios to pytrec_eval's, are printed
+as the README's performance table. ranx and ir_measures are not project dependencies: they
+run under `--peer-python` (an interpreter where they are installed, e.g. a throwaway venv
+with `pip install ranx ir-measures`) and are left out where they do not import. Run by hand:
 
-    .venv/bin/python bench/score_bench.py [--runs 100] [--repeats 7]
+    .venv/bin/python bench/score_bench.py [--runs 100] [--repeats 7] [--peer-python PY]
 """
 
 from __future__ import annotations
@@ -33,6 +37,31 @@ for path in runs:
     with open(path) as fh:
         evaluator.evaluate(pytrec_eval.parse_run(fh))
 """
+
+
+# The same five measures in each tool's names; every tool reads the files itself.
+RANX = """
+import sys
+from ranx import Qrels, Run, evaluate
+qrels = Qrels.from_file(sys.argv[1], kind="trec")
+for path in sys.argv[2:]:
+    evaluate(qrels, Run.from_file(path, kind="trec"),
+             ["ndcg@10", "precision@1", "recall@100", "mrr", "map"])
+"""
+
+IR_MEASURES = """
+import sys
+import ir_measures
+from ir_measures import AP, P, R, RR, nDCG
+measures = [nDCG @ 10, P @ 1, R @ 100, RR, AP]
+qrels = list(ir_measures.read_trec_qrels(sys.argv[1]))
+for path in sys.argv[2:]:
+    ir_measures.calc_aggregate(measures, qrels, ir_measures.read_trec_run(path))
+"""
+
+
+def imports(python: str, module: str) -> bool:
+    return subprocess.run([python, "-c", f"import {module}"], capture_output=True).returncode == 0
 
 
 def make_runs(qrels_path: Path, out: Path, n_runs: int, n_queries: int, depth: int) -> list[Path]:
@@ -91,6 +120,9 @@ def main() -> None:
     parser.add_argument(
         "--repeats", type=int, default=7, help="alternating pairs; single pairs vary by ±30%% here"
     )
+    parser.add_argument(
+        "--peer-python", default=sys.executable, help="interpreter with ranx and ir_measures"
+    )
     args = parser.parse_args()
     qrels = REAL_QRELS if REAL_QRELS.exists() else ROOT / "data/demo/collections/robust04/qrels.txt"
     with tempfile.TemporaryDirectory() as tmp:
@@ -98,39 +130,41 @@ def main() -> None:
         size = sum(p.stat().st_size for p in runs) / 1e6
         lines = sum(p.read_bytes().count(b"\n") for p in runs)
         print(f"{len(runs)} runs, {lines:,} lines, {size:.0f} MB; qrels {qrels}")
-        leakeval = [
-            str(Path(sys.executable).parent / "leakeval"),
-            "score",
-            "--qrels",
-            str(qrels),
-            "--measures",
-            ",".join(MEASURES),
-            "--out",
-            str(Path(tmp) / "out.csv"),
-        ]
-        leakeval += [a for p in runs for a in ("--run", str(p))]
-        baseline = [sys.executable, "-c", BASELINE, str(qrels), ",".join(MEASURES)]
-        baseline += [str(p) for p in runs]
-        ours, theirs, our_rss, their_rss = [], [], [], []
+        files = [str(p) for p in runs]
+        leakeval = [str(Path(sys.executable).parent / "leakeval"), "score", "--qrels", str(qrels)]
+        leakeval += ["--measures", ",".join(MEASURES), "--out", str(Path(tmp) / "out.csv")]
+        leakeval += [a for p in files for a in ("--run", p)]
+        tools = {
+            "pytrec_eval": [sys.executable, "-c", BASELINE, str(qrels), ",".join(MEASURES), *files],
+            "leakeval score": leakeval,
+        }
+        for name, module, script in (
+            ("ranx", "ranx", RANX),
+            ("ir_measures", "ir_measures", IR_MEASURES),
+        ):
+            if imports(args.peer_python, module):
+                tools[name] = [args.peer_python, "-c", script, str(qrels), *files]
+            else:
+                print(f"{name}: not importable by {args.peer_python}, left out")
+        seconds: dict[str, list[float]] = {name: [] for name in tools}
+        peaks: dict[str, list[float]] = {name: [] for name in tools}
         for _ in range(args.repeats):
-            seconds, peak = timed(baseline)
-            theirs.append(seconds)
-            their_rss.append(peak)
-            seconds, peak = timed(leakeval)
-            ours.append(seconds)
-            our_rss.append(peak)
-        ratios = [o / t for o, t in zip(ours, theirs, strict=True)]
-        print(f"plain pytrec_eval: median {statistics.median(theirs):.2f} s  {theirs}")
-        print(f"leakeval score:    median {statistics.median(ours):.2f} s  {ours}")
+            for name, cmd in tools.items():
+                elapsed, peak = timed(cmd)
+                seconds[name].append(elapsed)
+                peaks[name].append(peak)
+        base = seconds["pytrec_eval"]
+        ratios = [o / t for o, t in zip(seconds["leakeval score"], base, strict=True)]
         print(
             f"ratio leakeval / pytrec_eval: median {statistics.median(ratios):.2f} "
-            f"(range {min(ratios):.2f}-{max(ratios):.2f} over {len(ratios)} pairs)"
+            f"(range {min(ratios):.2f}-{max(ratios):.2f} over {len(ratios)} alternating pairs)"
         )
-        rss, base = statistics.median(our_rss), statistics.median(their_rss)
-        print(
-            f"peak RSS, whole process: leakeval {rss:.0f} MB, pytrec_eval {base:.0f} MB "
-            f"(ratio {rss / base:.2f})"
-        )
+        base_time, base_rss = statistics.median(base), statistics.median(peaks["pytrec_eval"])
+        print("\n| tool | time (median) | × pytrec_eval | peak RSS | × pytrec_eval |")
+        print("|---|---|---|---|---|")
+        for name in tools:
+            t, m = statistics.median(seconds[name]), statistics.median(peaks[name])
+            print(f"| {name} | {t:.2f} s | {t / base_time:.2f} | {m:.0f} MB | {m / base_rss:.2f} |")
 
 
 if __name__ == "__main__":

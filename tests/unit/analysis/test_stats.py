@@ -309,17 +309,13 @@ def test_an_outside_run_against_a_condition_splits_by_leaked_topics(demo_experim
 
     table = per_query(demo_scores, "ndcg_cut_10")
     at = {"collection": "robust04", "model": "monot5", "train_size": 2000}
-    rows = table.table
-    run = (
-        rows[
-            (rows.collection == "robust04")
-            & (rows.model == "monot5")
-            & (rows.train_size == 2000)
-            & (rows.leakage == "leaked")
-        ]
-        .set_index("qid")
-        .value
-    )
+    rows = table.table.set_index("qid")
+
+    def scores(leakage: str) -> pd.Series:
+        match = (rows[list(at)] == pd.Series(at)).all(axis=1) & (rows.leakage == leakage)
+        return rows[match].value
+
+    run, clean = scores("leaked"), scores("none")
     leaked = leaked_qids(ground_truth(demo_experiment), 0.0)
     same, only_run, only_condition = versus_condition(
         run, table, {**at, "leakage": "leaked"}, leaked
@@ -327,16 +323,6 @@ def test_an_outside_run_against_a_condition_splits_by_leaked_topics(demo_experim
     assert (only_run, only_condition) == (0, 0)
     assert same.topics.tolist() == ["all topics", "topics with a near-duplicate", "other topics"]
     assert (same.delta == 0).all() and (same.p == 1).all() and not same.significant.any()
-    clean = (
-        rows[
-            (rows.collection == "robust04")
-            & (rows.model == "monot5")
-            & (rows.train_size == 2000)
-            & (rows.leakage == "none")
-        ]
-        .set_index("qid")
-        .value
-    )
     out, *_ = versus_condition(run, table, {**at, "leakage": "none"}, leaked)
     flags = run.index.isin(leaked.qid[leaked.collection == "robust04"])
     delta = run - clean.reindex(run.index)
