@@ -54,9 +54,9 @@ import sys
 import ir_measures
 from ir_measures import AP, P, R, RR, nDCG
 measures = [nDCG @ 10, P @ 1, R @ 100, RR, AP]
-qrels = list(ir_measures.read_trec_qrels(sys.argv[1]))
+evaluator = ir_measures.evaluator(measures, ir_measures.read_trec_qrels(sys.argv[1]))
 for path in sys.argv[2:]:
-    ir_measures.calc_aggregate(measures, qrels, ir_measures.read_trec_run(path))
+    evaluator.calc_aggregate(ir_measures.read_trec_run(path))
 """
 
 
