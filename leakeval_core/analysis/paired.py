@@ -110,6 +110,15 @@ def randomization_test(
     return float(delta.mean()), flips.p(int(np.sum(np.abs(flips.means) >= observed - tolerance)))
 
 
+def _point_interval(delta: np.ndarray) -> tuple[float, float] | None:
+    """Differences that do not vary leave no uncertainty: the interval is their mean (NaN
+    for none); None when they vary."""
+    if len(delta) < 2 or np.ptp(delta) <= TIE_TOLERANCE:
+        mean = float(delta.mean()) if len(delta) else float("nan")
+        return mean, mean
+    return None
+
+
 def randomization_interval(
     delta: np.ndarray, alpha: float, resamples: int = 10_000, seed: int = 0
 ) -> tuple[float, float]:
@@ -123,9 +132,8 @@ def randomization_interval(
     flips can give (2/2^n for n ≤ 16, 1/(1 + resamples) otherwise).
     """
     delta = np.asarray(delta, float)
-    if len(delta) < 2 or np.ptp(delta) <= TIE_TOLERANCE:
-        mean = float(delta.mean()) if len(delta) else float("nan")
-        return mean, mean
+    if (point := _point_interval(delta)) is not None:
+        return point
     mean = float(delta.mean())
     flips = _flips(delta, resamples, seed)
     x, s = flips.means, flips.sign_means
@@ -144,13 +152,13 @@ def randomization_interval(
 
 
 def t_interval(delta: np.ndarray, alpha: float) -> tuple[float, float]:
-    """The paired t-test's own interval (scipy's ttest_rel), at confidence 1 − alpha."""
+    """The paired t-test's own interval at confidence 1 − alpha: scipy's one-sample t on the
+    differences, which is the test `ttest_rel` runs."""
     from scipy import stats as sps
 
     delta = np.asarray(delta, float)
-    if len(delta) < 2 or np.ptp(delta) <= TIE_TOLERANCE:
-        mean = float(delta.mean()) if len(delta) else float("nan")
-        return mean, mean
+    if (point := _point_interval(delta)) is not None:
+        return point
     ci = sps.ttest_1samp(delta, 0.0).confidence_interval(1.0 - alpha)
     return float(ci.low), float(ci.high)
 
@@ -162,9 +170,8 @@ def bootstrap_ci(
     from scipy import stats as sps
 
     delta = np.asarray(delta, float)
-    if len(delta) < 2 or np.ptp(delta) <= TIE_TOLERANCE:
-        mean = float(delta.mean()) if len(delta) else float("nan")
-        return mean, mean
+    if (point := _point_interval(delta)) is not None:
+        return point
     result = sps.bootstrap(
         (delta,),
         np.mean,
