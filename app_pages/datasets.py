@@ -111,18 +111,21 @@ with tab_upload:
             or []
         )
         scored = {}
-        for run in uploads.kept():
+        kept = uploads.kept()
+        names = [run.name for run in kept]
+        for run in kept:  # two different files of one name are told apart by their content
+            label = run.name if names.count(run.name) == 1 else f"{run.name} ({run.digest[:6]})"
             head = st.columns([5, 1])
-            head[0].markdown(f"**{run.name}**")
+            head[0].markdown(f"**{label}**")
             if head[1].button("Remove", key=f"forget_{run.digest}", icon=":material/delete:"):
                 uploads.forget(run.digest)
                 st.rerun()
             try:
-                scored[run.name] = views.score_upload(ctx.key, name, run.name, run.data)
+                scored[label] = views.score_upload(ctx.key, name, run.name, run.data)
             except LeakevalError as exc:
                 show_error(exc)
                 continue
-            result = scored[run.name]
+            result = scored[label]
             st.caption(
                 f"{result.diagnostics.coverage(ctx.conventions.missing)}; "
                 f"{result.diagnostics.tied_pairs} tied document pairs."

@@ -146,5 +146,8 @@ for tab in tab_quality:
     with tab:
         if tab.open:
             show_detection_quality(
-                quality, threshold, ctx.experiment.labels.name, ctx.experiment.simulated
+                quality,
+                threshold,
+                ctx.experiment.labels.name,
+                views.labels_seen_in_fitting(ctx.leakage_key),
             )

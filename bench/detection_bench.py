@@ -6,7 +6,8 @@ LABELS defaults to ../shared/labels/spire22-near-duplicates.dev.tsv. Prints, per
 ROC and PR AUC, different-topic pairs rejected at 90% and 95% recall, cross-validated
 precision/recall/F1 at the thresholds chosen on the other folds, the shipped threshold, and
 category agreement. `--fit` refits the hybrid on every pair and prints the values
-`leakeval_core/leakage/hybrid.py` ships (MODEL), with the C chosen by grouped CV.
+`leakeval_core/leakage/hybrid.py` ships (MODEL), with the C chosen by grouped CV, and writes
+the keys of the pairs it was fitted on (FITTED_PAIRS) beside it.
 """
 
 from __future__ import annotations
@@ -74,6 +75,10 @@ def refit(labels) -> None:
     for name in ("mean", "scale", "weights"):
         print(f"    {name}=({', '.join(f'{v:.4f}' for v in getattr(model, name))}),")
     print(f"    intercept={model.intercept:.4f},\n)")
+    keys = hybrid.pair_keys(labels.table.topic, labels.table.train_text)
+    out = Path(hybrid.__file__).with_name(hybrid.FITTED_PAIRS)
+    out.write_text("\n".join(sorted(set(keys))) + "\n")
+    print(f"keys of the {len(keys)} fitted pairs written to {out}")
 
 
 if __name__ == "__main__":

@@ -15,13 +15,13 @@ from leakeval_core.present.meeting import interval_caption
 
 
 def show_detection_quality(
-    quality: DetectionQuality, threshold: float, source: str, fitted_on_these: bool = False
+    quality: DetectionQuality, threshold: float, source: str, seen: tuple[int, int] = (0, 0)
 ) -> None:
     """How the current method and threshold agree with people's judgments.
 
-    `fitted_on_these`: the labels are among those the shipped hybrid model was fitted on (the
-    demo's are the study's development pairs), which the tab must say: its figures refit
-    the model within each fold, but detection elsewhere uses the model that saw them all.
+    `seen`: how many of the labelled pairs the shipped hybrid model was fitted on, of all
+    (the demo's are the study's development pairs). The tab must say so: its figures refit
+    the model within each fold, but detection elsewhere uses the model that saw them.
     """
     now = at_threshold(quality, threshold)
     fitted = (
@@ -34,12 +34,13 @@ def show_detection_quality(
         f"({quality.near_duplicates} near-duplicates, {quality.different} different) from "
         f"`{source}`; {fitted}."
     )
-    if fitted_on_these and quality.method == "hybrid":
+    if seen[0] and quality.method == "hybrid":
         st.warning(
-            "These labels are among the 411 development pairs the shipped hybrid model was "
-            "fitted on. The figures below refit it within each fold, so they are out-of-fold; "
-            "the detection on the other tabs uses the model fitted on all of them, so its "
-            "agreement with these pairs there is in-sample and optimistic.",
+            f"{seen[0]} of these {seen[1]} labelled pairs are among the development pairs the "
+            "shipped hybrid model was fitted on. The figures below refit it within each "
+            "fold, so they are out-of-fold; the detection on the other tabs uses the model "
+            "fitted on all of them, so its agreement with these pairs there is in-sample "
+            "and optimistic.",
             icon=":material/warning:",
         )
     cols = st.columns(5)

@@ -33,6 +33,7 @@ from leakeval_core.evaluation.measures import parse_measure
 from leakeval_core.evaluation.qrels import PreparedQrels
 from leakeval_core.evaluation.scoring import ScoreDiagnostics, score_run
 from leakeval_core.io.trec import read_run
+from leakeval_core.leakage import hybrid
 from leakeval_core.leakage.evaluate import DetectionQuality, evaluate_detection
 from leakeval_core.leakage.table import (
     agreement,
@@ -122,6 +123,16 @@ def detection_quality(key: LeakageKey) -> DetectionQuality | None:
     """The detection method measured against the experiment's labelled pairs, if any."""
     labelled = loaders.labels(key.files)
     return None if labelled is None else evaluate_detection(labelled, key.method)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def labels_seen_in_fitting(key: LeakageKey) -> tuple[int, int]:
+    """How many of the experiment's labelled pairs the shipped hybrid was fitted on, of all."""
+    labelled = loaders.labels(key.files)
+    if labelled is None:
+        return 0, 0
+    table = labelled.table
+    return hybrid.seen_in_fitting(table.topic, table.train_text), len(table)
 
 
 @dataclass(frozen=True)

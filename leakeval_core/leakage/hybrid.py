@@ -20,7 +20,9 @@ model, its cross-validation and its threshold are reproduced by `bench/detection
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
+from importlib import resources
 
 import numpy as np
 import pandas as pd
@@ -28,7 +30,16 @@ import pandas as pd
 from leakeval_core.leakage.similarity import Matches
 from leakeval_core.leakage.text import content_terms, normalize
 
-__all__ = ["FEATURES", "MODEL", "HybridModel", "fit", "pair_features", "score"]
+__all__ = [
+    "FEATURES",
+    "MODEL",
+    "HybridModel",
+    "fit",
+    "pair_features",
+    "pair_keys",
+    "score",
+    "seen_in_fitting",
+]
 
 FEATURES = ("semantic", "need_shift", "title_coverage", "matched_coverage")
 
@@ -54,6 +65,29 @@ MODEL = HybridModel(
     intercept=0.3634,
 )
 """Fitted by `fit` on all 411 development pairs (`bench/detection_bench.py --fit`)."""
+
+FITTED_PAIRS = "hybrid_fitted_pairs.txt"
+"""Keys (`pair_keys`) of the pairs MODEL was fitted on, written beside it by the bench: the
+labels themselves stay outside the project, but a labelled file can be checked against them."""
+
+
+def pair_keys(topics: pd.Series, train_texts: pd.Series) -> pd.Series:
+    """A short digest of each (topic id, normalised training query) pair."""
+    texts = normalize(pd.Series(train_texts))
+    return pd.Series(
+        [
+            hashlib.blake2b(f"{t}\t{q}".encode(), digest_size=8).hexdigest()
+            for t, q in zip(topics, texts, strict=True)
+        ],
+        index=topics.index,
+    )
+
+
+def seen_in_fitting(topics: pd.Series, train_texts: pd.Series) -> int:
+    """How many of these labelled pairs MODEL was fitted on: its quality measured on them is
+    in-sample, however the measurement refits."""
+    fitted = set(resources.files(__package__).joinpath(FITTED_PAIRS).read_text().split())
+    return int(pair_keys(topics, train_texts).isin(fitted).sum())
 
 
 def fit(features: pd.DataFrame, labels: np.ndarray, c: float = 0.01) -> HybridModel:
