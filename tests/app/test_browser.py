@@ -246,8 +246,14 @@ def test_uploaded_runs_are_scored_kept_and_compared(app_url, browser, demo_dir, 
     assert page.get_by_text(coverage).count() == 1  # and kept once
     assert page.locator('[data-testid="stException"]').count() == 0
     dropzone.set_input_files([str(good)])  # in the uploader again, then removed by its button
+    # the upload's own rerun must be over first: a click sent while the uploader's rerun is
+    # still on its way can be superseded by it (seen once in a full-suite run)
+    uploader = page.get_by_test_id("stFileUploader")
+    uploader.get_by_text("mine.run", exact=True).first.wait_for(timeout=60_000)
+    page.wait_for_timeout(1000)
     wait_until_idle(page)
-    page.get_by_role("button", name="Remove").first.click()
+    # exact: the uploader's own file chip has a "Remove …" button too
+    page.get_by_role("button", name="Remove", exact=True).first.click()
     page.get_by_text(coverage).wait_for(state="detached", timeout=60_000)
     wait_until_idle(page)
     assert page.get_by_text(coverage).count() == 0  # the uploader did not hand it back
