@@ -45,6 +45,9 @@ def _cmd_score(args: argparse.Namespace) -> int:
     """Score run files straight from the scorer's arrays: no frame is built per run."""
     import csv
 
+    from leakeval_core.evaluation.allocator import release_memory_promptly
+
+    release_memory_promptly()
     from leakeval_core.evaluation.qrels import PreparedQrels
     from leakeval_core.evaluation.scoring import score_files
     from leakeval_core.io import trec

@@ -9,7 +9,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from leakeval_core.evaluation.arrow import as_table, codes, dictionary, rank_within, strings
+from leakeval_core.evaluation.arrow import (
+    StringIndex,
+    as_table,
+    codes,
+    dictionary,
+    rank_within,
+    strings,
+)
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.io import trec
 from leakeval_core.io.arrays import from_numpy, to_numpy
@@ -41,7 +48,7 @@ class PreparedQrels:
         self.qids = np.array(scored_qids.to_pylist(), dtype=object)
         """Scored queries (those with a relevant judgment), in qid order."""
         self.num_rel = num_rel[evaluated]
-        position = np.full(len(qid_values), -1, np.int64)
+        position = np.full(len(qid_values), -1, np.int32)
         position[evaluated] = np.arange(len(evaluated))
         self._row_qidx = position[qid_codes]
         """Each qrels row's query as a position in `qids`, -1 when it is not scored."""
@@ -62,11 +69,12 @@ class PreparedQrels:
         """Per scored query, the DCG of its best possible ranking at cutoff k.
 
         Computed at k itself, also beyond the depth (trec_eval -M does the same: the depth
-        cuts the run, never the ideal)."""
+        cuts the run, never the ideal). Only judgments with a gain take part: a few percent
+        of the qrels, so the sort is small."""
         if k not in self._ideal:
-            scored = self._row_qidx >= 0
-            gains = self.gain(self._grades[scored].astype(np.float64))
-            qidx = self._row_qidx[scored]
+            gaining = np.flatnonzero((self._row_qidx >= 0) & (self._grades > 0))
+            gains = self.gain(self._grades[gaining].astype(np.float64))
+            qidx = self._row_qidx[gaining]
             order = np.lexsort((-gains, qidx))
             qidx, gains = qidx[order], gains[order]
             rank = rank_within(qidx)
@@ -81,22 +89,23 @@ class PreparedQrels:
         return codes(qids, self._qid_set)
 
     @cached_property
-    def judged_index(self) -> tuple[pa.Array, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Judgments of scored queries indexed by document: the document strings, each
-        document's first judgment and number of judgments, and the judgments' queries and
-        grades sorted by document then query.
+    def judged_index(self) -> tuple[StringIndex, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Judgments of scored queries indexed by document: the documents (searchable),
+        each document's first judgment and number of judgments, and the judgments' queries
+        and grades sorted by document then query.
 
-        A run's rows then need one string hash lookup per distinct document, and a binary
-        search among the few queries that document is judged for.
+        A run's rows then need one binary search per distinct document, and another among
+        the few queries that document is judged for. Built once, however many runs follow.
         """
         scored = np.flatnonzero(self._row_qidx >= 0)
         doc_values = self._docids.dictionary
         docs = to_numpy(self._docids.indices)[scored]
-        order = np.lexsort((self._row_qidx[scored], docs))
+        rows = scored[np.lexsort((self._row_qidx[scored], docs))]
         count = np.bincount(docs, minlength=len(doc_values))
         first = np.cumsum(count) - count
-        queries = self._row_qidx[scored][order]
-        return doc_values, first, count, queries, self._grades[scored][order].astype(float)
+        queries = self._row_qidx[rows]
+        grades = self._grades[rows].astype(float)
+        return StringIndex(doc_values), first, count, queries, grades
 
     def pytrec_qrels(self, gain_transformed: bool) -> dict[str, dict[str, int]]:
         """Qrels as pytrec_eval wants them: str keys, int grades.

@@ -122,10 +122,7 @@ def score_run(
     name: str = "run",
 ) -> RunScores:
     """Score one run per query. Queries with no relevant judgment are excluded and counted."""
-    result = _score_ranked([rank(run, qrels, name)], qrels, parse_measures(measures))[0]
-    if isinstance(result, LeakevalError):
-        raise result
-    return result
+    return _score_ranked(rank(run, qrels, name), qrels, parse_measures(measures))
 
 
 def score_files(
@@ -133,35 +130,27 @@ def score_files(
     qrels: PreparedQrels,
     measures: Sequence[Measure | str] | str,
     progress: Callable[[int, int, str], None] | None = None,
-    group: int = 32,
 ) -> Iterator[RunScores | LeakevalError]:
     """Read and score many run files, yielding each file's result (or its error) in order.
 
-    Groups of files go to a thread pool (pyarrow and numpy release the GIL); each group is
-    read, ranked and looked up in the qrels at once. At most `group` files make a group,
-    which bounds memory: only the files being worked on have their parsed tables alive.
-    Groups are of equal size and their number a multiple of the workers, so no worker is
-    left with the remainder while the others idle.
+    Files go to a thread pool (pyarrow and numpy release the GIL), one file per worker at a
+    time, so only as many parsed runs are alive as there are cores: the qrels' document
+    index is built once and searched by every run (`StringIndex`), so nothing is gained
+    by reading runs in batches.
     """
     measures = parse_measures(measures)
-    workers = min(os.cpu_count() or 1, max(len(paths), 1))
-    per_worker = max(1, math.ceil(len(paths) / workers))
-    size = math.ceil(per_worker / math.ceil(per_worker / group))
+    qrels.judged_index  # noqa: B018 - built once here, not raced for by the workers
 
-    def rank_file(path) -> Ranked | LeakevalError:
+    def score_file(path) -> RunScores | LeakevalError:
         try:
-            return rank(trec.read_run_table(path), qrels, str(path))
+            return _score_ranked(rank(trec.read_run_table(path), qrels, str(path)), qrels, measures)
         except LeakevalError as exc:
             return exc
 
-    def score_group(start: int) -> list[RunScores | LeakevalError]:
-        return _score_ranked([rank_file(p) for p in paths[start : start + size]], qrels, measures)
-
-    done = 0
+    workers = min(os.cpu_count() or 1, max(len(paths), 1))
     with ThreadPoolExecutor(workers) as pool:
-        for results in pool.map(score_group, range(0, len(paths), size)):
-            yield from results
-            done += len(results)
+        for done, result in enumerate(pool.map(score_file, paths), start=1):
+            yield result
             if progress:
                 progress(done, len(paths), str(paths[done - 1]))
 
@@ -181,20 +170,9 @@ def _zero_missing(values: dict[str, np.ndarray], absent: np.ndarray) -> None:
             column[absent] = 1.0 if name == "num_q" else 0.0
 
 
-def _score_ranked(
-    ranked: Sequence[Ranked | LeakevalError], qrels: PreparedQrels, measures: tuple[Measure, ...]
-) -> list[RunScores | LeakevalError]:
-    good = [r for r in ranked if isinstance(r, Ranked)]
-    looked_up = iter(lookup_grades(qrels, good) if good else [])
-    results: list[RunScores | LeakevalError] = []
-    for run in ranked:
-        try:
-            if isinstance(run, LeakevalError):
-                raise run
-            results.append(_finish(run, *next(looked_up), qrels, measures))
-        except LeakevalError as exc:
-            results.append(exc)
-    return results
+def _score_ranked(run: Ranked, qrels: PreparedQrels, measures: tuple[Measure, ...]) -> RunScores:
+    grades, judged_docs = lookup_grades(qrels, run)
+    return _finish(run, grades, judged_docs, qrels, measures)
 
 
 def _finish(

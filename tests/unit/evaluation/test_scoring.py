@@ -288,8 +288,9 @@ def test_plain_pytrec_eval_agrees_on_core17_per_query():
 
 
 def test_score_files_matches_pytrec_eval_per_file_and_keeps_order(tmp_path):
-    """The batch path (thread pool, grouped qrels lookups) against an independent
-    pytrec_eval on each file, with a broken file in the middle and shuffled line order."""
+    """The batch path (thread pool, one document index searched by every file) against an
+    independent pytrec_eval on each file, with a broken file in the middle and shuffled line
+    order."""
     import pytrec_eval
 
     from leakeval_core.evaluation.scoring import score_files
@@ -308,9 +309,7 @@ def test_score_files_matches_pytrec_eval_per_file_and_keeps_order(tmp_path):
     conventions = Conventions(depth=1000, tie_order="docid_desc")
     qrels = PreparedQrels(trec.read_qrels_table(qrels_path), conventions)
     seen = []
-    results = list(
-        score_files(paths, qrels, "ndcg_cut_10,map", lambda d, t, w: seen.append(d), group=2)
-    )
+    results = list(score_files(paths, qrels, "ndcg_cut_10,map", lambda d, t, w: seen.append(d)))
     assert isinstance(results[2], LeakevalError) and "bad.run:1" in str(results[2])
     assert seen[-1] == len(paths)
     with open(qrels_path) as fh:
@@ -326,3 +325,30 @@ def test_score_files_matches_pytrec_eval_per_file_and_keeps_order(tmp_path):
         assert scored.qid.nunique() == 50  # core17: 50 topics, all with relevant documents
         for row in scored.itertuples():
             assert row.value == pytest.approx(reference[row.qid][row.measure], abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    "before, expected",
+    [
+        ("", "True 0 0"),  # in time: both options set
+        ("import pyarrow; ", "False unset unset"),  # too late: nothing changed
+        ("os.environ['MIMALLOC_PURGE_DELAY'] = '10'; ", "True 10 0"),  # the user's value wins
+    ],
+)
+def test_release_memory_promptly_sets_mimalloc_options_only_before_pyarrow(before, expected):
+    """mimalloc reads its options once, when pyarrow loads; `leakeval score` sets them first."""
+    import subprocess
+    import sys
+
+    script = (
+        "import os\n"
+        "for k in ('MIMALLOC_PURGE_DELAY', 'MIMALLOC_ARENA_EAGER_COMMIT'):\n"
+        "    os.environ.pop(k, None)\n"
+        f"{before}\n"
+        "from leakeval_core.evaluation.allocator import release_memory_promptly\n"
+        "done = release_memory_promptly()\n"
+        "print(done, os.environ.get('MIMALLOC_PURGE_DELAY', 'unset'), "
+        "os.environ.get('MIMALLOC_ARENA_EAGER_COMMIT', 'unset'))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == expected

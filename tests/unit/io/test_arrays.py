@@ -93,3 +93,34 @@ def test_leakeval_score_never_imports_pandas(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.splitlines()[-1] == "False"
     assert "0.5000" in out.stdout  # q1: P@1 0 (d2 first, irrelevant), q2: 1
+
+
+_DOCIDS = st.text(alphabet="ab-é0", min_size=0, max_size=6)
+
+
+@given(
+    indexed=st.lists(_DOCIDS, unique=True, max_size=30),
+    looked_up=st.lists(_DOCIDS, max_size=30),
+    start=st.integers(0, 3),
+)
+def test_string_index_finds_what_index_in_finds(indexed, looked_up, start):
+    """Binary search over fixed-width bytes against pyarrow's hash lookup, on prefixes
+    ("ab" vs "ab-"), strings longer than any indexed one, multi-byte characters, empty
+    strings and arrays cut at an offset (their offsets buffer does not start at 0)."""
+    import pyarrow.compute as pc
+
+    from leakeval_core.evaluation.arrow import StringIndex
+
+    values = pa.array(["pad"] * start + indexed, pa.string()).slice(start)
+    wanted = pa.array(["pad"] * start + looked_up, pa.string()).slice(start)
+    expected = to_numpy(pc.index_in(wanted, value_set=values), fill=-1)
+    assert StringIndex(values).positions(wanted).tolist() == expected.tolist()
+
+
+def test_string_index_searches_in_blocks(monkeypatch):
+    from leakeval_core.evaluation.arrow import StringIndex
+
+    monkeypatch.setattr(StringIndex, "_BLOCK", 2)
+    index = StringIndex(pa.array(["d3", "d1", "d22"]))
+    found = index.positions(pa.array(["d1", "x", "d22", "d3", "d2", "d222", "d3"]))
+    assert found.tolist() == [1, -1, 2, 0, -1, -1, 0]
