@@ -45,7 +45,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
     """Score run files straight from the scorer's arrays: no frame is built per run."""
     import csv
 
-    from leakeval_core.evaluation.allocator import release_memory_promptly
+    from leakeval_core.evaluation.allocator import release_memory_promptly, return_free_memory
 
     release_memory_promptly()
     from leakeval_core.evaluation.qrels import PreparedQrels
@@ -55,6 +55,8 @@ def _cmd_score(args: argparse.Namespace) -> int:
     measures, conventions = measures_from(args), conventions_from(args)
     _warn_deeper_cutoffs(measures, conventions)
     qrels = PreparedQrels(trec.read_qrels_table(args.qrels), conventions)
+    qrels.judged_index  # noqa: B018 - built (and its scratch returned) before the runs start
+    return_free_memory()
     rows: list[tuple[str, str, str, float]] = []
     means: dict[str, dict[str, float]] = {}
     diagnostics = {}

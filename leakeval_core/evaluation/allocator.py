@@ -1,30 +1,65 @@
 """Allocator settings for a process that scores run files, where peak memory is measured.
 
-pyarrow allocates from its bundled mimalloc. By default mimalloc commits whole arenas up
-front and gives freed pages back to the system only after a delay, so a scorer that frees
-each run's arrays as it moves on still holds them at its peak. Turning both off costs
-nothing measurable here and lowers the peak: the 100-run bench from 216-224 MB to 158-160
-MB, and a 10M-line run from 747-797 MB to 691 MB (bench/score_bench.py,
-bench/large_run_bench.py). glibc's malloc (`ARROW_DEFAULT_MEMORY_POOL=system`) was tried
-too: its per-thread arenas and rising mmap threshold took the 10M-line run to 940 MB.
+Two allocators serve the scorer, and each holds freed memory by default:
+- pyarrow's bundled mimalloc commits whole arenas up front and gives freed pages back only
+  after a delay;
+- glibc's malloc, under numpy, raises its mmap threshold to the largest block ever freed,
+  so the qrels' large temporaries are reused from the heap and the heap never shrinks.
+
+`leakeval score` turns both off and hands back what the qrels' preparation freed before the
+runs start. On the 100-run bench (bench/score_bench.py) that took the peak from 216-224 MB
+to about 120 MB at the same speed, and a 10M-line run (bench/large_run_bench.py) from
+747-797 MB to 691 MB. Routing pyarrow through glibc as well (`ARROW_DEFAULT_MEMORY_POOL=
+system`) was tried: one allocator for both, but the 10M-line run reached 940 MB.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import os
 import sys
+from functools import cache
 
-__all__ = ["MIMALLOC_OPTIONS", "release_memory_promptly"]
+__all__ = ["MIMALLOC_OPTIONS", "MMAP_THRESHOLD", "release_memory_promptly", "return_free_memory"]
 
 MIMALLOC_OPTIONS = {"MIMALLOC_ARENA_EAGER_COMMIT": "0", "MIMALLOC_PURGE_DELAY": "0"}
+MMAP_THRESHOLD = 1 << 20
+"""numpy arrays from this size up get pages of their own, returned when freed: the qrels'
+arrays (311k judgments) are above it, a run's (25k rows) below, where reuse is fast.
+128 kB made scoring a third slower in page faults; 4 MB held 8 MB more."""
+_M_MMAP_THRESHOLD = -3
 
 
 def release_memory_promptly() -> bool:
-    """Set mimalloc's options for this process, unless the user set them. mimalloc reads
-    them once, when pyarrow loads it, so this only works before pyarrow is imported: it
-    returns whether it was in time."""
+    """Set both allocators to give freed memory back, for this whole process.
+
+    mimalloc reads its options once, when pyarrow loads it, so this must run before pyarrow
+    is imported; options the user set are kept. Returns whether it was in time.
+    """
+    if _glibc() is not None:
+        _glibc().mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)
     if "pyarrow" in sys.modules:
         return False
     for name, value in MIMALLOC_OPTIONS.items():
         os.environ.setdefault(name, value)
     return True
+
+
+def return_free_memory() -> None:
+    """Hand the pages both allocators hold but no longer use back to the system: after a
+    large one-off step (preparing the qrels), so the steps after it start from what is
+    really in use."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+    if _glibc() is not None:
+        _glibc().malloc_trim(0)
+
+
+@cache
+def _glibc() -> ctypes.CDLL | None:
+    """The C library where it is glibc (it has mallopt and malloc_trim); None elsewhere."""
+    name = ctypes.util.find_library("c")
+    library = ctypes.CDLL(name) if name else None
+    return library if library is not None and hasattr(library, "malloc_trim") else None

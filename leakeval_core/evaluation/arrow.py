@@ -55,8 +55,8 @@ class StringIndex:
     documents, paid once per run file. Here each string is padded to a multiple of 8 bytes,
     read as 64-bit words and hashed to one integer, once; a lookup hashes the looked-up
     strings the same way, binary-searches the sorted hashes (in sorted order, which keeps
-    the search in cache) and confirms every hit on the words and the length, so a hash
-    collision can never make a false match.
+    the search in cache) and compares every hit's strings, so a hash collision can never
+    make a false match. Only the hashes and their order are kept beside the strings.
     """
 
     _BLOCK = 1 << 20
@@ -65,7 +65,7 @@ class StringIndex:
     def __init__(self, values: pa.Array) -> None:
         values = strings(values)
         self._width = 8 * max(1, -(-_longest(values) // 8))
-        words, lengths = _words(values, self._width)
+        words = _words(values, self._width)
         for seed in range(4):
             hashes = _hash(words, seed)
             order = np.argsort(hashes)
@@ -74,11 +74,10 @@ class StringIndex:
                 break
         else:
             raise ValueError("the strings of a StringIndex must be distinct")
+        self._values = values
         self._seed = seed
-        self._order = order
+        self._order = order.astype(np.int32)  # positions in an arrow array: int32 fits
         self._hashes = hashes
-        self._words = words[order]
-        self._lengths = lengths[order]
 
     def positions(self, values: pa.Array) -> np.ndarray:
         """Each value's position in the indexed strings, -1 where absent."""
@@ -92,34 +91,33 @@ class StringIndex:
         for start in range(0, len(fits), self._BLOCK):
             rows = fits[start : start + self._BLOCK]
             block = values.slice(start, len(rows)) if every else values.take(from_numpy(rows))
-            words, block_lengths = _words(block, self._width)
-            hashes = _hash(words, self._seed)
+            hashes = _hash(_words(block, self._width), self._seed)
             by_hash = np.argsort(hashes)
             at = np.empty(len(rows), np.int64)
             at[by_hash] = np.searchsorted(self._hashes, hashes[by_hash])
             at = np.minimum(at, len(self._hashes) - 1)
             hit = np.flatnonzero(self._hashes[at] == hashes)
-            at = at[hit]
-            same = self._lengths[at] == block_lengths[hit]
-            for column in range(words.shape[1]):  # one column at a time: 2.5x a 2-D gather
-                same &= self._words[at, column] == words[hit, column]
-            out[rows[hit[same]]] = self._order[at[same]]
+            candidates = self._order[at[hit]]
+            same = to_numpy(
+                pc.equal(block.take(from_numpy(hit)), self._values.take(from_numpy(candidates)))
+            )
+            out[rows[hit[same]]] = candidates[same]
         return out
 
 
-def _words(values: pa.Array, width: int) -> tuple[np.ndarray, np.ndarray]:
+def _words(values: pa.Array, width: int) -> np.ndarray:
     """Strings of at most `width` bytes padded to it, as rows of `width / 8` 64-bit words
-    (a view of pyarrow's padded copy), and each string's length in bytes."""
-    lengths = to_numpy(pc.binary_length(values)) if len(values) else np.zeros(0, np.int32)
+    (a view of pyarrow's padded copy)."""
     if not len(values):
-        return np.zeros((0, width // 8), np.uint64), lengths
+        return np.zeros((0, width // 8), np.uint64)
     padded = pc.ascii_rpad(values, width=width, padding=" ")  # pads bytes, not characters
-    start = padded.offset
-    bounds = np.frombuffer(padded.buffers()[1], np.int32, count=len(padded) + 1, offset=start * 4)
+    bounds = np.frombuffer(
+        padded.buffers()[1], np.int32, count=len(padded) + 1, offset=padded.offset * 4
+    )
     data = np.frombuffer(padded.buffers()[2], np.uint8)[bounds[0] : bounds[-1]]
     if len(data) != len(values) * width:
         raise ValueError(f"strings longer than {width} bytes cannot be indexed")
-    return data.view("<u8").reshape(len(values), width // 8), lengths
+    return data.view("<u8").reshape(len(values), width // 8)
 
 
 _MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))

@@ -89,23 +89,21 @@ class PreparedQrels:
         return codes(qids, self._qid_set)
 
     @cached_property
-    def judged_index(self) -> tuple[StringIndex, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Judgments of scored queries indexed by document: the documents (searchable),
-        each document's first judgment and number of judgments, and the judgments' queries
-        and grades sorted by document then query.
+    def judged_index(self) -> tuple[StringIndex, np.ndarray, np.ndarray]:
+        """Judgments of scored queries keyed by (document, query): the documents
+        (searchable), and the sorted keys `document position × queries + query` with the
+        judgments' grades in the same order.
 
-        A run's rows then need one binary search per distinct document, and another among
-        the few queries that document is judged for. Built once, however many runs follow.
+        A run's rows then need one search for their distinct documents and one among the
+        keys. Built once, however many runs follow.
         """
         scored = np.flatnonzero(self._row_qidx >= 0)
-        doc_values = self._docids.dictionary
-        docs = to_numpy(self._docids.indices)[scored]
-        rows = scored[np.lexsort((self._row_qidx[scored], docs))]
-        count = np.bincount(docs, minlength=len(doc_values))
-        first = np.cumsum(count) - count
-        queries = self._row_qidx[rows]
-        grades = self._grades[rows].astype(float)
-        return StringIndex(doc_values), first, count, queries, grades
+        keys = to_numpy(self._docids.indices)[scored].astype(np.int64)
+        keys *= len(self.qids)
+        keys += self._row_qidx[scored]
+        order = np.argsort(keys)
+        grades = self._grades[scored[order]].astype(float)
+        return StringIndex(self._docids.dictionary), keys[order], grades
 
     def pytrec_qrels(self, gain_transformed: bool) -> dict[str, dict[str, int]]:
         """Qrels as pytrec_eval wants them: str keys, int grades.

@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from leakeval_core.evaluation.judgments import _search_blocks
 from leakeval_core.io.arrays import from_numpy, to_numpy
 
 TYPES = [pa.int8(), pa.int32(), pa.int64(), pa.uint16(), pa.float32(), pa.float64(), pa.bool_()]
@@ -58,26 +57,6 @@ def test_non_numeric_arrays_are_refused():
         to_numpy(pa.array(["a"]))
     with pytest.raises(TypeError, match="not a numeric array"):
         from_numpy(np.array(["a"]))
-
-
-@given(
-    st.lists(st.lists(st.integers(0, 20), max_size=6).map(sorted), min_size=1, max_size=8),
-    st.data(),
-)
-def test_property_search_blocks_matches_searchsorted_per_block(blocks, data):
-    values = np.array([v for block in blocks for v in block], dtype=np.int64)
-    hi = np.cumsum([len(b) for b in blocks])
-    lo = hi - [len(b) for b in blocks]
-    which = np.array(data.draw(st.lists(st.integers(0, len(blocks) - 1), max_size=20)), int)
-    wanted = np.array(
-        data.draw(st.lists(st.integers(-1, 21), min_size=len(which), max_size=len(which))), np.int64
-    )
-    got = _search_blocks(values, lo[which], hi[which], wanted)
-    expected = [
-        lo[b] + np.searchsorted(values[lo[b] : hi[b]], w)
-        for b, w in zip(which, wanted, strict=True)
-    ]
-    np.testing.assert_array_equal(got, np.array(expected, dtype=np.int64).reshape(-1))
 
 
 def test_leakeval_score_never_imports_pandas(tmp_path):
