@@ -7,10 +7,11 @@ Two allocators serve the scorer, and each holds freed memory by default:
   so the qrels' large temporaries are reused from the heap and the heap never shrinks.
 
 `leakeval score` turns both off and hands back what the qrels' preparation freed before the
-runs start. On the 100-run bench (bench/score_bench.py) that took the peak from 216-224 MB
-to about 120 MB at the same speed, and a 10M-line run (bench/large_run_bench.py) from
-747-797 MB to 691 MB. Routing pyarrow through glibc as well (`ARROW_DEFAULT_MEMORY_POOL=
-system`) was tried: one allocator for both, but the 10M-line run reached 940 MB.
+runs start. On the 100-run bench (bench/score_bench.py) mimalloc's options took the peak
+from 216-224 MB to 158-160 MB, and the mmap threshold and the hand-back to about 120 MB, at
+the same speed. A 10M-line run (bench/large_run_bench.py) went from 747-797
+MB to 636 MB. Routing pyarrow through glibc as well (`ARROW_DEFAULT_MEMORY_POOL=system`) was
+tried: one allocator for both, but the 10M-line run reached 940 MB.
 """
 
 from __future__ import annotations
