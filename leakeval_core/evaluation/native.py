@@ -209,8 +209,11 @@ def native_scores(
             "trec_eval 10 computes it differently at other levels"
         )
     judged = Judged(run, grades, qrels)
-    values = {m.name: COMPUTE[m.family.name](judged, m.cutoff) for m in measures}
-    without = qrels.num_rel == 0  # scored only under no_relevant="zero": trec_eval gives 0
+    # A query without a relevant document (scored only under no_relevant="zero") divides
+    # by a zero num_rel or ideal DCG; its values are set to trec_eval's 0 just below.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = {m.name: COMPUTE[m.family.name](judged, m.cutoff) for m in measures}
+    without = qrels.num_rel == 0
     if without.any():
         for name, column in values.items():
             if name != "first_rel_rank":

@@ -133,6 +133,23 @@ def test_queries_without_relevant_are_excluded_and_counted():
     assert level2.diagnostics.no_relevant == 2
 
 
+def test_queries_without_relevant_scored_zero_quietly_under_trec_eval_counting():
+    """no_relevant="zero" (trec_eval's counting) divides by a zero num_rel and ideal DCG;
+    the values are trec_eval's 0 and numpy says nothing on stderr."""
+    import warnings
+
+    qrels = qrels_frame([("q1", "a", 1), ("q2", "a", 0)])
+    run = run_frame([("q1", "a", 1.0), ("q2", "a", 1.0)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = score_run(
+            run, PreparedQrels(qrels, Conventions(no_relevant="zero")), "map,ndcg_cut_10,recall_5"
+        )
+    assert values(result, "map") == {"q1": 1.0, "q2": 0.0}
+    assert values(result, "ndcg_cut_10") == {"q1": 1.0, "q2": 0.0}
+    assert values(result, "recall_5") == {"q1": 1.0, "q2": 0.0}
+
+
 def test_negative_grades_have_zero_gain_and_count_as_unjudged_as_in_trec_eval():
     """trec_eval treats a negative grade as unjudged (its unj measure); judged_K follows."""
     qrels = qrels_frame([("q", "a", -1), ("q", "b", 1)])
