@@ -177,3 +177,25 @@ def test_the_shipped_hybrid_knows_which_pairs_it_was_fitted_on(demo_experiment):
     assert seen_in_fitting(demo.topic.map(lambda t: f"9{t}"), demo.train_text) == 0
     dev = dev_labels().table
     assert seen_in_fitting(dev.topic, dev.train_text) == len(dev) == 411
+
+
+@pytest.mark.parametrize(
+    "query, matched, title, expected",
+    [
+        ("what is cyanide", "cyanide", "commercial cyanide uses", 1.0),
+        ("cyanide define", "cyanide", "commercial cyanide uses", 1.0),
+        ("meaning of price fixing", "price fixing", "price fixing", 1.0),
+        # asks for the topic's aspect, not what the subject is
+        ("what has the hubble telescope discovered", "hubble", "hubble achievements", 0.0),
+        ("cyanide uses", "cyanide", "commercial cyanide uses", 0.0),
+        # the topic itself asks for a definition: no shift
+        ("what is a prion", "what is a prion", "prion definition", 0.0),
+        ("what is a prion", "prions", "what are prions", 0.0),
+    ],
+)
+def test_asks_definition_marks_a_shift_to_what_something_is(query, matched, title, expected):
+    from leakeval_core.leakage.hybrid import asks_definition
+
+    assert asks_definition(pd.Series([query]), pd.Series([matched]), pd.Series([title])) == [
+        expected
+    ]
