@@ -9,9 +9,9 @@ Two allocators serve the scorer, and each holds freed memory by default:
 `leakeval score` turns both off and hands back what the qrels' preparation freed before the
 runs start. On the 100-run bench (bench/score_bench.py) mimalloc's options took the peak
 from 216-224 MB to 158-160 MB, and the mmap threshold and the hand-back to about 120 MB, at
-the same speed. A 10M-line run (bench/large_run_bench.py) went from 747-797
-MB to 636 MB. Routing pyarrow through glibc as well (`ARROW_DEFAULT_MEMORY_POOL=system`) was
-tried: one allocator for both, but the 10M-line run reached 940 MB.
+the same speed; a 10M-line run (bench/large_run_bench.py) went from 747-797 MB to 636 MB.
+Routing pyarrow through glibc as well (`ARROW_DEFAULT_MEMORY_POOL=system`) was tried: one
+allocator for both, but the 10M-line run reached 940 MB.
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ MIMALLOC_OPTIONS = {"MIMALLOC_ARENA_EAGER_COMMIT": "0", "MIMALLOC_PURGE_DELAY": 
 MMAP_THRESHOLD = 1 << 20
 """numpy arrays from this size up get pages of their own, returned when freed: the qrels'
 arrays (311k judgments) are above it, a run's (25k rows) below, where reuse is fast.
-128 kB made scoring a third slower in page faults; 4 MB held 8 MB more."""
+128 kB (glibc's starting value) made scoring a third slower in page faults when pyarrow
+allocated through glibc too; 4 MB held 8 MB more at the peak."""
 _M_MMAP_THRESHOLD = -3
 
 
