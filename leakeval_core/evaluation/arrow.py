@@ -52,32 +52,27 @@ class StringIndex:
     run is checked against.
 
     `codes` hashes its whole value set on every call: 0.02 s for Robust04's 175k judged
-    documents, paid once per run file. Here each string is padded to a multiple of 8 bytes,
-    read as 64-bit words and hashed to one integer, once; a lookup hashes the looked-up
-    strings the same way, binary-searches the sorted hashes (in sorted order, which keeps
-    the search in cache) and compares every hit's strings, so a hash collision can never
-    make a false match. Only the hashes and their order are kept beside the strings.
+    documents, paid once per run file. Here each string's first `PREFIX` bytes, padded to
+    a multiple of 8, are read as 64-bit words and hashed with its length to one integer,
+    once; a lookup hashes the looked-up strings the same way, binary-searches the sorted
+    hashes (in sorted order, which keeps the search in cache) and compares the strings of
+    every hash that matches, trying the next equal hash where they differ. A collision can
+    never make a false match, and an outlier docid of 10 kB costs no more than one of 64
+    bytes. Only the hashes and their order are kept beside the strings.
     """
 
+    PREFIX = 64
+    """Bytes of each string that are hashed (docids are shorter almost everywhere)."""
     _BLOCK = 1 << 20
     """Strings looked up per round: bounds a 10M-document run's temporaries."""
 
     def __init__(self, values: pa.Array) -> None:
-        values = strings(values)
-        self._width = 8 * max(1, -(-_longest(values) // 8))
-        words = _words(values, self._width)
-        for seed in range(4):
-            hashes = _hash(words, seed)
-            order = np.argsort(hashes)
-            hashes = hashes[order]
-            if not (hashes[1:] == hashes[:-1]).any():
-                break
-        else:
-            raise ValueError("the strings of a StringIndex must be distinct")
-        self._values = values
-        self._seed = seed
+        self._values = strings(values)
+        self._width = 8 * max(1, -(-min(_longest(self._values), self.PREFIX) // 8))
+        hashes = _hash(self._values, self._width)
+        order = np.argsort(hashes, kind="stable")
         self._order = order.astype(np.int32)  # positions in an arrow array: int32 fits
-        self._hashes = hashes
+        self._hashes = hashes[order]
 
     def positions(self, values: pa.Array) -> np.ndarray:
         """Each value's position in the indexed strings, -1 where absent."""
@@ -85,55 +80,65 @@ class StringIndex:
         out = np.full(len(values), -1, np.int64)
         if not len(self._hashes):
             return out
-        lengths = to_numpy(pc.binary_length(values)) if len(values) else np.zeros(0, np.int32)
-        fits = np.flatnonzero(lengths <= self._width)  # a longer string is in no index slot
-        every = len(fits) == len(values)
-        for start in range(0, len(fits), self._BLOCK):
-            rows = fits[start : start + self._BLOCK]
-            block = values.slice(start, len(rows)) if every else values.take(from_numpy(rows))
-            hashes = _hash(_words(block, self._width), self._seed)
+        for start in range(0, len(values), self._BLOCK):
+            block = values.slice(start, self._BLOCK)
+            hashes = _hash(block, self._width)
             by_hash = np.argsort(hashes)
-            at = np.empty(len(rows), np.int64)
+            at = np.empty(len(block), np.int64)
             at[by_hash] = np.searchsorted(self._hashes, hashes[by_hash])
-            at = np.minimum(at, len(self._hashes) - 1)
-            hit = np.flatnonzero(self._hashes[at] == hashes)
-            candidates = self._order[at[hit]]
-            same = to_numpy(
-                pc.equal(block.take(from_numpy(hit)), self._values.take(from_numpy(candidates)))
-            )
-            out[rows[hit[same]]] = candidates[same]
+            pending = np.arange(len(block))
+            while pending.size:  # one round per string sharing a hash: almost always one
+                pending = pending[at[pending] < len(self._hashes)]
+                pending = pending[self._hashes[at[pending]] == hashes[pending]]
+                candidates = self._order[at[pending]]
+                same = to_numpy(
+                    pc.equal(
+                        block.take(from_numpy(pending)),
+                        self._values.take(from_numpy(candidates)),
+                    )
+                )
+                out[start + pending[same]] = candidates[same]
+                pending = pending[~same]
+                at[pending] += 1
         return out
-
-
-def _words(values: pa.Array, width: int) -> np.ndarray:
-    """Strings of at most `width` bytes padded to it, as rows of `width / 8` 64-bit words
-    (a view of pyarrow's padded copy)."""
-    if not len(values):
-        return np.zeros((0, width // 8), np.uint64)
-    padded = pc.ascii_rpad(values, width=width, padding=" ")  # pads bytes, not characters
-    bounds = np.frombuffer(
-        padded.buffers()[1], np.int32, count=len(padded) + 1, offset=padded.offset * 4
-    )
-    data = np.frombuffer(padded.buffers()[2], np.uint8)[bounds[0] : bounds[-1]]
-    if len(data) != len(values) * width:
-        raise ValueError(f"strings longer than {width} bytes cannot be indexed")
-    return data.view("<u8").reshape(len(values), width // 8)
 
 
 _MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
 
 
-def _hash(words: np.ndarray, seed: int) -> np.ndarray:
-    """One 64-bit hash per row of words (multiply-xor mixing, seeded), as int64: numpy's
-    searchsorted is four times faster on int64 than on uint64."""
-    out = words[:, 0] ^ np.uint64(seed)
+def _hash(values: pa.Array, width: int) -> np.ndarray:
+    """One 64-bit hash per string, of its first `width` bytes and its length (multiply-xor
+    mixing), as int64: numpy's searchsorted is four times faster on int64 than on uint64."""
+    lengths = to_numpy(pc.binary_length(values)) if len(values) else np.zeros(0, np.int32)
+    words = _words(values, width, int(lengths.max(initial=0)))
+    out = lengths.astype(np.uint64)
     out *= _MIX[0]
-    for column in range(1, words.shape[1]):
+    for column in range(words.shape[1]):
         out ^= words[:, column]
         out *= _MIX[1]
     out ^= out >> np.uint64(31)
     out *= _MIX[2]
     return (out ^ (out >> np.uint64(29))).view(np.int64)
+
+
+def _words(values: pa.Array, width: int, longest: int) -> np.ndarray:
+    """Each string's first `width` bytes, padded with spaces to `width`, as rows of
+    `width / 8` 64-bit words (a view of pyarrow's padded copy)."""
+    if not len(values):
+        return np.zeros((0, width // 8), np.uint64)
+    if longest <= width:
+        padded = pc.ascii_rpad(values, width=width, padding=" ")  # pads bytes, not characters
+    else:  # cut first, as bytes: a cut may split a character, which binary does not mind
+        cut = pc.binary_slice(values.cast(pa.binary()), 0, width)
+        pad = pa.scalar(b" " * width, pa.binary())
+        padded = pc.binary_slice(
+            pc.binary_join_element_wise(cut, pad, pa.scalar(b"", pa.binary())), 0, width
+        )
+    bounds = np.frombuffer(
+        padded.buffers()[1], np.int32, count=len(padded) + 1, offset=padded.offset * 4
+    )
+    data = np.frombuffer(padded.buffers()[2], np.uint8)[bounds[0] : bounds[-1]]
+    return data.view("<u8").reshape(len(values), width // 8)
 
 
 def _longest(values: pa.Array) -> int:

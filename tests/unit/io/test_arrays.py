@@ -103,3 +103,16 @@ def test_string_index_searches_in_blocks(monkeypatch):
     index = StringIndex(pa.array(["d3", "d1", "d22"]))
     found = index.positions(pa.array(["d1", "x", "d22", "d3", "d2", "d222", "d3"]))
     assert found.tolist() == [1, -1, 2, 0, -1, -1, 0]
+
+
+def test_string_index_tells_apart_strings_that_share_the_hashed_prefix(monkeypatch):
+    """Only the first PREFIX bytes and the length are hashed: strings alike in both share a
+    hash, and each must still find itself (and nothing else) by comparing the strings."""
+    from leakeval_core.evaluation.arrow import StringIndex
+
+    monkeypatch.setattr(StringIndex, "PREFIX", 8)
+    indexed = ["abcdefgh-1", "abcdefgh-2", "abcdefgh-3", "short", "abcdefgh" + "x" * 5000]
+    index = StringIndex(pa.array(indexed))
+    wanted = ["abcdefgh-3", "abcdefgh-1", "abcdefgh-9", "abcdefgh-2", "short", "abcdefgh"]
+    wanted += ["abcdefgh" + "x" * 5000, "abcdefgh" + "x" * 4999 + "y", "abcdéfgh-1"]
+    assert index.positions(pa.array(wanted)).tolist() == [2, 0, -1, 1, 3, -1, 4, -1, -1]
