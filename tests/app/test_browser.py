@@ -132,6 +132,25 @@ def wait_until_idle(page, timeout: float = 120_000) -> None:
     )
 
 
+def choose_option(page, combobox, name: str) -> None:
+    """Pick an option from a selectbox. A rerun landing between opening the list and the
+    click can swallow the key or redraw the list under the pointer, so the whole gesture is
+    retried until the click lands."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    option = page.get_by_role("option", name=name, exact=True)
+    for _ in range(5):
+        wait_until_idle(page)
+        combobox.click()
+        page.keyboard.press("ArrowDown")  # opens the list (a click only focuses the field)
+        try:
+            option.click(timeout=10_000)
+            return
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")
+    raise AssertionError(f"could not choose {name!r}: the list kept closing under the click")
+
+
 def test_every_page_renders_in_chromium(app_url, browser):
     SHOTS.mkdir(parents=True, exist_ok=True)
     page = browser.new_page(viewport={"width": 1600, "height": 1000})
@@ -382,18 +401,7 @@ def test_sidebar_settings_stay_open_and_slider_keys_keep_every_step(app_url, bro
     wait_until_idle(page)
     correction = sidebar.get_by_text("Correction", exact=True)
     correction.wait_for(timeout=30_000)
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    holm = page.get_by_role("option", name="Holm", exact=True)
-    for _ in range(3):  # a rerun landing between focus and key press can swallow the key
-        sidebar.get_by_role("combobox", name="Correction").click()
-        page.keyboard.press("ArrowDown")  # opens the list (a click only focuses the field)
-        try:
-            holm.wait_for(timeout=10_000)
-            break
-        except PlaywrightTimeout:
-            wait_until_idle(page)
-    holm.click()
+    choose_option(page, sidebar.get_by_role("combobox", name="Correction"), "Holm")
     wait_until_idle(page)
     sidebar.get_by_text("paired t-test, Holm, α = 0.05").wait_for(timeout=30_000)
     assert correction.is_visible()  # still open after the change
