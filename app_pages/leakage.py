@@ -23,7 +23,9 @@ if experiment.training_queries is not None and experiment.leakage_table is None:
     labels = {
         "lexical": "lexical (TF-IDF)",
         "semantic": "semantic (MiniLM)",
-        "hybrid": "hybrid (fitted on human judgments)",
+        "hybrid": "hybrid (MiniLM, fitted on human judgments)",
+        "semantic-mpnet": "semantic (mpnet)",
+        "hybrid-mpnet": "hybrid (mpnet, fitted on human judgments): most accurate",
     }
     st.selectbox(
         "Detection method",
@@ -37,6 +39,13 @@ if experiment.training_queries is not None and experiment.leakage_table is None:
     )
     if state.remember("method") != ctx.method:
         st.rerun()  # every page reads the method from the context app.py builds
+    if experiment.detection_method not in (None, *methods):
+        st.warning(
+            f"experiment.toml names the method `{experiment.detection_method}`, which is not "
+            f"installed here, so this page detects with `{ctx.method}` and may flag other "
+            "topics than on a machine that has it (README: Leakage detection).",
+            icon=":material/warning:",
+        )
 leakage = loaders.leakage(ctx.leakage_key)
 if leakage.empty:
     st.info(

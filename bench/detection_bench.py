@@ -5,9 +5,10 @@
 LABELS defaults to ../shared/labels/spire22-near-duplicates.dev.tsv. Prints, per method:
 ROC and PR AUC, different-topic pairs rejected at 90% and 95% recall, cross-validated
 precision/recall/F1 at the thresholds chosen on the other folds, the shipped threshold, and
-category agreement. `--fit` refits the hybrid on every pair and prints the values
-`leakeval_core/leakage/hybrid.py` ships (MODEL), with the C chosen by grouped CV, and writes
-the keys of the pairs it was fitted on (FITTED_PAIRS) beside it.
+category agreement, for every method installed. `--fit` refits each installed hybrid on
+every pair and prints the values `leakeval_core/leakage/hybrid.py` ships (MODELS), with the
+grouped CV of each C, and writes the keys of the pairs they were fitted on (FITTED_PAIRS)
+beside it.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import numpy as np
 from leakeval_core.leakage import hybrid
 from leakeval_core.leakage.evaluate import evaluate_detection, labelled_scores
 from leakeval_core.leakage.labels import read_labels
-from leakeval_core.leakage.options import METHODS
+from leakeval_core.leakage.options import available_methods, encoder_of, is_hybrid
 from leakeval_core.leakage.similarity import match
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,14 +41,15 @@ def main() -> None:
         refit(labels)
     rows = []
     print(f"{args.labels}: {len(labels.table)} pairs, {labels.table.topic.nunique()} topics")
-    header = "method     ROC AUC  PR AUC  rej@90  rej@95  thresh   P(cv)  R(cv)  F1(cv)  category"
-    print(header)
-    for method in METHODS:
+    print(
+        "method          ROC AUC  PR AUC  rej@90  rej@95  thresh   P(cv)  R(cv)  F1(cv)  category"
+    )
+    for method in available_methods():
         start = time.perf_counter()
         q = evaluate_detection(labels, method)
         rows.append(q.as_dict())
         print(
-            f"{method:9s}  {q.roc_auc:7.3f}  {q.pr_auc:6.3f}  {q.rejected_at_90:6.2f}  "
+            f"{method:14s}  {q.roc_auc:7.3f}  {q.pr_auc:6.3f}  {q.rejected_at_90:6.2f}  "
             f"{q.rejected_at_95:6.2f}  {q.threshold:6.3f}  {q.precision:6.3f}  {q.recall:5.3f}"
             f"  {q.f1:6.3f}  {q.category_agreement:8.3f}   ({time.perf_counter() - start:.1f} s)"
         )
@@ -60,21 +62,23 @@ def refit(labels) -> None:
     from sklearn.model_selection import GroupKFold
 
     side, pairs, lexical = labelled_scores(labels)
-    features = hybrid.pair_features(match(side.table, pairs, "hybrid", lexical), side.topics, pairs)
     y = pairs.near_duplicate.to_numpy()
     groups = pairs.test_qid.to_numpy()
-    for c in (0.01, 0.1, 1.0, 10.0):
-        scores = np.zeros(len(y))
-        for train, test in GroupKFold(5).split(features, y, groups):
-            scores[test] = hybrid.score(
-                features.iloc[test], hybrid.fit(features.iloc[train], y[train], c)
-            )
-        print(f"C={c}: grouped 5-fold ROC AUC {roc_auc_score(y, scores):.4f}")
-    model = hybrid.fit(features, y)
-    print("MODEL = HybridModel(")
-    for name in ("mean", "scale", "weights"):
-        print(f"    {name}=({', '.join(f'{v:.4f}' for v in getattr(model, name))}),")
-    print(f"    intercept={model.intercept:.4f},\n)")
+    for method in filter(is_hybrid, available_methods()):
+        matches = match(side.table, pairs, method, lexical)
+        features = hybrid.pair_features(matches, side.topics, pairs)
+        for c in (0.01, 0.1, 1.0, 10.0):
+            scores = np.zeros(len(y))
+            for train, test in GroupKFold(5).split(features, y, groups):
+                scores[test] = hybrid.score(
+                    features.iloc[test], hybrid.fit(features.iloc[train], y[train], c)
+                )
+            print(f"{method} C={c}: grouped 5-fold ROC AUC {roc_auc_score(y, scores):.4f}")
+        model = hybrid.fit(features, y)
+        print(f'    "{encoder_of(method)}": HybridModel(')
+        for name in ("mean", "scale", "weights"):
+            print(f"        {name}=({', '.join(f'{v:.4f}' for v in getattr(model, name))}),")
+        print(f"        intercept={model.intercept:.4f},\n    ),")
     keys = hybrid.pair_keys(labels.table.topic, labels.table.train_text)
     out = Path(hybrid.__file__).with_name(hybrid.FITTED_PAIRS)
     out.write_text("\n".join(sorted(set(keys))) + "\n")

@@ -37,8 +37,10 @@ _LOADING = threading.RLock()
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
-def experiment(path: str, _stamp: float) -> Experiment:
-    """The parsed manifest and run listing; `_stamp` (manifest mtime) only splits entries."""
+def experiment(path: str, stamp: int) -> Experiment:
+    """The parsed manifest and run listing; `stamp` (the manifest's mtime in ns) only splits
+    entries, so an edited manifest is read again. (It once had a leading underscore, which
+    Streamlit leaves out of the key: an edited manifest was served stale.)"""
     return load_experiment(path)
 
 

@@ -10,6 +10,7 @@ from leakeval_app.render import number, show_error, show_fig, show_table
 from leakeval_core.analysis.compare import condition_label
 from leakeval_core.errors import LeakevalError
 from leakeval_core.leakage.evaluate import TARGET_RECALL, DetectionQuality, at_threshold
+from leakeval_core.leakage.options import is_hybrid
 from leakeval_core.present.leakage_plots import detection_curves_figure
 from leakeval_core.present.meeting import interval_caption
 
@@ -34,7 +35,7 @@ def show_detection_quality(
         f"({quality.near_duplicates} near-duplicates, {quality.different} different) from "
         f"`{source}`; {fitted}."
     )
-    if seen[0] and quality.method == "hybrid":
+    if seen[0] and is_hybrid(quality.method):
         st.warning(
             f"{seen[0]} of these {seen[1]} labelled pairs are among the development pairs the "
             "shipped hybrid model was fitted on. The figures below refit it within each "

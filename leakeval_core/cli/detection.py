@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from leakeval_core.leakage.options import METHODS
+from leakeval_core.leakage.options import METHODS, available_methods
 
 __all__ = ["register"]
 
@@ -23,7 +23,7 @@ def register(sub) -> None:
         "--method",
         choices=(*METHODS, "all"),
         default="all",
-        help="the method to score (default: all; semantic and hybrid need the semantic extra)",
+        help="the method to score (default: every installed one)",
     )
     evaluate.add_argument(
         "--topics", help="a topics file or ir_datasets id every labelled topic must be in"
@@ -40,7 +40,7 @@ def _cmd_leakage_eval(args: argparse.Namespace) -> int:
 
     topics = topics_from(args.topics) if args.topics else None
     labels = read_labels(args.labels, topics)
-    methods = METHODS if args.method == "all" else (args.method,)
+    methods = available_methods() if args.method == "all" else (args.method,)
     results = [evaluate_detection(labels, m, args.folds) for m in methods]
     table = labels.table
     print(

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CACHE_VERSION", "Cache", "default_cache_dir", "hash_key"]
 
-CACHE_VERSION = "2"
+CACHE_VERSION = "3"
 """Bump when a cached table's meaning changes, so old entries are ignored."""
 
 

@@ -38,7 +38,7 @@ _TOP_KEYS = {
 _SECTION_KEYS = {
     "collections": {"topics", "qrels", "ir_datasets"},
     "training_queries": {"path", "ir_datasets"},
-    "leakage": {"ground_truth", "table", "labels"},
+    "leakage": {"ground_truth", "table", "labels", "method"},
     "runs": {"pattern"},
     "design": set(ROLES),
 }
@@ -74,6 +74,10 @@ class Experiment:
     leakage_table: Path | None = None
     labels: Path | None = None
     """Human-judged (topic, training query) pairs to measure detection against."""
+    detection_method: str | None = None
+    """`[leakage] method`: the detection method this experiment is read with. Without it the
+    most accurate installed method is used, which differs between installations; naming it
+    keeps the leaked set the same on every machine that has it."""
     design: Design = Design()
     """Which factor plays which role (`[design]`, completed by inference)."""
 
@@ -185,6 +189,7 @@ def load_experiment(path: str | Path) -> Experiment:
         ground_truth=_existing(manifest, root, leakage.get("ground_truth"), "leakage.ground_truth"),
         leakage_table=_existing(manifest, root, leakage.get("table"), "leakage.table"),
         labels=_existing(manifest, root, leakage.get("labels"), "leakage.labels"),
+        detection_method=_detection_method(manifest, leakage.get("method")),
         design=design,
     )
 
@@ -227,6 +232,16 @@ def _check_keys(manifest: Path, config: dict) -> None:
                     None,
                     f"unknown key {sorted(bad)[0]!r} in [{section}]; known: {sorted(allowed)}",
                 )
+
+
+def _detection_method(manifest: Path, value: object) -> str | None:
+    from leakeval_core.leakage.options import METHODS
+
+    if value is None or value in METHODS:
+        return value
+    lines = manifest.read_text(encoding="utf-8").splitlines()
+    line = next((i for i, text in enumerate(lines, 1) if text.strip().startswith("method")), None)
+    raise ParseError(manifest, line, f"leakage.method {value!r} is not one of {', '.join(METHODS)}")
 
 
 def _existing(manifest: Path, root: Path, value: str | None, key: str) -> Path | None:

@@ -17,7 +17,7 @@ from leakeval_core.leakage import hybrid
 from leakeval_core.leakage.detect import topic_texts
 from leakeval_core.leakage.labels import RELATIONS, LabelledPairs
 from leakeval_core.leakage.lexical import LexicalModel
-from leakeval_core.leakage.options import METHODS
+from leakeval_core.leakage.options import METHODS, is_hybrid
 from leakeval_core.leakage.similarity import base_similarity, categories, match
 from leakeval_core.leakage.text import normalize
 
@@ -132,7 +132,7 @@ def evaluate_detection(labels: LabelledPairs, method: str, folds: int = 5) -> De
     n_folds = min(folds, len(np.unique(groups)))
     split = list(GroupKFold(n_splits=n_folds).split(pairs, y, groups))
     matches = match(side.table, pairs, method, lexical)
-    if method == "hybrid":
+    if is_hybrid(method):
         features = hybrid.pair_features(matches, side.topics, pairs)
         similarity = np.zeros(len(pairs))
         for train, test in split:
@@ -182,7 +182,7 @@ def evaluate_detection(labels: LabelledPairs, method: str, folds: int = 5) -> De
         category_agreement=float((near.category == near.relation).mean()) if len(near) else 0.0,
         confusion=confusion,
         scored=scored,
-        cross_validated=method == "hybrid",
+        cross_validated=is_hybrid(method),
         folds=n_folds,
     )
 

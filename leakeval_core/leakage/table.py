@@ -16,7 +16,7 @@ from leakeval_core.experiment.cache import Cache, hash_key
 from leakeval_core.experiment.manifest import Experiment
 from leakeval_core.experiment.scores import Progress
 from leakeval_core.leakage.detect import LEAKAGE_COLUMNS, TopicTexts, detect, topic_texts
-from leakeval_core.leakage.options import METHODS, DetectionOptions, best_method, threshold_for
+from leakeval_core.leakage.options import METHODS, DetectionOptions, method_for, threshold_for
 
 __all__ = [
     "APP_DETECTION_LIMIT",
@@ -77,8 +77,9 @@ def load_leakage(
     """The experiment's leakage pairs, from the first source it has.
 
     1. `[leakage] table`: pairs the user computed elsewhere;
-    2. `[training_queries]`: detected here, cached by input content and options, with the
-       most accurate installed method unless `options` name one; a log of more than
+    2. `[training_queries]`: detected here, cached by input content and options, with
+       `[leakage] method` where installed, else the most accurate installed method,
+       unless `options` name one; a log of more than
        `max_queries` that is not cached yet is refused with the command that detects it
        elsewhere (the app's guard against blocking for minutes);
     3. `[leakage] ground_truth`: known pairs (the simulated demo's).
@@ -100,7 +101,7 @@ def detect_leakage(
     max_queries: int | None = None,
 ) -> LeakageTable:
     """Detect near-duplicates of every collection's topics in the training log, cached."""
-    options = options or DetectionOptions(method=best_method())
+    options = options or DetectionOptions(method=method_for(experiment.detection_method))
     from leakeval_core.experiment.collections import log_size, training_chunks
     from leakeval_core.experiment.digests import collection_digest, source_digest
 

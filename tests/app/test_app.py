@@ -58,10 +58,30 @@ def test_every_page_opens_without_error(app, page):
 
 
 def detected(experiment, cache):
-    """The LEAKAGE table the app shows: the best installed method, its own threshold."""
+    """The LEAKAGE table the app shows: the experiment's method (conftest pins one), its own
+    threshold."""
     from leakeval_core.leakage.table import load_leakage
 
     return load_leakage(experiment, cache)
+
+
+def test_a_named_method_not_installed_here_is_said(app, demo_dir, monkeypatch):
+    """An experiment that names a method this machine lacks is read with the best installed
+    one, and the leakage page says so: its flags may differ from the named method's."""
+    from leakeval_core.leakage import options
+
+    monkeypatch.setattr(options, "available_methods", lambda: ("lexical", "semantic", "hybrid"))
+    manifest = demo_dir / "experiment.toml"
+    pinned = manifest.read_text(encoding="utf-8")
+    try:
+        manifest.write_text(pinned.replace('method = "hybrid"', 'method = "hybrid-mpnet"'))
+        at = app("app_pages/leakage.py")
+    finally:
+        manifest.write_text(pinned)
+    assert at.selectbox(key="w:method").value == "hybrid"
+    assert any("names the method `hybrid-mpnet`" in w.value for w in at.warning)
+    # the edited manifest is read again (the app once served it stale from its cache)
+    assert not any("names the method" in w.value for w in app("app_pages/leakage.py").warning)
 
 
 def test_dataset_browser_counts(app, demo_experiment, demo_cache):
@@ -548,11 +568,12 @@ def test_detection_quality_tab_against_an_independent_auc(app, demo_experiment):
 
     from leakeval_core.leakage.evaluate import evaluate_detection
     from leakeval_core.leakage.labels import read_labels
-    from leakeval_core.leakage.options import best_method
+    from leakeval_core.leakage.options import is_hybrid, method_for
 
     at = app("app_pages/leakage.py")
     open_tab(at, "leakage_tab", "Detection quality")
-    quality = evaluate_detection(read_labels(demo_experiment.labels), best_method())
+    method = method_for(demo_experiment.detection_method)
+    quality = evaluate_detection(read_labels(demo_experiment.labels), method)
     y, s = quality.scored.near_duplicate.to_numpy(), quality.scored.similarity.to_numpy()
     ranks = rankdata(s)
     positives, negatives = int(y.sum()), int((y == 0).sum())
@@ -562,7 +583,7 @@ def test_detection_quality_tab_against_an_independent_auc(app, demo_experiment):
     assert int(confusion.drop(columns="verdict").to_numpy().sum()) == len(y)
     # the demo's labels are development pairs the shipped hybrid saw: the tab says so
     warned = [w.value for w in at.warning if "in-sample" in w.value]
-    if best_method() == "hybrid":
+    if is_hybrid(method):
         assert len(warned) == 1 and warned[0].startswith("361 of these 361 labelled pairs")
     else:
         assert not warned

@@ -153,6 +153,13 @@ def test_real_example_scores_like_pytrec_eval(real_example, tmp_path, monkeypatc
         assert value == pytest.approx(reference[qid]["ndcg_cut_10"], abs=1e-9)
 
 
+@pytest.fixture(scope="module")
+def real_example_cache(tmp_path_factory):
+    """One cache for every page: the example detects with the most accurate installed method
+    (hybrid-mpnet, a minute and a half here), once."""
+    return tmp_path_factory.mktemp("real-example-cache")
+
+
 @pytest.mark.parametrize(
     "page",
     [
@@ -162,11 +169,11 @@ def test_real_example_scores_like_pytrec_eval(real_example, tmp_path, monkeypatc
         "app_pages/conditions.py",
     ],
 )
-def test_dashboard_opens_the_real_example(real_example, tmp_path, monkeypatch, page):
+def test_dashboard_opens_the_real_example(real_example, real_example_cache, monkeypatch, page):
     from streamlit.testing.v1 import AppTest
 
     monkeypatch.setenv("LEAKEVAL_DATA", str(real_example.parent))
-    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(real_example_cache))
     monkeypatch.chdir(ROOT)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
     at.run()

@@ -14,8 +14,7 @@ from leakeval_core.cli import main
 from leakeval_core.io import queries
 from leakeval_core.leakage.detect import topic_texts
 from leakeval_core.leakage.distributed import connect, dask_map
-from leakeval_core.leakage.options import DetectionOptions
-from leakeval_core.leakage.semantic import available as semantic_available
+from leakeval_core.leakage.options import DetectionOptions, encoder_installed
 from leakeval_core.leakage.sharded import detect_shards
 from tests.support import realdata
 
@@ -55,7 +54,7 @@ def _leakage(root, out, *extra: str) -> bytes:
 
 @pytest.mark.parametrize("method", ["lexical", "hybrid"])
 def test_dask_output_is_byte_identical(real_log, tmp_path, method):
-    if method != "lexical" and not semantic_available():
+    if method != "lexical" and not encoder_installed("minilm"):
         pytest.skip("the semantic extra is not installed")
     # the hybrid's probabilities for these pairs (no judged near-duplicate among them) are
     # low: keep every candidate, so there is a table to compare

@@ -113,3 +113,21 @@ def test_experiments_symlinked_into_the_data_root_are_served_deeper_ones_not(tmp
     (root / "far").symlink_to(tmp_path / "far")  # an experiment two levels down: not
     assert [p.name for p in find_experiments(root)] == ["inside", "linked"]
     assert load_experiment(find_experiments(root)[1]).name == "linked"
+
+
+def test_leakage_method_is_read_and_checked(tmp_path, monkeypatch):
+    from leakeval_core.leakage import options
+
+    runs = '[runs]\npattern = "runs/c1/{model}/fold1.run"\n'
+    root = make(tmp_path, COLL + runs + '[leakage]\nmethod = "semantic-mpnet"\n')
+    named = load_experiment(root).detection_method
+    assert named == "semantic-mpnet"
+    monkeypatch.setattr(options, "available_methods", lambda: ("lexical", "semantic-mpnet"))
+    assert options.method_for(named) == "semantic-mpnet"
+    assert options.method_for(None) == "lexical"  # the most accurate of those installed
+    monkeypatch.setattr(options, "available_methods", lambda: ("lexical", "semantic", "hybrid"))
+    assert options.method_for(named) == "hybrid"  # named but not installed here
+    write(root / "experiment.toml", COLL + runs + '[leakage]\nmethod = "fuzzy"\n')
+    with pytest.raises(ParseError, match=r"leakage\.method 'fuzzy' is not one of") as err:
+        load_experiment(root)
+    assert err.value.line == 7

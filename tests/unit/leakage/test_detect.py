@@ -259,15 +259,16 @@ def test_unknown_method():
         DetectionOptions(method="fuzzy")
 
 
-def _needs_semantic():
-    from leakeval_core.leakage.semantic import available
+def _needs_semantic(encoder: str = "minilm"):
+    from leakeval_core.leakage.options import encoder_installed
 
-    if not available():
-        pytest.skip("semantic extra not installed")
+    if not encoder_installed(encoder):
+        pytest.skip(f"the {encoder} encoder is not installed")
 
 
-def test_hybrid_method_ranks_the_need_above_the_title_words():
-    _needs_semantic()
+@pytest.mark.parametrize("method", ["hybrid", "hybrid-mpnet"])
+def test_hybrid_method_ranks_the_need_above_the_title_words(method):
+    _needs_semantic("mpnet" if method.endswith("mpnet") else "minilm")
     topics = pd.DataFrame(
         {
             "qid": ["303"],
@@ -286,9 +287,9 @@ def test_hybrid_method_ranks_the_need_above_the_title_words():
             ],
         }
     )
-    pairs = detect(topic_texts(topics), log, DetectionOptions(min_similarity=0.0, method="hybrid"))
+    pairs = detect(topic_texts(topics), log, DetectionOptions(min_similarity=0.0, method=method))
     by_train = pairs.set_index("train_qid")
-    assert set(pairs.method) == {"hybrid"}
+    assert set(pairs.method) == {method}
     assert by_train.loc["same", "category"] == "identical"
     # Lexical similarity ranks the title-word overlap first (0.32 vs 0.23); the hybrid ranks
     # the need first (0.77 vs 0.70). Neither reaches the 0.8 threshold: this hard negative
