@@ -20,7 +20,8 @@ from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.measures import parse_measure
 from leakeval_core.experiment.manifest import MANIFEST, find_experiments
-from leakeval_core.leakage.options import available_methods, method_for
+from leakeval_core.leakage.options import available_methods
+from leakeval_core.leakage.table import experiment_method
 
 st.set_page_config(
     page_title="leakeval",
@@ -92,6 +93,7 @@ with st.sidebar:
     path = experiments[name]
     try:
         experiment = loaders.experiment(str(path), (path / MANIFEST).stat().st_mtime_ns)
+        detection_method = experiment_method(experiment)
     except LeakevalError as exc:
         show_error(exc)
         st.stop()
@@ -236,9 +238,7 @@ set_current(
         parse_measure(measure),
         conventions,
         chosen_statistics,
-        state.get("method")
-        if state.get("method") in available_methods()
-        else method_for(experiment.detection_method),
+        state.get("method") if state.get("method") in available_methods() else detection_method,
     )
 )
 try:

@@ -87,9 +87,15 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     from leakeval_core.experiment.collections import load_collection
     from leakeval_core.experiment.manifest import load_experiment
     from leakeval_core.io import queries, trec
+    from leakeval_core.leakage.table import experiment_method
 
     experiment = load_experiment(args.experiment)
     problems = 0
+    try:
+        experiment_method(experiment)
+    except LeakevalError as exc:
+        print(f"leakeval: {exc}", file=sys.stderr)
+        problems += 1
     for spec in experiment.collections.values():
         try:
             load_collection(spec)

@@ -13,7 +13,7 @@ import pandas as pd
 
 from leakeval_core.errors import LeakevalError, ParseError
 from leakeval_core.experiment.cache import Cache, hash_key
-from leakeval_core.experiment.manifest import Experiment
+from leakeval_core.experiment.manifest import MANIFEST, Experiment
 from leakeval_core.experiment.scores import Progress
 from leakeval_core.leakage.detect import LEAKAGE_COLUMNS, TopicTexts, detect, topic_texts
 from leakeval_core.leakage.options import METHODS, DetectionOptions, method_for, threshold_for
@@ -27,6 +27,7 @@ __all__ = [
     "agreement",
     "category_counts",
     "detect_leakage",
+    "experiment_method",
     "experiment_topic_texts",
     "ground_truth",
     "leak_share",
@@ -78,8 +79,7 @@ def load_leakage(
 
     1. `[leakage] table`: pairs the user computed elsewhere;
     2. `[training_queries]`: detected here, cached by input content and options, with
-       `[leakage] method` where installed, else the most accurate installed method,
-       unless `options` name one; a log of more than
+       `experiment_method` unless `options` name one; a log of more than
        `max_queries` that is not cached yet is refused with the command that detects it
        elsewhere (the app's guard against blocking for minutes);
     3. `[leakage] ground_truth`: known pairs (the simulated demo's).
@@ -92,6 +92,21 @@ def load_leakage(
     return _read_pairs(experiment, path)
 
 
+def experiment_method(experiment: Experiment) -> str:
+    """The method an experiment is detected with: its `[leakage] method` where installed,
+    else the most accurate installed one. A name that is no method is an error in
+    experiment.toml, located at its line."""
+    named = experiment.detection_method
+    if named is not None and named not in METHODS:
+        manifest = experiment.root / MANIFEST
+        lines = manifest.read_text(encoding="utf-8").splitlines()
+        line = next((i for i, t in enumerate(lines, 1) if t.strip().startswith("method")), None)
+        raise ParseError(
+            manifest, line, f"leakage.method {named!r} is not one of {', '.join(METHODS)}"
+        )
+    return method_for(named)
+
+
 def detect_leakage(
     experiment: Experiment,
     cache: Cache | None = None,
@@ -101,7 +116,7 @@ def detect_leakage(
     max_queries: int | None = None,
 ) -> LeakageTable:
     """Detect near-duplicates of every collection's topics in the training log, cached."""
-    options = options or DetectionOptions(method=method_for(experiment.detection_method))
+    options = options or DetectionOptions(method=experiment_method(experiment))
     from leakeval_core.experiment.collections import log_size, training_chunks
     from leakeval_core.experiment.digests import collection_digest, source_digest
 

@@ -153,13 +153,6 @@ def test_real_example_scores_like_pytrec_eval(real_example, tmp_path, monkeypatc
         assert value == pytest.approx(reference[qid]["ndcg_cut_10"], abs=1e-9)
 
 
-@pytest.fixture(scope="module")
-def real_example_cache(tmp_path_factory):
-    """One cache for every page: the example detects with the most accurate installed method
-    (hybrid-mpnet, a minute and a half here), once."""
-    return tmp_path_factory.mktemp("real-example-cache")
-
-
 @pytest.mark.parametrize(
     "page",
     [
@@ -169,11 +162,13 @@ def real_example_cache(tmp_path_factory):
         "app_pages/conditions.py",
     ],
 )
-def test_dashboard_opens_the_real_example(real_example, real_example_cache, monkeypatch, page):
+def test_dashboard_opens_the_real_example(real_example, demo_cache, monkeypatch, page):
+    """Every page on the real example, which detects with the most accurate installed method
+    (hybrid-mpnet, a minute and a half here) once: the session's cache is shared."""
     from streamlit.testing.v1 import AppTest
 
     monkeypatch.setenv("LEAKEVAL_DATA", str(real_example.parent))
-    monkeypatch.setenv("LEAKEVAL_CACHE", str(real_example_cache))
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(demo_cache.root))
     monkeypatch.chdir(ROOT)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
     at.run()

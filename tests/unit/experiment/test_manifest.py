@@ -115,19 +115,23 @@ def test_experiments_symlinked_into_the_data_root_are_served_deeper_ones_not(tmp
     assert load_experiment(find_experiments(root)[1]).name == "linked"
 
 
-def test_leakage_method_is_read_and_checked(tmp_path, monkeypatch):
+def test_leakage_method_is_read_and_checked(tmp_path, monkeypatch, capsys):
+    from leakeval_core.cli import main
     from leakeval_core.leakage import options
+    from leakeval_core.leakage.table import experiment_method
 
     runs = '[runs]\npattern = "runs/c1/{model}/fold1.run"\n'
     root = make(tmp_path, COLL + runs + '[leakage]\nmethod = "semantic-mpnet"\n')
-    named = load_experiment(root).detection_method
-    assert named == "semantic-mpnet"
+    experiment = load_experiment(root)
+    assert experiment.detection_method == "semantic-mpnet"
     monkeypatch.setattr(options, "available_methods", lambda: ("lexical", "semantic-mpnet"))
-    assert options.method_for(named) == "semantic-mpnet"
+    assert experiment_method(experiment) == "semantic-mpnet"
     assert options.method_for(None) == "lexical"  # the most accurate of those installed
     monkeypatch.setattr(options, "available_methods", lambda: ("lexical", "semantic", "hybrid"))
-    assert options.method_for(named) == "hybrid"  # named but not installed here
+    assert experiment_method(experiment) == "hybrid"  # named but not installed here
     write(root / "experiment.toml", COLL + runs + '[leakage]\nmethod = "fuzzy"\n')
     with pytest.raises(ParseError, match=r"leakage\.method 'fuzzy' is not one of") as err:
-        load_experiment(root)
+        experiment_method(load_experiment(root))
     assert err.value.line == 7
+    assert main(["validate", str(root)]) == 2
+    assert "experiment.toml:7: leakage.method 'fuzzy' is not one of" in capsys.readouterr().err
