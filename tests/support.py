@@ -52,6 +52,14 @@ def shared(*parts: str) -> Path:
     return path
 
 
+def needs_encoder(encoder: str = "minilm") -> None:
+    """Skip where a sentence encoder is not installed (`make setup` installs both)."""
+    from leakeval_core.leakage.options import encoder_installed
+
+    if not encoder_installed(encoder):
+        pytest.skip(f"the {encoder} encoder is not installed")
+
+
 def write(path: Path, text: str | bytes) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(text, bytes):

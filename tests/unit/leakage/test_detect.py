@@ -9,9 +9,9 @@ from leakeval_core.demo.generator import SOURCE
 from leakeval_core.errors import LeakevalError
 from leakeval_core.io import queries
 from leakeval_core.leakage.detect import TopicTexts, detect, topic_texts
-from leakeval_core.leakage.options import DetectionOptions
+from leakeval_core.leakage.options import DetectionOptions, encoder_of
 from leakeval_core.leakage.text import categorize, normalize
-from tests.support import realdata, write
+from tests.support import needs_encoder, realdata, write
 
 
 def test_normalize():
@@ -224,7 +224,7 @@ def test_leakage_command(tmp_path, capsys):
 
 
 def test_semantic_method_rescores_candidates():
-    _needs_semantic()
+    needs_encoder()
     topics = pd.DataFrame(
         {
             "qid": ["635"],
@@ -259,16 +259,9 @@ def test_unknown_method():
         DetectionOptions(method="fuzzy")
 
 
-def _needs_semantic(encoder: str = "minilm"):
-    from leakeval_core.leakage.options import encoder_installed
-
-    if not encoder_installed(encoder):
-        pytest.skip(f"the {encoder} encoder is not installed")
-
-
 @pytest.mark.parametrize("method", ["hybrid", "hybrid-mpnet"])
 def test_hybrid_method_ranks_the_need_above_the_title_words(method):
-    _needs_semantic("mpnet" if method.endswith("mpnet") else "minilm")
+    needs_encoder(encoder_of(method))
     topics = pd.DataFrame(
         {
             "qid": ["303"],

@@ -18,23 +18,13 @@ from leakeval_core.leakage.evaluate import (
     recall_threshold,
 )
 from leakeval_core.leakage.labels import read_labels
-from leakeval_core.leakage.options import (
-    THRESHOLDS,
-    available_methods,
-    encoder_installed,
-    encoder_of,
-)
-from tests.support import shared, write
+from leakeval_core.leakage.options import THRESHOLDS, available_methods, encoder_of
+from tests.support import needs_encoder, shared, write
 
 HEADER = (
     "topic\ttitle\tdescription\tnarrative\tvariant\ttrain_qid\ttrain_text\t"
     "title_relation\tvariant_relation\tnear_duplicate\n"
 )
-
-
-def needs_encoder(encoder: str = "minilm"):
-    if not encoder_installed(encoder):
-        pytest.skip(f"the {encoder} encoder is not installed")
 
 
 def dev_labels():
