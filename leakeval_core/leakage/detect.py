@@ -46,6 +46,7 @@ __all__ = [
     "METHODS",
     "DetectionOptions",
     "TopicTexts",
+    "announce_scoring",
     "build_index",
     "detect",
     "pairs_from_candidates",
@@ -139,7 +140,21 @@ def detect(
         seen += len(chunk)
         if progress:
             progress(seen, total or seen, "training queries compared")
+    announce_scoring(progress, seen, total or seen, "training queries compared", options.method)
     return pairs_from_candidates(test, best, index, options)
+
+
+def announce_scoring(
+    progress: Callable[[int, int, str], None] | None,
+    done: int,
+    total: int,
+    what: str,
+    method: str,
+) -> None:
+    """Once the whole log is compared, say that its candidates are being scored: with mpnet
+    that takes longer than the comparison, and a full bar alone looks stuck."""
+    if progress and method != "lexical":
+        progress(done, total, f"{what}; scoring the candidates ({method})…")
 
 
 def build_index(

@@ -19,7 +19,12 @@ from pathlib import Path
 import pandas as pd
 
 from leakeval_core.errors import LeakevalError
-from leakeval_core.leakage.detect import TopicTexts, build_index, pairs_from_candidates
+from leakeval_core.leakage.detect import (
+    TopicTexts,
+    announce_scoring,
+    build_index,
+    pairs_from_candidates,
+)
 from leakeval_core.leakage.options import DetectionOptions
 from leakeval_core.leakage.search import (
     IDF_SAMPLE,
@@ -91,6 +96,8 @@ def detect_shards(
     report = LogReport(len(shards), queries, tuple(skipped))
     if queries == 0:
         raise LeakevalError("the training query log is empty (no shard could be compared)")
+    compared = f"shards compared ({queries:,} queries)"
+    announce_scoring(progress, len(shards), len(shards), compared, options.method)
     return pairs_from_candidates(test, best, index, options), report
 
 

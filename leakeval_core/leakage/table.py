@@ -130,10 +130,12 @@ def detect_leakage(
         fields,
     )
 
+    size = None  # counted only where the app asks: its bar then shows the real share done
+
     def build() -> tuple[pd.DataFrame, dict]:
         side = experiment_topic_texts(experiment, fields)
-        pairs = detect(side, training_chunks(source, options.chunk_size), options, progress)
-        return pairs[LEAKAGE_COLUMNS], {}
+        chunks = training_chunks(source, options.chunk_size)
+        return detect(side, chunks, options, progress, size)[LEAKAGE_COLUMNS], {}
 
     hit = cache.get("leakage", key)
     if hit is None and max_queries is not None:

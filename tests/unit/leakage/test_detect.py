@@ -244,9 +244,20 @@ def test_semantic_method_rescores_candidates():
         }
     )
     side = topic_texts(topics)
-    lexical = detect(side, log, DetectionOptions(min_similarity=0.0)).set_index("train_qid")
-    semantic = detect(side, log, DetectionOptions(min_similarity=0.0, method="semantic"))
-    semantic = semantic.set_index("train_qid")
+    notes: dict[str, list[str]] = {"lexical": [], "semantic": []}
+    lexical = detect(
+        side, log, DetectionOptions(min_similarity=0.0), lambda d, t, w: notes["lexical"].append(w)
+    ).set_index("train_qid")
+    semantic = detect(
+        side,
+        log,
+        DetectionOptions(min_similarity=0.0, method="semantic"),
+        lambda d, t, w: notes["semantic"].append(w),
+    ).set_index("train_qid")
+    # once the log is compared the progress says the candidates are being scored, which
+    # with mpnet takes longer than the comparison
+    assert notes["lexical"][-1] == "training queries compared"
+    assert notes["semantic"][-1] == "training queries compared; scoring the candidates (semantic)…"
     assert set(semantic.method) == {"semantic"}
     assert semantic.similarity.between(0, 1).all()
     assert semantic.similarity.idxmax() == "a"
