@@ -54,14 +54,19 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
     measures, conventions = measures_from(args), conventions_from(args)
     _warn_deeper_cutoffs(measures, conventions)
-    qrels = PreparedQrels(trec.read_qrels_table(args.qrels), conventions)
-    qrels.judged_index  # noqa: B018 - built (and its scratch returned) before the runs start
-    return_free_memory()
+
+    def prepare() -> PreparedQrels:
+        """Runs while the first run files are read; its scratch is returned after."""
+        qrels = PreparedQrels(trec.read_qrels_table(args.qrels), conventions)
+        qrels.judgments  # noqa: B018
+        return_free_memory()
+        return qrels
+
     rows: list[tuple[str, str, str, float]] = []
     means: dict[str, dict[str, float]] = {}
     diagnostics = {}
     names = trec.unique_run_names(args.run)
-    results = score_files(args.run, qrels, measures, progress("scoring"))
+    results = score_files(args.run, prepare, measures, progress("scoring"))
     for path, name, result in zip(args.run, names, results, strict=True):
         if isinstance(result, Exception):
             raise result

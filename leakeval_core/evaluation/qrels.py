@@ -9,15 +9,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from leakeval_core.evaluation.arrow import (
-    StringIndex,
-    as_table,
-    codes,
-    dictionary,
-    rank_within,
-    strings,
-)
+from leakeval_core.evaluation.arrow import as_table, codes, dictionary, rank_within, strings
 from leakeval_core.evaluation.conventions import Conventions
+from leakeval_core.evaluation.judgments import JudgmentIndex
 from leakeval_core.io import trec
 from leakeval_core.io.arrays import from_numpy, to_numpy
 
@@ -35,7 +29,7 @@ class PreparedQrels:
         table = as_table(qrels, "grade")
         qid_codes, qid_values = dictionary(table, "qid")
         self._docids = table.column("docid").chunk(0)
-        self._grades = to_numpy(table.column("grade")).astype(np.int64)
+        self._grades = to_numpy(table.column("grade")).astype(np.int64, copy=False)
         relevant = self._grades >= conventions.relevance_level
         num_rel = np.bincount(qid_codes, weights=relevant, minlength=len(qid_values))
         by_qid = to_numpy(pc.sort_indices(qid_values))
@@ -89,21 +83,18 @@ class PreparedQrels:
         return codes(qids, self._qid_set)
 
     @cached_property
-    def judged_index(self) -> tuple[StringIndex, np.ndarray, np.ndarray]:
-        """Judgments of scored queries keyed by (document, query): the documents
-        (searchable), and the sorted keys `document position × queries + query` with the
-        judgments' grades in the same order.
-
-        A run's rows then need one search for their distinct documents and one among the
-        keys. Built once, however many runs follow.
-        """
+    def judgments(self) -> JudgmentIndex:
+        """The scored queries' judgments, searchable by (query, document); built once,
+        however many runs follow."""
         scored = np.flatnonzero(self._row_qidx >= 0)
-        keys = to_numpy(self._docids.indices)[scored].astype(np.int64)
-        keys *= len(self.qids)
-        keys += self._row_qidx[scored]
-        order = np.argsort(keys)
-        grades = self._grades[scored[order]].astype(float)
-        return StringIndex(self._docids.dictionary), keys[order], grades
+        docs = to_numpy(self._docids.indices)[scored]
+        return JudgmentIndex(
+            len(self.qids),
+            self._row_qidx[scored],
+            docs,
+            self._docids.dictionary,
+            self._grades[scored],
+        )
 
     def pytrec_qrels(self, gain_transformed: bool) -> dict[str, dict[str, int]]:
         """Qrels as pytrec_eval wants them: str keys, int grades.

@@ -304,10 +304,12 @@ def test_plain_pytrec_eval_agrees_on_core17_per_query():
         assert row.value == pytest.approx(reference[row.qid][row.measure], abs=1e-6)
 
 
-def test_score_files_matches_pytrec_eval_per_file_and_keeps_order(tmp_path):
-    """The batch path (thread pool, one document index searched by every file) against an
+@pytest.mark.parametrize("prepared_while_reading", [False, True])
+def test_score_files_matches_pytrec_eval_per_file_and_keeps_order(tmp_path, prepared_while_reading):
+    """The batch path (thread pool, one judgment index searched by every file) against an
     independent pytrec_eval on each file, with a broken file in the middle and shuffled line
-    order."""
+    order; the qrels given prepared, or as the function that prepares them while the first
+    files are read."""
     import pytrec_eval
 
     from leakeval_core.evaluation.scoring import score_files
@@ -324,9 +326,13 @@ def test_score_files_matches_pytrec_eval_per_file_and_keeps_order(tmp_path):
     (tmp_path / "bad.run").write_text("q1 Q0 d1 1 x sys\n")
     paths.insert(2, tmp_path / "bad.run")
     conventions = Conventions(depth=1000, tie_order="docid_desc")
-    qrels = PreparedQrels(trec.read_qrels_table(qrels_path), conventions)
+
+    def qrels() -> PreparedQrels:
+        return PreparedQrels(trec.read_qrels_table(qrels_path), conventions)
+
+    given = qrels if prepared_while_reading else qrels()
     seen = []
-    results = list(score_files(paths, qrels, "ndcg_cut_10,map", lambda d, t, w: seen.append(d)))
+    results = list(score_files(paths, given, "ndcg_cut_10,map", lambda d, t, w: seen.append(d)))
     assert isinstance(results[2], LeakevalError) and "bad.run:1" in str(results[2])
     assert seen[-1] == len(paths)
     with open(qrels_path) as fh:
@@ -369,3 +375,24 @@ def test_release_memory_promptly_sets_mimalloc_options_only_before_pyarrow(befor
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == expected
+
+
+def test_qrels_that_fail_to_prepare_stop_the_batch(tmp_path, monkeypatch):
+    """The error of the qrels function is raised to the caller, and the files still queued
+    are not read: the workers waiting for the qrels get the error instead of hanging."""
+    from leakeval_core.evaluation.scoring import score_files
+
+    read = []
+    real_read = trec.read_run_table
+    monkeypatch.setattr(trec, "read_run_table", lambda p: read.append(p) or real_read(p))
+    paths = []
+    for i in range(50):
+        paths.append(tmp_path / f"r{i}.run")
+        paths[-1].write_text("q1 Q0 d1 1 1.0 x\n")
+
+    def broken() -> PreparedQrels:
+        return PreparedQrels(trec.read_qrels_table(tmp_path / "missing.txt"))
+
+    with pytest.raises(LeakevalError, match=r"missing\.txt: no such file"):
+        list(score_files(paths, broken, "map"))
+    assert len(read) < len(paths)
