@@ -57,8 +57,8 @@ def test_property_qrels_reader_on_any_bytes(data):
 @given(st.lists(st.tuples(token, token, token, st.integers(-3, 4).map(str) | token), max_size=8))
 def test_property_qrels_reader_on_qrels_like_text(rows):
     frame = check(trec.read_qrels, "\n".join(" ".join(r) for r in rows).encode())
-    if frame is not None:
-        assert len(frame) == len(rows)
+    if frame is not None:  # a line whose first token starts with '#' is a comment
+        assert len(frame) == sum(not qid.startswith("#") for qid, *_ in rows)
 
 
 @given(st.binary(max_size=300) | st.text(max_size=300).map(str.encode))

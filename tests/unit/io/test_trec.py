@@ -86,6 +86,30 @@ def test_binary_and_invalid_utf8(tmp_path):
     assert err.value.line == 2 and "UTF-8" in err.value.why
 
 
+@pytest.mark.parametrize(
+    ("tail", "clean"),
+    [
+        ("é".encode(), True),  # a two-byte character cut by the window boundary
+        (b"\xc3x", False),  # a cut character that never ends: ASCII follows
+        (b"\xc3", False),  # ... or the file does
+        (b"x\xff", False),  # an invalid byte in the second window, after ASCII
+        (b"x\t", False),  # a tab in the second window
+    ],
+)
+def test_large_files_are_checked_window_by_window(tmp_path, monkeypatch, tail, clean):
+    """A file larger than one mapping is checked a window at a time, with UTF-8 state
+    carried across the boundary; whatever is not clean is read line by line, which names
+    the problem."""
+    import mmap
+
+    monkeypatch.setattr(trec, "MAPPED_BYTES", mmap.ALLOCATIONGRANULARITY)
+    line = b"q1 Q0 d1 1 1 x\n"
+    head = line * (mmap.ALLOCATIONGRANULARITY // len(line) - 1) + b"q1 Q0 d2 1 1 "
+    head += b"x" * (mmap.ALLOCATIONGRANULARITY - 1 - len(head))  # the tag, to one byte short
+    path = write(tmp_path / "r.run", head + tail + b"\n")
+    assert (trec._clean_file(path) is not None) == clean
+
+
 def test_missing_file_and_directory(tmp_path):
     with pytest.raises(ParseError, match="no such file"):
         trec.read_run(tmp_path / "nope.run")
