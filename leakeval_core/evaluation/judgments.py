@@ -2,11 +2,10 @@
 
 Every run asks the same qrels for the grade of each of its rows, so the judgments are
 indexed once: each gets a 64-bit key, the query's position in the high bits and a hash of
-the docid in the rest, and the keys are sorted. A ranked run comes grouped by query, so
-its rows' keys fall in one query's block of the index at a time and the search stays in
-cache without sorting them first. A key that matches is confirmed by comparing the docid
-strings, trying the next equal key where they differ, so a hash collision can never make a
-false match.
+the docid in the rest, and the keys are sorted and split into buckets of one or two. A
+row's key is then found in one vectorised walk over its bucket, and a key that matches is
+confirmed by comparing the docid strings, trying the next equal key where they differ, so
+a hash collision can never make a false match.
 """
 
 from __future__ import annotations
@@ -75,8 +74,7 @@ class JudgmentIndex:
 
     def grades(self, qidx: np.ndarray, docs: np.ndarray, doc_values: pa.Array) -> np.ndarray:
         """Each row's grade as float, NaN where the pair is not judged. A row is the query
-        `qidx` (a position as in the index) and the document `doc_values[docs]`; rows
-        grouped by query are searched fastest."""
+        `qidx` (a position as in the index) and the document `doc_values[docs]`."""
         out = np.full(len(qidx), np.nan)
         if not len(self._keys_sorted) or not len(qidx):
             return out
