@@ -184,19 +184,26 @@ def _clean_file(source: Source) -> Path | None:
     path = Path(source)
     if not path.is_file():
         return None
+    try:
+        with open(path, "rb") as fh:
+            return path if _is_clean_file(fh) else None
+    except (OSError, ValueError):  # unreadable, or cannot be mapped: `load_bytes` says which
+        return None
+
+
+def _is_clean_file(fh: io.BufferedReader) -> bool:
     decoder = codecs.getincrementaldecoder("utf-8")()
     seen_text = False
-    with open(path, "rb") as fh:
-        size = os.fstat(fh.fileno()).st_size
-        for start in range(0, size, MAPPED_BYTES):
-            length = min(MAPPED_BYTES, size - start)
-            with mmap.mmap(fh.fileno(), length, access=mmap.ACCESS_READ, offset=start) as window:
-                if start == 0 and window[:3].startswith((b"\x1f\x8b", _BOM)):
-                    return None
-                if not _is_clean(window, decoder, final=start + length == size):
-                    return None
-                seen_text = seen_text or _TEXT.search(window) is not None
-    return path if seen_text else None
+    size = os.fstat(fh.fileno()).st_size
+    for start in range(0, size, MAPPED_BYTES):
+        length = min(MAPPED_BYTES, size - start)
+        with mmap.mmap(fh.fileno(), length, access=mmap.ACCESS_READ, offset=start) as window:
+            if start == 0 and window[:3].startswith((b"\x1f\x8b", _BOM)):
+                return False
+            if not _is_clean(window, decoder, final=start + length == size):
+                return False
+            seen_text = seen_text or _TEXT.search(window) is not None
+    return seen_text
 
 
 _TEXT = re.compile(rb"[^ \n\x0b\x0c]")

@@ -110,6 +110,21 @@ def test_large_files_are_checked_window_by_window(tmp_path, monkeypatch, tail, c
     assert (trec._clean_file(path) is not None) == clean
 
 
+def test_a_file_that_cannot_be_mapped_is_read(tmp_path, monkeypatch):
+    """Some file systems refuse mmap; the file is then read into memory, same result."""
+    import mmap
+
+    path = write(tmp_path / "r.run", RUN.encode())
+    expected = trec.read_run(path)
+
+    def refuse(*args, **kwargs):
+        raise OSError(19, "No such device")
+
+    monkeypatch.setattr(mmap, "mmap", refuse)
+    assert trec._clean_file(path) is None
+    assert trec.read_run(path).equals(expected)
+
+
 def test_missing_file_and_directory(tmp_path):
     with pytest.raises(ParseError, match="no such file"):
         trec.read_run(tmp_path / "nope.run")
