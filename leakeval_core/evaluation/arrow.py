@@ -21,13 +21,7 @@ if TYPE_CHECKING:
     RunLike = pd.DataFrame | pa.Table
     """A run (qid, docid, score) or qrels (qid, docid, grade) as a frame or arrow table."""
 
-__all__ = [
-    "as_table",
-    "codes",
-    "dictionary",
-    "rank_within",
-    "strings",
-]
+__all__ = ["as_table", "codes", "dictionary", "rank_within", "strings"]
 
 
 def rank_within(group: np.ndarray) -> np.ndarray:

@@ -1,9 +1,9 @@
 """64-bit hashes of strings, computed in bulk with numpy over arrow's buffers.
 
 A hash narrows a search to the strings that may be equal; the strings are then compared, so
-a collision can cost time but never make a false match. Used where a hash table would be
-built and thrown away per file: looking up run rows in the qrels' judgments, and telling a
-run's documents apart.
+a collision can cost time but never make a false match. The qrels' judgment index
+(`evaluation.judgments`) keys its docids this way: built once, it is searched by every run,
+where pyarrow's lookups rebuild their hash table on every call.
 """
 
 from __future__ import annotations
