@@ -58,7 +58,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
     def prepare() -> PreparedQrels:
         """Runs while the first run files are read; its scratch is returned after."""
         qrels = PreparedQrels(trec.read_qrels_table(args.qrels), conventions)
-        qrels.judgments  # noqa: B018
+        qrels.judgments  # noqa: B018 - built here, so its scratch is among what is returned
         return_free_memory()
         return qrels
 

@@ -199,12 +199,6 @@ def _zero_missing(values: dict[str, np.ndarray], absent: np.ndarray) -> None:
 
 def _score_ranked(run: Ranked, qrels: PreparedQrels, measures: tuple[Measure, ...]) -> RunScores:
     grades = qrels.judgments.grades(run.qidx, run.docs, run.doc_values)
-    return _finish(run, grades, qrels, measures)
-
-
-def _finish(
-    run: Ranked, grades: np.ndarray, qrels: PreparedQrels, measures: tuple[Measure, ...]
-) -> RunScores:
     if (
         len(run.doc_values)
         and np.isnan(grades).all()
