@@ -1,72 +1,46 @@
-"""leakeval dashboard: routing, the shared sidebar and state. Pages live in app_pages/."""
+"""leakeval dashboard: routing, the shared sidebar and the View. Pages live in app_pages/."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from leakeval_app import collector, loaders, state
-from leakeval_app.context import (
-    APP_MEASURES,
-    AppContext,
-    current,
-    data_root,
-    presenting,
-    set_current,
-)
+from leakeval_app.context import APP_MEASURES, AppContext, data_root, set_current
 from leakeval_app.render import PRESENTATION_CSS, lazy_expander, show_error
-from leakeval_core.analysis.options import Statistics
+from leakeval_core.api.terms import APP_DETECTION_LIMIT, Statistics
 from leakeval_core.demo.generator import generate_demo
 from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.conventions import Conventions
-from leakeval_core.evaluation.measures import parse_measure
-from leakeval_core.experiment.manifest import MANIFEST, find_experiments
-from leakeval_core.leakage.options import available_methods
-from leakeval_core.leakage.table import experiment_method
+from leakeval_core.experiment.manifest import find_experiments, load_experiment
 
+PAGES = {
+    "story": ("app_pages/story.py", "Story", ":material/campaign:"),
+    "datasets": ("app_pages/datasets.py", "Dataset browser", ":material/dataset:"),
+    "leakage": ("app_pages/leakage.py", "Leakage overlap", ":material/water_drop:"),
+    "queries": ("app_pages/queries.py", "Per-query drill-down", ":material/query_stats:"),
+    "conditions": ("app_pages/conditions.py", "Condition comparison", ":material/monitoring:"),
+}
+state.start()
+presenting = state.view().present
+# before the navigation: the app's icon, not a page's, is the tab's (a page's material icon
+# would be fetched from Google's servers)
 st.set_page_config(
     page_title="leakeval",
     page_icon="assets/favicon.png",
     layout="wide",
-    initial_sidebar_state="collapsed" if presenting() else "auto",
+    initial_sidebar_state="collapsed" if presenting else "auto",
 )
-if presenting():
+navigation = st.navigation(
+    [
+        st.Page(path, title=title, icon=icon, url_path=url, default=url == "story")
+        for url, (path, title, icon) in PAGES.items()
+    ]
+)
+state.on_page(navigation.url_path or "story")
+if presenting:
     st.html(PRESENTATION_CSS)
-
-PAGES = [
-    st.Page(
-        "app_pages/story.py",
-        title="Story",
-        icon=":material/campaign:",
-        url_path="story",
-        default=True,
-    ),
-    st.Page(
-        "app_pages/datasets.py",
-        title="Dataset browser",
-        icon=":material/dataset:",
-        url_path="datasets",
-    ),
-    st.Page(
-        "app_pages/leakage.py",
-        title="Leakage overlap",
-        icon=":material/water_drop:",
-        url_path="leakage",
-    ),
-    st.Page(
-        "app_pages/queries.py",
-        title="Per-query drill-down",
-        icon=":material/query_stats:",
-        url_path="queries",
-    ),
-    st.Page(
-        "app_pages/conditions.py",
-        title="Condition comparison",
-        icon=":material/monitoring:",
-        url_path="conditions",
-    ),
-]
-navigation = st.navigation(PAGES)
-state.restore_url()
+state.sync_url()
+notices = st.container()
 
 root = data_root()
 if not find_experiments(root):
@@ -88,12 +62,12 @@ names = sorted(experiments, key=lambda n: (n != "demo", n))
 with st.sidebar:
     st.title("leakeval")
     st.caption("How much of a zero-shot score comes from leaked test queries?")
-    name = st.selectbox("Experiment", names, key=state.seed("experiment", names[0], names))
-    state.remember("experiment")
-    path = experiments[name]
+    name = state.control(st.selectbox, "Experiment", "experiment", names, default=names[0])
     try:
-        experiment = loaders.experiment(str(path), (path / MANIFEST).stat().st_mtime_ns)
-        detection_method = experiment_method(experiment)
+        # read on every rerun: a run added or removed under the pattern changes the key
+        experiment = load_experiment(experiments[name])
+        fingerprint = experiment.fingerprint()
+        study = loaders.study(str(experiment.root), fingerprint, experiment)
     except LeakevalError as exc:
         show_error(exc)
         st.stop()
@@ -106,147 +80,165 @@ with st.sidebar:
         )
 
     labels = {m.name: m.label for m in APP_MEASURES}
-    measure = st.selectbox(
+    measure = state.control(
+        st.selectbox,
         "Measure",
+        "measure",
         list(labels),
+        default="ndcg_cut_10",
         format_func=labels.get,
-        key=state.seed("measure", "ndcg_cut_10", list(labels)),
         help="MFR is the mean of the first relevant rank: lower is better.",
     )
     # Settings changed rarely sit in lazy expanders: closed, their widgets are not sent at
     # all (each costs the browser a few ms per rerun), and a caption under each shows them.
-    presets = ["leakeval", "trec_eval 10"]
-    preset_key = state.seed("preset", "leakeval", presets)
-    depth_key = state.seed("depth", 100, range(1, 10_001), int)
-    level_key = state.seed("rel", 1, [1, 2, 3], int)
-    gain_key = state.seed("gain", "linear", ["linear", "exponential"])
-    preset, depth, level, gain = (
-        st.session_state[k] for k in (preset_key, depth_key, level_key, gain_key)
+    conventions = state.view().conventions
+    presets = {"leakeval": Conventions(), "trec_eval 10": Conventions.trec_eval()}
+    preset = next(
+        (
+            label
+            for label, c in presets.items()
+            if (c.tie_order, c.missing, c.no_relevant)
+            == (conventions.tie_order, conventions.missing, conventions.no_relevant)
+        ),
+        "leakeval",
     )
-    # constant labels: Streamlit makes an expander whose label changed a new (closed) one
     scoring = lazy_expander("Conventions", "settings_conventions", ":material/tune:")
     with scoring:
         if scoring.open:
+
+            def choose_preset() -> None:
+                chosen = presets[st.session_state[state.widget_key("preset")]]
+                state.put(
+                    depth=chosen.depth,
+                    ties=chosen.tie_order,
+                    missing=chosen.missing,
+                    unjudged=chosen.no_relevant,
+                )
+
+            st.session_state.setdefault(state.widget_key("preset"), preset)
             st.radio(
                 "Preset",
-                presets,
+                list(presets),
                 horizontal=True,
-                key=preset_key,
-                on_change=lambda: state.put(
-                    "depth", 1000 if st.session_state[preset_key] == "trec_eval 10" else 100
-                ),
+                key=state.widget_key("preset"),
+                on_change=choose_preset,
                 help="trec_eval 10: ties by docid descending, depth 1000, queries without a "
                 "relevant document scored 0 and averaged in (leakeval excludes and counts "
                 "them). The depth below still applies, as trec_eval -M does.",
             )
-            st.number_input(
-                "Depth (documents per query that count)", 1, 10_000, key=depth_key, step=10
+            state.control(
+                st.number_input,
+                "Depth (documents per query that count)",
+                "depth",
+                default=Conventions.depth,
+                parse=state.bounded(int, 1, 10_000),
+                min_value=1,
+                max_value=10_000,
+                step=10,
             )
-            st.selectbox(
+            state.control(
+                st.selectbox,
                 "Relevant from grade",
+                "rel",
                 [1, 2, 3],
-                key=level_key,
+                default=1,
                 help="relevance_level: binary measures (P, recall, MAP, RR, first "
                 "relevant rank) count grades at or above this as relevant.",
             )
-            st.radio(
+            state.control(
+                st.radio,
                 "nDCG gain",
+                "gain",
                 ["linear", "exponential"],
+                default="linear",
                 horizontal=True,
-                key=gain_key,
                 help="linear: gain = grade (trec_eval, BEIR). exponential: 2^grade − 1.",
             )
-    chosen = {"depth": int(depth), "relevance_level": int(level), "gain": gain}
-    conventions = (
-        Conventions.trec_eval(**chosen) if preset == "trec_eval 10" else Conventions(**chosen)
-    )
-
     tests = {"ttest": "paired t-test", "randomization": "randomization test"}
     corrections = {"bonferroni": "Bonferroni", "holm": "Holm", "none": "no correction"}
-    alphas = [0.001, 0.01, 0.05, 0.1]
-    test_key = state.seed("test", "ttest", list(tests))
-    correction_key = state.seed("correction", "bonferroni", list(corrections))
     intervals = {"test": "the test's own (dual to the marks)", "bootstrap": "percentile bootstrap"}
-    alpha_key = state.seed("alpha", 0.05, alphas, float)
-    interval_key = state.seed("interval", "test", list(intervals))
-    chosen_statistics = Statistics(
-        st.session_state[test_key],
-        st.session_state[correction_key],
-        float(st.session_state[alpha_key]),
-        interval=st.session_state[interval_key],
-    )
-    st.caption(f"{preset}: depth {depth}, relevant from grade {level}, {gain} gain")
     statistics = lazy_expander("Statistics", "settings_statistics", ":material/functions:")
     with statistics:
         if statistics.open:
-            st.selectbox(
+            state.control(
+                st.selectbox,
                 "Test",
+                "test",
                 list(tests),
+                default=Statistics.test,
                 format_func=tests.get,
-                key=test_key,
                 help="Paired over queries: Student's t (the study's protocol) or a sign-flip "
                 "randomization test (10,000 seeded permutations).",
             )
-            st.selectbox(
+            state.control(
+                st.selectbox,
                 "Correction",
+                "correction",
                 list(corrections),
+                default=Statistics.correction,
                 format_func=corrections.get,
-                key=correction_key,
                 help="Applied within each collection's comparisons: the same family in the "
                 "app, the report and the CLI.",
             )
-            st.select_slider("Significance level α", alphas, key=alpha_key)
-            st.selectbox(
+            state.control(
+                st.select_slider,
+                "Significance level α",
+                "alpha",
+                [0.001, 0.01, 0.05, 0.1],
+                default=Statistics.alpha,
+            )
+            state.control(
+                st.selectbox,
                 "Intervals of differences",
+                "interval",
                 list(intervals),
+                default=Statistics.interval,
                 format_func=intervals.get,
-                key=interval_key,
                 help="The test's own interval at the level the correction tests each "
                 "comparison at excludes 0 exactly when the comparison is significant. The "
                 "bootstrap makes no normality assumption but can disagree near 0.",
             )
-    st.caption(chosen_statistics.describe())
-    for key in (
-        "measure",
-        "preset",
-        "depth",
-        "rel",
-        "gain",
-        "test",
-        "correction",
-        "alpha",
-        "interval",
-    ):
-        state.remember(key)
-    st.caption(
-        f"**Conventions.** {conventions.describe()}. Folds are combined per query before any mean."
-    )
-    if depth_note := conventions.depth_note([parse_measure(measure)]):
+    view = state.view()
+    context = AppContext(study, (str(experiment.root), fingerprint), view)
+    c = view.conventions
+    st.caption(f"{preset}: depth {c.depth}, relevant from grade {c.relevance_level}, {c.gain} gain")
+    st.caption(view.statistics.describe())
+    st.caption(f"**Conventions.** {c.describe()}. Folds are combined per query before any mean.")
+    if depth_note := c.depth_note([context.measure]):
         st.caption(f"**Depth.** {depth_note}.")
-    st.toggle(
+    state.control(
+        st.toggle,
         "Presentation mode",
-        key=state.seed("present", False, [False, True], lambda raw: raw in ("1", "True")),
+        "present",
+        default=False,
+        parse=state.flag,
         help="Large type, controls hidden, the sidebar closed: for showing the story to a "
         "room. Also by adding ?present=1 to the URL.",
     )
-    state.remember("present")
 
-set_current(
-    AppContext(
-        experiment,
-        experiment.fingerprint(),
-        parse_measure(measure),
-        conventions,
-        chosen_statistics,
-        state.get("method") if state.get("method") in available_methods() else detection_method,
+set_current(context)
+if not study.scores_ready(view.conventions, APP_MEASURES):
+    bar = st.progress(0.0, text="Scoring runs…")
+    study.scores(
+        view.conventions,
+        APP_MEASURES,
+        progress=lambda done, total, what: bar.progress(
+            done / max(total, 1), text=f"Scoring run {done} of {total}: {what}"
+        ),
     )
-)
-try:
-    results = loaders.results(current().key)
-except LeakevalError as exc:
-    show_error(exc)
-    st.stop()
-if leakage_error := loaders.leakage(current().leakage_key).error:
+    bar.empty()
+if not study.leakage_ready(context.method):
+    bar = st.progress(0.0, text="Finding near-duplicates of the topics in the training log…")
+    study.leakage(
+        context.method,
+        progress=lambda done, total, what: bar.progress(
+            min(done / max(total, 1), 1.0), text=f"{done:,} {what}"
+        ),
+        max_queries=APP_DETECTION_LIMIT,
+    )
+    bar.empty()
+results = study.scores(view.conventions, APP_MEASURES)
+if leakage_error := context.leakage.error:
     st.error(f"leakeval: leakage pairs unavailable: {leakage_error}")
 if len(results.failures):
     with st.expander(
@@ -256,7 +248,9 @@ if len(results.failures):
     ):
         for error in results.failures.error:
             st.error(f"leakeval: {error}")
-    if results.scores.empty:
+    if results.table.empty:
         st.stop()  # every run failed: nothing any page could show
 navigation.run()
+for notice in state.take_notices():
+    notices.warning(notice, icon=":material/link_off:")
 collector.freeze_long_lived_objects()

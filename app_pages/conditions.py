@@ -2,26 +2,19 @@
 
 import streamlit as st
 
-from leakeval_app import loaders, state, views
+from leakeval_app import state, views
 from leakeval_app.context import current
-from leakeval_app.render import show_error, show_fig, show_table, tabs
-from leakeval_core.analysis.audit import audit_conventions
-from leakeval_core.analysis.compare import significance_marks
-from leakeval_core.analysis.folds import select
+from leakeval_app.render import show_error, show_fig, show_table
+from leakeval_core import api
 from leakeval_core.errors import LeakevalError
 from leakeval_core.present.condition_plots import (
     condition_figure,
     difference_figure,
     inflation_figure,
+    significance_marks,
     tau_figure,
 )
-from leakeval_core.present.meeting import (
-    ReportOptions,
-    build_report,
-    chart_roles,
-    interval_caption,
-    significance_caption,
-)
+from leakeval_core.present.meeting import chart_roles
 from leakeval_core.present.tables import to_latex
 
 ctx = current()
@@ -33,10 +26,9 @@ preferred = chart_roles(design, charted) if charted else ("collection", None, No
 none = "(none)"
 
 
-def choose(label: str, key: str, options: list, preferred: str | None):
+def choose(label: str, name: str, options: list, preferred: str | None):
     default = preferred if preferred in options else options[0]
-    value = st.selectbox(label, options, key=state.seed(key, default, options))
-    state.remember(key)
+    value = state.control(st.selectbox, label, name, options, default=default)
     return None if value == none else value
 
 
@@ -53,33 +45,31 @@ fixed = {}
 rest = [f for f in factors if f not in by]
 for column, factor in zip(st.columns(len(rest)) if rest else [], rest, strict=True):
     levels = experiment.levels(factor)
-    key = "collection" if factor == "collection" else f"fix_{factor}"  # shared with pages
+    # the collection is shared with every page; other levels are this page's
+    name = "collection" if factor == "collection" else f"fix_{factor}"
     # collections in the manifest's order, as on every other page; other levels sorted
     first = next(iter(experiment.collections)) if factor == "collection" else levels[0]
-    fixed[factor] = column.selectbox(
-        factor, levels, key=state.seed(key, first, levels, type(levels[0]))
-    )
-    state.remember(key)
+    with column:
+        fixed[factor] = state.control(st.selectbox, factor, name, levels, default=first)
 
-means = views.means(ctx.key, measure.name, tuple(by), fixed)
+means = views.means(ctx, tuple(by), fixed)
 stats = ctx.statistics
-tests = views.comparisons(ctx.key, measure.name, colour, fixed, stats) if colour else None
-marks = significance_marks(tests, x, facet) if tests is not None else None
+tests = views.comparisons(ctx, colour, fixed) if colour else None
+marks = significance_marks(tests.table, x, facet) if tests is not None else None
 show_fig(condition_figure, means, measure, x, colour, facet, marks, ctx.palette)
-fold_rule = loaders.per_query_table(ctx.key, measure.name).fold_rule
 st.caption(
     "Each query contributes one value per condition (folds combined per query; detected fold "
-    f"rule: **{fold_rule}**). Bands: 95% t interval of each mean on its own; the paired "
-    "differences and their corrected intervals are in the Significance tab. "
+    f"rule: **{api.fold_rule(ctx.study, ctx.settings)}**). Bands: 95% t interval of each mean "
+    "on its own; the paired differences and their corrected intervals are in the "
+    "Significance tab. "
     + (
-        f"✱: the {colour} levels differ significantly at this point. "
-        + significance_caption(colour, "every pair of levels", tests, stats)
+        f"✱: the {colour} levels differ significantly at this point. {tests.caption}"
         if tests is not None
         else "Choose a colour factor to test its levels."
     )
 )
 
-tab_means, tab_tests, tab_inflation, tab_tau, tab_more = tabs(
+tab_means, tab_tests, tab_inflation, tab_tau, tab_more = state.tabs(
     ["Means", "Significance", "Inflation", "Ranking change", "Audit & downloads"], "conditions_tab"
 )
 with tab_means:
@@ -99,65 +89,46 @@ with tab_tests:
         if tests is None:
             st.caption("Choose a colour factor: its levels are compared at every point.")
         else:
-            show_fig(difference_figure, tests, measure, x, facet, colour, ctx.palette)
-            st.caption(
-                significance_caption(colour, "every pair of levels", tests, stats)
-                + " "
-                + interval_caption(tests, stats)
-            )
-            show_table(tests, height=360)
+            show_fig(difference_figure, tests.table, measure, x, facet, colour, ctx.palette)
+            st.caption(tests.caption)
+            show_table(tests.table, height=360)
 with tab_inflation:
     if tab_inflation.open:
-        leakage = loaders.leakage(ctx.leakage_key)
-        why = design.why_not("Inflation", "leakage")
-        if why or leakage.empty:
-            st.info(
-                why
-                or "Inflation needs leakage pairs: add `[training_queries]` or "
-                "`[leakage] table` to experiment.toml.",
-                icon=":material/info:",
-            )
+        why = design.why_not("Inflation", "leakage") or (
+            api.needs_pairs("Inflation", ctx.leakage.error) if ctx.leakage.empty else None
+        )
+        if why:
+            st.info(why, icon=":material/info:")
         else:
             factor = design.leakage
             levels = experiment.levels(factor)
             pick = st.columns(2)
-            kind = type(levels[0])
-            leaked_level = pick[0].selectbox(
-                f"leaked level of {factor}",
-                levels,
-                key=state.seed("inflation_leaked", design.leaked, levels, kind),
-            )
-            clean_level = pick[1].selectbox(
-                f"clean level of {factor}",
-                levels,
-                key=state.seed("inflation_clean", design.clean, levels, kind),
-            )
-            state.remember("inflation_leaked")
-            state.remember("inflation_clean")
-            threshold = state.get("threshold", leakage.threshold)
-            try:
-                result = views.inflation_view(
-                    ctx.key,
-                    ctx.leakage_key,
-                    measure.name,
-                    fixed,
-                    threshold,
-                    (leaked_level, clean_level),
-                    measure.better,
-                    stats.correction,
+            with pick[0]:
+                leaked_level = state.control(
+                    st.selectbox,
+                    f"leaked level of {factor}",
+                    "inflation_leaked",
+                    levels,
+                    default=design.leaked,
                 )
+            with pick[1]:
+                clean_level = state.control(
+                    st.selectbox,
+                    f"clean level of {factor}",
+                    "inflation_clean",
+                    levels,
+                    default=design.clean,
+                )
+            try:
+                result = views.inflation(ctx, leaked_level, clean_level).at(fixed)
             except LeakevalError as exc:  # e.g. the same level picked twice
                 show_error(exc)
                 st.stop()
             inflation_x = x if x != factor else next((f for f in by if f != factor), x)
             inflation_facet = facet if facet != factor else None
-            show_fig(inflation_figure, result.summary, measure, inflation_x, inflation_facet)
-            st.caption(
-                f"Leaked = a training query with similarity ≥ {threshold:.2f} "
-                f"({leakage.source}). p_difference: Welch's t-test of leaked vs other "
-                f"topics' deltas, adjusted over the rows below ({stats.correction_label})."
-            )
-            show_table(result.summary, height=300)
+            show_fig(inflation_figure, result.table, measure, inflation_x, inflation_facet)
+            st.caption(result.caption)
+            show_table(result.table, height=300)
             st.markdown("**Topics that inflate most**")
             show_table(result.top, height=300)
 with tab_tau:
@@ -166,8 +137,7 @@ with tab_tau:
             st.info(why, icon=":material/info:")
         else:
             within = [f for f in ("collection", x) if f not in (design.system, design.leakage)]
-            taus = views.ranking(ctx.key, measure.name, tuple(dict.fromkeys(within)))
-            taus = select(taus, {k: v for k, v in fixed.items() if k in taus.columns})
+            taus = api.rows_at(views.ranking(ctx, tuple(dict.fromkeys(within))), fixed)
             show_fig(tau_figure, taus, within[-1], ctx.palette)
             st.caption(
                 f"Kendall's τ between the {design.system} rankings under two {design.leakage} "
@@ -179,39 +149,24 @@ with tab_tau:
 with tab_more:
     if tab_more.open:
         if tests is not None:
-            caption = (
-                f"{measure.label}: "
-                + significance_caption(colour, "every pair of levels", tests, stats)
-                + " † significant."
-            )
             cols = st.columns(3)
             cols[0].download_button(
                 "Significance table (CSV)",
-                tests.to_csv(index=False),
+                tests.table.to_csv(index=False),
                 "significance.csv",
                 "text/csv",
             )
             cols[1].download_button(
                 "Significance table (LaTeX)",
-                to_latex(tests, caption),
+                to_latex(tests.table, tests.caption + " † significant."),
                 "significance.tex",
                 "text/x-tex",
             )
         # the report is kept for the settings it was built with, so its download button
         # stays after a download (which must not rerun the page either)
-        options = ReportOptions(threshold=state.get("threshold"), statistics=stats)
-        built_for = (ctx.key, ctx.leakage_key, measure.name, options)
+        built_for = (ctx.key, ctx.settings)
         if st.button("Prepare the HTML meeting report", icon=":material/description:"):
-            st.session_state["report"] = (
-                built_for,
-                build_report(
-                    experiment,
-                    loaders.results(ctx.key),
-                    measure,
-                    loaders.leakage(ctx.leakage_key),
-                    options,
-                ),
-            )
+            st.session_state["report"] = (built_for, api.report(ctx.study, view=ctx.settings))
         kept = st.session_state.get("report")
         if kept is not None and kept[0] == built_for:
             st.download_button(
@@ -231,11 +186,10 @@ with tab_more:
             )
             if st.button("Run the audit", key="audit_conditions"):
                 bar = st.progress(0.0)
-                audit = audit_conventions(
-                    experiment,
+                audit = api.convention_audit(
+                    ctx.study,
+                    ctx.settings,
                     conditions,
-                    measure.name,
-                    ctx.conventions,
                     progress=lambda done, total, what: bar.progress(
                         done / max(total, 1), text=what
                     ),

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from leakeval_app import loaders, state, uploads, views
+from leakeval_app import state, uploads, views
 from leakeval_app.context import current
 from leakeval_app.render import (
     collection_or_stop,
@@ -11,10 +11,9 @@ from leakeval_app.render import (
     show_error,
     show_fig,
     show_table,
-    tabs,
 )
 from leakeval_app.sections import show_upload_comparison
-from leakeval_core.analysis.collection import grade_counts
+from leakeval_core import api
 from leakeval_core.errors import LeakevalError
 from leakeval_core.present.collection_plots import grade_figure, per_topic_figure
 
@@ -23,12 +22,10 @@ LOWER_BOUND_BELOW = 0.5  # judged@10 under this: most of the top 10 is unjudged
 ctx = current()
 st.header("Dataset browser")
 names = list(ctx.experiment.collections)
-name = st.selectbox("Collection", names, key=state.seed("collection", names[0], names))
-state.remember("collection")
-collection = collection_or_stop(ctx.key, name)
-leakage = loaders.leakage(ctx.leakage_key)
-threshold = state.get("threshold", leakage.threshold)
-topics, summary = views.topics(ctx.leakage_key, name, threshold)
+name = state.control(st.selectbox, "Collection", "collection", names, default=names[0])
+collection = collection_or_stop(ctx, name)
+leakage = ctx.leakage
+topics, summary = views.topics(ctx, name)
 
 cols = st.columns(5)
 cols[0].metric("Topics", summary["topics"])
@@ -44,7 +41,7 @@ if "leaked" in topics:
     )
 st.caption(f"Source: {collection.source}.")
 
-tab_topics, tab_judgments, tab_runs, tab_upload = tabs(
+tab_topics, tab_judgments, tab_runs, tab_upload = state.tabs(
     ["Topics", "Judgments", "Runs: judged@10", "Score your own run"], "datasets_tab"
 )
 with tab_topics:
@@ -70,7 +67,7 @@ with tab_judgments:
                 "Relevant documents per topic",
                 "relevant documents (grade ≥ 1)",
             )
-        show_fig(grade_figure, grade_counts(collection.qrels))
+        show_fig(grade_figure, api.grade_counts(collection.qrels))
 with tab_runs:
     if tab_runs.open:
         st.markdown(
@@ -79,7 +76,7 @@ with tab_runs:
             "score of that run is a **lower bound** (pooling bias)."
         )
         factors = [f for f in ctx.experiment.condition_factors if f != "collection"]
-        judged = views.means(ctx.key, "judged_10", tuple(factors), {"collection": name})
+        judged = views.means(ctx, tuple(factors), {"collection": name}, measure="judged_10")
         judged["pooling"] = judged["mean"].map(
             lambda v: "⚠ lower bound" if v < LOWER_BOUND_BELOW else "ok"
         )
@@ -121,7 +118,7 @@ with tab_upload:
                 uploads.forget(run.digest)
                 st.rerun()
             try:
-                scored[label] = views.score_upload(ctx.key, name, run.name, run.data)
+                scored[label] = views.score_upload(ctx, name, run.name, run.data)
             except LeakevalError as exc:
                 show_error(exc)
                 continue
@@ -137,8 +134,7 @@ st.subheader("Topic detail")
 by_qid = topics.set_index("qid")
 qids = by_qid.index.tolist()
 labels = {q: f"{q}: {t}" for q, t in zip(qids, by_qid.title, strict=True)}
-qid = st.selectbox("Topic", qids, key=state.seed("topic", qids[0], qids), format_func=labels.get)
-state.remember("topic")
+qid = state.control(st.selectbox, "Topic", "topic", qids, default=qids[0], format_func=labels.get)
 row = by_qid.loc[qid]
 st.markdown(f"### {qid}: {row.title}")
 st.markdown(f"**Description.** {row.description or '—'}")

@@ -2,13 +2,12 @@
 
 import streamlit as st
 
-from leakeval_app import loaders, state, views
+from leakeval_app import state, views
 from leakeval_app.context import current
-from leakeval_app.render import collection_or_stop, show_fig, show_table, tabs
+from leakeval_app.render import collection_or_stop, show_fig, show_table
 from leakeval_app.sections import show_detection_quality
-from leakeval_core.leakage.options import available_methods, threshold_for
-from leakeval_core.leakage.table import CATEGORIES
-from leakeval_core.leakage.text import CATEGORY_RULES
+from leakeval_core import api
+from leakeval_core.api.terms import available_methods
 from leakeval_core.present.leakage_plots import (
     category_counts_figure,
     leak_share_figure,
@@ -27,17 +26,20 @@ if experiment.training_queries is not None and experiment.leakage_table is None:
         "semantic-mpnet": "semantic (mpnet)",
         "hybrid-mpnet": "hybrid (mpnet, fitted on human judgments): most accurate",
     }
-    st.selectbox(
+    method = state.control(
+        st.selectbox,
         "Detection method",
+        "method",
         methods,
+        default=ctx.method,
         format_func=labels.get,
-        key=state.seed("method", ctx.method, methods),
-        on_change=lambda: state.put("threshold", threshold_for(st.session_state["w:method"])),
+        # the new method's own threshold: another method's similarities are on its scale
+        on_change=lambda: state.put(threshold=None),
         help="Each method finds candidates lexically, then scores them its way; its "
         "default threshold is chosen on human judgments. The first switch to a method "
         "detects again (cached after).",
     )
-    if state.remember("method") != ctx.method:
+    if method != ctx.method:
         st.rerun()  # every page reads the method from the context app.py builds
     if experiment.detection_method not in (None, *methods):
         st.warning(
@@ -46,28 +48,29 @@ if experiment.training_queries is not None and experiment.leakage_table is None:
             "topics than on a machine that has it (README: Leakage detection).",
             icon=":material/warning:",
         )
-leakage = loaders.leakage(ctx.leakage_key)
+leakage = ctx.leakage
 if leakage.empty:
-    st.info(
-        'This experiment has no leakage table: add `[leakage] table = "pairs.csv"` or '
-        "`[training_queries]` to its experiment.toml.",
-        icon=":material/info:",
-    )
+    st.info(api.needs_pairs("The leakage overlap", leakage.error), icon=":material/info:")
     st.stop()
 st.caption(f"Pairs of test topic and training query from: **{leakage.source}**.")
 
-threshold = st.slider(
+threshold = state.control(
+    st.slider,
     "Near-duplicate threshold (similarity ≥)",
-    0.0,
-    1.0,
+    "threshold",
+    default=ctx.threshold,
+    parse=state.bounded(float, 0.0, 1.0),
+    min_value=0.0,
+    max_value=1.0,
     step=0.01,
-    key=state.seed("threshold", leakage.threshold, cast=float),
-    help="Moving it only re-filters the pairs; nothing is recomputed.",
+    help="Moving it only re-filters the pairs; nothing is recomputed. Every page counts "
+    "a topic as leaked at this threshold.",
 )
-state.remember("threshold")
+if threshold != ctx.threshold:
+    st.rerun()  # every page reads the threshold from the context app.py builds
 for name in ctx.experiment.collections:
-    collection_or_stop(ctx.key, name)  # a collection that cannot be read shows its error
-view = views.leakage_view(ctx.leakage_key, threshold)
+    collection_or_stop(ctx, name)  # a collection that cannot be read shows its error
+view = views.leakage_overview(ctx)
 if view.agreement is not None:
     score = view.agreement
     cols = st.columns(4)
@@ -89,16 +92,16 @@ if view.share.study_share.notna().any():
         "fewer; the bars are this experiment's log at this threshold."
     )
 
-quality = views.detection_quality(ctx.leakage_key)
+quality = views.detection_quality(ctx)
 names = ["Pairs", "Similarity distribution", "Categories"]
-tab_pairs, tab_similarity, tab_categories, *tab_quality = tabs(
+tab_pairs, tab_similarity, tab_categories, *tab_quality = state.tabs(
     [*names, "Detection quality"] if quality is not None else names, "leakage_tab"
 )
 with tab_pairs:
     if tab_pairs.open:
         filters = st.columns([1, 1, 2])
         collections = filters[0].multiselect("Collection", list(ctx.experiment.collections))
-        categories = filters[1].multiselect("Category", list(CATEGORIES))
+        categories = filters[1].multiselect("Category", list(api.CATEGORIES))
         text = filters[2].text_input("Topic or training query contains")
         pairs = leakage.table[leakage.table.similarity >= threshold]
         if collections:
@@ -125,7 +128,7 @@ with tab_pairs:
             pairs[["collection", "test_qid"]]
             .drop_duplicates()
             .rename(columns={"test_qid": "qid"})
-            .merge(views.topic_titles(ctx.key), on=["collection", "qid"], how="left")
+            .merge(views.topic_titles(ctx), on=["collection", "qid"], how="left")
             .sort_values(["collection", "qid"])
         )
         if shown.empty:
@@ -140,9 +143,7 @@ with tab_pairs:
                 "Topic", list(labels), format_func=labels.get, label_visibility="collapsed"
             )
             if cols[1].button("Open in drill-down", type="primary", icon=":material/open_in_new:"):
-                state.put("collection", choice[0])
-                state.put("qid", choice[1])
-                st.session_state["queries_tab"] = "One query"
+                state.put(collection=choice[0], qid=choice[1], queries_tab="One query")
                 st.switch_page("app_pages/queries.py")
 with tab_similarity:
     if tab_similarity.open:
@@ -150,7 +151,8 @@ with tab_similarity:
 with tab_categories:
     if tab_categories.open:
         show_fig(category_counts_figure, view.categories)
-        st.caption(" · ".join(f"**{name}**: {rule}" for name, rule in CATEGORY_RULES.items()))
+        rules = api.CATEGORY_RULES.items()
+        st.caption(" · ".join(f"**{name}**: {rule}" for name, rule in rules))
 for tab in tab_quality:
     with tab:
         if tab.open:
@@ -158,5 +160,5 @@ for tab in tab_quality:
                 quality,
                 threshold,
                 ctx.experiment.labels.name,
-                views.labels_seen_in_fitting(ctx.leakage_key),
+                views.labels_seen_in_fitting(ctx),
             )

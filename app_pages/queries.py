@@ -5,7 +5,7 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from leakeval_app import loaders, state, views
+from leakeval_app import state, views
 from leakeval_app.context import current
 from leakeval_app.render import (
     collection_or_stop,
@@ -15,14 +15,8 @@ from leakeval_app.render import (
     show_fig,
     show_selectable_fig,
     show_table,
-    tabs,
 )
-from leakeval_core.analysis.audit import audit_conventions
-from leakeval_core.analysis.compare import (
-    condition_label,
-    query_along,
-    top_inflating,
-)
+from leakeval_core import api
 from leakeval_core.present.condition_plots import scatter_ab_figure
 from leakeval_core.present.query_plots import ranked_lists_figure
 
@@ -31,8 +25,7 @@ experiment = ctx.experiment
 st.header("Per-query drill-down")
 
 names = list(experiment.collections)
-collection = st.selectbox("Collection", names, key=state.seed("collection", names[0], names))
-state.remember("collection")
+collection = state.control(st.selectbox, "Collection", "collection", names, default=names[0])
 factors = [f for f in experiment.condition_factors if f != "collection"]
 design = experiment.design
 contrast = design.leakage or next((f for f in factors if len(experiment.levels(f)) > 1), None)
@@ -47,19 +40,14 @@ for factor in factors:
         default_a, default_b = design.leaked, design.clean
     elif factor == contrast:
         default_b = levels[1]
-    a[factor] = side_a.selectbox(
-        factor, levels, key=state.seed(f"a_{factor}", default_a, levels, type(levels[0]))
-    )
-    b[factor] = side_b.selectbox(
-        factor, levels, key=state.seed(f"b_{factor}", default_b, levels, type(levels[0]))
-    )
-    state.remember(f"a_{factor}")
-    state.remember(f"b_{factor}")
+    with side_a:
+        a[factor] = state.control(st.selectbox, factor, f"a_{factor}", levels, default=default_a)
+    with side_b:
+        b[factor] = state.control(st.selectbox, factor, f"b_{factor}", levels, default=default_b)
 
 measure = ctx.measure
-leakage = loaders.leakage(ctx.leakage_key)
-threshold = state.get("threshold", leakage.threshold)
-pairs, wide = views.paired_view(ctx.key, ctx.leakage_key, measure.name, a, b, threshold)
+leakage, threshold = ctx.leakage, ctx.threshold
+pairs, wide = views.paired(ctx, a, b)
 table = pairs.table
 if table.empty:
     st.warning("Conditions A and B share no scored query.")
@@ -81,14 +69,13 @@ if measure.better == "lower":
     notes.append(f"{measure.label} is lower-is-better: negative A − B means A is better")
 st.caption("; ".join(notes) + ".")
 
-titles = collection_or_stop(ctx.key, collection).topics.set_index("qid").title
+titles = collection_or_stop(ctx, collection).topics.set_index("qid").title
 
 
 def open_topic(qid: str) -> None:
     """The per-topic view of a query picked in the scatter or the table (a callback: it
     runs once per new selection, so coming back to the chart does not reopen it)."""
-    state.put("qid", qid)
-    st.session_state["queries_tab"] = "One query"
+    state.put(qid=qid, queries_tab="One query")
 
 
 def on_point() -> None:
@@ -103,7 +90,7 @@ def on_row(qids: list[str]) -> None:
         open_topic(qids[rows[0]])
 
 
-tab_all, tab_measures, tab_one = tabs(
+tab_all, tab_measures, tab_one = state.tabs(
     ["All queries", "All measures per query", "One query"], "queries_tab"
 )
 with tab_all:
@@ -114,8 +101,8 @@ with tab_all:
                 scatter_ab_figure,
                 table,
                 measure,
-                condition_label(a),
-                condition_label(b),
+                api.condition_label(a),
+                api.condition_label(b),
                 titles,
                 key="queries_scatter",
                 on_select=on_point,
@@ -126,7 +113,7 @@ with tab_all:
                 "Leaked topics where A beats B by most: they inflate A's mean. Click a point in "
                 "the scatter or a row here to open that topic."
             )
-            top = top_inflating(pairs, 10, measure.better)
+            top = api.top_inflating(pairs, ctx.settings)
             top.insert(2, "title", top.qid.map(titles))
             st.dataframe(
                 top[["qid", "title", "a", "b", "delta"]].rename(
@@ -160,14 +147,15 @@ with tab_one:
             for q, d, leaked in zip(by_delta.qid, by_delta.delta, by_delta.leaked, strict=True)
         }
         qids = by_delta.qid.tolist()
-        qid = st.selectbox(
+        qid = state.control(
+            st.selectbox,
             "Query (sorted by A − B)",
+            "qid",
             qids,
-            key=state.seed("qid", qids[0], qids),
+            default=qids[0],
             format_func=lambda q: labels.get(q, q),
         )
-        state.remember("qid")
-        topic = collection_or_stop(ctx.key, collection).topics.set_index("qid").loc[qid]
+        topic = collection_or_stop(ctx, collection).topics.set_index("qid").loc[qid]
         row = table.set_index("qid").loc[qid]
         st.markdown(f"### {qid}: {topic.title}")
         st.markdown(f"{topic.description}")
@@ -196,16 +184,14 @@ with tab_one:
 
         if design.size and design.size in a and a.get(design.size) == b.get(design.size):
             st.markdown(f"**This topic along {design.size}**")
-            along = query_along(
-                loaders.per_query_table(ctx.key, measure.name), a, b, qid, design.size
-            )
+            along = api.query_along(ctx.study, ctx.settings, a, b, qid, design.size)
             show_table(along, **{"A − B": st.column_config.NumberColumn(format="%+.4f")})
 
-        lists = views.ranked_lists(ctx.key, a, b, qid)
-        show_fig(ranked_lists_figure, *lists, condition_label(a), condition_label(b))
+        lists = views.ranked_lists(ctx, a, b, qid)
+        show_fig(ranked_lists_figure, *lists, api.condition_label(a), api.condition_label(b))
         for column, label, ranked in zip(st.columns(2), ("A", "B"), lists, strict=True):
             with column:
-                st.markdown(f"**{label}: {condition_label(a if label == 'A' else b)}**")
+                st.markdown(f"**{label}: {api.condition_label(a if label == 'A' else b)}**")
                 shown = ranked.head(20).assign(
                     grade=ranked.grade.map(lambda g: "unjudged" if pd.isna(g) else str(int(g)))
                 )
@@ -221,7 +207,7 @@ with tab_one:
         docids = list(dict.fromkeys([*lists[0].docid.head(20), *lists[1].docid.head(20)]))
         if docids:
             show_document(
-                collection_or_stop(ctx.key, collection),
+                collection_or_stop(ctx, collection),
                 st.selectbox("Read a retrieved document", docids),
             )
 
@@ -233,4 +219,4 @@ with audit:
         st.caption("Recomputes conditions A and B with one convention changed at a time.")
         if st.button("Run the audit", key="audit_queries"):
             with st.spinner("Rescoring A and B under each alternative…"):
-                show_table(audit_conventions(experiment, [a, b], measure.name, ctx.conventions))
+                show_table(api.convention_audit(ctx.study, ctx.settings, [a, b]))

@@ -1,10 +1,10 @@
 """Keep Python's garbage collector off the dashboard's long-lived objects.
 
 Streamlit runs a full collection after every script run (`runner.postScriptGC`). With
-streamlit, pandas, scipy, plotly and statsmodels imported, the interpreter tracks about
-200,000 long-lived objects (functions, classes, plotly's validator tables), and a full
-collection walks all of them: 90-180 ms on a 2-vCPU machine, holding the GIL, so the server
-cannot send the rerun's last messages and every page switch waits for it. Frozen objects
+streamlit, pandas, scipy, plotly and statsmodels imported, the interpreter tracks hundreds
+of thousands of long-lived objects (functions, classes, plotly's validator tables), and a
+full collection walks all of them while holding the GIL, so the server cannot send the
+rerun's last messages and every page switch waits for it. Frozen objects
 (`gc.freeze`) are skipped by every later collection; objects made afterwards, per rerun or
 per session, are collected as before.
 """

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from leakeval_app import loaders
-from leakeval_app.context import DataKey
+from leakeval_app.context import AppContext
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.collections import Collection, document_text
 from leakeval_core.present.style import themed
@@ -31,8 +30,8 @@ PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "
 def show_fig(builder: Callable[..., go.Figure], *args: Any, **kwargs: Any) -> None:
     """Draw `builder(*args, **kwargs)`, built and serialised once per distinct input.
 
-    Building a Plotly figure (validation, templates) costs 30-180 ms and serialising it for
-    the browser 5-15 ms, more than the rest of a warm rerun. The chart is drawn inside a
+    Building a Plotly figure (validation, templates) and serialising it for the browser cost
+    more than the rest of a warm rerun. The chart is drawn inside a
     cached function keyed by the builder and a digest of its inputs, so a repeat replays
     the chart message Streamlit stored instead of doing either again.
     """
@@ -125,10 +124,10 @@ def show_error(exc: LeakevalError) -> None:
     st.error(f"leakeval: {exc}")
 
 
-def collection_or_stop(key: DataKey, name: str) -> Collection:
+def collection_or_stop(ctx: AppContext, name: str) -> Collection:
     """The collection, or a page that shows its file:line error and stops there."""
     try:
-        return loaders.collection(key.files, name)
+        return ctx.study.collection(name)
     except LeakevalError as exc:
         show_error(exc)
         st.stop()
@@ -152,18 +151,6 @@ def show_document(collection: Collection, docid: str) -> None:
         st.info(NO_DOCUMENTS, icon=":material/lock:")
     else:
         st.text_area(f"Document {docid}", text, height=240, disabled=True)
-
-
-def tabs(labels: list[str], key: str) -> Sequence[Any]:
-    """Tabs that run and send only the open one (check `tab.open`): a page switch then
-    pays for the tab on screen, not for every chart and table behind the others. The open
-    tab is in the URL, so a copied link reopens it."""
-    if key not in st.session_state and st.query_params.get(key) in labels:
-        st.session_state[key] = st.query_params[key]
-    opened = st.tabs(labels, key=key, on_change="rerun")
-    if st.session_state.get(key) in labels and st.query_params.get(key) != st.session_state[key]:
-        st.query_params[key] = st.session_state[key]
-    return opened
 
 
 def lazy_expander(label: str, key: str, icon: str | None = None) -> Any:

@@ -4,19 +4,18 @@ from __future__ import annotations
 
 import streamlit as st
 
-from leakeval_app import loaders, state, views
+from leakeval_app import views
 from leakeval_app.context import current
 from leakeval_app.render import number, show_error, show_fig, show_table
-from leakeval_core.analysis.compare import condition_label
+from leakeval_core import api
+from leakeval_core.api.terms import is_hybrid
 from leakeval_core.errors import LeakevalError
-from leakeval_core.leakage.evaluate import TARGET_RECALL, DetectionQuality, at_threshold
-from leakeval_core.leakage.options import is_hybrid
 from leakeval_core.present.leakage_plots import detection_curves_figure
 from leakeval_core.present.meeting import interval_caption
 
 
 def show_detection_quality(
-    quality: DetectionQuality, threshold: float, source: str, seen: tuple[int, int] = (0, 0)
+    quality, threshold: float, source: str, seen: tuple[int, int] = (0, 0)
 ) -> None:
     """How the current method and threshold agree with people's judgments.
 
@@ -24,7 +23,7 @@ def show_detection_quality(
     (the demo's are the study's development pairs). The tab must say so: its figures refit
     the model within each fold, but detection elsewhere uses the model that saw them.
     """
-    now = at_threshold(quality, threshold)
+    now = api.at_threshold(quality, threshold)
     fitted = (
         "out-of-fold similarities (5 folds grouped by topic)"
         if quality.cross_validated
@@ -48,7 +47,7 @@ def show_detection_quality(
     cols[0].metric("ROC AUC", number(quality.roc_auc, 3))
     cols[1].metric("PR AUC", number(quality.pr_auc, 3))
     cols[2].metric(
-        f"Different rejected at {TARGET_RECALL:.0%} recall",
+        f"Different rejected at {api.TARGET_RECALL:.0%} recall",
         f"{quality.rejected_at_90:.0%}",
         help="Share of different-topic pairs scored below the similarity that keeps 90% of "
         f"the near-duplicates (95%: {quality.rejected_at_95:.0%}).",
@@ -100,18 +99,9 @@ def show_upload_comparison(scored: dict, collection: str) -> None:
         levels[factor] = column.selectbox(
             factor, options, index=options.index(default), key=f"upload_{factor}"
         )
-    leakage = loaders.leakage(ctx.leakage_key)
-    threshold = state.get("threshold", leakage.threshold)
+    leakage, threshold = ctx.leakage, ctx.threshold
     try:
-        table, only_run, only_condition = views.upload_versus(
-            ctx.key,
-            ctx.leakage_key,
-            scored[run],
-            ctx.measure.name,
-            levels,
-            threshold,
-            ctx.statistics,
-        )
+        table, only_run, only_condition = views.upload_versus(ctx, scored[run], levels)
     except LeakevalError as exc:
         show_error(exc)
         return
@@ -134,7 +124,7 @@ def show_upload_comparison(scored: dict, collection: str) -> None:
         else " No leakage table, so no leaked/other split."
     )
     st.caption(
-        f"A: the uploaded run; B: {condition_label(levels)}; paired by topic.{unpaired}{split} "
+        f"A: the uploaded run; B: {api.condition_label(levels)}; paired by topic.{unpaired}{split} "
         f"{ctx.statistics.describe()}, over the {len(table)} rows of this table. "
         + interval_caption(table, ctx.statistics)
     )

@@ -1,84 +1,187 @@
-"""View state behind named accessors, mirrored into the URL so a copied link reopens a view.
+"""The session's View, its URL, and the one call that puts a widget on it.
 
-Widget values are lost when a page stops rendering its widget, so each view value lives in a
-session store and seeds its widget on every render. Values arrive first from the URL, are
-validated against the allowed options, and are written back after each change.
+The session keeps the URL parameters of its View (`View.to_params`): read from the link once,
+then led by the widgets. `control` draws a widget seeded from them, checks a value that came
+from a link against the widget's options (a bad one is replaced by the default, and a notice
+says so), and writes a change back to the session and the URL. A choice made on one page (the
+collection, a level, an open tab) is there on every page that shows it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import streamlit as st
 
-_STORE = "_leakeval_view"
+from leakeval_core.api.view import View
+
+_PARAMS = "_leakeval_params"
+_PAGE = "_leakeval_page"
+_NOTICES = "_leakeval_notices"
 
 
-def _store() -> dict[str, Any]:
-    return st.session_state.setdefault(_STORE, {})
+def start() -> None:
+    """Begin a rerun: on the session's first, read the link into its parameters (every
+    value that cannot be read becomes a notice)."""
+    if _PARAMS not in st.session_state:
+        link = {key: st.query_params.get(key) for key in st.query_params}
+        view, notices = View.from_params(link)
+        st.session_state[_PARAMS] = view.to_params()
+        notify(*notices)
 
 
-def seed(
-    key: str, default: Any, options: Sequence[Any] | None = None, cast: Callable[[str], Any] = str
-) -> str:
-    """Prepare widget `key`: returns the widget key to pass, with its value already set.
+def on_page(page: str) -> None:
+    """The page this rerun draws: its widgets are its own."""
+    st.session_state[_PAGE] = page
 
-    The value comes from the session store, else the URL, else `default`; a value not among
-    `options` (stale link, hand-edited URL) falls back to the default.
+
+def view() -> View:
+    """The View this rerun shows, as its widgets have set it so far."""
+    view, _ = View.from_params(_params(), st.session_state.get(_PAGE, "story"))
+    return view
+
+
+def _params() -> dict[str, str]:
+    return st.session_state.setdefault(_PARAMS, {})
+
+
+def get(name: str, default: str | None = None) -> str | None:
+    return _params().get(name, default)
+
+
+def put(**values: object) -> None:
+    """Set view values from code ("open this topic in the drill-down"); None removes one.
+    The widgets showing them are drawn anew from the new values."""
+    params = _params()
+    for name, value in values.items():
+        if value is None:
+            params.pop(name, None)
+        else:
+            params[name] = _text(value)
+        suffix = f":{name}"
+        for key in [k for k in st.session_state if isinstance(k, str) and k.endswith(suffix)]:
+            if key.startswith("w:"):
+                del st.session_state[key]
+    sync_url()
+
+
+def _text(value: object) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return str(value)
+
+
+def widget_key(name: str) -> str:
+    """Each page draws its own widget for a shared value: a widget never inherits another
+    page's state, and is seeded from the session's value whenever it is drawn anew."""
+    return f"w:{st.session_state.get(_PAGE, 'story')}:{name}"
+
+
+def control(
+    widget: Callable[..., Any],
+    label: str,
+    name: str,
+    options: Sequence[Any] | None = None,
+    *,
+    default: Any,
+    parse: Callable[[str], Any] | None = None,
+    **kwargs: Any,
+) -> Any:
+    """Draw `widget` for the view value `name`: seeded, checked and remembered in one call.
+
+    With `options`, a stored value must name one of them (by its text); without, `parse`
+    reads it (raising ValueError when it cannot). A value that fails either is replaced by
+    `default`, with a notice.
     """
-    store = _store()
-    widget_key = f"w:{key}"
-    if widget_key in st.session_state:  # the widget survived the last run: it has the truth
-        store[key] = st.session_state[widget_key]
-        if options is None or store[key] in options:
-            # Not written back: a value set through session state is pushed to the browser,
-            # and one from an earlier rerun would undo a newer change (arrow keys pressed
-            # faster than the reruns lost steps on the slider).
-            return widget_key
-    elif key not in store:
-        raw = st.query_params.get(key)
-        value = default
-        if raw is not None:
-            try:
-                value = cast(raw)
-            except ValueError:
-                value = default
-        store[key] = value
-    if options is not None and store[key] not in options:
-        store[key] = default
-    st.session_state[widget_key] = store[key]
-    return widget_key
-
-
-def _to_url(key: str, value: Any) -> None:
-    """Write a URL parameter only when it changes: each write is a message to the browser."""
-    if st.query_params.get(key) != str(value):
-        st.query_params[key] = str(value)
-
-
-def remember(key: str) -> Any:
-    """Store the widget's current value and mirror it into the URL."""
-    value = st.session_state[f"w:{key}"]
-    _store()[key] = value
-    _to_url(key, value)
+    key = widget_key(name)
+    if key not in st.session_state:
+        st.session_state[key] = _seed(name, options, default, parse)
+    args = (label, options) if options is not None else (label,)
+    value = widget(*args, key=key, **kwargs)
+    remember(name, value, default)
     return value
 
 
-def get(key: str, default: Any = None) -> Any:
-    return _store().get(key, default)
+def remember(name: str, value: Any, default: Any) -> None:
+    """Keep a widget's value in the session and the URL; a default never chosen stays out
+    of the link, so links stay short."""
+    params = _params()
+    text = _text(value)
+    if params.get(name) != text and (name in params or value != default):
+        params[name] = text
+        if st.query_params.get(name) != text:
+            st.query_params[name] = text
 
 
-def put(key: str, value: Any) -> None:
-    """Set a view value from code (e.g. 'open this topic in the drill-down')."""
-    _store()[key] = value
-    st.session_state.pop(f"w:{key}", None)
-    _to_url(key, value)
+def _seed(name: str, options: Sequence[Any] | None, default: Any, parse) -> Any:
+    raw = _params().get(name)
+    if raw is None:
+        return default
+    if options is not None:
+        for option in options:
+            if _text(option) == raw:
+                return option
+        shown = ", ".join(map(_text, list(options)[:8])) + (", …" if len(options) > 8 else "")
+        return _replaced(name, raw, f"not one of {shown}", default)
+    try:
+        return parse(raw) if parse else raw
+    except ValueError as exc:
+        return _replaced(name, raw, str(exc) or "unreadable", default)
 
 
-def restore_url() -> None:
-    """Write every stored value back to the URL (page switches clear it), in one message:
-    the browser pushes a history entry per message, which showed in page-switch profiles."""
-    changed = {k: str(v) for k, v in _store().items() if st.query_params.get(k) != str(v)}
-    if changed:
-        st.query_params.update(changed)
+def _replaced(name: str, raw: str, why: str, default: Any) -> Any:
+    notify(f"Ignored `{name}={raw[:40]}` from the link: {why}; showing {_text(default)}.")
+    _params().pop(name, None)
+    return default
+
+
+def flag(raw: str) -> bool:
+    """A switch's value as a link writes it."""
+    if raw in ("1", "true", "True"):
+        return True
+    if raw in ("0", "false", "False"):
+        return False
+    raise ValueError("not 1 or 0")
+
+
+def bounded(cast: Callable[[str], Any], low: float, high: float) -> Callable[[str], Any]:
+    """A reader of numbers within a widget's range."""
+
+    def parse(raw: str) -> Any:
+        value = cast(raw)
+        if not low <= value <= high:  # NaN fails too
+            raise ValueError(f"not within {low:g} and {high:g}")
+        return value
+
+    return parse
+
+
+def tabs(labels: list[str], name: str) -> Sequence[Any]:
+    """Tabs that run and send only the open one (check `tab.open`): a page switch then pays
+    for the tab on screen, not for every chart and table behind the others. The open tab
+    is a view value, so it survives a page switch and a copied link reopens it."""
+    key = widget_key(name)
+    if key not in st.session_state:
+        st.session_state[key] = _seed(name, labels, labels[0], None)
+    opened = st.tabs(labels, key=key, on_change="rerun")
+    remember(name, st.session_state[key], labels[0])
+    return opened
+
+
+def sync_url() -> None:
+    """Write the session's parameters to the URL in one message (a page switch clears the
+    URL, and the browser pushes a history entry per message)."""
+    params = _params()
+    current = {key: st.query_params.get(key) for key in st.query_params}
+    if current != params:
+        st.query_params.from_dict(params)
+
+
+def notify(*messages: str) -> None:
+    """Say once, at the top of the page, what the app had to change in what it was given."""
+    st.session_state.setdefault(_NOTICES, []).extend(messages)
+
+
+def take_notices() -> Iterable[str]:
+    return st.session_state.pop(_NOTICES, [])

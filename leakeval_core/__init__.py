@@ -21,13 +21,19 @@ _LAZY = {
     "DetectionOptions": "leakeval_core.leakage.options",
     "Design": "leakeval_core.experiment.design",
     "Statistics": "leakeval_core.analysis.options",
+    "Comparison": "leakeval_core.api",
+    "Inflation": "leakeval_core.api",
     "Scores": "leakeval_core.api",
+    "Study": "leakeval_core.api",
+    "View": "leakeval_core.api",
     "compare": "leakeval_core.api",
     "detect_leakage": "leakeval_core.api",
     "experiment_scores": "leakeval_core.api",
     "inflation": "leakeval_core.api",
     "load_experiment": "leakeval_core.api",
+    "report": "leakeval_core.api",
     "score": "leakeval_core.api",
+    "story": "leakeval_core.api",
 }
 
 __all__ = ["LeakevalError", "ParseError", *sorted(_LAZY)]

@@ -28,7 +28,6 @@ __all__ = [
     "paired_wide",
     "query_along",
     "rank_changes",
-    "significance_marks",
     "top_inflating",
     "versus_condition",
 ]
@@ -144,25 +143,6 @@ def rank_changes(list_a: pd.DataFrame, list_b: pd.DataFrame) -> tuple[pd.DataFra
         return out
 
     return annotate(list_a, list_b), annotate(list_b, list_a)
-
-
-def significance_marks(comparisons: pd.DataFrame, x: str, facet: str | None) -> pd.DataFrame:
-    """One mark per (x, facet) position where any compared pair is significant.
-
-    `comparisons` comes from stats.compare_levels; the label lists the significant pairs with
-    their adjusted p-values, for the hover text.
-    """
-    keys = [x] if facet is None else [x, facet]
-    hits = comparisons[comparisons.significant.astype(bool)]
-    if hits.empty:
-        return pd.DataFrame(columns=[*keys, "label"])
-    labels = hits.assign(
-        label=[
-            f"{a} vs {b}: Δ {d:+.4f}, adjusted p = {p:.2g}"
-            for a, b, d, p in zip(hits.a, hits.b, hits.delta, hits.p_adjusted, strict=True)
-        ]
-    )
-    return labels.groupby(keys, sort=True).label.agg("<br>".join).reset_index()
 
 
 def compare_levels(

@@ -83,7 +83,7 @@ def per_query(
     Queries of the collection that no fold scored get 0 (or are dropped) per the conventions,
     like trec_eval -c.
     """
-    scores = results.scores[results.scores.measure == measure]
+    scores = results.table[results.table.measure == measure]
     if scores.empty and measure not in {m.name for m in results.measures}:
         raise LeakevalError(
             f"measure {measure!r} was not scored; scored: "

@@ -24,7 +24,7 @@ __all__ = ["Inflation", "inflation"]
 
 @dataclass(frozen=True)
 class Inflation:
-    summary: pd.DataFrame = field(repr=False)
+    table: pd.DataFrame = field(repr=False)
     """Per combination of the other factors: mean delta on leaked and other topics, the
     difference, Welch's t-test of it, and paired t-tests of each group's delta against 0;
     adjusted within each collection (`family_size` rows)."""

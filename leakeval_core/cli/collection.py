@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
-
-from leakeval_core.errors import LeakevalError
 
 __all__ = ["register"]
 
@@ -26,24 +23,13 @@ def register(sub) -> None:
 def _cmd_collection_stats(args: argparse.Namespace) -> int:
     import json
 
-    from leakeval_core.analysis.collection import collection_summary
-    from leakeval_core.experiment.collections import load_collection
-    from leakeval_core.experiment.manifest import CollectionSpec
+    from leakeval_core import api
 
-    if args.id and (args.topics or args.qrels):
-        raise LeakevalError("give an ir_datasets id or --topics and --qrels, not both")
-    if args.id:
-        spec = CollectionSpec(args.id, ir_datasets=args.id)
-    elif args.topics and args.qrels:
-        spec = CollectionSpec("local", topics=Path(args.topics), qrels=Path(args.qrels))
-    else:
-        raise LeakevalError("give an ir_datasets id (e.g. robust04) or both --topics and --qrels")
-    collection = load_collection(spec)
-    summary = collection_summary(collection.topics, collection.qrels)
+    source, summary = api.collection_stats(args.id, args.topics, args.qrels)
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
-        print(f"{collection.source}")
+        print(source)
         for key, value in summary.items():
             print(f"  {key:<24} {value}")
     return 0

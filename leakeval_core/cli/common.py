@@ -1,8 +1,9 @@
 """What every command shares: flags derived from the core's declarations, progress, output.
 
 Choices and defaults are read from the dataclasses and Literals that define them
-(`Conventions`, `Statistics`, `DetectionOptions`), so a new convention or test shows up here
-without being typed twice. Nothing heavy is imported: building the parser must stay cheap.
+(`Conventions`, `Statistics`, `DetectionOptions`, `View`), so a new convention or test shows
+up here without being typed twice, and the flags build the `View` the API verbs take.
+Nothing heavy is imported: building the parser must stay cheap.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ import typing
 from dataclasses import MISSING, fields
 from pathlib import Path
 
-from leakeval_core.analysis.options import Statistics
-from leakeval_core.errors import LeakevalError
+from leakeval_core.api.terms import Statistics
+from leakeval_core.api.view import View
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.measures import DEFAULT_MEASURES, Measure, parse_measures
 
@@ -25,10 +26,11 @@ __all__ = [
     "add_statistics_options",
     "conventions_from",
     "from_options",
-    "level",
     "measures_from",
     "progress",
+    "report_failures",
     "statistics_from",
+    "view_from",
     "write",
 ]
 
@@ -94,9 +96,7 @@ def from_options(cls: type, args: argparse.Namespace, preset=None):
 
 def add_scoring_options(parser: argparse.ArgumentParser, single_measure: bool = False) -> None:
     if single_measure:
-        parser.add_argument(
-            "--measure", default=DEFAULT_MEASURES[0], help=f"default: {DEFAULT_MEASURES[0]}"
-        )
+        parser.add_argument("--measure", default=View.measure, help=f"default: {View.measure}")
     else:
         parser.add_argument(
             "--measures",
@@ -152,18 +152,21 @@ def progress(label: str, unit: str = "run"):
     return update
 
 
-def level(experiment, factor: str, text: str | None):
-    """A level given on the command line, as the factor's own type."""
-    if text is None:
-        return None
-    if factor not in experiment.conditions:
-        raise LeakevalError(f"unknown factor {factor!r}; factors: {', '.join(experiment.factors)}")
-    for value in experiment.levels(factor):
-        if str(value) == text:
-            return value
-    raise LeakevalError(
-        f"{text!r} is not a level of {factor}: {', '.join(map(str, experiment.levels(factor)))}"
+def view_from(args: argparse.Namespace) -> View:
+    """The View the flags describe: the same value the app keeps and its URL encodes."""
+    return View(
+        measure=parse_measures(args.measure)[0].name,
+        conventions=conventions_from(args),
+        statistics=statistics_from(args),
+        threshold=getattr(args, "threshold", None),
     )
+
+
+def report_failures(study, view: View) -> None:
+    """Runs that could not be scored are left out of every number: say which, and why."""
+    scored = study.scores(view.conventions, (view.measure,))
+    for failure in scored.failures.itertuples():
+        print(f"leakeval: {failure.error} (left out)", file=sys.stderr)
 
 
 def write(text: str, out: str | None) -> None:

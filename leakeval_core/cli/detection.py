@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from leakeval_core.leakage.options import METHODS, available_methods
+from leakeval_core.api.terms import METHODS, available_methods
 
 __all__ = ["register"]
 
@@ -34,14 +34,10 @@ def register(sub) -> None:
 
 
 def _cmd_leakage_eval(args: argparse.Namespace) -> int:
-    from leakeval_core.experiment.collections import topics_from
-    from leakeval_core.leakage.evaluate import evaluate_detection
-    from leakeval_core.leakage.labels import read_labels
+    from leakeval_core import api
 
-    topics = topics_from(args.topics) if args.topics else None
-    labels = read_labels(args.labels, topics)
     methods = available_methods() if args.method == "all" else (args.method,)
-    results = [evaluate_detection(labels, m, args.folds) for m in methods]
+    labels, results = api.evaluate_labels(args.labels, methods, args.folds, args.topics)
     table = labels.table
     print(
         f"{labels.source}: {len(table)} pairs over {table.topic.nunique()} topics, "

@@ -7,20 +7,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 from leakeval_core.cli.common import (
     EXIT_BAD_INPUT,
     add_statistics_options,
-    conventions_from,
-    level,
-    measures_from,
     progress,
-    statistics_from,
+    report_failures,
+    view_from,
     write,
 )
-from leakeval_core.errors import LeakevalError
 
 __all__ = ["register"]
 
@@ -63,6 +59,21 @@ def register(sub) -> None:
     inflation.add_argument("--out", help="write the summary here instead of stdout")
     inflation.set_defaults(handler=_cmd_inflation)
 
+    story = sub.add_parser("story", help="the leakage effect in one headline, as the app's Story")
+    story.add_argument("experiment")
+    story.add_argument(
+        "--level",
+        nargs=2,
+        action="append",
+        metavar=("FACTOR", "LEVEL"),
+        help="fix the pair of conditions (repeatable; default: the pair whose leaked topics "
+        "gain most, as the app opens on)",
+    )
+    story.add_argument("--threshold", type=float, default=None, help="as for inflation")
+    add_statistics_options(story)
+    story.add_argument("--json", action="store_true", help="headline, evidence and pair as JSON")
+    story.set_defaults(handler=_cmd_story)
+
     report = sub.add_parser("report", help="one self-contained HTML report for a meeting")
     report.add_argument("experiment")
     _add_leakage_options(report)
@@ -79,155 +90,68 @@ def _add_leakage_options(parser: argparse.ArgumentParser) -> None:
         "--threshold",
         type=float,
         default=None,
-        help="similarity at which a topic counts as leaked (default: calibrated)",
+        help="similarity at which a topic counts as leaked, in [0, 1] (default: the detection "
+        "method's own)",
     )
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from leakeval_core.experiment.collections import load_collection
-    from leakeval_core.experiment.manifest import load_experiment
-    from leakeval_core.io import queries, trec
-    from leakeval_core.leakage.table import experiment_method
+    from leakeval_core import api
 
-    experiment = load_experiment(args.experiment)
-    problems = 0
-    try:
-        experiment_method(experiment)
-    except LeakevalError as exc:
-        print(f"leakeval: {exc}", file=sys.stderr)
-        problems += 1
-    for spec in experiment.collections.values():
-        try:
-            load_collection(spec)
-        except LeakevalError as exc:
-            print(f"leakeval: {exc}", file=sys.stderr)
-            problems += 1
-    if isinstance(experiment.training_queries, Path):
-        try:
-            queries.read_queries(experiment.training_queries)
-        except LeakevalError as exc:
-            print(f"leakeval: {exc}", file=sys.stderr)
-            problems += 1
-    bar = progress("validating")
-    paths = [run["path"] for run in experiment.runs]
-    for i, path in enumerate(paths):
-        bar(i, len(paths), str(path))
-        try:
-            trec.read_run_table(path)  # every check, without building a frame
-        except LeakevalError as exc:
-            print(f"leakeval: {exc}", file=sys.stderr)
-            problems += 1
-    bar(len(paths), len(paths), "done")
+    experiment, problems = api.validate(args.experiment, progress("validating"))
+    for problem in problems:
+        print(f"leakeval: {problem}", file=sys.stderr)
     factors = ", ".join(
         f"{f} ({experiment.conditions[f].nunique()} levels)" for f in experiment.factors
     )
     print(
-        f"{experiment.name}: {len(paths)} runs, {len(experiment.collections)} collections; "
-        f"factors: {factors}; design: {experiment.design.describe()}; {problems} problem(s)"
+        f"{experiment.name}: {len(experiment.runs)} runs, {len(experiment.collections)} "
+        f"collections; factors: {factors}; design: {experiment.design.describe()}; "
+        f"{len(problems)} problem(s)"
     )
     return EXIT_BAD_INPUT if problems else 0
 
 
-def _scored(args: argparse.Namespace):
-    """Load and score an experiment; broken runs are reported and left out."""
-    from leakeval_core.experiment.manifest import load_experiment
-    from leakeval_core.experiment.scores import score_experiment
+def _study(args: argparse.Namespace):
+    from leakeval_core import api
 
-    experiment = load_experiment(args.experiment)
-    results = score_experiment(
-        experiment, measures_from(args), conventions_from(args), progress=progress("scoring")
-    )
-    for failure in results.failures.itertuples():
-        print(f"leakeval: {failure.error} (left out)", file=sys.stderr)
-    return experiment, results
-
-
-def _design(experiment, args: argparse.Namespace):
-    """The experiment's design with the leakage role the flags name, if they name one."""
-    from leakeval_core.experiment.design import infer_design
-
-    flags = {"leakage": args.factor, "leaked": args.leaked, "clean": args.clean}
-    declared = {role: value for role, value in flags.items() if value is not None}
-    if not declared:
-        return experiment.design
-    declared.setdefault("leakage", experiment.design.leakage)
-    levels = {f: experiment.levels(f) for f in experiment.factors if f != "collection"}
-    chosen = infer_design(declared, levels)
-    return replace(
-        experiment.design, leakage=chosen.leakage, leaked=chosen.leaked, clean=chosen.clean
-    )
+    return api.Study.open(args.experiment), view_from(args)
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from leakeval_core.analysis.compare import compare_levels
-    from leakeval_core.analysis.folds import per_query
-    from leakeval_core.present.meeting import interval_caption, significance_caption
+    from leakeval_core import api
     from leakeval_core.present.tables import format_table
 
-    experiment, results = _scored(args)
-    design = experiment.design
-    vary = args.vary or design.leakage
-    if vary is None:
-        raise LeakevalError(
-            "give --vary FACTOR: " + design.why_not("compare without --vary", "leakage")
-        )
-    baseline = level(experiment, vary, args.baseline)
-    if baseline is None and vary == design.leakage:
-        baseline = design.clean
-    stats = statistics_from(args)
-    family = ("collection",) if args.family == "collection" else ()
-    rows = compare_levels(
-        per_query(results, args.measure),
-        vary,
-        baseline,
-        stats,
-        family,
+    study, view = _study(args)
+    result = api.compare(
+        study,
+        view=view,
+        vary=args.vary,
+        baseline=args.baseline,
+        family=args.family,
+        progress=progress("scoring"),
     )
-    what = f"each level vs {baseline}" if baseline is not None else "every pair of levels"
-    caption = f"{args.measure}: {significance_caption(vary, what, rows, stats)}"
-    if args.family == "all":
-        caption = caption.replace("within each collection", "over every row")
-    caption += " " + interval_caption(rows, stats)
-    write(format_table(rows, args.format, caption + " † significant."), args.out)
+    report_failures(study, view)
+    write(format_table(result.table, args.format, result.caption + " † significant."), args.out)
     return 0
 
 
-def _leakage(experiment, threshold: float | None):
-    from leakeval_core.leakage.table import leaked_qids, load_leakage
-
-    leakage = load_leakage(experiment)
-    if leakage.empty:
-        raise LeakevalError(
-            f"{experiment.root}: no leakage table; add [leakage] or "
-            "[training_queries] to experiment.toml"
-        )
-    threshold = leakage.threshold if threshold is None else threshold
-    return leakage, threshold, leaked_qids(leakage, threshold)
-
-
 def _cmd_inflation(args: argparse.Namespace) -> int:
-    from leakeval_core.analysis.folds import per_query
-    from leakeval_core.analysis.inflation import inflation
-    from leakeval_core.evaluation.measures import parse_measure
+    from leakeval_core import api
     from leakeval_core.present.tables import format_table
 
-    experiment, results = _scored(args)
-    design = _design(experiment, args)
-    design.require("Inflation", "leakage")
-    leakage, _, flags = _leakage(experiment, args.threshold)
-    result = inflation(
-        per_query(results, args.measure),
-        flags,
-        design,
-        parse_measure(args.measure).better,
-        args.top,
-        statistics_from(args).correction,
+    study, view = _study(args)
+    result = api.inflation(
+        study,
+        view=view,
+        factor=args.factor,
+        leaked=args.leaked,
+        clean=args.clean,
+        top=args.top,
+        progress=progress("scoring"),
     )
-    caption = (
-        f"{args.measure}: mean per-query delta ({design.leaked} − {design.clean}) on topics "
-        f"with a near-duplicate ({leakage.source}) and on the others."
-    )
-    write(format_table(result.summary, args.format, caption), args.out)
+    report_failures(study, view)
+    write(format_table(result.table, args.format, result.caption), args.out)
     if not args.out:
         print(f"\nTop {args.top} inflating topics per condition:")
         sys.stdout.write(format_table(result.top, args.format))
@@ -235,20 +159,39 @@ def _cmd_inflation(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from leakeval_core.evaluation.measures import parse_measure
-    from leakeval_core.leakage.table import load_leakage
-    from leakeval_core.present.meeting import ReportOptions, build_report
+    from leakeval_core import api
 
-    experiment, results = _scored(args)
-    options = ReportOptions(
-        design=_design(experiment, args),
-        threshold=args.threshold,
-        statistics=statistics_from(args),
-    )
-    leakage = load_leakage(experiment)
-    text = build_report(experiment, results, parse_measure(args.measure), leakage, options)
+    study, view = _study(args)
+    study.scores(view.conventions, (view.measure,), progress("scoring"))
+    report_failures(study, view)
+    text = api.report(study, view=view, factor=args.factor, leaked=args.leaked, clean=args.clean)
     Path(args.out).write_text(text, encoding="utf-8")
     print(
         f"report written to {args.out} ({len(text) / 1e6:.1f} MB, self-contained)", file=sys.stderr
     )
+    return 0
+
+
+def _cmd_story(args: argparse.Namespace) -> int:
+    import json
+
+    from leakeval_core import api
+
+    study, view = _study(args)
+    pair = {f: study.level(f, text) for f, text in (args.level or [])}
+    told = api.story(study, view=view, pair=pair or None)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "headline": told.headline,
+                    "evidence": told.evidence,
+                    "pair": {f: str(v) for f, v in told.pair.items()},
+                },
+                indent=2,
+            )
+        )
+    else:
+        print(told.headline)
+        print(told.evidence)
     return 0

@@ -7,9 +7,9 @@ import json
 import sys
 from pathlib import Path
 
+from leakeval_core.api.terms import LOCAL_CLUSTER, DetectionOptions, threshold_for
 from leakeval_core.cli.common import add_dataclass_options, from_options, progress
 from leakeval_core.errors import LeakevalError
-from leakeval_core.leakage.options import LOCAL_CLUSTER, DetectionOptions
 
 __all__ = ["register"]
 
@@ -73,39 +73,35 @@ def register(sub) -> None:
 
 
 def _cmd_leakage(args: argparse.Namespace) -> int:
-    from leakeval_core.experiment.collections import topics_from
-    from leakeval_core.experiment.manifest import load_experiment
-    from leakeval_core.io import queries
-    from leakeval_core.leakage.detect import topic_texts
-    from leakeval_core.leakage.options import threshold_for
-    from leakeval_core.leakage.table import LEAKAGE_COLUMNS, experiment_topic_texts
+    from leakeval_core import api
 
     fields = tuple(f.strip() for f in args.fields.split(",") if f.strip())
     if (args.experiment is None) == (args.topics is None):
         raise LeakevalError("give the topics with --topics or --experiment (one of them)")
-    if args.experiment is not None:
-        experiment = load_experiment(args.experiment)
-        side = experiment_topic_texts(experiment, fields)
-        args.train_queries = args.train_queries or experiment.training_queries
-        if args.train_queries is None:
-            raise LeakevalError(
-                f"{args.experiment}: no [training_queries] in experiment.toml; give --train-queries"
-            )
-        args.train_queries = str(args.train_queries)
-    else:
-        if args.train_queries is None:
-            raise LeakevalError("--train-queries is required with --topics")
-        variants = queries.read_queries(args.variants, unique=False) if args.variants else None
-        side = topic_texts(topics_from(args.topics), fields, variants)
+    if args.topics is not None and args.train_queries is None:
+        raise LeakevalError("--train-queries is required with --topics")
     options = from_options(DetectionOptions, args)
-    pairs, report = _detect(args, side, options)
+    bar = progress("comparing", unit="query")
+    pairs = api.detect_leakage(
+        args.experiment or args.topics,
+        args.train_queries,
+        options,
+        fields,
+        variants=args.variants,
+        dask=args.dask,
+        skip_bad_shards=args.skip_bad_shards,
+        progress=bar,
+        shard_progress=progress("shards", unit="shard"),
+    )
+    report = pairs.attrs["read"]
     threshold = threshold_for(options.method) if args.threshold is None else args.threshold
     pairs["near_duplicate"] = pairs.similarity >= threshold
-    keep = LEAKAGE_COLUMNS if args.experiment else [c for c in LEAKAGE_COLUMNS if c != "collection"]
-    pairs[[*keep, "near_duplicate"]].to_csv(args.out, index=False, float_format="%.6f")
+    pairs.to_csv(args.out, index=False, float_format="%.6f")
     sidecar = {
         "topics": args.topics or args.experiment,
-        "train_queries": args.train_queries,
+        "train_queries": str(
+            args.train_queries or api.load_experiment(args.experiment).training_queries
+        ),
         "method": options.method,
         "threshold": threshold,
         "dask": args.dask,
@@ -114,53 +110,13 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
     Path(str(args.out) + ".json").write_text(json.dumps(sidecar, indent=2) + "\n")
     flagged = pairs[pairs.near_duplicate].test_qid.nunique()
     print(
-        f"{len(pairs)} candidate pairs; {flagged} of {side.table.test_qid.nunique()} topics "
+        f"{len(pairs)} candidate pairs; {flagged} of {pairs.attrs['topics']} topics "
         f"have a near-duplicate at similarity >= {threshold}",
         file=sys.stderr,
     )
     for skipped in report.get("skipped_shards", []):
         print(f"leakeval: skipped {skipped['error']}", file=sys.stderr)
     return 0
-
-
-def _detect(args: argparse.Namespace, side, options: DetectionOptions):
-    """Stream a single log in this process, or compare a sharded log shard by shard (here or
-    on Dask); the pairs are the same either way."""
-    from leakeval_core.experiment.collections import training_chunks
-    from leakeval_core.io.shards import find_shards
-    from leakeval_core.leakage.detect import detect
-    from leakeval_core.leakage.sharded import detect_shards, local_results
-
-    shards = find_shards(args.train_queries)
-    if shards is None and args.dask is not None:
-        if not Path(args.train_queries).is_file():
-            raise LeakevalError(
-                f"--dask needs files the workers can open, not {args.train_queries!r}; write "
-                "it as shards first: leakeval split-log --train-queries ID --out DIR"
-            )
-        shards = [Path(args.train_queries)]
-    if shards is None:
-        bar = progress("comparing", unit="query")
-        compared = 0
-
-        def step(done: int, total: int, what: str) -> None:
-            nonlocal compared
-            compared = done
-            bar(done, max(done, total), what)
-
-        chunks = training_chunks(args.train_queries, options.chunk_size)
-        pairs = detect(side, chunks, options, step)
-        return pairs, {"queries_compared": compared}
-    if args.dask is not None:
-        from leakeval_core.leakage.distributed import dask_map
-
-        results = dask_map(args.dask)
-    else:
-        results = local_results
-    pairs, report = detect_shards(
-        side, shards, options, results, progress("shards", unit="shard"), args.skip_bad_shards
-    )
-    return pairs, report.as_dict()
 
 
 def _cmd_split_log(args: argparse.Namespace) -> int:

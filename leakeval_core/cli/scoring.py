@@ -42,43 +42,39 @@ def register(sub) -> None:
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
-    """Score run files straight from the scorer's arrays: no frame is built per run."""
+    """Formats what `api.score` returns, straight from the scorer's arrays: no frame is
+    built per run."""
     import csv
 
-    from leakeval_core.evaluation.allocator import release_memory_promptly, return_free_memory
+    from leakeval_core.evaluation.allocator import release_memory_promptly
 
     release_memory_promptly()
-    from leakeval_core.evaluation.qrels import PreparedQrels
-    from leakeval_core.evaluation.scoring import score_files
+    from leakeval_core import api
     from leakeval_core.io import trec
 
     measures, conventions = measures_from(args), conventions_from(args)
     _warn_deeper_cutoffs(measures, conventions)
-
-    def prepare() -> PreparedQrels:
-        """Runs while the first run files are read; its scratch is returned after."""
-        qrels = PreparedQrels(trec.read_qrels_table(args.qrels), conventions)
-        qrels.judgments  # noqa: B018 - built here, so its scratch is among what is returned
-        return_free_memory()
-        return qrels
-
-    rows: list[tuple[str, str, str, float]] = []
-    means: dict[str, dict[str, float]] = {}
-    diagnostics = {}
     names = trec.unique_run_names(args.run)
-    results = score_files(args.run, prepare, measures, progress("scoring"))
-    for path, name, result in zip(args.run, names, results, strict=True):
-        if isinstance(result, Exception):
-            raise result
-        means[name] = result.means()
+    result = api.score(
+        args.qrels,
+        dict(zip(names, args.run, strict=True)),
+        measures,
+        conventions,
+        progress=progress("scoring"),
+    )
+    rows: list[tuple[str, str, str, float]] = []
+    means = {name: run.means() for name, run in result.runs.items()}
+    for name, run in result.runs.items():
         rows.extend((name, "all", m, v) for m, v in means[name].items())
         if args.per_query:
-            for measure, values in result.values.items():
+            for measure, values in run.values.items():
                 rows.extend(
-                    (name, qid, measure, v) for qid, v in zip(result.qids, values, strict=True)
+                    (name, qid, measure, v) for qid, v in zip(run.qids, values, strict=True)
                 )
-        diagnostics[path] = result.diagnostics
-    _report_diagnostics(diagnostics, conventions)
+    _report_diagnostics(
+        {path: result.runs[name].diagnostics for name, path in zip(names, args.run, strict=True)},
+        conventions,
+    )
     if args.out or args.per_query:
         with open(args.out, "w", newline="") if args.out else nullcontext(sys.stdout) as fh:
             writer = csv.writer(fh, lineterminator="\n")
@@ -150,12 +146,12 @@ def _cmd_scores(args: argparse.Namespace) -> int:
     output = cache.get_bytes("scores-output", key)
     failures = []
     if output is None:
-        from leakeval_core.experiment.scores import score_experiment
+        from leakeval_core import api
 
-        results = score_experiment(
-            experiment, measures, conventions, cache, progress=progress("scoring")
+        results = api.experiment_scores(
+            experiment, measures, conventions, progress=progress("scoring")
         )
-        output = _scores_output(results.scores.drop(columns=["run_id"]), parquet)
+        output = _scores_output(results.table.drop(columns=["run_id"]), parquet)
         failures = results.failures.error.tolist()
         if not failures:
             cache.put_bytes("scores-output", key, output)

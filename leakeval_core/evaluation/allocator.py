@@ -7,11 +7,9 @@ Two allocators serve the scorer, and each holds freed memory by default:
   so the qrels' large temporaries are reused from the heap and the heap never shrinks.
 
 `leakeval score` turns both off and hands back what the qrels' preparation freed before the
-runs start. On the 100-run bench (bench/score_bench.py) mimalloc's options took the peak
-from 216-224 MB to 158-160 MB, and the mmap threshold and the hand-back to about 120 MB, at
-the same speed; a 10M-line run (bench/large_run_bench.py) went from 747-797 MB to 636 MB.
-Routing pyarrow through glibc as well (`ARROW_DEFAULT_MEMORY_POOL=system`) was tried: one
-allocator for both, but the 10M-line run reached 940 MB.
+runs start, so its peak is the qrels and the runs being scored, not every block ever freed
+(`bench/score_bench.py` and `bench/large_run_bench.py` measure it). pyarrow keeps its own
+allocator: through glibc, its arenas fragment the heap on large runs.
 """
 
 from __future__ import annotations
@@ -33,15 +31,13 @@ __all__ = [
 MIMALLOC_OPTIONS = {"MIMALLOC_ARENA_EAGER_COMMIT": "0", "MIMALLOC_PURGE_DELAY": "0"}
 MMAP_THRESHOLD = 1 << 20
 """numpy arrays from this size up get pages of their own, returned when freed: the qrels'
-arrays (311k judgments) are above it, a run's (25k rows) below, where reuse is fast.
-128 kB (glibc's starting value) made scoring a third slower in page faults when pyarrow
-allocated through glibc too; 4 MB held 8 MB more at the peak."""
+arrays (hundreds of thousands of judgments) are above it, a run's (tens of thousands of
+rows) below, where reusing the heap is fast. Lower, every run's arrays fault in fresh
+pages; higher, the peak holds more freed memory."""
 TRIM_THRESHOLD = 8 << 20
 """Free memory glibc keeps at the top of each heap before handing it back. Setting the
-mmap threshold fixes this at 128 kB, below one run's arrays (25k rows of 8 bytes), so every
-run's numpy arrays were fresh pages, each a page fault: a third of `leakeval score`'s
-faults and a fifth of its system time on the 100-run bench, which 8 MB saves for 1 MB more
-at the peak."""
+mmap threshold would fix this below one run's arrays, so that every run's arrays were fresh
+pages, each a page fault; a few runs' worth kept costs little at the peak."""
 _M_TRIM_THRESHOLD = -1
 _M_MMAP_THRESHOLD = -3
 

@@ -76,7 +76,7 @@ class RunScores:
     diagnostics: ScoreDiagnostics
 
     @cached_property
-    def scores(self) -> pd.DataFrame:
+    def table(self) -> pd.DataFrame:
         """Long table: qid, measure, value. first_rel_rank is NaN where undefined."""
         import pandas as pd
 

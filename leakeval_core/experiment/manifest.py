@@ -102,7 +102,9 @@ class Experiment:
         """A cheap key for in-memory caches: size and mtime of every file the experiment uses.
 
         Any edit changes it, so an in-memory cache can't serve stale data; the disk cache
-        underneath is keyed by content, so an unchanged file is still never rescored.
+        underneath is keyed by content, so an unchanged file is still never rescored. Runs
+        added or removed under the pattern are seen by reading the experiment again, which
+        lists them anew.
         """
         paths = [self.root / MANIFEST, *(run["path"] for run in self.runs)]
         for spec in self.collections.values():
@@ -112,7 +114,13 @@ class Experiment:
             paths += find_shards(self.training_queries) or [self.training_queries]
         digest = hashlib.blake2b(digest_size=16)
         for path in paths:
-            stat = path.stat()
+            try:
+                stat = path.stat()
+            except OSError as exc:
+                raise LeakevalError(
+                    f"{path}: {exc.strerror or 'unreadable'}; it was there when the experiment "
+                    "was read (moved or deleted since?)"
+                ) from None
             digest.update(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
         return digest.hexdigest()
 

@@ -41,7 +41,7 @@ _RUN_COLUMNS = [
 
 @dataclass(frozen=True)
 class ExperimentScores:
-    scores: pd.DataFrame = field(repr=False)
+    table: pd.DataFrame = field(repr=False)
     """run_id, collection, the pattern's factors, qid, measure, value."""
     runs: pd.DataFrame = field(repr=False)
     """One row per run: factors, scoring diagnostics, and `error` (empty when it scored)."""
@@ -110,7 +110,7 @@ def score_experiment(
             else:
                 meta = asdict(result.diagnostics)
                 del meta["missing_from_run"]  # meaningless per fold; see folds.per_query
-                found[i] = (result.scores, meta)
+                found[i] = (result.table, meta)
             done += 1
             if progress:
                 progress(done, len(rows), rows[i].run_id)

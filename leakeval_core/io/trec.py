@@ -174,8 +174,8 @@ def _clean_file(source: Source) -> Path | None:
     BOM, NUL, CR or tab (blank lines fail pyarrow's parse, see `_read_columns`). None sends
     the file through `load_bytes`, which rewrites it or names what is wrong.
 
-    The file is mapped, not read: reading copied it into fresh memory, a page fault every
-    4 kB, and for a run of 25k lines this check then cost three times what it does mapped.
+    The file is mapped, not read: reading copies it into fresh memory, a page fault every
+    page, which made this check cost more than the parse of a typical run.
     A mapping counts in the resident memory while open, so a large file is mapped a window
     of `MAPPED_BYTES` at a time.
     """
@@ -242,10 +242,9 @@ def _read_columns(
     """pyarrow's CSV reader on space-separated columns; None when any value does not parse.
 
     The source is valid UTF-8 already (`_clean_file` or `load_bytes` checked it), so
-    pyarrow does not check it again. It parses on the calling thread: its parallel reader
-    was slower at every size tried (Robust04's qrels 85 against 83 ms, a 10M-line run 3.4
-    against 2.6 s and 785 against 718 MB), since encoding the strings afterwards is the
-    cost, and its threads kept 9 MB of freed memory each. Callers parallelise over files.
+    pyarrow does not check it again. It parses on the calling thread: encoding the strings
+    afterwards is the cost, which pyarrow's parallel reader does not spread, and its threads
+    keep freed memory each. Callers parallelise over files instead.
     """
     import pyarrow.csv as pacsv
 
@@ -344,7 +343,7 @@ def encode(values: pa.Array | pa.ChunkedArray) -> pa.DictionaryArray:
 
     A file is read in blocks, so it comes in chunks. pyarrow encodes them with one running memo
     and hands every chunk the same final dictionary, so only the int32 codes need joining:
-    joining the strings first would hold them twice (160 MB for a 10M-line run's docids).
+    joining the strings first would hold them twice.
     If the chunks ever came back with dictionaries of their own, the strings are joined and
     encoded once instead, as unifying dictionaries costs several times the encoding.
     """

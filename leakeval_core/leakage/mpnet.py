@@ -36,8 +36,8 @@ INSTALL_HINT = (
 
 def models_home() -> Path:
     """Where extracted models live: `$LEAKEVAL_MODELS`, else beside the user's cache. Not in
-    `$LEAKEVAL_CACHE`, which is per experiment (and per test), so the 440 MB model is
-    extracted once per machine."""
+    `$LEAKEVAL_CACHE`, which is per experiment (and per test), so the model, hundreds of
+    megabytes, is extracted once per machine."""
     if env := os.environ.get("LEAKEVAL_MODELS"):
         return Path(env)
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"

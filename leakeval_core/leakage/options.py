@@ -12,6 +12,7 @@ from typing import Literal, get_args
 from leakeval_core.errors import LeakevalError
 
 __all__ = [
+    "APP_DETECTION_LIMIT",
     "GIVEN_THRESHOLD",
     "LOCAL_CLUSTER",
     "METHODS",
@@ -38,15 +39,17 @@ THRESHOLDS = {
     "hybrid-mpnet": 0.410,
 }
 """Each method's default near-duplicate threshold, chosen on the leakage study's human
-judgments (411 development pairs over 99 topics): the highest similarity that keeps 90% of
-the judged near-duplicates. At these thresholds, with 5 folds grouped by topic (each fold's
-threshold chosen on the other folds): lexical precision 0.925, recall 0.901; semantic 0.930,
-0.895; hybrid 0.949, 0.901; semantic-mpnet 0.949, 0.898; hybrid-mpnet 0.960, 0.906. Those
-pairs are all look-alikes (a sentence-embedding cosine of 0.9 or more), so precision on a
-whole log is higher. `bench/detection_bench.py` recomputes them."""
+judgments: the highest similarity that keeps 90% of the judged near-duplicates, so that a
+topic a person would call leaked is rarely missed. `bench/detection_bench.py` chooses them
+and reports their precision and recall, which the README quotes."""
 GIVEN_THRESHOLD = 0.8
 """For pairs given as a table: their similarities are on a scale leakeval did not set."""
 
+
+APP_DETECTION_LIMIT = 1_000_000
+"""The largest training log the app detects in while a person waits (MS MARCO's document
+and passage training queries fit; `bench/leakage_bench.py` times it). A larger log, such as
+ORCAS, is detected with `leakeval leakage --experiment … --dask` and given as a table."""
 
 LOCAL_CLUSTER = "local"
 """The Dask address that means: start a LocalCluster here, one single-threaded worker per
@@ -91,9 +94,8 @@ def available_methods() -> tuple[str, ...]:
 
 
 def best_method() -> Method:
-    """The most accurate method installed, by grouped cross-validated ROC AUC on the
-    development labels: hybrid-mpnet 0.864, hybrid 0.836, semantic-mpnet 0.832, semantic
-    0.784, lexical 0.771."""
+    """The most accurate method installed, by the cross-validated ROC AUC on human judgments
+    that the README's detection table reports."""
     available = available_methods()
     return next(m for m in ("hybrid-mpnet", "hybrid", "lexical") if m in available)
 
@@ -128,12 +130,11 @@ class DetectionOptions:
 
     @property
     def candidates(self) -> int:
-        """Lexical candidates kept per topic text: more when another method re-scores them
-        (on the demo, 2x instead of 4x the top K flags 241 topics instead of 251). mpnet
-        embeds about five times slower than MiniLM, so it re-scores 2x the top K: that keeps
-        350 topics against a 367k-query log within 3 minutes on 2 cores, and with the
-        judged queries in such a log, lexical's top 20 and top 40 alike keep 370 of the 372
-        judged near-duplicates."""
+        """Lexical candidates kept per topic text: more when another method re-scores them,
+        since its nearest queries need not be lexical's. mpnet embeds several times slower
+        than MiniLM, so it re-scores fewer, which keeps the study's scale within the speed
+        target; lexical's top candidates already hold nearly every judged near-duplicate
+        (`bench/leakage_bench.py` measures both)."""
         if self.method == "lexical":
             return self.top_k
         if encoder_of(self.method) == "mpnet":

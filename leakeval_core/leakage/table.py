@@ -19,7 +19,6 @@ from leakeval_core.leakage.detect import LEAKAGE_COLUMNS, TopicTexts, detect, to
 from leakeval_core.leakage.options import METHODS, DetectionOptions, method_for, threshold_for
 
 __all__ = [
-    "APP_DETECTION_LIMIT",
     "CATEGORIES",
     "LEAKAGE_COLUMNS",
     "STUDY_SHARES",
@@ -36,12 +35,6 @@ __all__ = [
 ]
 
 CATEGORIES = ("identical", "reformulation", "specialization", "generalization")
-
-APP_DETECTION_LIMIT = 1_000_000
-"""The largest training log the app detects in while a person waits: about a minute for the
-study's 350 topics on two cores (`bench/leakage_bench.py`: 367k queries in 24 s). MS MARCO's
-document (367k) and passage (808k) training queries fit; ORCAS (10M) is detected with
-`leakeval leakage --experiment … --dask` and given as `[leakage] table`."""
 
 STUDY_SHARES = {"robust04": 172 / 250, "core17": 37 / 50, "core18": 38 / 50}
 """Share of topics with a near-duplicate in MS MARCO / ORCAS (Fröbe et al., SPIRE 2022)."""

@@ -23,8 +23,28 @@ __all__ = [
     "difference_figure",
     "inflation_figure",
     "scatter_ab_figure",
+    "significance_marks",
     "tau_figure",
 ]
+
+
+def significance_marks(comparisons: pd.DataFrame, x: str, facet: str | None) -> pd.DataFrame:
+    """One mark per (x, facet) position where any compared pair is significant.
+
+    `comparisons` comes from stats.compare_levels; the label lists the significant pairs with
+    their adjusted p-values, for the hover text.
+    """
+    keys = [x] if facet is None else [x, facet]
+    hits = comparisons[comparisons.significant.astype(bool)]
+    if hits.empty:
+        return pd.DataFrame(columns=[*keys, "label"])
+    labels = hits.assign(
+        label=[
+            f"{a} vs {b}: Δ {d:+.4f}, adjusted p = {p:.2g}"
+            for a, b, d, p in zip(hits.a, hits.b, hits.delta, hits.p_adjusted, strict=True)
+        ]
+    )
+    return labels.groupby(keys, sort=True).label.agg("<br>".join).reset_index()
 
 
 def scatter_ab_figure(

@@ -16,13 +16,15 @@ __all__ = ["html_report"]
 def html_report(title: str, sections: Sequence[tuple[str, str, object]], notes: str) -> str:
     """One self-contained HTML file: plotly.js is inlined once, nothing is fetched.
 
-    `sections` holds (heading, explanation, content) where content is a Figure or a table.
+    `sections` holds (heading, explanation, content) where content is a Figure, a table,
+    or a Figure with its table (shown below it, folded).
     """
     parts, plotly_inlined = [], False
     for heading, explanation, content in sections:
         parts.append(f"<h2>{html.escape(heading)}</h2><p>{html.escape(explanation)}</p>")
         if isinstance(content, str):
             continue  # a section that says why it does not apply: its explanation is all
+        content, table = content if isinstance(content, tuple) else (content, None)
         if isinstance(content, go.Figure):
             parts.append(
                 content.to_html(
@@ -34,6 +36,8 @@ def html_report(title: str, sections: Sequence[tuple[str, str, object]], notes: 
             plotly_inlined = True
         else:
             parts.append(html_table(content))
+        if table is not None:
+            parts.append(f"<details><summary>Table</summary>{html_table(table)}</details>")
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>

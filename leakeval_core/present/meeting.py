@@ -1,46 +1,37 @@
-"""The meeting report: condition plots, significance, inflation and ranking change in one file.
+"""The meeting report's layout: condition plots, significance, inflation and ranking change.
 
-The CLI (`leakeval report`) and the app's download button both call `build_report`, so the
-file a user downloads is the one a script would produce. Every section asks the experiment's
-design for the roles it needs; a section that cannot apply says why instead of failing.
+Formatting only: `api.report` computes every part through the verbs the app and the CLI
+call, then hands them here. A section that cannot apply carries the text saying why.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
-from leakeval_core.analysis.compare import compare_levels, condition_means
-from leakeval_core.analysis.folds import per_query
-from leakeval_core.analysis.inflation import inflation
+import pandas as pd
+
 from leakeval_core.analysis.options import Statistics
-from leakeval_core.analysis.ranking import ranking_change
 from leakeval_core.errors import LeakevalError
+from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.measures import Measure
 from leakeval_core.experiment.design import Design
 from leakeval_core.experiment.manifest import Experiment
-from leakeval_core.experiment.scores import ExperimentScores
-from leakeval_core.leakage.table import LeakageTable, leaked_qids
-from leakeval_core.present.condition_plots import condition_figure, difference_figure
+from leakeval_core.present.condition_plots import (
+    condition_figure,
+    difference_figure,
+    inflation_figure,
+)
 from leakeval_core.present.html import html_report
 from leakeval_core.present.style import Palette
 
 __all__ = [
-    "ReportOptions",
-    "build_report",
+    "ReportParts",
     "chart_roles",
     "interval_caption",
+    "render_report",
     "significance_caption",
 ]
-
-
-@dataclass(frozen=True)
-class ReportOptions:
-    design: Design | None = None
-    """Overrides the experiment's design (other leaked/clean levels, say); None keeps it."""
-    threshold: float | None = None
-    """The near-duplicate threshold; None: the detection method's own."""
-    statistics: Statistics = Statistics()
-    top: int = 10
 
 
 def chart_roles(design: Design, factors: list[str]) -> tuple[str, str | None, str | None]:
@@ -57,84 +48,134 @@ def chart_roles(design: Design, factors: list[str]) -> tuple[str, str | None, st
     return x, colour, facet
 
 
-def build_report(
-    experiment: Experiment,
-    results: ExperimentScores,
-    measure: Measure,
-    leakage: LeakageTable,
-    options: ReportOptions = ReportOptions(),
-) -> str:
-    design = options.design or experiment.design
-    table = per_query(results, measure.name)
-    factors = [f for f in table.factors if f != "collection"]
-    sections: list[tuple[str, str, object]] = []
-    x, colour, facet = chart_roles(design, factors)
-    palette = Palette.of_experiment(experiment)
-    for collection in experiment.levels("collection"):
-        by = [f for f in (x, colour, facet) if f]
-        means = condition_means(table, by, {"collection": collection})
+@dataclass
+class ReportParts:
+    """What the report shows, computed by the API verbs; a section that cannot apply holds
+    the text saying why instead of its result."""
+
+    experiment: Experiment
+    design: Design
+    measure: Measure
+    statistics: Statistics
+    conventions: Conventions
+    fold_rule: str
+    factors: list[str]
+    story: Any = None
+    """The Story (`present.story.Story`), or why it does not apply."""
+    means: dict[str, pd.DataFrame] = field(default_factory=dict)
+    """Per collection: each condition's mean with its interval."""
+    significance: Any = None
+    """A Comparison, or why the section does not apply."""
+    inflation: Any = None
+    """An Inflation, or why the section does not apply."""
+    ranking: Any = None
+    """Kendall's tau per pair of leakage levels, or why the section does not apply."""
+
+    @property
+    def roles(self) -> tuple[str, str | None, str | None]:
+        return chart_roles(self.design, self.factors)
+
+
+def render_report(parts: ReportParts, top: int = 10) -> str:
+    """The report's HTML from its computed parts."""
+    x, colour, facet = parts.roles
+    palette = Palette.of_experiment(parts.experiment)
+    measure = parts.measure
+    sections = _story(parts)
+    sections += [
+        (
+            f"{collection}: {measure.label} by condition",
+            "Mean over queries with a 95% t interval; folds combined per query.",
+            (condition_figure(means, measure, x, colour, facet, palette=palette), means),
+        )
+        for collection, means in parts.means.items()
+    ]
+    sections += _significance(parts, (x, facet), palette)
+    if isinstance(parts.inflation, str):
+        sections.append(("Inflation", parts.inflation, ""))
+    else:
+        sections += [
+            ("Inflation", parts.inflation.caption, parts.inflation.table),
+            (
+                "Top inflating topics",
+                "Leaked topics where the leaked condition gains most.",
+                parts.inflation.top.groupby("collection").head(top),
+            ),
+        ]
+    if isinstance(parts.ranking, str):
+        sections.append(("System ranking change", parts.ranking, ""))
+    else:
         sections.append(
             (
-                f"{collection}: {measure.label} by condition",
-                "Mean over queries with a 95% t interval; folds combined per query.",
-                condition_figure(means, measure, x, colour, facet, palette=palette),
+                "System ranking change",
+                f"Kendall's tau between the {parts.design.system} rankings under each "
+                f"{parts.design.leakage} level (1 = same order).",
+                parts.ranking,
             )
         )
-    sections += _significance(table, design, measure, options, (x, facet), palette)
-    sections += _inflation(table, design, leakage, measure, options)
-    sections.append(_ranking(table, design, x))
+    experiment = parts.experiment
     notes = (
         f"{'SIMULATED DATA. ' if experiment.simulated else ''}{experiment.name}. "
         f"Measure: {measure.label} ({measure.better} is better). Conventions: "
-        f"{results.conventions.describe()}. Fold rule: {table.fold_rule}. "
-        f"Design: {design.describe()}."
+        f"{parts.conventions.describe()}. Fold rule: {parts.fold_rule}. "
+        f"Design: {parts.design.describe()}."
     )
     return html_report(f"leakeval report: {experiment.name}", sections, notes)
 
 
+def _story(parts: ReportParts) -> list[tuple[str, str, object]]:
+    """The Story first, as the meeting saw it: its headline, the test, the trend, the topics."""
+    told = parts.story
+    if isinstance(told, str) or told is None:
+        return [("Story", told or "", "")]
+    sections: list[tuple[str, str, object]] = [("Story", f"{told.headline} {told.evidence}", "")]
+    if told.x is not None:
+        sections.append(
+            (
+                f"Gain along {told.x}",
+                f"Mean per-topic gain of {parts.design.leaked} over {parts.design.clean} on "
+                "topics with a near-duplicate and on the others, the pair's other levels fixed.",
+                inflation_figure(told.trend, parts.measure, told.x, None, 360),
+            )
+        )
+    sections.append(
+        ("Topics that inflate it most", "With the training query that leaked each.", told.top)
+    )
+    return sections
+
+
 def _significance(
-    table,
-    design: Design,
-    measure: Measure,
-    options: ReportOptions,
-    placed: tuple,
-    palette: Palette,
+    parts: ReportParts, placed: tuple, palette: Palette
 ) -> list[tuple[str, str, object]]:
     """The significance table, then each collection's paired differences where the chart's
     x and facet account for every other factor (otherwise points would overlap)."""
-    vary, baseline = (design.leakage, design.clean) if design.leakage else (design.system, None)
-    if vary is None or vary not in table.factors:
-        return [("Significance", design.why_not("Not applicable: this section", "leakage"), "")]
-    stats = options.statistics
-    try:
-        rows = compare_levels(table, vary, baseline, stats)
-    except LeakevalError as exc:
-        return [("Significance", f"Not applicable: {exc}", "")]
-    what = f"{design.leaked} vs {design.clean}" if design.leakage else "every pair of levels"
-    caption = significance_caption(vary, what, rows, stats) + " " + interval_caption(rows, stats)
-    sections: list[tuple[str, str, object]] = [("Significance", caption, rows)]
+    if isinstance(parts.significance, str):
+        return [("Significance", parts.significance, "")]
+    rows = parts.significance.table
+    sections: list[tuple[str, str, object]] = [("Significance", parts.significance.caption, rows)]
+    vary = parts.design.leakage or parts.design.system
     x, facet = [*(f for f in placed if f and f != vary), None, None][:2]
-    if x and set(table.factors) - {vary, "collection"} == {f for f in (x, facet) if f}:
+    if x and set(parts.factors) - {vary} == {f for f in (x, facet) if f}:
         for collection, part in rows.groupby("collection", sort=False):
             sections.append(
                 (
-                    f"{collection}: paired differences in {measure.label}",
-                    interval_caption(part, stats),
-                    difference_figure(part, measure, x, facet, vary, palette),
+                    f"{collection}: paired differences in {parts.measure.label}",
+                    interval_caption(part, parts.statistics),
+                    difference_figure(part, parts.measure, x, facet, vary, palette),
                 )
             )
     return sections
 
 
-def significance_caption(vary: str, what: str, rows, statistics: Statistics) -> str:
+def significance_caption(
+    vary: str, what: str, rows, statistics: Statistics, family: str = "collection"
+) -> str:
     """How a significance table was computed, with the size of its correction family: the
     report, the app and `leakeval compare` all caption their tables with this."""
     sizes = sorted(set(rows.family_size.tolist())) if len(rows) else [0]
     m = " or ".join(map(str, sizes))
-    return (
-        f"{statistics.describe()}; {vary}: {what}. Corrected within each collection over "
-        f"its m = {m} comparisons."
-    )
+    over = "within each collection over its" if family == "collection" else "over all"
+    return f"{statistics.describe()}; {vary}: {what}. Corrected {over} m = {m} comparisons."
 
 
 def interval_caption(rows, statistics: Statistics) -> str:
@@ -155,56 +196,4 @@ def interval_caption(rows, statistics: Statistics) -> str:
     return (
         f"Each interval is the {how} at {shown} confidence, the level at which the correction "
         f"tests its comparison{dual if statistics.interval == 'test' else ''}."
-    )
-
-
-def _inflation(
-    table, design: Design, leakage: LeakageTable, measure: Measure, options: ReportOptions
-) -> list[tuple[str, str, object]]:
-    if not design.has("leakage"):
-        return [("Inflation", design.why_not("Not applicable: this section", "leakage"), "")]
-    if leakage.empty:
-        return [
-            (
-                "Inflation",
-                "Not applicable: the experiment has no leakage pairs; add [training_queries] "
-                "or [leakage] table to experiment.toml.",
-                "",
-            )
-        ]
-    threshold = leakage.threshold if options.threshold is None else options.threshold
-    result = inflation(
-        table,
-        leaked_qids(leakage, threshold),
-        design,
-        measure.better,
-        options.top,
-        options.statistics.correction,
-    )
-    return [
-        (
-            "Inflation",
-            f"Mean per-query delta ({design.leaked} − {design.clean}) on topics with a "
-            f"near-duplicate (similarity ≥ {threshold:.3f}, {leakage.source}) and on the "
-            "others; p_difference is Welch's t-test between the two groups.",
-            result.summary,
-        ),
-        (
-            "Top inflating topics",
-            "Leaked topics where the leaked condition gains most.",
-            result.top.groupby("collection").head(options.top),
-        ),
-    ]
-
-
-def _ranking(table, design: Design, x: str) -> tuple[str, str, object]:
-    if not design.has("system", "leakage"):
-        why = design.why_not("Not applicable: the ranking change", "system", "leakage")
-        return ("System ranking change", why, "")
-    within = [f for f in ("collection", x) if f not in (design.system, design.leakage)]
-    return (
-        "System ranking change",
-        f"Kendall's tau between the {design.system} rankings under each {design.leakage} "
-        "level (1 = same order).",
-        ranking_change(table, design.system, design.leakage, list(dict.fromkeys(within))),
     )

@@ -8,11 +8,11 @@ report, so the story's numbers are those tables' numbers.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import pandas as pd
 
 from leakeval_core.analysis.folds import levels_of
-from leakeval_core.analysis.inflation import Inflation
 from leakeval_core.analysis.options import Statistics
 from leakeval_core.evaluation.measures import Measure
 from leakeval_core.experiment.design import Design
@@ -36,32 +36,32 @@ class Story:
     (with its similarity and category) that makes each one leaked."""
 
 
-def default_pair(summary: pd.DataFrame, factors: list[str]) -> dict:
-    """The pair whose leaked topics gain most over the others: the clearest case of the
+def default_pair(summary: pd.DataFrame, factors: list[str], better: str = "higher") -> dict:
+    """The pair whose leaked topics gain most over the others, by the measure's own
+    direction (for a lower-is-better measure the gain is a drop): the clearest case of the
     effect, which is what a first look should show (every other pair is one choice away)."""
-    ranked = summary.dropna(subset=["difference"]).sort_values(
-        ["difference", *factors], ascending=[False, *[True] * len(factors)]
-    )
+    gain = summary.difference if better == "higher" else -summary.difference
+    ranked = summary.assign(_gain=gain).dropna(subset=["_gain"])
+    ranked = ranked.sort_values(["_gain", *factors], ascending=[False, *[True] * len(factors)])
     row = (ranked if not ranked.empty else summary).iloc[0]
     return {f: row[f] for f in factors}
 
 
 def tell(
-    result: Inflation,
+    result: Any,
     pair: dict,
     design: Design,
     measure: Measure,
     statistics: Statistics,
     leakage: pd.DataFrame,
     titles: pd.DataFrame,
-    threshold: float,
 ) -> Story:
     """The story of one pair of conditions.
 
-    `leakage` is the LEAKAGE table, `titles` holds collection, qid, title of every topic;
-    `threshold` is the similarity at which a topic counts as leaked.
+    `result` is the inflation of every pair (its threshold says when a topic counts as
+    leaked), `leakage` the LEAKAGE table, `titles` holds collection, qid, title of every topic.
     """
-    summary = result.summary
+    summary = result.table
     row = levels_of(summary, pair).iloc[0]
     x = design.size if design.size in pair else next(iter(pair), None)
     trend = levels_of(summary, {k: v for k, v in pair.items() if k != x})
@@ -74,7 +74,7 @@ def tell(
         _evidence(row, measure, statistics),
         trend.reset_index(drop=True),
         x,
-        _top(result.top, pair, design, leakage, titles, threshold),
+        _top(result.top, pair, design, leakage, titles, result.threshold),
     )
 
 

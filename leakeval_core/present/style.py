@@ -105,8 +105,8 @@ class Palette:
 
 # The look of plotly's "plotly_white" template, set as plain layout attributes. A figure
 # carrying a template (plotly's, or the one Streamlit's chart theme merges in) makes plotly.js
-# apply it to every trace on each draw, and Streamlit draws each chart twice on mount: about
-# 55 ms more per chart in a page switch, measured in headless Chromium.
+# apply it to every trace on each draw, and Streamlit draws each chart twice on mount, so a
+# page switch pays for it once per chart (bench/page_switch_bench.py).
 FONT = '"Source Sans", "Source Sans Pro", sans-serif'  # the dashboard's own font
 TEXT = {"light": "#31333f", "dark": "#fafafa"}
 FADED = {"light": "#6b6f7b", "dark": "#a3a8b8"}

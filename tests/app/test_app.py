@@ -36,9 +36,21 @@ def app(demo_dir, demo_cache, monkeypatch):
     return open_page
 
 
-def open_tab(at: AppTest, key: str, label: str) -> AppTest:
+def key_of(name: str, page: str) -> str:
+    """The widget key a page gives a view value (`leakeval_app.state.widget_key`)."""
+    return f"w:{page}:{name}"
+
+
+def widget(elements, name: str):
+    """The widget of view value `name` among `elements`, whichever page drew it."""
+    return next(
+        e for e in elements if e.key and e.key.startswith("w:") and e.key.endswith(f":{name}")
+    )
+
+
+def open_tab(at: AppTest, name: str, label: str) -> AppTest:
     """Click a tab: only the open tab's content runs (lazy tabs)."""
-    at.session_state[key] = label
+    at.session_state[key_of(name, name.removesuffix("_tab"))] = label
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -68,9 +80,12 @@ def detected(experiment, cache):
 def test_a_named_method_not_installed_here_is_said(app, demo_dir, monkeypatch):
     """An experiment that names a method this machine lacks is read with the best installed
     one, and the leakage page says so: its flags may differ from the named method's."""
+    from leakeval_core.api import terms
     from leakeval_core.leakage import options
 
-    monkeypatch.setattr(options, "available_methods", lambda: ("lexical", "semantic", "hybrid"))
+    installed = lambda: ("lexical", "semantic", "hybrid")  # noqa: E731
+    monkeypatch.setattr(options, "available_methods", installed)
+    monkeypatch.setattr(terms, "available_methods", installed)
     manifest = demo_dir / "experiment.toml"
     pinned = manifest.read_text(encoding="utf-8")
     try:
@@ -78,7 +93,7 @@ def test_a_named_method_not_installed_here_is_said(app, demo_dir, monkeypatch):
         at = app("app_pages/leakage.py")
     finally:
         manifest.write_text(pinned)
-    assert at.selectbox(key="w:method").value == "hybrid"
+    assert widget(at.selectbox, "method").value == "hybrid"
     assert any("names the method `hybrid-mpnet`" in w.value for w in at.warning)
     # the edited manifest is read again (the app once served it stale from its cache)
     assert not any("names the method" in w.value for w in app("app_pages/leakage.py").warning)
@@ -93,7 +108,7 @@ def test_dataset_browser_counts(app, demo_experiment, demo_cache):
     flagged = pairs[(pairs.collection == "robust04") & (pairs.similarity >= leakage.threshold)]
     n = flagged.test_qid.nunique()
     assert metric(at, "Topics with a near-duplicate") == f"{n} ({n / 250:.0%})"
-    at.selectbox(key="w:collection").set_value("core17").run()
+    widget(at.selectbox, "collection").set_value("core17").run()
     assert metric(at, "Topics") == "50"
     topics = at.dataframe[0].value
     assert len(topics) == 50 and {"judged", "relevant", "leaked"} <= set(topics.columns)
@@ -115,7 +130,7 @@ def test_leakage_threshold_refilters(app, demo_experiment, demo_cache):
 
 def test_drilldown_means_match_the_scores_table(app, demo_scores, demo_experiment, demo_cache):
     at = app("app_pages/queries.py")
-    table = demo_scores.scores
+    table = demo_scores.table
     condition = table[
         (table.collection == "robust04")
         & (table.model == "colbert")
@@ -142,14 +157,14 @@ def test_drilldown_means_match_the_scores_table(app, demo_scores, demo_experimen
     off = delta[~delta.index.isin(flags)]
     assert metric(at, f"A − B on leaked topics ({len(on)})") == f"{on.mean():.4f}"
     assert metric(at, f"A − B on other topics ({len(off)})") == f"{off.mean():.4f}"
-    at.selectbox(key="w:b_model").set_value("monot5").run()
+    widget(at.selectbox, "b_model").set_value("monot5").run()
     other = condition[condition.leakage == "none"]  # still colbert: B changed model only
     assert metric(at, "Mean nDCG@10, B") != f"{other.value.mean():.4f}"
 
 
 def test_drilldown_all_measures_tab_matches_the_scores_table(app, demo_scores):
     at = open_tab(app("app_pages/queries.py"), "queries_tab", "All measures per query")
-    table = demo_scores.scores
+    table = demo_scores.table
     condition = table[
         (table.collection == "robust04") & (table.model == "colbert") & (table.train_size == 2000)
     ]
@@ -197,14 +212,14 @@ def test_open_in_drilldown_offers_the_filtered_topics_with_titles(app):
     assert picker.options == [f"{c} · {q} · {titles[q]}" for c, q in expected]
     at.button[0].click().run()
     assert at.header[0].value == "Per-query drill-down"
-    assert at.session_state["w:qid"] == expected[0][1]
+    assert widget(at.selectbox, "qid").value == expected[0][1]
 
 
 def test_conditions_table_matches_the_scores_table(app, demo_scores):
     at = app("app_pages/conditions.py")
     means = at.dataframe[0].value
     first = means.iloc[0]
-    table = demo_scores.scores
+    table = demo_scores.table
     assert first.collection == "robust04"  # the collection chosen on the first page is kept
     rows = table[
         (table.collection == "robust04")
@@ -219,7 +234,7 @@ def test_conditions_table_matches_the_scores_table(app, demo_scores):
 
 def test_measure_switch_changes_axis(app):
     at = app("app_pages/conditions.py")
-    at.sidebar.selectbox(key="w:measure").set_value("first_rel_rank").run()
+    widget(at.sidebar.selectbox, "measure").set_value("first_rel_rank").run()
     assert not at.exception
     assert "lower is better" in at.get("plotly_chart")[0].proto.spec
 
@@ -231,7 +246,7 @@ def test_comparison_significance_follows_sidebar(app, demo_scores):
     tests = at.dataframe[0].value  # only the open tab runs
     assert len(tests) == 15  # robust04: 3 models x 5 sizes, leakage levels compared
     row = tests[(tests.model == "monot5") & (tests.train_size == 2000)].iloc[0]
-    table = demo_scores.scores
+    table = demo_scores.table
     part = table[
         (table.collection == "robust04")
         & (table.model == "monot5")
@@ -254,7 +269,7 @@ def test_comparison_significance_follows_sidebar(app, demo_scores):
     assert any("at 99.67% confidence" in c.value for c in at.caption)
     at.session_state["settings_statistics"] = True  # open the sidebar's statistics
     at.run()
-    at.sidebar.selectbox(key="w:correction").set_value("none").run()
+    widget(at.sidebar.selectbox, "correction").set_value("none").run()
     uncorrected = at.dataframe[0].value
     assert uncorrected.p_adjusted.tolist() == pytest.approx(uncorrected.p.tolist())
     row = uncorrected[(uncorrected.model == "monot5") & (uncorrected.train_size == 2000)].iloc[0]
@@ -307,7 +322,7 @@ def test_closed_settings_still_apply_and_show_under_their_expanders(app):
 
     at.session_state["settings_statistics"] = True
     at.run()
-    at.sidebar.selectbox(key="w:correction").set_value("holm").run()
+    widget(at.sidebar.selectbox, "correction").set_value("holm").run()
     at.session_state["settings_statistics"] = False
     at.run()
     assert len(at.sidebar.selectbox) == 2  # experiment and measure only
@@ -327,7 +342,7 @@ def test_ranking_change_follows_the_collection_and_carries_its_uncertainty(app):
     collection selector said."""
     at = open_tab(app("app_pages/conditions.py"), "conditions_tab", "Ranking change")
     assert set(at.dataframe[0].value.collection) == {"robust04"}
-    at.selectbox(key="w:collection").set_value("core18").run()
+    widget(at.selectbox, "collection").set_value("core18").run()
     taus = at.dataframe[0].value
     assert set(taus.collection) == {"core18"} and len(taus) == 5
     assert {"tau_low", "tau_high", "p_same"} <= set(taus.columns)
@@ -370,21 +385,20 @@ def test_url_cannot_open_an_experiment_outside_the_data_root(app, value):
     at.query_params["experiment"] = value
     at.run()
     assert not at.exception
-    assert at.sidebar.selectbox(key="w:experiment").value == "demo"
+    assert widget(at.sidebar.selectbox, "experiment").value == "demo"
 
 
 def test_upload_size_limit(monkeypatch, demo_experiment):
     from leakeval_app import views
-    from leakeval_app.context import APP_MEASURES, AppContext
+    from leakeval_app.context import AppContext
+    from leakeval_core.api import Study, View
     from leakeval_core.errors import LeakevalError
-    from leakeval_core.evaluation.conventions import Conventions
 
     monkeypatch.setenv("LEAKEVAL_MAX_UPLOAD_MB", "0.001")
-    context = AppContext(
-        demo_experiment, demo_experiment.fingerprint(), APP_MEASURES[0], Conventions()
-    )
+    study = Study(demo_experiment)
+    context = AppContext(study, (str(demo_experiment.root), "size-limit-test"), View())
     with pytest.raises(LeakevalError, match="over the upload limit of 0 MB"):
-        views.score_upload(context.key, "core17", "big.run", b"307 Q0 d 1 1.0 x\n" * 200)
+        views.score_upload(context, "core17", "big.run", b"307 Q0 d 1 1.0 x\n" * 200)
 
 
 @pytest.mark.parametrize("broken", ["qrels", "training"])
@@ -437,12 +451,12 @@ def test_one_query_tab_ranks_condition_a_like_the_run_file(app, demo_dir):
     from leakeval_core.io.trec import read_qrels, read_run
 
     at = open_tab(app("app_pages/queries.py"), "queries_tab", "One query")
-    qid = at.selectbox(key="w:qid").value
+    qid = widget(at.selectbox, "qid").value
     lists = [d.value for d in at.dataframe if "moved" in d.value.columns]
     assert len(lists) == 2
     experiment = load_experiment(demo_dir)
     levels = {
-        f: at.selectbox(key="w:collection" if f == "collection" else f"w:a_{f}").value
+        f: widget(at.selectbox, "collection" if f == "collection" else f"a_{f}").value
         for f in experiment.condition_factors
     }
     conditions = experiment.conditions
@@ -468,8 +482,7 @@ def test_warm_reruns_replay_no_progress_bars(demo_dir, tmp_path, monkeypatch):
     monkeypatch.setenv("LEAKEVAL_DATA", str(demo_dir.parent))
     monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cold-cache"))
     monkeypatch.chdir(ROOT)
-    loaders.results.cache_clear()
-    loaders.leakage.cache_clear()
+    loaders.study.clear()
     replayed: list[str] = []
     replay = cache_utils.replay_cached_messages
 
@@ -521,14 +534,14 @@ def test_experiments_behind_symlinks_are_served(demo_dir, tmp_path, monkeypatch)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    assert at.sidebar.selectbox(key="w:experiment").value == "study"
+    assert widget(at.sidebar.selectbox, "experiment").value == "study"
     assert not (root / "demo").exists()  # nothing generated beside it
 
 
 def test_the_same_level_as_leaked_and_clean_is_a_message_not_a_traceback(app):
     at = app("app_pages/conditions.py")
     open_tab(at, "conditions_tab", "Inflation")
-    at.selectbox(key="w:inflation_clean").set_value("leaked").run()
+    widget(at.selectbox, "inflation_clean").set_value("leaked").run()
     assert not at.exception, [e.value for e in at.exception]
     assert any("the leaked and the clean level are both 'leaked'" in e.value for e in at.error)
     assert at.query_params["inflation_clean"] == "leaked"  # the pickers are in the URL
@@ -544,7 +557,7 @@ def test_trec_eval_preset_scores_with_its_conventions(app, demo_experiment, demo
     at = app("app_pages/queries.py")
     at.session_state["settings_conventions"] = True  # open the lazy expander
     at.run()
-    at.sidebar.radio(key="w:preset").set_value("trec_eval 10").run()
+    widget(at.sidebar.radio, "preset").set_value("trec_eval 10").run()
     assert not at.exception, [e.value for e in at.exception]
     caption = next(c.value for c in at.sidebar.caption if "Conventions." in c.value)
     assert "depth 1000" in caption and "docid descending" in caption
@@ -594,8 +607,8 @@ def test_a_log_too_large_to_detect_here_asks_for_dask_and_takes_the_table(tmp_pa
     the table that command writes is then the experiment's [leakage] table."""
     import shlex
 
+    from leakeval_core.api import terms
     from leakeval_core.cli import main
-    from leakeval_core.leakage import table as leakage_table
 
     experiment = tmp_path / "data" / "big"
     (experiment / "runs").mkdir(parents=True)
@@ -612,7 +625,7 @@ def test_a_log_too_large_to_detect_here_asks_for_dask_and_takes_the_table(tmp_pa
         '[collections.c]\ntopics = "t.txt"\nqrels = "q.txt"\n'
         '[training_queries]\npath = "log"\n[runs]\npattern = "runs/{model}.run"\n'
     )
-    monkeypatch.setattr(leakage_table, "APP_DETECTION_LIMIT", 10)
+    monkeypatch.setattr(terms, "APP_DETECTION_LIMIT", 10)
     monkeypatch.setenv("LEAKEVAL_DATA", str(tmp_path / "data"))
     monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
     monkeypatch.chdir(ROOT)
@@ -636,7 +649,11 @@ def test_a_log_too_large_to_detect_here_asks_for_dask_and_takes_the_table(tmp_pa
 
 
 def _story_pair(at: AppTest) -> dict:
-    return {s.label: s.value for s in at.selectbox if s.key and s.key.startswith("w:story_")}
+    return {
+        s.label: s.value
+        for s in at.selectbox
+        if s.key and (":story_" in s.key or s.key == "w:story:collection")
+    }
 
 
 def test_story_tells_the_numbers_the_inflation_tab_the_report_and_the_cli_show(
@@ -654,7 +671,7 @@ def test_story_tells_the_numbers_the_inflation_tab_the_report_and_the_cli_show(
     leakage = detected(demo_experiment, demo_cache)
     flags = leaked_qids(leakage, leakage.threshold)
     whole = inflation(per_query(demo_scores, "ndcg_cut_10"), flags, demo_experiment.design)
-    summary = whole.summary
+    summary = whole.table
     row = summary[(summary[list(pair)] == pd.Series(pair)).all(axis=1)].iloc[0]
     assert row.difference == summary.difference.max()  # the clearest case first
     assert f"{row.delta_leaked:+.2f} on the {row.leaked_topics} topics" in headline.replace(
@@ -672,17 +689,17 @@ def test_story_tells_the_numbers_the_inflation_tab_the_report_and_the_cli_show(
 
 def test_story_pair_changes_and_opens_the_drilldown_on_it(app):
     at = app()
-    at.selectbox(key="w:story_train_size").set_value(32000).run()
+    widget(at.selectbox, "story_train_size").set_value(32000).run()
     assert not at.exception
     assert "train_size 32000" in at.header[0].value
     pair = _story_pair(at)
     at.button[0].click().run()  # "Every topic's gain: drill-down"
     assert not at.exception and at.header[0].value == "Per-query drill-down"
-    values = {s.key: s.value for s in at.selectbox if s.key}
-    assert values["w:a_leakage"] == "leaked" and values["w:b_leakage"] == "none"
+    values = {s.key.split(":")[-1]: s.value for s in at.selectbox if s.key}
+    assert values["a_leakage"] == "leaked" and values["b_leakage"] == "none"
     for factor in ("model", "train_size"):
-        assert values[f"w:a_{factor}"] == values[f"w:b_{factor}"] == pair[factor]
-    assert values["w:collection"] == pair["collection"]
+        assert values[f"a_{factor}"] == values[f"b_{factor}"] == pair[factor]
+    assert values["collection"] == pair["collection"]
 
 
 def test_presentation_mode_hides_the_controls(app):
@@ -692,34 +709,34 @@ def test_presentation_mode_hides_the_controls(app):
     assert not at.exception
     assert at.header[0].value.startswith("Leaked training")
     assert not _story_pair(at)  # the pair comes from the URL or the default
-    assert at.sidebar.toggle(key="w:present").value is True
+    assert widget(at.sidebar.toggle, "present").value is True
 
 
 def test_one_query_view_shows_a_b_and_its_course_along_the_size(app, demo_scores):
     from leakeval_core.analysis.folds import per_query
 
     at = open_tab(app("app_pages/queries.py"), "queries_tab", "One query")
-    values = {s.key: s.value for s in at.selectbox if s.key}
-    qid = values["w:qid"]
+    values = {s.key.split(":")[-1]: s.value for s in at.selectbox if s.key}
+    qid = values["qid"]
     table = per_query(demo_scores, "ndcg_cut_10").table
-    rows = table[(table.collection == values["w:collection"]) & (table.qid == qid)]
-    rows = rows[rows.model == values["w:a_model"]]
+    rows = table[(table.collection == values["collection"]) & (table.qid == qid)]
+    rows = rows[rows.model == values["a_model"]]
 
     def value(leakage: str, size: int) -> float:
         return rows[(rows.leakage == leakage) & (rows.train_size == size)].value.iloc[0]
 
-    size = values["w:a_train_size"]
-    a, b = value(values["w:a_leakage"], size), value(values["w:b_leakage"], size)
+    size = values["a_train_size"]
+    a, b = value(values["a_leakage"], size), value(values["b_leakage"], size)
     shown = {m.label: m.value for m in at.metric}  # the page's means come first
     assert (shown["nDCG@10, A"], shown["nDCG@10, B"]) == (f"{a:.4f}", f"{b:.4f}")
     assert shown["A − B"] == f"{a - b:.4f}" and shown["Leaked topic"] in ("yes", "no")
     along = next(d.value for d in at.dataframe if "train_size" in d.value.columns)
     assert along.train_size.tolist() == [2000, 4000, 8000, 16000, 32000]
     for row in along.itertuples():
-        assert abs(row.A - value(values["w:a_leakage"], row.train_size)) < 1e-12
-        assert abs(row.B - value(values["w:b_leakage"], row.train_size)) < 1e-12
+        assert abs(row.A - value(values["a_leakage"], row.train_size)) < 1e-12
+        assert abs(row.B - value(values["b_leakage"], row.train_size)) < 1e-12
     # the query picker says each query's A − B, largest gain first
-    label = next(o for o in at.selectbox(key="w:qid").options if o.startswith(f"{qid}:"))
+    label = next(o for o in widget(at.selectbox, "qid").options if o.startswith(f"{qid}:"))
     assert f"(A − B {a - b:+.3f}" in label
 
 
@@ -745,17 +762,77 @@ def test_the_report_download_stays_after_a_rerun(app):
     assert len(report_buttons()) == 1
     at.run()  # what a download (or any other rerun) does: the report is still there
     assert len(report_buttons()) == 1
-    at.sidebar.selectbox(key="w:measure").set_value("P_1").run()  # built for other settings
+    widget(at.sidebar.selectbox, "measure").set_value("P_1").run()  # built for other settings
     assert not report_buttons()
 
 
 def test_map_at_depth_100_says_it_is_not_trec_evals(app):
     at = app()
     assert not any("**Depth.**" in c.value for c in at.sidebar.caption)  # nDCG@10: nothing cut
-    at.sidebar.selectbox(key="w:measure").set_value("map").run()
+    widget(at.sidebar.selectbox, "measure").set_value("map").run()
     notes = [c.value for c in at.sidebar.caption if c.value.startswith("**Depth.**")]
     assert notes == [
         "**Depth.** MAP: only the top 100 documents of each run count (depth 100; trec_eval's "
         "default is 1000, so these can be lower than trec_eval's; the trec_eval 10 preset or "
         "--compat trec_eval uses 1000)."
     ]
+
+
+def test_the_app_shows_what_is_on_disk(demo_dir, tmp_path, monkeypatch):
+    """A run added under the pattern is scored on the next rerun, a removed one disappears,
+    and a file that vanishes is named in a message, not a traceback."""
+    import shutil
+
+    from tests.support import single_factor_experiment
+
+    root = tmp_path / "data"
+    experiment = single_factor_experiment(demo_dir, root / "one")
+    monkeypatch.setenv("LEAKEVAL_DATA", str(root))
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(ROOT)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.switch_page("app_pages/conditions.py").run()
+    assert set(at.dataframe[0].value.model) == {"colbert", "monobert", "monot5"}
+
+    shutil.copyfile(experiment / "runs" / "monot5.run", experiment / "runs" / "copy.run")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert set(at.dataframe[0].value.model) == {"colbert", "copy", "monobert", "monot5"}
+
+    (experiment / "runs" / "colbert.run").unlink()
+    at.run()
+    assert set(at.dataframe[0].value.model) == {"copy", "monobert", "monot5"}
+
+    (experiment / "qrels.txt").unlink()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("qrels.txt" in e.value and "no such file" in e.value for e in at.error), [
+        e.value for e in at.error
+    ]
+
+
+def test_the_collection_and_the_open_tab_follow_the_user_across_pages(app):
+    at = app("app_pages/queries.py")
+    widget(at.selectbox, "collection").set_value("core18").run()
+    at.switch_page("app_pages/conditions.py").run()
+    assert widget(at.selectbox, "collection").value == "core18"
+    open_tab(at, "conditions_tab", "Inflation")
+    at.switch_page("app_pages/datasets.py").run()
+    assert widget(at.selectbox, "collection").value == "core18"
+    at.switch_page("app_pages/conditions.py").run()
+    assert not at.exception
+    assert any("delta_leaked" in d.value.columns for d in at.dataframe)  # Inflation is open
+    assert set(at.dataframe[0].value.collection) == {"core18"}
+
+
+def test_bad_link_values_are_replaced_with_a_notice(app):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.query_params.update(
+        {"threshold": "nan", "collection": "nowhere", "measure": "bogus", "conditions_tab": "?"}
+    )
+    at.switch_page("app_pages/conditions.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    notices = [w.value for w in at.warning]
+    for name in ("threshold=nan", "collection=nowhere", "measure=bogus", "conditions_tab=?"):
+        assert any(name in n for n in notices), (name, notices)
+    assert widget(at.selectbox, "collection").value == "robust04"

@@ -416,3 +416,78 @@ def test_sidebar_settings_stay_open_and_slider_keys_keep_every_step(app_url, bro
     assert float(thumb.input_value()) == pytest.approx(start + 0.05)
     page.screenshot(path=str(SHOTS / "sidebar-open-after-change.png"))
     page.close()
+
+
+def shown_numbers(page, name: str) -> dict[str, str]:
+    """What a page shows that depends on the threshold, the collection and the open tab."""
+    main = page.get_by_test_id("stMain")
+    texts = {"heading": main.locator("h2").first.inner_text()}
+    texts["metrics"] = " | ".join(main.get_by_test_id("stMetric").all_inner_texts())
+    captions = main.get_by_test_id("stCaptionContainer").all_inner_texts()
+    texts["captions"] = " | ".join(c for c in captions if "≥" in c or "shown" in c)
+    selected = main.locator('[role="tab"][aria-selected="true"]').all_inner_texts()
+    texts["tab"] = " | ".join(selected)
+    return texts
+
+
+def open_page(page, url: str, name: str) -> None:
+    page.goto(url)
+    page.locator("h2", has_text=HEADING.get(name, name)).first.wait_for(timeout=180_000)
+    page.locator(MAIN_CONTENT[name]).first.wait_for(timeout=60_000)
+    wait_until_idle(page)
+
+
+def test_a_copied_link_shows_the_same_numbers_on_every_page(app_url, browser):
+    """Set the threshold to 0.61, the collection to core18 and the Inflation tab as a user
+    does; the link then opens every page, in a fresh browser, on the same numbers and tab."""
+    context = browser.new_context(viewport={"width": 1500, "height": 1000})
+    page = context.new_page()
+    open_page(page, f"{app_url}/leakage", "Leakage overlap")
+    thumb = page.get_by_test_id("stMain").locator('input[type="range"]').first
+    thumb.focus()
+    steps = round((0.61 - float(thumb.input_value())) / 0.01)
+    for _ in range(abs(steps)):
+        page.keyboard.press("ArrowRight" if steps > 0 else "ArrowLeft")
+    page.get_by_text("similarity ≥ 0.61").first.wait_for(timeout=60_000)
+    wait_until_idle(page)
+    assert float(thumb.input_value()) == pytest.approx(0.61)
+    page.locator('[data-testid="stSidebarNav"]').get_by_text("Condition comparison").click()
+    page.locator("h2", has_text="Condition comparison").wait_for(timeout=60_000)
+    wait_until_idle(page)
+    main = page.get_by_test_id("stMain")
+    choose_option(page, main.get_by_role("combobox", name="collection"), "core18")
+    wait_until_idle(page)
+    page.get_by_role("tab", name="Inflation").click()
+    page.get_by_text("Topics that inflate most").wait_for(timeout=60_000)
+    wait_until_idle(page)
+    link = urlparse(page.url)
+    assert {"threshold=0.61", "collection=core18", "conditions_tab=Inflation"} <= set(
+        link.query.split("&")
+    ), link.query
+    seen = {}
+    for name in PAGES:
+        page.locator('[data-testid="stSidebarNav"]').get_by_text(name, exact=True).click()
+        page.locator("h2", has_text=HEADING.get(name, name)).first.wait_for(timeout=60_000)
+        page.locator(MAIN_CONTENT[name]).first.wait_for(timeout=60_000)
+        wait_until_idle(page)
+        seen[name] = shown_numbers(page, name)
+    context.close()
+
+    assert "core18" in seen["Story"]["heading"]
+    assert "≥ 0.610" in seen["Condition comparison"]["captions"]
+    assert "Inflation" in seen["Condition comparison"]["tab"]
+    paths = {
+        "Story": "story",
+        "Dataset browser": "datasets",
+        "Leakage overlap": "leakage",
+        "Per-query drill-down": "queries",
+        "Condition comparison": "conditions",
+    }
+    for name in PAGES:
+        fresh = browser.new_context(viewport={"width": 1500, "height": 1000})
+        page = fresh.new_page()
+        open_page(page, f"{app_url}/{paths[name]}?{link.query}", name)
+        assert page.locator('[data-testid="stException"]').count() == 0, name
+        assert shown_numbers(page, name) == seen[name], name
+        page.screenshot(path=str(SHOTS / f"link-{paths[name]}.png"))
+        fresh.close()

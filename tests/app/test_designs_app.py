@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.test_app import PAGES, open_tab
+from tests.app.test_app import PAGES, open_tab, widget
 from tests.support import ROOT
 
 
@@ -35,9 +35,9 @@ def test_every_page_opens_on_other_designs(open_app, request, fixture, page):
 
 def test_renamed_design_drives_every_view(open_app, renamed_dir):
     at = open_app(renamed_dir, "app_pages/conditions.py")
-    assert at.selectbox(key="w:x").value == "n_train"
-    assert at.selectbox(key="w:colour").value == "contamination"
-    assert at.selectbox(key="w:facet").value == "system"
+    assert widget(at.selectbox, "x").value == "n_train"
+    assert widget(at.selectbox, "colour").value == "contamination"
+    assert widget(at.selectbox, "facet").value == "system"
     open_tab(at, "conditions_tab", "Inflation")
     assert not at.info and at.dataframe, "inflation shows its tables"
     summary = at.dataframe[0].value
@@ -46,13 +46,13 @@ def test_renamed_design_drives_every_view(open_app, renamed_dir):
     assert not at.info and len(at.dataframe[0].value) == 5  # one tau per n_train
 
     at = open_app(renamed_dir, "app_pages/queries.py")
-    assert at.selectbox(key="w:a_contamination").value == "contaminated"
-    assert at.selectbox(key="w:b_contamination").value == "clean"
+    assert widget(at.selectbox, "a_contamination").value == "contaminated"
+    assert widget(at.selectbox, "b_contamination").value == "clean"
 
 
 def test_single_factor_says_what_cannot_apply(open_app, single_factor_dir):
     at = open_app(single_factor_dir, "app_pages/conditions.py")
-    assert at.selectbox(key="w:x").value == "model"
+    assert widget(at.selectbox, "x").value == "model"
     open_tab(at, "conditions_tab", "Inflation")
     assert any(
         "Inflation needs a factor with a leaked and a clean level" in i.value for i in at.info
@@ -60,4 +60,4 @@ def test_single_factor_says_what_cannot_apply(open_app, single_factor_dir):
     open_tab(at, "conditions_tab", "Ranking change")
     assert any("[design] system" in i.value or "[design] leakage" in i.value for i in at.info)
     at = open_app(single_factor_dir, "app_pages/leakage.py")
-    assert any("no leakage table" in i.value for i in at.info)
+    assert any("The leakage overlap needs leakage pairs" in i.value for i in at.info)

@@ -78,13 +78,13 @@ def test_renamed_factors_give_the_demos_numbers(demo_dir, renamed_dir, tmp_path,
     from leakeval_core import api
 
     monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
-    demo = api.compare(demo_dir).query("collection == 'core17'").reset_index(drop=True)
-    renamed = api.compare(renamed_dir)
+    demo = api.compare(demo_dir).table.query("collection == 'core17'").reset_index(drop=True)
+    renamed = api.compare(renamed_dir).table
     assert len(renamed) == len(demo) == 15
     assert set(renamed.a) == {"contaminated"} and set(renamed.b) == {"clean"}
     assert renamed.p.tolist() == pytest.approx(demo.p.tolist(), rel=1e-12)
     assert renamed.p_adjusted.tolist() == pytest.approx(demo.p_adjusted.tolist(), rel=1e-12)
-    inflated = api.inflation(renamed_dir).summary  # flags: the planted pairs, given as a table
+    inflated = api.inflation(renamed_dir).table  # flags: the planted pairs, given as a table
     from leakeval_core.analysis.folds import per_query
     from leakeval_core.analysis.inflation import inflation
     from leakeval_core.leakage.table import ground_truth, leaked_qids
@@ -94,7 +94,7 @@ def test_renamed_factors_give_the_demos_numbers(demo_dir, renamed_dir, tmp_path,
         per_query(api.experiment_scores(experiment, ["ndcg_cut_10"]), "ndcg_cut_10"),
         leaked_qids(ground_truth(experiment), 0.8),
         experiment.design,
-    ).summary.query("collection == 'core17'")
+    ).table.query("collection == 'core17'")
     assert inflated.delta_leaked.tolist() == pytest.approx(expected.delta_leaked.tolist())
     assert inflated.p_difference.tolist() == pytest.approx(expected.p_difference.tolist())
     assert list(inflated.columns[:3]) == ["collection", "system", "n_train"]
@@ -131,4 +131,4 @@ def test_overriding_the_leakage_levels_on_the_command_line(
     status, _, err = run(
         capsys, "inflation", str(renamed_dir), "--leaked", "clean", "--clean", "clean"
     )
-    assert status == 2 and "the same level" in err
+    assert status == 2 and "the leaked and the clean level are both 'clean'" in err

@@ -129,3 +129,52 @@ def test_no_test_imports_conftest():
         if "conftest" in imported_top_levels(p)
     ]
     assert offenders == []
+
+
+DOORS = sorted(
+    [
+        ROOT / "app.py",
+        *(ROOT / "app_pages").glob("*.py"),
+        *(ROOT / "leakeval_app").glob("*.py"),
+        *(CORE / "cli").glob("*.py"),
+    ]
+)
+
+
+@pytest.mark.parametrize("path", DOORS, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_doors_reach_analysis_and_leakage_only_through_the_api(path):
+    """The app and the CLI format what the API verbs return: a number they show has one
+    path, so it cannot differ between them."""
+    reached = {
+        module
+        for module in core_imports(path)
+        if module.split(".")[1:2] in (["analysis"], ["leakage"])
+    }
+    assert reached == set(), f"{path.name} imports {sorted(reached)} around the API"
+
+
+def importers_of(module: str, name: str) -> list[str]:
+    """Files (core, app and tests aside) that import `name` from `module`."""
+    found = []
+    for path in sorted({*DOORS, *MODULES}):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.module == module
+                and any(alias.name == name for alias in node.names)
+            ):
+                found.append(path.relative_to(ROOT).as_posix())
+                break
+    return found
+
+
+def test_the_inflation_steps_exist_once():
+    """Finding the leaked topics (pairs, threshold, the message when there are none) and
+    splitting a gain by them is `api.inflation`'s alone: the app, the CLI, the Story and
+    the report all call it."""
+    assert importers_of("leakeval_core.analysis.inflation", "inflation") == [
+        "leakeval_core/api/leakage.py"
+    ]
+    assert importers_of("leakeval_core.leakage.table", "leaked_qids") == [
+        "leakeval_core/api/study.py"
+    ]

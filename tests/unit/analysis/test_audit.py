@@ -19,7 +19,7 @@ def audit(demo_experiment, demo_cache):
 
 
 def test_current_means_match_the_scores_table(audit, demo_scores):
-    table = demo_scores.scores
+    table = demo_scores.table
     for levels in CONDITIONS:
         rows = table[
             (table.measure == "ndcg_cut_10")

@@ -212,11 +212,11 @@ def test_inflation_on_demo_shrinks_with_train_size(demo_experiment, demo_scores)
     table = per_query(demo_scores, "ndcg_cut_10")
     flags = leaked_qids(ground_truth(demo_experiment), 0.0)  # the planted pairs
     result = inflation(table, flags, demo_experiment.design)
-    by_size = result.summary.groupby("train_size").delta_leaked.mean()
+    by_size = result.table.groupby("train_size").delta_leaked.mean()
     assert by_size.is_monotonic_decreasing
     assert by_size.iloc[0] > 0.05
-    assert not (result.summary.p_other_adjusted < 0.05).any()
-    at_2000 = result.summary.query("train_size == 2000 and collection == 'robust04'")
+    assert not (result.table.p_other_adjusted < 0.05).any()
+    at_2000 = result.table.query("train_size == 2000 and collection == 'robust04'")
     assert (at_2000.p_leaked_adjusted < 0.05).all()  # 250 topics: every model
     assert (result.top.groupby(["collection", "model", "train_size"]).size() <= 10).all()
     top = result.top.iloc[0]
@@ -233,7 +233,7 @@ def test_inflation_by_hand():
     pq = PerQuery(table, ("collection", "leakage"), "none", pd.DataFrame())
     design = Design(leakage="leakage", leaked="leaked", clean="none")
     result = inflation(pq, pd.DataFrame({"collection": ["c", "c"], "qid": ["1", "2"]}), design)
-    row = result.summary.iloc[0]
+    row = result.table.iloc[0]
     assert row.delta_leaked == pytest.approx(0.3) and row.delta_other == pytest.approx(0.05)
     assert row.p_difference == pytest.approx(
         sps.ttest_ind([0.4, 0.2], [0.0, 0.1], equal_var=False).pvalue

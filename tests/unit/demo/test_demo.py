@@ -94,7 +94,7 @@ def test_model_ranking_changes_at_2000(demo_experiment, demo_scores):
 
 
 def test_candidate_lists_contain_unjudged_documents(demo_scores):
-    judged = demo_scores.scores.query("measure == 'judged_10'").value.mean()
+    judged = demo_scores.table.query("measure == 'judged_10'").value.mean()
     assert 0.5 < judged < 0.9
 
 

@@ -30,7 +30,7 @@ def qrels_frame(rows):
 
 
 def values(result, measure=None):
-    frame = result.scores
+    frame = result.table
     if measure:
         frame = frame[frame.measure == measure]
     return dict(zip(frame.qid, frame.value, strict=True))
@@ -64,7 +64,7 @@ def test_graded_check_values_linear_and_exponential():
 def test_binary_measures_by_hand():
     run, qrels = ranked_binary((2, 4, 8))
     got = score_run(run, qrels, "P_1,P_10,recip_rank,first_rel_rank,map,recall_5,judged_10")
-    v = {m: values(got, m)["q"] for m in got.scores.measure}
+    v = {m: values(got, m)["q"] for m in got.table.measure}
     assert v == pytest.approx(
         {
             "P_1": 0.0,
@@ -224,7 +224,7 @@ def independent_judged_and_first_rel(run, qrels_frame_, conventions, qids):
 
 def assert_parity(run, qrels_frame_, conventions, measures=ALL_NATIVE, tol=1e-9):
     qrels = PreparedQrels(qrels_frame_, conventions)
-    ours = score_run(run, qrels, measures + ",judged_10,first_rel_rank").scores
+    ours = score_run(run, qrels, measures + ",judged_10,first_rel_rank").table
     ref = score_with_pytrec_eval(run, qrels, measures)
     wide = ours.pivot(index="qid", columns="measure", values="value").reindex(qrels.qids)
     for name, expected in ref.items():
@@ -300,7 +300,7 @@ def test_plain_pytrec_eval_agrees_on_core17_per_query():
         PreparedQrels(trec.read_qrels(qrels_path), Conventions(depth=1000, tie_order="docid_desc")),
         "ndcg_cut_10,P_1,map",
     )
-    for row in ours.scores.itertuples():
+    for row in ours.table.itertuples():
         assert row.value == pytest.approx(reference[row.qid][row.measure], abs=1e-6)
 
 
@@ -344,7 +344,7 @@ def test_score_files_matches_pytrec_eval_per_file_and_keeps_order(tmp_path, prep
             continue
         with open(path) as fh:
             reference = evaluator.evaluate(pytrec_eval.parse_run(fh))
-        scored = result.scores
+        scored = result.table
         assert scored.qid.nunique() == 50  # core17: 50 topics, all with relevant documents
         for row in scored.itertuples():
             assert row.value == pytest.approx(reference[row.qid][row.measure], abs=1e-9)

@@ -70,7 +70,7 @@ def test_broken_run_is_listed_and_the_rest_score(tmp_path):
     results = score_experiment(exp, ["P_1"], cache=Cache(tmp_path / "cache"))
     assert len(results.failures) == 1
     assert results.failures.error.iat[0].endswith("fold2.run:1: score 'oops' is not a number")
-    assert sorted(results.scores.qid.unique()) == ["1", "2"]
+    assert sorted(results.table.qid.unique()) == ["1", "2"]
 
 
 def test_warm_cache_returns_the_same_table_and_edits_invalidate(tmp_path):
@@ -79,7 +79,7 @@ def test_warm_cache_returns_the_same_table_and_edits_invalidate(tmp_path):
     cold = score_experiment(exp, ["P_1", "ndcg_cut_10"], cache=cache)
     warm = score_experiment(exp, ["P_1", "ndcg_cut_10"], cache=cache)
     pd.testing.assert_frame_equal(
-        cold.scores, warm.scores, check_dtype=False, check_categorical=False
+        cold.table, warm.table, check_dtype=False, check_categorical=False
     )
     write(tmp_path / "runs/m/fold2.run", run_text([3, 4], good_first=False))
     edited = score_experiment(exp, ["P_1"], cache=cache)
@@ -93,11 +93,11 @@ def test_demo_scores_match_direct_scoring(demo_experiment, demo_scores):
     qrels = PreparedQrels(read_qrels(spec.qrels), Conventions(missing="drop"))
     direct = score_run(read_run(row.path), qrels, "ndcg_cut_10")
     assert direct.diagnostics.queries_scored == 10  # one fold of core17's 50 topics
-    table = demo_scores.scores
+    table = demo_scores.table
     ours = table[(table.run_id == row.run_id) & (table.measure == "ndcg_cut_10")]
     np.testing.assert_allclose(
         ours.sort_values("qid").value.to_numpy(),
-        direct.scores.sort_values("qid").value.to_numpy(),
+        direct.table.sort_values("qid").value.to_numpy(),
         atol=1e-12,
     )
     assert demo_scores.failures.empty
@@ -132,4 +132,4 @@ def test_hundred_runs_one_broken_ninety_nine_scored(tmp_path):
     results = score_experiment(load_experiment(tmp_path), ["P_1"], cache=Cache(tmp_path / "c"))
     assert results.failures.model.tolist() == ["m042"]
     assert "fold1.run:2: docid 'd0' appears twice" in results.failures.error.iat[0]
-    assert results.scores.model.nunique() == 99
+    assert results.table.model.nunique() == 99

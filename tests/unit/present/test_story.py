@@ -8,6 +8,7 @@ from scipy import stats as sps
 from leakeval_core.analysis.folds import per_query
 from leakeval_core.analysis.inflation import inflation
 from leakeval_core.analysis.options import Statistics
+from leakeval_core.api.results import Inflation
 from leakeval_core.evaluation.measures import parse_measure
 from leakeval_core.experiment.collections import load_collection
 from leakeval_core.leakage.table import ground_truth, leaked_qids
@@ -20,9 +21,11 @@ def told(demo_experiment, demo_scores):
     table = per_query(demo_scores, "ndcg_cut_10")
     truth = ground_truth(demo_experiment)
     flags = leaked_qids(truth, 0.0)
-    result = inflation(table, flags, design)
+    split = inflation(table, flags, design)
+    measure = parse_measure("ndcg_cut_10")
+    result = Inflation(split.table, split.top, 0.0, "the planted pairs", measure)
     factors = [f for f in demo_experiment.condition_factors if f != design.leakage]
-    pair = default_pair(result.summary, factors)
+    pair = default_pair(result.table, factors)
     titles = pd.concat(
         [
             load_collection(spec).topics[["qid", "title"]].assign(collection=name)
@@ -37,14 +40,13 @@ def told(demo_experiment, demo_scores):
         Statistics(),
         truth.table,
         titles,
-        0.0,
     )
     return story, table, flags, result
 
 
 def test_the_default_pair_shows_the_largest_inflation(told):
     story, _, _, result = told
-    best = result.summary.sort_values("difference", ascending=False).iloc[0]
+    best = result.table.sort_values("difference", ascending=False).iloc[0]
     assert all(best[f] == level for f, level in story.pair.items())
 
 
@@ -70,7 +72,7 @@ def test_headline_numbers_are_the_per_query_means(told, demo_experiment):
 def test_trend_runs_along_the_size_factor_at_the_pairs_other_levels(told):
     story, _, _, result = told
     assert story.x == "train_size"
-    assert story.trend.train_size.tolist() == sorted(result.summary.train_size.unique())
+    assert story.trend.train_size.tolist() == sorted(result.table.train_size.unique())
     for factor, level in story.pair.items():
         if factor != "train_size":
             assert (story.trend[factor] == level).all()
@@ -91,7 +93,7 @@ def test_inflation_adjusts_within_each_collection(demo_experiment, demo_scores):
     result = inflation(
         table, leaked_qids(ground_truth(demo_experiment), 0.0), demo_experiment.design
     )
-    summary = result.summary
+    summary = result.table
     assert (summary.groupby("collection").family_size.first() == 15).all()
     core17 = summary[summary.collection == "core17"]
     expected = np.minimum(core17.p_difference.to_numpy() * 15, 1.0)

@@ -1,0 +1,227 @@
+"""Comparing conditions: `compare`, and the views of conditions the pages and report show."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+from leakeval_core.analysis.compare import condition_label
+from leakeval_core.api.common import source_of, view_of
+from leakeval_core.api.results import Comparison
+from leakeval_core.api.study import Study
+from leakeval_core.api.view import View
+from leakeval_core.errors import LeakevalError
+from leakeval_core.experiment.scores import Progress
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from leakeval_core.analysis.compare import Paired
+    from leakeval_core.evaluation.measures import Measure
+    from leakeval_core.experiment.design import Design
+
+__all__ = [
+    "compare",
+    "condition_label",
+    "condition_means",
+    "paired",
+    "paired_measures",
+    "ranked_lists",
+    "ranking_change",
+    "versus_run",
+]
+
+
+def compare(
+    data: Any,
+    runs: Any = None,
+    *,
+    view: View | None = None,
+    vary: str | None = None,
+    baseline: object | None = None,
+    family: Literal["collection", "all"] = "collection",
+    columns: Mapping[str, str] | None = None,
+    progress: Progress | None = None,
+    **settings: Any,
+) -> Comparison:
+    """Paired tests between the levels of one factor, corrected within each collection.
+
+    `data` is an experiment (its folder, or one loaded), or qrels when `runs` names the
+    runs to compare (files, frames or dicts, as `score` takes them): then the factor is
+    `run`, and `baseline` names the run every other is compared with (default: every pair).
+    For an experiment, `vary` defaults to the design's leakage factor, compared against its
+    clean level: the table `leakeval compare` prints and the app marks with stars. Settings
+    (measure=, statistics=, conventions=) are a `View`'s.
+
+    >>> rows = compare(demo_path, measure="ndcg_cut_10").table
+    >>> len(rows), int(rows.family_size.iloc[0]), rows[["a", "b"]].iloc[0].tolist()
+    (45, 15, ['leaked', 'none'])
+
+    Without an experiment folder:
+
+    >>> qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 1}}
+    >>> runs = {"bm25": {"q1": {"d1": 1.0, "x": 2.0}, "q2": {"d2": 1.0, "x": 2.0},
+    ...                  "q3": {"d3": 2.0}},
+    ...         "mine": {"q1": {"d1": 2.0, "x": 1.0}, "q2": {"d2": 2.0, "x": 1.0},
+    ...                  "q3": {"d3": 2.0}}}
+    >>> row = compare(qrels, runs, measure="P_1", baseline="bm25").table.iloc[0]
+    >>> row.a, row.b, round(float(row.delta), 4), int(row.n)
+    ('mine', 'bm25', 0.6667, 3)
+    """
+    from leakeval_core.analysis.compare import compare_levels
+    from leakeval_core.present.meeting import interval_caption, significance_caption
+
+    view = view_of(view, settings)
+    source = source_of(data, runs, columns)
+    design = source.design
+    if runs is not None:
+        vary = vary or source.FACTOR
+    vary = vary or design.leakage
+    if vary is None:
+        raise LeakevalError(
+            "give --vary FACTOR (vary= in Python): " + design.why_not("compare", "leakage")
+        )
+    if baseline is not None:
+        baseline = source.level(vary, baseline)
+    elif vary == design.leakage:
+        baseline = design.clean
+    statistics = view.statistics
+    rows = compare_levels(
+        source.per_query(view.measure, view.conventions, progress),
+        vary,
+        baseline,
+        statistics,
+        ("collection",) if family == "collection" else (),
+    )
+    what = f"each level vs {baseline}" if baseline is not None else "every pair of levels"
+    caption = (
+        f"{view.parsed_measure.label}: "
+        + significance_caption(vary, what, rows, statistics, family)
+        + " "
+        + interval_caption(rows, statistics)
+    )
+    return Comparison(rows, statistics, view.parsed_measure, caption)
+
+
+def condition_means(
+    data: Study | Any, view: View, by: Sequence[str], fixed: Mapping[str, object] | None = None
+) -> pd.DataFrame:
+    """Each condition's mean with a 95% t interval over queries (folds combined first)."""
+    from leakeval_core.analysis.compare import condition_means as means
+
+    study = Study.open(data)
+    return means(study.per_query(view.measure, view.conventions), list(by), fixed)
+
+
+def fold_rule(data: Study | Any, view: View) -> str:
+    """How the experiment's folds were combined: split (concatenated) or repeated (averaged)."""
+    return Study.open(data).per_query(view.measure, view.conventions).fold_rule
+
+
+def paired(data: Study | Any, view: View, a: Mapping, b: Mapping) -> Paired:
+    """Conditions A and B joined query by query, each topic flagged leaked or not."""
+    from leakeval_core.analysis.compare import paired as join
+
+    study = Study.open(data)
+    return join(study.per_query(view.measure, view.conventions), a, b, study.leaked(view))
+
+
+def paired_measures(
+    data: Study | Any, view: View, a: Mapping, b: Mapping, measures: Sequence[Measure]
+) -> pd.DataFrame:
+    """Every measure for A and B side by side, one row per query both scored."""
+    from leakeval_core.analysis.compare import paired_wide
+
+    study = Study.open(data)
+    return paired_wide(
+        {m.label: study.per_query(m.name, view.conventions) for m in measures},
+        a,
+        b,
+        study.leaked(view),
+    )
+
+
+def top_inflating(pairs: Paired, view: View, n: int = 10) -> pd.DataFrame:
+    """Leaked topics where A beats B most, by the measure's own direction."""
+    from leakeval_core.analysis.compare import top_inflating as top
+
+    return top(pairs, n, view.parsed_measure.better)
+
+
+def query_along(
+    data: Study | Any, view: View, a: Mapping, b: Mapping, qid: str, factor: str
+) -> pd.DataFrame:
+    """One query's A, B and A − B at every level of `factor`."""
+    from leakeval_core.analysis.compare import query_along as along
+
+    study = Study.open(data)
+    return along(study.per_query(view.measure, view.conventions), a, b, qid, factor)
+
+
+def ranking_change(
+    data: Study | Any, view: View, within: Sequence[str], design: Design | None = None
+) -> pd.DataFrame:
+    """Kendall's tau between the system rankings under two leakage levels, with intervals."""
+    from leakeval_core.analysis.ranking import ranking_change as change
+
+    study = Study.open(data)
+    design = design or study.design
+    design.require("The ranking view", "system", "leakage")
+    return change(
+        study.per_query(view.measure, view.conventions), design.system, design.leakage, list(within)
+    )
+
+
+def ranked_lists(
+    data: Study | Any, view: View, a: Mapping, b: Mapping, qid: str
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One query's ranked lists under A and B, each marking how far a document moved."""
+    import pandas as pd
+
+    from leakeval_core.analysis.collection import ranked_list
+    from leakeval_core.analysis.compare import rank_changes
+    from leakeval_core.analysis.folds import select
+
+    study = Study.open(data)
+    qrels = study.collection(a["collection"]).qrels
+
+    def rows(levels: Mapping) -> pd.DataFrame:
+        """The query's rows from the first of the condition's runs (folds) that has it."""
+        for path in select(study.experiment.conditions, levels).path:
+            run = study.run_file(path)
+            found = run[run.qid == qid]
+            if len(found):
+                return found
+        return pd.DataFrame({"qid": [], "docid": [], "score": []})
+
+    lists = [ranked_list(rows(levels), qid, qrels, view.conventions) for levels in (a, b)]
+    return rank_changes(*lists)
+
+
+def versus_run(
+    data: Study | Any, view: View, values: pd.Series, levels: Mapping
+) -> tuple[pd.DataFrame, int, int]:
+    """An outside run's per-query values against one condition, on all, leaked and other
+    topics, adjusted over the rows of its table."""
+    from leakeval_core.analysis.compare import versus_condition
+
+    study = Study.open(data)
+    return versus_condition(
+        values,
+        study.per_query(view.measure, view.conventions),
+        levels,
+        study.leaked(view),
+        view.statistics,
+    )
+
+
+def convention_audit(
+    data: Study | Any, view: View, conditions: list[Mapping], progress: Progress | None = None
+) -> pd.DataFrame:
+    """The conditions' means recomputed with one convention changed at a time."""
+    from leakeval_core.analysis.audit import audit_conventions
+
+    study = Study.open(data)
+    return audit_conventions(
+        study.experiment, conditions, view.measure, view.conventions, progress=progress
+    )

@@ -1,0 +1,197 @@
+"""Input shapes: qrels, runs and leakage as a researcher already holds them.
+
+Files, pandas frames (common column names, or a mapping), pyarrow tables, pytrec_eval's
+dicts of dicts, and uploaded bytes all become the readers' validated tables, with errors
+that say which input and which row is wrong.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from leakeval_core.errors import LeakevalError
+
+__all__ = ["COLUMN_ALIASES", "Table", "as_table", "leaked_topics", "named_runs", "topics_frame"]
+
+Table = Any
+"""A path, a pandas DataFrame, a pyarrow Table, a dict of dicts (qid -> docid -> value),
+or, for a run, (name, bytes) as uploaded."""
+
+COLUMN_ALIASES = {
+    "qid": ("qid", "query_id", "q_id", "query", "topic", "topic_id", "test_qid"),
+    "docid": ("docid", "doc_id", "docno", "document_id", "did"),
+    "grade": ("grade", "relevance", "rel", "label", "judgment"),
+    "score": ("score", "sim", "similarity", "rank_score"),
+}
+"""Column names recognised without a mapping (ranx, ir_measures and pandas habits)."""
+
+
+def named_runs(runs: Any) -> dict[str, Any]:
+    """name -> run, from one run, a mapping, or a list of run files."""
+    from leakeval_core.io.trec import unique_run_names
+
+    if isinstance(runs, Mapping) and runs and all(isinstance(v, Mapping) for v in runs.values()):
+        # a dict of dicts is one pytrec_eval run (qid -> docid -> score) unless its values
+        # are themselves runs (name -> qid -> docid -> score)
+        first = next(iter(runs.values()))
+        if all(isinstance(v, Mapping) for v in first.values()):
+            return dict(runs)
+        return {"run": runs}
+    if isinstance(runs, Mapping):
+        return dict(runs)
+    if isinstance(runs, list | tuple) and not _is_upload(runs):
+        if not runs:
+            raise LeakevalError("no run given")
+        if all(isinstance(r, str | os.PathLike) for r in runs):
+            return dict(zip(unique_run_names(list(runs)), runs, strict=True))
+        return {f"run{i + 1}": run for i, run in enumerate(runs)}
+    if isinstance(runs, str | os.PathLike):
+        return dict(zip(unique_run_names([runs]), [runs], strict=True))
+    if _is_upload(runs):
+        return {runs[0]: runs}
+    return {"run": runs}
+
+
+def _is_upload(value: Any) -> bool:
+    return (
+        isinstance(value, tuple)
+        and len(value) == 2
+        and isinstance(value[0], str)
+        and isinstance(value[1], bytes)
+    )
+
+
+def as_table(value: Any, column: str, what: str, columns: Mapping[str, str] | None = None):
+    """A run or qrels as a reader's table or a frame with qid, docid and `column`."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from leakeval_core.io import trec
+
+    if _is_upload(value):
+        if column == "grade":
+            raise LeakevalError(f"{what}: uploaded bytes are read as a run, not as qrels")
+        return trec.read_run(value)
+    if isinstance(value, str | os.PathLike):
+        if not Path(value).exists():
+            raise LeakevalError(f"{what}: {value}: no such file")
+        return trec.read_qrels_table(value) if column == "grade" else trec.read_run_table(value)
+    if isinstance(value, Mapping):
+        rows = [
+            (str(q), str(d), v)
+            for q, docs in value.items()
+            if _is_mapping(q, docs, what)
+            for d, v in docs.items()
+        ]
+        value = pd.DataFrame(rows, columns=["qid", "docid", column])
+    if isinstance(value, pa.Table):
+        value = value.to_pandas()
+    if not isinstance(value, pd.DataFrame):
+        raise LeakevalError(
+            f"{what}: expected a file path, a DataFrame, a pyarrow Table or a dict of dicts, "
+            f"got {type(value).__name__}"
+        )
+    return _checked(_renamed(value, (column,), what, columns), column, what)
+
+
+def _is_mapping(qid: object, docs: object, what: str) -> bool:
+    if not isinstance(docs, Mapping):
+        raise LeakevalError(
+            f"{what}: query {qid!r} maps to {type(docs).__name__}, not to {{docid: value}}"
+        )
+    return True
+
+
+def _renamed(
+    frame,
+    wanted: tuple[str, ...],
+    what: str,
+    columns: Mapping[str, str] | None,
+    *,
+    qid_only: bool = False,
+):
+    mapping = dict(columns or {})
+    found = {}
+    for name in ("qid", *(() if qid_only else ("docid",)), *wanted):
+        given = [k for k, v in mapping.items() if v == name and k in frame.columns]
+        alias = [c for c in frame.columns if str(c).lower() in COLUMN_ALIASES[name]]
+        source = (given or alias or [None])[0]
+        if source is None:
+            raise LeakevalError(
+                f"{what}: no {name} column among {', '.join(map(str, frame.columns))}; "
+                f"pass columns={{'your_name': '{name}'}}"
+            )
+        found[source] = name
+    return frame[list(found)].rename(columns=found)
+
+
+def _checked(frame, column: str, what: str):
+    import numpy as np
+    import pandas as pd
+
+    out = pd.DataFrame({"qid": frame.qid.astype(str), "docid": frame.docid.astype(str)})
+    values = pd.to_numeric(frame[column], errors="coerce")
+    bad = values.isna() | ~np.isfinite(values.to_numpy(dtype=float, na_value=np.nan))
+    if bad.any():
+        row = int(np.argmax(bad.to_numpy()))
+        raise LeakevalError(
+            f"{what}: row {row + 1}: {column} {frame[column].iloc[row]!r} is not a finite number"
+        )
+    if column == "grade":
+        if (values != values.round()).any():
+            row = int(np.argmax((values != values.round()).to_numpy()))
+            raise LeakevalError(
+                f"{what}: row {row + 1}: grade {float(values.iloc[row])!r} is not an integer"
+            )
+        out["grade"] = values.astype("int64").to_numpy()
+    else:
+        out["score"] = values.astype("float64").to_numpy()
+    repeated = out.duplicated(["qid", "docid"])
+    if repeated.any():
+        row = int(np.argmax(repeated.to_numpy()))
+        raise LeakevalError(
+            f"{what}: row {row + 1}: docid {out.docid.iat[row]!r} appears twice for query "
+            f"{out.qid.iat[row]!r}"
+        )
+    if out.empty:
+        raise LeakevalError(f"{what}: empty")
+    return out
+
+
+def leaked_topics(leakage: Any, threshold: float) -> list[str]:
+    """The topic ids a given leakage names: a list of ids; or pairs (a frame, or a CSV in
+    the `[leakage] table` format) with a qid or test_qid column and, optionally, a
+    similarity, kept at or above `threshold`."""
+    import pandas as pd
+
+    if isinstance(leakage, str | os.PathLike):
+        path = Path(leakage)
+        if not path.is_file():
+            raise LeakevalError(f"leakage: {path}: no such file")
+        leakage = pd.read_csv(path, dtype={"qid": str, "test_qid": str})
+    if isinstance(leakage, pd.DataFrame):
+        table = _renamed(leakage, (), "leakage", None, qid_only=True)
+        if "similarity" in leakage.columns:
+            similarity = pd.to_numeric(leakage.similarity, errors="coerce")
+            if similarity.isna().any():
+                row = int(similarity.isna().to_numpy().argmax())
+                raise LeakevalError(f"leakage: row {row + 1}: similarity is not a number")
+            table = table[(similarity >= threshold).to_numpy()]
+        return sorted(set(table.qid.astype(str)))
+    if isinstance(leakage, Iterable) and not isinstance(leakage, bytes | Mapping):
+        return sorted({str(q) for q in leakage})
+    raise LeakevalError(
+        f"leakage: expected pairs (a DataFrame or CSV) or topic ids, got {type(leakage).__name__}"
+    )
+
+
+def topics_frame(frame):
+    if not {"qid", "title"} <= set(frame.columns):
+        raise LeakevalError("topics need columns qid and title (description, narrative optional)")
+    out = frame.astype({"qid": str, "title": str}).copy()
+    for column in ("description", "narrative"):
+        out[column] = out[column].fillna("").astype(str) if column in out else ""
+    return out[["qid", "title", "description", "narrative"]]

@@ -1,0 +1,290 @@
+"""Leakage: `detect_leakage`, `inflation`, and the views of which topics leaked and how."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from leakeval_core.api.common import source_of, view_of
+from leakeval_core.api.results import Inflation
+from leakeval_core.api.study import Study
+from leakeval_core.api.view import View
+from leakeval_core.errors import LeakevalError
+from leakeval_core.experiment.scores import Progress
+from leakeval_core.leakage.evaluate import TARGET_RECALL, at_threshold
+from leakeval_core.leakage.options import DetectionOptions
+from leakeval_core.leakage.table import CATEGORIES
+from leakeval_core.leakage.text import CATEGORY_RULES
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from leakeval_core.leakage.evaluate import DetectionQuality
+    from leakeval_core.leakage.labels import LabelledPairs
+
+__all__ = [
+    "CATEGORIES",
+    "CATEGORY_RULES",
+    "TARGET_RECALL",
+    "LeakageOverview",
+    "at_threshold",
+    "detect_leakage",
+    "detection_quality",
+    "evaluate_labels",
+    "inflation",
+    "leakage_overview",
+    "topic_table",
+]
+
+
+def inflation(
+    data: Any,
+    runs: Any = None,
+    *,
+    view: View | None = None,
+    leakage: Any = None,
+    factor: str | None = None,
+    leaked: object = None,
+    clean: object = None,
+    top: int = 10,
+    columns: Mapping[str, str] | None = None,
+    progress: Progress | None = None,
+    **settings: Any,
+) -> Inflation:
+    """How much of each leaked-vs-clean gain lands on topics with a near-duplicate.
+
+    For an experiment, the leakage factor and its levels are the design's (`factor`,
+    `leaked` and `clean` override them) and the leaked topics are those of its leakage
+    pairs at the view's threshold. Without a folder, `data` is the qrels, `runs` holds the
+    leaked-trained and the clean-trained run (name them with `leaked=` and `clean=` unless
+    there are just two, leaked first) and `leakage` the leaked topics: pairs (a frame or
+    CSV with test_qid or qid and, optionally, similarity) or a list of topic ids.
+
+    >>> result = inflation(demo_path, measure="ndcg_cut_10")
+    >>> at_2000 = result.table.query("train_size == 2000")
+    >>> bool(at_2000.delta_leaked.mean() > at_2000.delta_other.mean() + 0.05)
+    True
+    """
+    from leakeval_core.analysis.inflation import inflation as split_by_leakage
+
+    view = view_of(view, settings)
+    source = source_of(data, runs, columns, leakage)
+    design = source.design_with(factor, leaked, clean)
+    design.require("Inflation", "leakage")
+    flags = source.leaked(view, "Inflation")
+    measure = view.parsed_measure
+    split = split_by_leakage(
+        source.per_query(view.measure, view.conventions, progress),
+        flags,
+        design,
+        measure.better,
+        top,
+        view.statistics.correction,
+    )
+    threshold = source.threshold(view)
+    where = source.pairs(view).source if isinstance(source, Study) else source.source
+    caption = (
+        f"{measure.label}: mean per-topic delta ({design.leaked} − {design.clean}) on topics "
+        f"with a near-duplicate (similarity ≥ {threshold:.3f}, {where}) and on the others. "
+        "p_difference: Welch's t-test of the two groups' deltas; p_difference_adjusted: "
+        f"{view.statistics.correction_label} over each collection's pairs of conditions."
+    )
+    return Inflation(split.table, split.top, threshold, where, measure, caption)
+
+
+def detect_leakage(
+    topics: str | os.PathLike[str] | pd.DataFrame,
+    training_queries: str | os.PathLike[str] | pd.DataFrame | None = None,
+    options: DetectionOptions = DetectionOptions(),
+    fields: Sequence[str] = ("title", "description"),
+    variants: str | os.PathLike[str] | None = None,
+    dask: str | None = None,
+    skip_bad_shards: bool = False,
+    progress: Progress | None = None,
+    shard_progress: Progress | None = None,
+) -> pd.DataFrame:
+    """Near-duplicates of test topics among training queries: the LEAKAGE table.
+
+    `topics` is a topics file, an ir_datasets id or alias (`robust04`), an experiment folder
+    (every collection's topics, with a collection column, against its training queries
+    unless others are given), or a frame with qid and title
+    (description, narrative optional); `training_queries` is a query file, an ir_datasets
+    id, a folder or glob of shards, or a frame with qid and text. A sharded log is compared
+    shard by shard, here or on Dask (`dask`: an address or "local"). What was read is in the
+    table's `attrs["read"]`.
+
+    >>> import pandas as pd
+    >>> topics = pd.DataFrame({"qid": ["301"], "title": ["international organized crime"]})
+    >>> log = pd.DataFrame({"qid": ["7", "8"],
+    ...                     "text": ["International organized crime!", "cheap flights"]})
+    >>> pairs = detect_leakage(topics, log)
+    >>> pairs[["test_qid", "train_qid", "similarity", "category"]].round(4).to_dict("records")
+    [{'test_qid': '301', 'train_qid': '7', 'similarity': 1.0, 'category': 'identical'}]
+    """
+    import pandas as pd
+
+    from leakeval_core.api.inputs import topics_frame
+    from leakeval_core.experiment.collections import topics_from, training_chunks
+    from leakeval_core.experiment.manifest import MANIFEST
+    from leakeval_core.io import queries
+    from leakeval_core.io.shards import find_shards
+    from leakeval_core.leakage.detect import detect, topic_texts
+    from leakeval_core.leakage.table import LEAKAGE_COLUMNS, experiment_topic_texts
+
+    fields = tuple(fields)
+    experiment = None
+    if isinstance(topics, str | os.PathLike) and os.path.isfile(os.path.join(topics, MANIFEST)):
+        experiment = Study.open(topics).experiment
+        side = experiment_topic_texts(experiment, fields)
+        training_queries = training_queries or experiment.training_queries
+        if training_queries is None:
+            raise LeakevalError(
+                f"{topics}: no [training_queries] in experiment.toml; give the training queries"
+            )
+    else:
+        if training_queries is None:
+            raise LeakevalError("give the training queries to compare the topics with")
+        frame = (
+            topics_frame(topics) if isinstance(topics, pd.DataFrame) else topics_from(str(topics))
+        )
+        read = queries.read_queries(variants, unique=False) if variants else None
+        side = topic_texts(frame, fields, read)
+    if isinstance(training_queries, pd.DataFrame):
+        missing = {"qid", "text"} - set(training_queries.columns)
+        if missing:
+            raise LeakevalError(
+                f"training queries need columns qid and text; missing {sorted(missing)}"
+            )
+        pairs = detect(side, training_queries[["qid", "text"]].astype(str), options, progress)
+        read_report: dict = {"queries_compared": len(training_queries)}
+    else:
+        source = str(training_queries)
+        shards = find_shards(source)
+        if shards is None and dask is not None:
+            if not os.path.isfile(source):
+                raise LeakevalError(
+                    f"Dask needs files the workers can open, not {source!r}; write it as "
+                    "shards first: leakeval split-log --train-queries ID --out DIR"
+                )
+            shards = [source]
+        if shards is None:
+            compared = 0
+
+            def step(done: int, total: int, what: str) -> None:
+                nonlocal compared
+                compared = done
+                if progress:
+                    progress(done, max(done, total), what)
+
+            pairs = detect(side, training_chunks(source, options.chunk_size), options, step)
+            read_report = {"queries_compared": compared}
+        else:
+            from leakeval_core.leakage.sharded import detect_shards, local_results
+
+            if dask is not None:
+                from leakeval_core.leakage.distributed import dask_map
+
+                results = dask_map(dask)
+            else:
+                results = local_results
+            pairs, report = detect_shards(
+                side, shards, options, results, shard_progress, skip_bad_shards
+            )
+            read_report = report.as_dict()
+    keep = LEAKAGE_COLUMNS if experiment is not None else LEAKAGE_COLUMNS[1:]
+    out = pairs[keep].reset_index(drop=True)
+    out.attrs["read"] = read_report
+    out.attrs["topics"] = int(side.table.test_qid.nunique())
+    return out
+
+
+@dataclass(frozen=True)
+class LeakageOverview:
+    share: pd.DataFrame
+    """Per collection: topics with a near-duplicate, and their share."""
+    categories: pd.DataFrame
+    agreement: dict | None
+    """Detection scored against the experiment's known pairs (the demo's), when both exist."""
+
+
+def leakage_overview(data: Study | Any, view: View) -> LeakageOverview:
+    """Which topics leaked at the view's threshold: shares, categories, agreement."""
+    import pandas as pd
+
+    from leakeval_core.leakage.table import agreement, category_counts, leak_share
+
+    study = Study.open(data)
+    pairs, threshold = study.pairs(view), study.threshold(view)
+    every_topic = pd.concat(
+        [
+            study.collection(name).topics[["qid"]].assign(collection=name)
+            for name in study.experiment.collections
+        ],
+        ignore_index=True,
+    )
+    truth = study.ground_truth()
+    return LeakageOverview(
+        share=leak_share(pairs, every_topic, threshold),
+        categories=category_counts(pairs, threshold),
+        agreement=(
+            agreement(pairs, truth, threshold)
+            if truth is not None and pairs.source != truth.source
+            else None
+        ),
+    )
+
+
+def topic_table(data: Study | Any, view: View, name: str) -> tuple[pd.DataFrame, dict]:
+    """A collection's topics with judgment counts and leaked flags, and its summary."""
+    from leakeval_core.analysis.collection import collection_summary
+    from leakeval_core.analysis.collection import topic_table as table
+
+    study = Study.open(data)
+    collection = study.collection(name)
+    leaked = study.leaked(view)
+    if leaked is not None:
+        leaked = leaked[leaked.collection == name]
+    return (
+        table(collection.topics, collection.qrels, leaked),
+        collection_summary(collection.topics, collection.qrels),
+    )
+
+
+def detection_quality(data: Study | Any, view: View) -> DetectionQuality | None:
+    """The detection method measured against the experiment's labelled pairs, if any."""
+    from leakeval_core.leakage.evaluate import evaluate_detection
+
+    study = Study.open(data)
+    labelled = study.labels()
+    return None if labelled is None else evaluate_detection(labelled, study.method(view))
+
+
+def labels_seen_in_fitting(data: Study | Any) -> tuple[int, int]:
+    """How many of the experiment's labelled pairs the shipped hybrid was fitted on, of all."""
+    from leakeval_core.leakage import hybrid
+
+    labelled = Study.open(data).labels()
+    if labelled is None:
+        return 0, 0
+    table = labelled.table
+    return hybrid.seen_in_fitting(table.topic, table.train_text), len(table)
+
+
+def evaluate_labels(
+    labels: str | os.PathLike[str],
+    methods: Sequence[str] | None = None,
+    folds: int = 5,
+    topics: str | None = None,
+) -> tuple[LabelledPairs, list[DetectionQuality]]:
+    """Each method (default: every installed one) measured against human-labelled pairs,
+    cross-validated with folds grouped by topic."""
+    from leakeval_core.experiment.collections import topics_from
+    from leakeval_core.leakage.evaluate import evaluate_detection
+    from leakeval_core.leakage.labels import read_labels
+    from leakeval_core.leakage.options import available_methods
+
+    labelled = read_labels(labels, topics_from(topics) if topics else None)
+    methods = available_methods() if methods is None else methods
+    return labelled, [evaluate_detection(labelled, m, folds) for m in methods]

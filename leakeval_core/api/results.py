@@ -1,0 +1,148 @@
+"""What the API verbs return: one shape for every result.
+
+Each result has `.table`, its long table (one row per run × query × measure, or per
+comparison), `.summary()`, the wide table a paper or a slide shows, and `_repr_html_`, so
+a notebook cell that ends with a result draws that summary with its caption.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from leakeval_core.analysis.options import Statistics
+    from leakeval_core.evaluation.conventions import Conventions
+    from leakeval_core.evaluation.measures import Measure
+    from leakeval_core.evaluation.scoring import RunScores, ScoreDiagnostics
+
+__all__ = ["Comparison", "Inflation", "Result", "Scores", "rows_at"]
+
+
+def rows_at(table: pd.DataFrame, levels: Mapping[str, object]) -> pd.DataFrame:
+    """The rows at these factor levels; levels of factors the table lacks are ignored."""
+    from leakeval_core.analysis.folds import levels_of
+
+    return levels_of(table, levels)
+
+
+class Result:
+    """The shared shape: `table` (long), `summary()` (wide), a caption, notebook HTML."""
+
+    table: pd.DataFrame
+    caption: str = ""
+
+    def summary(self) -> pd.DataFrame:
+        return self.table
+
+    def _repr_html_(self) -> str:
+        from leakeval_core.present.tables import html_table
+
+        caption = f"<p><em>{html.escape(self.caption)}</em></p>" if self.caption else ""
+        summary = self.summary()
+        shown = summary.reset_index() if summary.index.name else summary
+        return html_table(shown) + caption
+
+    def at(self, levels: Mapping[str, object]):
+        """The same result on the rows at these factor levels (factors the table lacks are
+        ignored): a chart that fixes some levels shows rows adjusted over the whole family."""
+        from dataclasses import replace
+
+        return replace(self, table=rows_at(self.table, levels))
+
+
+@dataclass(frozen=True)
+class Scores(Result):
+    """Per-query scores of one or more runs."""
+
+    runs: dict[str, RunScores] = field(repr=False)
+    """Per run name: its per-query arrays and its means, as the scorer left them."""
+    measures: tuple[Measure, ...]
+    conventions: Conventions
+
+    @cached_property
+    def table(self) -> pd.DataFrame:  # type: ignore[override]
+        """run, qid, measure, value: one row per (run, query, measure)."""
+        import pandas as pd
+
+        parts = [result.table.assign(run=name) for name, result in self.runs.items()]
+        return pd.concat(parts, ignore_index=True)[["run", "qid", "measure", "value"]]
+
+    @property
+    def diagnostics(self) -> dict[str, ScoreDiagnostics]:
+        """Per run: what the scorer decided (missing queries, ties, undefined first ranks)."""
+        return {name: result.diagnostics for name, result in self.runs.items()}
+
+    def per_query(self) -> pd.DataFrame:
+        return self.table
+
+    def means(self) -> pd.DataFrame:
+        """One row per run, one column per measure, each combined as the measure says
+        (a mean, a sum for the num_* counts, trec_eval's floored geometric mean for gm_*):
+        trec_eval's `all` row."""
+        import pandas as pd
+
+        names = [m.name for m in self.measures]
+        rows = {name: result.means() for name, result in self.runs.items()}
+        frame = pd.DataFrame.from_dict(rows, orient="index")[names]
+        return frame.rename_axis(index="run")
+
+    def summary(self) -> pd.DataFrame:
+        return self.means()
+
+    @property
+    def caption(self) -> str:  # type: ignore[override]
+        return f"Conventions: {self.conventions.describe()}."
+
+    def at(self, levels):  # a run set has no factor levels to select
+        raise TypeError("Scores has no factor levels; select runs from .table instead")
+
+
+@dataclass(frozen=True)
+class Comparison(Result):
+    """Paired tests between the levels of one factor, corrected within each family."""
+
+    table: pd.DataFrame = field(repr=False)
+    """One row per comparison: the other factors' levels, a, b, n, means, delta, the test,
+    p and its adjusted value over `family_size` comparisons, the interval and effect size."""
+    statistics: Statistics
+    measure: Measure
+    caption: str = ""
+
+    def summary(self) -> pd.DataFrame:
+        keep = [c for c in self.table.columns if c not in _DETAIL]
+        return self.table[keep]
+
+
+_DETAIL = {"statistic", "p", "confidence", "effect_size", "wins", "ties", "losses"}
+
+
+@dataclass(frozen=True)
+class Inflation(Result):
+    """How much of each leaked-vs-clean gain lands on the topics that have a near-duplicate."""
+
+    table: pd.DataFrame = field(repr=False)
+    """Per pair of conditions: topics and mean delta on each side, the difference, Welch's
+    t-test of it, paired t-tests of each side against 0, each adjusted within its
+    collection (`family_size` pairs)."""
+    top: pd.DataFrame = field(repr=False)
+    """The topics that inflate each pair's gain most."""
+    threshold: float
+    source: str
+    """Where the leakage pairs come from."""
+    measure: Measure
+    caption: str = ""
+
+    def summary(self) -> pd.DataFrame:
+        keep = [c for c in self.table.columns if not c.startswith("p_") or c.endswith("adjusted")]
+        return self.table[keep]
+
+    def at(self, levels: Mapping[str, object]) -> Inflation:
+        from dataclasses import replace
+
+        return replace(self, table=rows_at(self.table, levels), top=rows_at(self.top, levels))

@@ -1,0 +1,99 @@
+"""`score`: runs against qrels, per query, under explicit conventions."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from leakeval_core.api.results import Scores
+from leakeval_core.evaluation.conventions import Conventions
+from leakeval_core.evaluation.measures import DEFAULT_MEASURES, Measure, parse_measures
+from leakeval_core.experiment.scores import Progress
+
+__all__ = ["score", "score_tables"]
+
+
+def score(
+    qrels: Any,
+    runs: Any,
+    measures: str | Sequence[str | Measure] = DEFAULT_MEASURES,
+    conventions: Conventions = Conventions(),
+    columns: Mapping[str, str] | None = None,
+    progress: Progress | None = None,
+) -> Scores:
+    """Score runs against qrels under explicit conventions.
+
+    `runs` is one run, a mapping of name -> run, or a list of run files; each run or the
+    qrels may be a file, a pandas frame, a pyarrow table or a pytrec_eval dict of dicts.
+    `columns` maps your column names to leakeval's (`qid`, `docid`, `score`, `grade`) where
+    they are not among the common ones (query_id, doc_id, relevance, ...).
+
+    >>> qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d3": 2}}
+    >>> bm25 = {"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d3": 0.5, "d4": 1.0}}
+    >>> result = score(qrels, {"bm25": bm25}, ["ndcg_cut_10", "P_1"])
+    >>> result.means().round(4).to_dict("index")
+    {'bm25': {'ndcg_cut_10': 0.8155, 'P_1': 0.5}}
+    """
+    from leakeval_core.api.inputs import as_table, named_runs
+
+    named = named_runs(runs)
+    if all(isinstance(run, str | os.PathLike) for run in named.values()) and isinstance(
+        qrels, str | os.PathLike
+    ):
+        return _score_files(qrels, named, parse_measures(measures), conventions, progress)
+    return score_tables(
+        as_table(qrels, "grade", "qrels", columns),
+        {name: as_table(run, "score", f"run {name!r}", columns) for name, run in named.items()},
+        measures,
+        conventions,
+    )
+
+
+def score_tables(
+    qrels: Any,
+    runs: Mapping[str, Any],
+    measures: str | Sequence[str | Measure],
+    conventions: Conventions,
+) -> Scores:
+    """Score runs already read into tables (`inputs.as_table`)."""
+    from leakeval_core.evaluation.qrels import PreparedQrels
+    from leakeval_core.evaluation.scoring import score_run
+
+    measures = parse_measures(measures)
+    prepared = PreparedQrels(qrels, conventions)
+    return Scores(
+        {name: score_run(run, prepared, measures, name=name) for name, run in runs.items()},
+        measures,
+        conventions,
+    )
+
+
+def _score_files(qrels, named: dict, measures, conventions: Conventions, progress) -> Scores:
+    """Files are read and scored on threads while the qrels are prepared (`score_files`)."""
+    from pathlib import Path
+
+    from leakeval_core.errors import LeakevalError
+    from leakeval_core.evaluation.allocator import return_free_memory
+    from leakeval_core.evaluation.qrels import PreparedQrels
+    from leakeval_core.evaluation.scoring import score_files
+    from leakeval_core.io import trec
+
+    if not Path(qrels).exists():
+        raise LeakevalError(f"qrels: {qrels}: no such file")
+
+    def prepare() -> PreparedQrels:
+        """Runs while the first run files are read; its scratch is returned after."""
+        prepared = PreparedQrels(trec.read_qrels_table(qrels), conventions)
+        prepared.judgments  # noqa: B018 - built here, so its scratch is among what is returned
+        return_free_memory()
+        return prepared
+
+    results = {}
+    for name, result in zip(
+        named, score_files(list(named.values()), prepare, measures, progress), strict=True
+    ):
+        if isinstance(result, Exception):
+            raise result
+        results[name] = result
+    return Scores(results, measures, conventions)

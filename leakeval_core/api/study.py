@@ -1,0 +1,407 @@
+"""What the verbs compute on: an experiment opened once, or runs handed over in memory.
+
+A `Study` loads each thing an experiment's numbers need (scores per conventions, one
+per-query table per measure, leakage pairs per detection method, collections) on first use
+and keeps it, so the app, which holds one per experiment, and a script calling several
+verbs on one, never parse or score twice. Under it, the disk cache is keyed by content.
+
+`RunSet` is the folder-free twin: qrels and named runs (files, frames, dicts), scored into
+the same per-query table with one factor, `run`, so `compare` and `inflation` treat them
+exactly as an experiment's conditions.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from leakeval_core.errors import LeakevalError
+from leakeval_core.evaluation.conventions import Conventions
+from leakeval_core.experiment.design import Design, infer_design
+from leakeval_core.experiment.manifest import Experiment, load_experiment
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from leakeval_core.analysis.folds import PerQuery
+    from leakeval_core.api.view import View
+    from leakeval_core.experiment.cache import Cache
+    from leakeval_core.experiment.collections import Collection
+    from leakeval_core.experiment.scores import ExperimentScores, Progress
+    from leakeval_core.leakage.labels import LabelledPairs
+    from leakeval_core.leakage.table import LeakageTable
+
+__all__ = ["RunSet", "Study", "needs_pairs"]
+
+
+def needs_pairs(feature: str, error: str = "") -> str:
+    """The one wording of "this needs leakage pairs", wherever a feature lacks them."""
+    why = f" (detection failed: {error})" if error else ""
+    return (
+        f"{feature} needs leakage pairs{why}: add `[training_queries]` or `[leakage] table` "
+        "to experiment.toml"
+    )
+
+
+class _Memo:
+    """Build each keyed value once; concurrent callers of one key wait for the first.
+
+    One lock for the whole study: the app's sessions share a study, and a second session
+    opening a cold experiment should wait for the first one's scores, not score again.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._values: dict[tuple, Any] = {}
+
+    def get(self, key: tuple, build: Callable[[], Any]) -> Any:
+        with self._lock:
+            if key not in self._values:
+                self._values[key] = build()
+            return self._values[key]
+
+    def has(self, key: tuple) -> bool:
+        return key in self._values
+
+    def find(self, wanted: Callable[[tuple], bool]) -> Any:
+        """A value already built under a key that `wanted` accepts, else None."""
+        with self._lock:
+            return next((v for k, v in self._values.items() if wanted(k)), None)
+
+
+class Study:
+    """An experiment opened for analysis."""
+
+    def __init__(self, experiment: Experiment, cache: Cache | None = None) -> None:
+        self.experiment = experiment
+        self.cache = cache
+        self._memo = _Memo()
+
+    @classmethod
+    def open(cls, source: Study | Experiment | str | Path, cache: Cache | None = None) -> Study:
+        if isinstance(source, Study):
+            return source
+        if isinstance(source, Experiment):
+            return cls(source, cache)
+        return cls(load_experiment(source), cache)
+
+    @property
+    def design(self) -> Design:
+        return self.experiment.design
+
+    @property
+    def name(self) -> str:
+        return self.experiment.name
+
+    # ------------------------------------------------------------------------ scores
+
+    def scores(
+        self,
+        conventions: Conventions,
+        measures: tuple[str, ...] | None = None,
+        progress: Progress | None = None,
+    ) -> ExperimentScores:
+        """The SCORES table for these measures (the defaults when None)."""
+        from leakeval_core.evaluation.measures import DEFAULT_MEASURES, parse_measures
+        from leakeval_core.experiment.scores import score_experiment
+
+        names = tuple(m.name for m in parse_measures(measures or DEFAULT_MEASURES))
+        return self._memo.get(
+            ("scores", names, conventions),
+            lambda: score_experiment(
+                self.experiment, names, conventions, self.cache, progress=progress
+            ),
+        )
+
+    def scores_ready(self, conventions: Conventions, measures) -> bool:
+        """Whether these scores are in memory (the app draws a progress bar when not)."""
+        names = tuple(m.name for m in measures)
+        return self._memo.has(("scores", names, conventions))
+
+    def per_query(
+        self, measure: str, conventions: Conventions, progress: Progress | None = None
+    ) -> PerQuery:
+        """One value per (condition, query): folds combined, missing queries per convention."""
+        from leakeval_core.analysis.folds import per_query
+
+        def build() -> PerQuery:
+            scored = self._memo.find(
+                lambda key: key[0] == "scores" and key[2] == conventions and measure in key[1]
+            )
+            return per_query(scored or self.scores(conventions, (measure,), progress), measure)
+
+        return self._memo.get(("per_query", measure, conventions), build)
+
+    # ----------------------------------------------------------------------- leakage
+
+    def method(self, view: View | None = None) -> str:
+        """The detection method: the view's, else `[leakage] method` where installed, else
+        the most accurate installed one."""
+        from leakeval_core.leakage.table import experiment_method
+
+        if view is not None and view.method is not None:
+            return view.method
+        return self._memo.get(("method",), lambda: experiment_method(self.experiment))
+
+    def leakage(
+        self,
+        method: str | None = None,
+        progress: Progress | None = None,
+        max_queries: int | None = None,
+    ) -> LeakageTable:
+        """The experiment's leakage pairs; a detection that fails is kept as the table's
+        `error`, so that everything that does not need leaked flags still works."""
+        import pandas as pd
+
+        from leakeval_core.leakage.options import DetectionOptions
+        from leakeval_core.leakage.table import LEAKAGE_COLUMNS, LeakageTable, load_leakage
+
+        method = method or self.method()
+
+        def build() -> LeakageTable:
+            try:
+                return load_leakage(
+                    self.experiment,
+                    self.cache,
+                    progress=progress,
+                    options=DetectionOptions(method=method),
+                    max_queries=max_queries,
+                )
+            except LeakevalError as exc:
+                return LeakageTable(pd.DataFrame(columns=LEAKAGE_COLUMNS), "none", str(exc))
+
+        return self._memo.get(("leakage", method), build)
+
+    def leakage_ready(self, method: str) -> bool:
+        return self._memo.has(("leakage", method))
+
+    def pairs(self, view: View) -> LeakageTable:
+        return self.leakage(self.method(view))
+
+    def threshold(self, view: View) -> float:
+        """The view's threshold, else its detection method's own."""
+        return view.threshold_or(self.pairs(view).threshold)
+
+    def leaked(self, view: View, feature: str | None = None) -> pd.DataFrame | None:
+        """collection, qid of every topic with a near-duplicate at the view's threshold.
+
+        Without pairs: None, or, when `feature` says what needs them, the error saying how
+        to add them.
+        """
+        from leakeval_core.leakage.table import leaked_qids
+
+        pairs = self.pairs(view)
+        if pairs.empty:
+            if feature is not None:
+                raise LeakevalError(needs_pairs(feature, pairs.error))
+            return None
+        return leaked_qids(pairs, self.threshold(view))
+
+    def design_with(
+        self, factor: str | None = None, leaked: object = None, clean: object = None
+    ) -> Design:
+        """The design with other leakage roles: levels given as text (a flag, a link) or
+        as the factor's own values; a factor named without levels takes its levels'
+        usual names (leaked/none, contaminated/clean, …)."""
+        if factor is None and leaked is None and clean is None:
+            return self.design
+        factor = factor or self.design.leakage
+        if factor is None:
+            raise LeakevalError(self.design.why_not("Inflation", "leakage"))
+        if factor != self.design.leakage and (leaked is None or clean is None):
+            levels = {f: self.levels(f) for f in self.experiment.factors if f != "collection"}
+            named = infer_design({"leakage": factor}, levels)
+            leaked = named.leaked if leaked is None else leaked
+            clean = named.clean if clean is None else clean
+        leaked = self.design.leaked if leaked is None else leaked
+        clean = self.design.clean if clean is None else clean
+        return replace(
+            self.design,
+            leakage=factor,
+            leaked=self.level(factor, leaked),
+            clean=self.level(factor, clean),
+        )
+
+    # ---------------------------------------------------------------- the experiment
+
+    def levels(self, factor: str) -> list:
+        return self.experiment.levels(factor)
+
+    def level(self, factor: str, text: object) -> object:
+        """A level given as text (a URL, a flag) as the factor's own value."""
+        if factor not in self.experiment.conditions:
+            raise LeakevalError(
+                f"unknown factor {factor!r}; factors: {', '.join(self.experiment.factors)}"
+            )
+        for value in self.levels(factor):
+            if str(value) == str(text):
+                return value
+        raise LeakevalError(
+            f"{text!r} is not a level of {factor}: {', '.join(map(str, self.levels(factor)))}"
+        )
+
+    def collection(self, name: str) -> Collection:
+        from leakeval_core.experiment.collections import load_collection
+
+        if name not in self.experiment.collections:
+            known = ", ".join(self.experiment.collections)
+            raise LeakevalError(f"unknown collection {name!r}; collections: {known}")
+        return self._memo.get(
+            ("collection", name), lambda: load_collection(self.experiment.collections[name])
+        )
+
+    def titles(self) -> pd.DataFrame:
+        """collection, qid and title of every topic."""
+        import pandas as pd
+
+        return self._memo.get(
+            ("titles",),
+            lambda: pd.concat(
+                [
+                    self.collection(name).topics[["qid", "title"]].assign(collection=name)
+                    for name in self.experiment.collections
+                ],
+                ignore_index=True,
+            ),
+        )
+
+    def labels(self) -> LabelledPairs | None:
+        """The experiment's labelled pairs (`[leakage] labels`), checked against its topics."""
+        import pandas as pd
+
+        from leakeval_core.leakage.labels import read_labels
+
+        if self.experiment.labels is None:
+            return None
+        return self._memo.get(
+            ("labels",),
+            lambda: read_labels(
+                self.experiment.labels,
+                pd.concat([self.collection(n).topics for n in self.experiment.collections]),
+            ),
+        )
+
+    def ground_truth(self) -> LeakageTable | None:
+        from leakeval_core.leakage.table import ground_truth
+
+        return self._memo.get(("truth",), lambda: ground_truth(self.experiment))
+
+    def run_file(self, path: Path) -> pd.DataFrame:
+        from leakeval_core.io.trec import read_run
+
+        return self._memo.get(("run", str(path)), lambda: read_run(path))
+
+
+class RunSet:
+    """Qrels and named runs, scored on demand into the per-query shape of an experiment."""
+
+    FACTOR = "run"
+
+    def __init__(
+        self,
+        qrels: Any,
+        runs: Any,
+        columns: Mapping[str, str] | None = None,
+        leakage: Any = None,
+    ) -> None:
+        from leakeval_core.api.inputs import as_table, named_runs
+
+        self.qrels = as_table(qrels, "grade", "qrels", columns)
+        self.runs = {
+            name: as_table(run, "score", f"run {name!r}", columns)
+            for name, run in named_runs(runs).items()
+        }
+        self.collection_name = Path(qrels).stem if isinstance(qrels, str | Path) else "qrels"
+        self.given_leakage = leakage
+        self._memo = _Memo()
+
+    @property
+    def design(self) -> Design:
+        return Design()
+
+    def levels(self, factor: str) -> list:
+        if factor != self.FACTOR:
+            raise LeakevalError(f"unknown factor {factor!r}; a set of runs has one: run")
+        return list(self.runs)
+
+    def level(self, factor: str, text: object) -> object:
+        if str(text) not in self.levels(factor):
+            raise LeakevalError(f"no run named {text!r}; runs: {', '.join(self.runs)}")
+        return str(text)
+
+    def design_with(
+        self, factor: str | None = None, leaked: object = None, clean: object = None
+    ) -> Design:
+        names = list(self.runs)
+        if factor not in (None, self.FACTOR):
+            raise LeakevalError(f"unknown factor {factor!r}; a set of runs has one: run")
+        if leaked is None or clean is None:
+            if len(names) != 2:
+                raise LeakevalError(
+                    "name the leaked and the clean run (leaked=…, clean=…); runs: "
+                    + ", ".join(names)
+                )
+            leaked, clean = (leaked, clean) if leaked is not None else (names[0], names[1])
+            clean = clean if clean is not None else next(n for n in names if n != leaked)
+        return Design(
+            leakage=self.FACTOR,
+            leaked=self.level(self.FACTOR, leaked),
+            clean=self.level(self.FACTOR, clean),
+        )
+
+    def scores(self, conventions: Conventions, measures: tuple[str, ...]):
+        from leakeval_core.api.scoring import score_tables
+
+        return self._memo.get(
+            ("scores", measures, conventions),
+            lambda: score_tables(self.qrels, self.runs, measures, conventions),
+        )
+
+    def per_query(
+        self, measure: str, conventions: Conventions, progress: Progress | None = None
+    ) -> PerQuery:
+        import pandas as pd
+
+        from leakeval_core.analysis.folds import PerQuery
+
+        def build() -> PerQuery:
+            long = self.scores(conventions, (measure,)).table
+            table = long[long.measure == measure][["run", "qid", "value"]].assign(
+                collection=self.collection_name
+            )
+            table = table[["collection", "run", "qid", "value"]].reset_index(drop=True)
+            missing = pd.DataFrame(
+                {"collection": self.collection_name, "run": list(self.runs), "missing": 0}
+            )
+            return PerQuery(table, ("collection", self.FACTOR), "none", missing)
+
+        return self._memo.get(("per_query", measure, conventions), build)
+
+    def threshold(self, view: View) -> float:
+        from leakeval_core.leakage.options import GIVEN_THRESHOLD
+
+        return view.threshold_or(GIVEN_THRESHOLD)
+
+    def leaked(self, view: View, feature: str | None = None) -> pd.DataFrame | None:
+        """The topics the given leakage names: a pairs table (test_qid or qid, optional
+        similarity, filtered at the view's threshold), a pairs CSV, or a list of qids."""
+        from leakeval_core.api.inputs import leaked_topics
+
+        if self.given_leakage is None:
+            if feature is not None:
+                raise LeakevalError(
+                    f"{feature} needs the leaked topics: pass leakage= (a pairs table or "
+                    "file, or a list of topic ids)"
+                )
+            return None
+        qids = leaked_topics(self.given_leakage, self.threshold(view))
+        import pandas as pd
+
+        return pd.DataFrame({"collection": self.collection_name, "qid": qids})
+
+    @property
+    def source(self) -> str:
+        return "the given leakage" if self.given_leakage is not None else "none"

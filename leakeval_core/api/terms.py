@@ -1,0 +1,29 @@
+"""The declarations the doors name: settings classes, detection methods and their defaults.
+
+Re-exported so that the app and the CLI reach the analysis and leakage packages only through
+the API layer. Nothing heavy is imported: the CLI builds its parser from these.
+"""
+
+from __future__ import annotations
+
+from leakeval_core.analysis.options import Statistics
+from leakeval_core.leakage.options import (
+    APP_DETECTION_LIMIT,
+    LOCAL_CLUSTER,
+    METHODS,
+    DetectionOptions,
+    available_methods,
+    is_hybrid,
+    threshold_for,
+)
+
+__all__ = [
+    "APP_DETECTION_LIMIT",
+    "LOCAL_CLUSTER",
+    "METHODS",
+    "DetectionOptions",
+    "Statistics",
+    "available_methods",
+    "is_hybrid",
+    "threshold_for",
+]

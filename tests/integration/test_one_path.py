@@ -1,0 +1,240 @@
+"""One number, every door: the API, the CLI, the app (AppTest) and the report show the same
+values, cell by cell. Each door is compared with the API, so a door changed alone fails its
+comparison; the API itself is held to trec_eval's expected output and to scipy elsewhere."""
+
+from __future__ import annotations
+
+import csv
+import re
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from leakeval_core import api
+from leakeval_core.cli import main
+from tests.app.test_app import open_tab, widget
+from tests.support import ROOT, shared, write
+
+APP_MEASURES = [
+    "ndcg_cut_10",
+    "P_1",
+    "first_rel_rank",
+    "recip_rank",
+    "map",
+    "recall_100",
+    "judged_10",
+]
+
+
+def report_table(html: str, heading: str) -> pd.DataFrame:
+    """The first table under `heading` in a report, as the text its cells show."""
+    section = html[html.index(f"<h2>{heading}</h2>") :]
+    table = section[: section.index("</table>")]
+    header = re.findall(r"<th>(.*?)</th>", table)
+    rows = [re.findall(r"<td>(.*?)</td>", r) for r in re.findall(r"<tr>(.*?)</tr>", table)[1:]]
+    return pd.DataFrame(rows, columns=header)
+
+
+def shown(value: float) -> str:
+    """A number as tables print it (`present.tables`): 4 decimals."""
+    return f"{value:.4f}"
+
+
+def shown_p(value: float) -> str:
+    return f"{value:.2e}" if value < 1e-3 else f"{value:.4f}"
+
+
+# ------------------------------------------------------------------ means, all_trec
+
+
+@pytest.fixture(scope="module")
+def suite_experiment(tmp_path_factory):
+    """trec_eval's test qrels and run as a one-run experiment the app can open."""
+    folder = shared("peer", "trec_eval-test")
+    qrels = (folder / "qrels.test").read_text()
+    qids = sorted({line.split()[0] for line in qrels.splitlines() if line.strip()})
+    root = tmp_path_factory.mktemp("suite") / "suite"
+    write(root / "topics.tsv", "".join(f"{q}\ttopic {q}\n" for q in qids))
+    write(root / "qrels.txt", qrels)
+    write(root / "runs" / "results.run", (folder / "results.test").read_text())
+    write(
+        root / "experiment.toml",
+        'name = "trec_eval suite"\n[collections.suite]\ntopics = "topics.tsv"\n'
+        'qrels = "qrels.txt"\n[runs]\npattern = "runs/{model}.run"\n',
+    )
+    return root
+
+
+TREC_EVAL = "depth=1000&ties=docid_desc&missing=drop&unjudged=zero"
+"""The View of trec_eval 10's conventions, as a link writes it."""
+
+
+def test_means_of_every_all_trec_measure_agree_between_the_api_the_cli_and_trec_eval(
+    tmp_path, capsys
+):
+    from leakeval_core.evaluation.conventions import Conventions
+    from tests.integration.test_trec_eval_suite import expected
+
+    folder = shared("peer", "trec_eval-test")
+    qrels, run = folder / "qrels.test", folder / "results.test"
+    truth = expected("out.test")
+    measures = [m for m in truth if m not in ("runid", "relstring")]
+    through_api = api.score(qrels, [run], measures, Conventions.trec_eval()).means().iloc[0]
+    out = tmp_path / "means.csv"
+    args = ["score", "--compat", "trec_eval", "--qrels", str(qrels), "--run", str(run)]
+    assert main([*args, "--measures", ",".join(measures), "--out", str(out)]) == 0
+    with open(out) as fh:
+        through_cli = {r["measure"]: float(r["value"]) for r in csv.DictReader(fh)}
+    capsys.readouterr()
+    assert set(through_cli) == set(measures) == set(through_api.index)
+    for measure in measures:
+        assert through_cli[measure] == through_api[measure], measure  # to the last digit
+        written = truth[measure]["all"]
+        assert abs(through_api[measure] - float(written)) <= 0.5e-4 + 1e-9, measure
+
+
+def test_the_apps_means_are_the_apis(suite_experiment, tmp_path, monkeypatch):
+    from leakeval_core.api import View
+
+    monkeypatch.setenv("LEAKEVAL_DATA", str(suite_experiment.parent))
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(ROOT)
+    view, notices = View.from_url(f"/conditions?{TREC_EVAL}")
+    assert notices == ()
+    expected = api.score(
+        suite_experiment / "qrels.txt",
+        [suite_experiment / "runs" / "results.run"],
+        APP_MEASURES,
+        view.conventions,
+    ).means()
+    for measure in APP_MEASURES:
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+        for key, value in view.with_choices().to_params().items():
+            at.query_params[key] = value
+        at.query_params["measure"] = measure
+        at.switch_page("app_pages/conditions.py").run()
+        assert not at.exception, [e.value for e in at.exception]
+        table = at.dataframe[0].value
+        assert table["mean"].iloc[0] == pytest.approx(expected.loc["results", measure], abs=1e-12)
+
+
+# ------------------------------------------------------------- compare, inflation
+
+
+@pytest.fixture(scope="module")
+def doors(demo_dir, demo_cache, tmp_path_factory):
+    """The demo's comparisons, inflation and story through each door, computed once."""
+    import os
+
+    os.environ["LEAKEVAL_CACHE"] = str(demo_cache.root)
+    out = tmp_path_factory.mktemp("doors")
+    study = api.Study.open(demo_dir, demo_cache)
+    through = {
+        "compare": api.compare(study).table,
+        "inflation": api.inflation(study).table,
+        "story": api.story(study),
+        "report": api.report(study),
+    }
+    assert main(["compare", str(demo_dir), "--out", str(out / "c.csv")]) == 0
+    assert main(["inflation", str(demo_dir), "--format", "csv", "--out", str(out / "i.csv")]) == 0
+    through["cli compare"] = pd.read_csv(out / "c.csv")
+    through["cli inflation"] = pd.read_csv(out / "i.csv")
+    return through
+
+
+COMPARED = ["n", "mean_a", "mean_b", "delta", "p", "p_adjusted", "family_size", "ci_low", "ci_high"]
+
+
+def test_compare_rows_agree_across_the_api_the_cli_the_app_and_the_report(doors, app):
+    rows = doors["compare"]
+    cli = doors["cli compare"]
+    assert len(cli) == len(rows) == 45
+    for column in COMPARED:  # CSV keeps 6 significant digits
+        assert cli[column].tolist() == pytest.approx(rows[column].tolist(), rel=1e-5), column
+    assert cli.significant.tolist() == rows.significant.tolist()
+
+    at = open_tab(app("app_pages/conditions.py"), "conditions_tab", "Significance")
+    on_screen = at.dataframe[0].value
+    here = rows[rows.collection == widget(at.selectbox, "collection").value]
+    assert len(on_screen) == len(here) == 15
+    for column in [*COMPARED, "significant"]:
+        assert on_screen[column].tolist() == here[column].tolist(), column  # the same floats
+
+    reported = report_table(doors["report"], "Significance")
+    assert len(reported) == len(rows)
+    for column in ("n", "family_size"):
+        assert reported[column].tolist() == rows[column].astype(str).tolist()
+    for column in ("mean_a", "mean_b", "delta", "ci_low", "ci_high"):
+        assert reported[column].tolist() == [shown(v) for v in rows[column]], column
+    assert reported.p_adjusted.tolist() == [shown_p(v) for v in rows.p_adjusted]
+    assert reported.significant.tolist() == ["yes" if s else "no" for s in rows.significant]
+
+
+INFLATED = [
+    "leaked_topics",
+    "other_topics",
+    "delta_leaked",
+    "delta_other",
+    "difference",
+    "p_difference",
+    "p_difference_adjusted",
+    "family_size",
+]
+
+
+def test_inflation_rows_agree_across_the_api_the_cli_the_app_and_the_report(doors, app):
+    rows = doors["inflation"]
+    cli = doors["cli inflation"]
+    assert len(cli) == len(rows) == 45
+    for column in INFLATED:
+        assert cli[column].tolist() == pytest.approx(rows[column].tolist(), rel=1e-5), column
+
+    at = open_tab(app("app_pages/conditions.py"), "conditions_tab", "Inflation")
+    on_screen = at.dataframe[0].value
+    here = rows[rows.collection == widget(at.selectbox, "collection").value]
+    assert len(on_screen) == len(here) == 15
+    for column in INFLATED:
+        assert on_screen[column].tolist() == here[column].tolist(), column
+
+    reported = report_table(doors["report"], "Inflation")
+    for column in ("leaked_topics", "other_topics", "family_size"):
+        assert reported[column].tolist() == rows[column].astype(str).tolist()
+    for column in ("delta_leaked", "delta_other", "difference"):
+        assert reported[column].tolist() == [shown(v) for v in rows[column]], column
+    assert reported.p_difference_adjusted.tolist() == [
+        shown_p(v) for v in rows.p_difference_adjusted
+    ]
+
+
+def test_the_story_headline_agrees_across_the_api_the_cli_the_app_and_the_report(
+    doors, app, demo_dir, capsys
+):
+    told = doors["story"]
+    capsys.readouterr()
+    assert main(["story", str(demo_dir)]) == 0
+    assert capsys.readouterr().out.splitlines() == [told.headline, told.evidence]
+    at = app()
+    assert at.header[0].value == told.headline
+    assert at.markdown[0].value == told.evidence
+    assert (
+        f"<h2>Story</h2><p>{told.headline} {told.evidence}</p>".replace("'", "&#x27;")
+        in doors["report"]
+    )
+
+
+@pytest.fixture
+def app(demo_dir, demo_cache, monkeypatch):
+    monkeypatch.setenv("LEAKEVAL_DATA", str(demo_dir.parent))
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(demo_cache.root))
+    monkeypatch.chdir(ROOT)
+
+    def open_page(page: str | None = None) -> AppTest:
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+        at.run()
+        if page:
+            at.switch_page(page).run()
+        assert not at.exception, [e.value for e in at.exception]
+        return at
+
+    return open_page
