@@ -38,18 +38,31 @@ def condition_label(levels: Levels) -> str:
 
 
 def condition_means(
-    per_query: PerQuery, by: Sequence[str], fixed: Levels | None = None, confidence: float = 0.95
+    per_query: PerQuery,
+    by: Sequence[str],
+    fixed: Levels | None = None,
+    confidence: float = 0.95,
+    measure: str | None = None,
 ) -> pd.DataFrame:
-    """Mean per condition with a t confidence interval over queries.
+    """Each condition's value over queries (`mean`), with a t confidence interval.
 
     Each query contributes one value per condition (folds were combined in `per_query`), so
     the interval reflects topic variance, not fold × query pseudo-replicates. The interval is
     kept within the values' own range (a mean cannot leave it): a skewed measure such as the
-    first relevant rank otherwise gets a band below rank 1.
+    first relevant rank otherwise gets a band below rank 1. A measure that trec_eval combines
+    otherwise (`measure`: a sum for the num_* counts, a floored geometric mean for gm_*) is
+    combined its way, and has no t interval.
     """
+    from leakeval_core.evaluation.scoring import aggregate, aggregation
+
     table = select(per_query.table, fixed or {}).dropna(subset=["value"])
     grouped = table.groupby(list(by), observed=True, sort=True).value
     out = grouped.agg(n="count", mean="mean", sd="std", low="min", high="max").reset_index()
+    if measure is not None and aggregation(measure) != "mean":
+        combined = grouped.agg(lambda values: aggregate(measure, values.to_numpy()))
+        out["mean"] = combined.to_numpy()
+        out["ci_low"] = out["ci_high"] = np.nan
+        return out.drop(columns=["low", "high"])
     sem = out.sd / np.sqrt(out.n)
     half = sps.t.ppf(0.5 + confidence / 2, np.maximum(out.n - 1, 1)) * sem
     out["ci_low"] = np.maximum(out["mean"] - half.fillna(0.0), out.low)

@@ -110,7 +110,8 @@ def condition_means(
     from leakeval_core.analysis.compare import condition_means as means
 
     study = Study.open(data)
-    return means(study.per_query(view.measure, view.conventions), list(by), fixed)
+    per_query = study.per_query(view.measure, view.conventions)
+    return means(per_query, list(by), fixed, measure=view.measure)
 
 
 def fold_rule(data: Study | Any, view: View) -> str:

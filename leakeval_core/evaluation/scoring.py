@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
     from leakeval_core.evaluation.arrow import RunLike
 
-__all__ = ["RunScores", "ScoreDiagnostics", "aggregate", "score_files", "score_run"]
+__all__ = ["RunScores", "ScoreDiagnostics", "aggregate", "aggregation", "score_files", "score_run"]
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ def aggregate(measure: str, values: np.ndarray) -> float:
     """The `all` value of a measure, combined as trec_eval combines it: a mean, a sum (the
     num_* counts), or a geometric mean (gm_*). With no defined value it is 0, as trec_eval
     prints, except for first_rel_rank, whose mean (MFR) is then undefined."""
-    how = _aggregation(measure)
+    how = aggregation(measure)
     defined = values[~np.isnan(values)]
     if not len(defined):
         return math.nan if measure == "first_rel_rank" else 0.0
@@ -118,7 +118,7 @@ def aggregate(measure: str, values: np.ndarray) -> float:
 
 
 @cache
-def _aggregation(measure: str) -> str:
+def aggregation(measure: str) -> str:
     """How a measure's `all` value combines, parsed once per name: parsing on every call
     was a tenth of the time the scoring threads held the GIL."""
     return parse_measure(measure).family.aggregate

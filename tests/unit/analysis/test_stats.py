@@ -302,6 +302,24 @@ def test_condition_means_bands_stay_within_the_values_range():
     assert (row.ci_low, row.ci_high) == (1.0, 40.0)
 
 
+@pytest.mark.parametrize(
+    "measure, expected",
+    [
+        ("map", (0.5 + 0.0 + 0.25) / 3),
+        ("num_rel_ret", 0.5 + 0.0 + 0.25),
+        ("gm_map", float(np.exp(np.mean(np.log([0.5, 1e-5, 0.25]))))),  # trec_eval's floor
+    ],
+)
+def test_condition_means_combine_as_the_measure_does(measure, expected):
+    from leakeval_core.analysis.compare import condition_means
+
+    table = pd.DataFrame({"model": "m", "qid": ["1", "2", "3"], "value": [0.5, 0.0, 0.25]})
+    per = PerQuery(table, ("model",), "none", pd.DataFrame())
+    row = condition_means(per, ["model"], measure=measure).iloc[0]
+    assert row["mean"] == pytest.approx(expected, rel=1e-12)
+    assert np.isnan(row.ci_low) == (measure != "map")
+
+
 def test_an_outside_run_against_a_condition_splits_by_leaked_topics(demo_experiment, demo_scores):
     """The run is the leaked condition's own scores: against itself A − B is 0 everywhere;
     against the clean twin its split is the inflation table's, recomputed with scipy."""
