@@ -220,7 +220,7 @@ def convention_audit(
     data: Study | Any, view: View, conditions: list[Mapping], progress: Progress | None = None
 ) -> pd.DataFrame:
     """The conditions' means recomputed with one convention changed at a time."""
-    from leakeval_core.analysis.audit import audit_conventions
+    from leakeval_core.analysis.convention_audit import audit_conventions
 
     study = Study.open(data)
     return audit_conventions(
