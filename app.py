@@ -19,6 +19,7 @@ PAGES = {
     "leakage": ("app_pages/leakage.py", "Leakage overlap", ":material/water_drop:"),
     "queries": ("app_pages/queries.py", "Per-query drill-down", ":material/query_stats:"),
     "conditions": ("app_pages/conditions.py", "Condition comparison", ":material/monitoring:"),
+    "audit": ("app_pages/audit.py", "Leakage audit", ":material/policy:"),
 }
 state.start()
 presenting = state.view().present

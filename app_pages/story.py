@@ -7,14 +7,17 @@ from leakeval_app.context import current
 from leakeval_app.render import show_error, show_fig
 from leakeval_core import api
 from leakeval_core.errors import LeakevalError
+from leakeval_core.present.audit_plots import category_gain_figure
 from leakeval_core.present.condition_plots import inflation_figure
 
 ctx = current()
 experiment, measure, design = ctx.experiment, ctx.measure, ctx.experiment.design
 presenting = ctx.view.present
-why = design.why_not("The story", "leakage") or (
-    api.needs_pairs("The story", ctx.leakage.error) if ctx.leakage.empty else None
-)
+try:
+    kind = api.story_kind(ctx.study)
+    why = api.needs_pairs("The story", ctx.leakage.error) if ctx.leakage.empty else None
+except LeakevalError as exc:
+    why = str(exc)
 if why:
     st.header("Story", anchor=False)
     st.info(why, icon=":material/info:")
@@ -32,6 +35,8 @@ pair = {}
 controls = st.columns(len(factors)) if factors and not presenting else [None] * len(factors)
 for column, factor in zip(controls, factors, strict=True):
     levels = experiment.levels(factor)
+    if kind == "audit" and factor == design.system:
+        levels = [v for v in levels if v != design.baseline]  # what is audited against it
     # the collection is the app's own (it follows the user from page to page)
     name = "collection" if factor == "collection" else f"story_{factor}"
     if column is None:  # presentation mode: the pair comes from the link or the default
@@ -47,20 +52,28 @@ st.header(story.headline, anchor=False)
 st.markdown(story.evidence)
 if pair == default:
     st.caption(
-        "Shown first: the pair of conditions whose leaked topics gain most over the others, "
-        "the clearest case, picked after looking (its p is adjusted over all the pairs of its "
-        "collection)." + ("" if presenting else " Choose any other pair above.")
+        "Shown first: the "
+        + ("pair of conditions" if kind == "twins" else "model")
+        + " whose leaked topics gain most over the others, the clearest case, picked after "
+        "looking (its p is adjusted over all the "
+        + ("pairs" if kind == "twins" else "models")
+        + " of its collection)."
+        + ("" if presenting else " Choose any other above.")
     )
+if kind == "audit":
+    st.caption(api.AUDIT_CAVEAT)
 
 
 def open_drilldown(qid: str | None = None) -> None:
-    """The pair as conditions A (leaked) and B (clean) in the drill-down, on one topic."""
+    """The pair as conditions A (leaked, or the model) and B (clean, or the baseline) in
+    the drill-down, on one topic."""
     levels = {}
     for factor, level in pair.items():
         if factor != "collection":
             levels[f"a_{factor}"] = levels[f"b_{factor}"] = level
-    levels[f"a_{design.leakage}"] = design.leaked
-    levels[f"b_{design.leakage}"] = design.clean
+    contrast = design.leakage if kind == "twins" else design.system
+    levels[f"a_{contrast}"] = design.leaked if kind == "twins" else pair[contrast]
+    levels[f"b_{contrast}"] = design.clean if kind == "twins" else design.baseline
     if qid is not None:
         levels |= {"qid": qid, "queries_tab": "One query"}
     if "collection" in pair:
@@ -82,9 +95,13 @@ if not presenting:  # presentation mode: nothing to click, the story alone
     if links[0].button("Every topic's gain: drill-down", icon=":material/query_stats:"):
         open_drilldown()
         st.switch_page("app_pages/queries.py")
-    if links[1].button("All pairs, with their tests", icon=":material/monitoring:"):
+    if kind == "twins" and links[1].button(
+        "All pairs, with their tests", icon=":material/monitoring:"
+    ):
         open_inflation()
         st.switch_page("app_pages/conditions.py")
+    if kind == "audit" and links[1].button("The whole audit", icon=":material/policy:"):
+        st.switch_page("app_pages/audit.py")
     if links[2].button("Which topics leaked, and how", icon=":material/water_drop:"):
         if "collection" in pair:
             state.put(collection=pair["collection"])
@@ -92,22 +109,24 @@ if not presenting:  # presentation mode: nothing to click, the story alone
 
 chart, top = st.columns([5, 7] if presenting else [2, 3])
 with chart:
-    if story.x is not None:
-        show_fig(inflation_figure, story.trend, measure, story.x, None, 360)
+    leaked_means = (
+        f"Leaked: a training query with similarity ≥ {ctx.threshold:.2f} ({ctx.leakage.source})."
+    )
+    if kind == "audit":
+        show_fig(category_gain_figure, story.chart, measure, str(design.baseline))
+        st.caption(
+            f"Mean per-topic gain of {story.facts.a} over {design.baseline} by the kind of its "
+            f"nearest training query, with 95% t intervals. {leaked_means}"
+        )
+    elif story.x is not None:
+        show_fig(inflation_figure, story.chart, measure, story.x, None, 360)
         st.caption(
             f"Mean per-topic gain of {design.leaked} over {design.clean} along {story.x}, the "
-            "other levels as chosen. Leaked: a training query with similarity ≥ "
-            f"{ctx.threshold:.2f} ({ctx.leakage.source})."
+            f"other levels as chosen. {leaked_means}"
         )
 with top:
     st.markdown("**Topics that inflate it most**, with the training query that leaked each")
-    shown = story.top.rename(
-        columns={
-            str(design.leaked): "A (leaked)",
-            str(design.clean): "B (clean)",
-            "inflation": "gain",
-        }
-    )
+    shown = story.top
     columns = (
         ["title", "gain", "leaked training query"]
         if presenting
@@ -124,8 +143,11 @@ with top:
         key="story_top",
         column_config={
             "similarity": st.column_config.NumberColumn(format="%.2f"),
-            "A (leaked)": st.column_config.NumberColumn(format="%.3f"),
-            "B (clean)": st.column_config.NumberColumn(format="%.3f"),
+            **{
+                column: st.column_config.NumberColumn(format="%.3f")
+                for column in shown.columns
+                if column.startswith(("A (", "B ("))
+            },
             "gain": st.column_config.NumberColumn(format="%+.3f"),
         },
     )

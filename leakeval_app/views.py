@@ -186,3 +186,66 @@ def _story_pair(key, settings: View, collection: str | None, _study) -> dict:
 def topic_titles(ctx: AppContext) -> pd.DataFrame:
     """collection, qid and title of every topic of the experiment."""
     return ctx.study.titles()
+
+
+def audit(ctx: AppContext, strata: int) -> api.Audit:
+    """The experiment's audit: each model against its baseline (or each leaked condition
+    against its clean twin), every collection."""
+    return _audit(ctx.key, ctx.settings, strata, ctx.study)
+
+
+@st.cache_data(max_entries=16, show_spinner="Auditing: permutation tests and intervals…")
+def _audit(key, settings: View, strata: int, _study) -> api.Audit:
+    return api.audit(_study, view=settings, strata=strata)
+
+
+def conditions_of(ctx: AppContext, collection: str) -> dict[str, dict]:
+    """The experiment's conditions on a collection, by label: each a baseline to choose."""
+    conditions = ctx.experiment.conditions
+    factors = [f for f in ctx.experiment.condition_factors if f != "collection"]
+    mine = conditions[conditions.collection == collection][factors].drop_duplicates()
+    return {
+        api.condition_label(levels): {"collection": collection, **levels}
+        for levels in mine.to_dict("records")
+    }
+
+
+def audit_upload(
+    ctx: AppContext,
+    collection: str,
+    runs: tuple,
+    baseline: str,
+    levels: dict | None,
+    baseline_upload,
+) -> api.Audit:
+    """Uploaded runs audited against a condition's runs (folds joined) or another upload,
+    with the experiment's leaked topics on `collection`."""
+    named = tuple((name, digest) for name, digest, _ in runs)
+    data = {name: blob for name, _, blob in runs}
+    if baseline_upload is not None:
+        data[baseline] = baseline_upload.data
+    return _audit_upload(
+        ctx.key, ctx.settings, collection, named, baseline, levels, data, ctx.study
+    )
+
+
+@st.cache_data(max_entries=8, show_spinner="Auditing the uploaded runs…")
+def _audit_upload(key, settings: View, collection, named, baseline, levels, _data, _study):
+    if not named:
+        raise LeakevalError("upload a run to audit besides the baseline")
+    runs = {name: (name, _data[name]) for name, _ in named}
+    if levels is not None:
+        paths = api.rows_at(_study.experiment.conditions, levels).path
+        runs[baseline] = pd.concat([_study.run_file(path) for path in paths], ignore_index=True)
+    else:
+        runs[baseline] = (baseline, _data[baseline])
+    pairs = _study.pairs(settings).table
+    covered = _study.covered()
+    return api.audit(
+        _study.collection(collection).qrels,
+        runs,
+        baseline=baseline,
+        view=settings,
+        leakage=pairs[pairs.collection == collection],
+        covers=None if covered is None else covered[covered.collection == collection],
+    )

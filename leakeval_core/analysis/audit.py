@@ -16,6 +16,7 @@ condition's over the clean one.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from itertools import combinations, product
 from math import comb, prod
 
@@ -35,6 +36,7 @@ __all__ = [
     "bootstrap_interval",
     "did",
     "dose_response",
+    "gain_share",
     "gains",
     "leaderboard",
     "permutation_p",
@@ -65,6 +67,18 @@ def strata_of(baseline: pd.Series, groups: int) -> pd.Series:
     )
 
 
+@lru_cache(maxsize=16)
+def _draws(n: int, k: int, resamples: int, seed: int) -> np.ndarray:
+    """`resamples` random choices of k of n positions, seeded: the same for every model
+    audited on one set of topics, so they are drawn once."""
+    rng = np.random.default_rng(seed)
+    picks = np.argpartition(rng.random((resamples, n)), k, axis=1)[:, :k] if k < n else None
+    if picks is None:
+        picks = np.tile(np.arange(n), (resamples, 1))
+    picks.setflags(write=False)
+    return picks
+
+
 def _assignments(
     values: np.ndarray, flags: np.ndarray, strata: np.ndarray, resamples: int, seed: int
 ) -> tuple[np.ndarray, np.ndarray, bool]:
@@ -74,13 +88,12 @@ def _assignments(
     both = np.c_[values, flags.astype(float)]
     groups = [(both[strata == s], int(flags[strata == s].sum())) for s in np.unique(strata)]
     exact = prod(comb(len(rows), k) for rows, k in groups) <= resamples
-    rng = np.random.default_rng(seed)
     parts = []
-    for rows, k in groups:
+    for layer, (rows, k) in enumerate(groups):
         if exact:
             picks = np.array(list(combinations(range(len(rows)), k)), dtype=int).reshape(-1, k)
         else:
-            picks = rng.random((resamples, len(rows))).argsort(axis=1)[:, :k]
+            picks = _draws(len(rows), k, resamples, seed + layer)
         parts.append(rows[picks].sum(axis=1))  # (assignments, 2)
     if exact:
         totals = np.array([np.sum(chosen, axis=0) for chosen in product(*parts)])
@@ -176,15 +189,16 @@ class ShiftTest:
             ends.append(np.full(always.sum(), np.inf))
         starts, ends = np.concatenate(starts), np.concatenate(ends)
         points = np.unique(np.r_[starts, ends, d][np.isfinite(np.r_[starts, ends, d])])
-        # the count on each open stretch between neighbouring points, and beyond both ends
-        probes = np.r_[points[0] - 1.0, (points[:-1] + points[1:]) / 2, points[-1] + 1.0]
+        # the count at each point and on each open stretch between neighbours and beyond
+        probes = np.r_[points, points[0] - 1.0, (points[:-1] + points[1:]) / 2, points[-1] + 1.0]
+        lefts = np.r_[points, -np.inf, points]
+        rights = np.r_[points, points, np.inf]
         count = np.searchsorted(np.sort(starts), probes, side="right") - np.searchsorted(
             np.sort(ends), probes, side="left"
         )
         share = count / len(a) if self.exact else (1 + count) / (1 + len(a))
-        accepted = np.flatnonzero(share > level)
-        edges = np.r_[-np.inf, points, np.inf]
-        return float(edges[accepted[0]]), float(edges[accepted[-1] + 1])
+        accepted = share > level
+        return float(lefts[accepted].min()), float(rights[accepted].max())
 
 
 def permutation_p(
@@ -257,6 +271,34 @@ def did(
     }
 
 
+def gain_share(
+    values: np.ndarray,
+    flags: np.ndarray,
+    confidence: float = 0.95,
+    resamples: int = 2_000,
+    seed: int = 0,
+) -> tuple[float, float, float]:
+    """The share of a total gain that the flagged topics contribute (their summed gain over
+    everyone's), with a percentile bootstrap interval over topics. NaN where there is no
+    total gain to share (it is not positive)."""
+    values = np.asarray(values, dtype=float)
+    flags = np.asarray(flags, dtype=bool)
+    total = values.sum()
+    if len(values) < 2 or total <= TIE_TOLERANCE:
+        return float("nan"), float("nan"), float("nan")
+    share = float(values[flags].sum() / total)
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, len(values), size=(resamples, len(values)))
+    totals = values[draws].sum(axis=1)
+    flagged = (values * flags)[draws].sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shares = np.where(totals > TIE_TOLERANCE, flagged / totals, np.nan)
+    if np.isnan(shares).mean() > 1 - confidence:
+        return share, float("nan"), float("nan")  # the total gain itself is not clear
+    low, high = np.nanquantile(shares, [(1 - confidence) / 2, (1 + confidence) / 2])
+    return share, float(low), float(high)
+
+
 def adjust(table: pd.DataFrame, family: Sequence[str], correction: Correction, alpha: float):
     """Adjust `p` within each family of rows (one collection's models, say)."""
     groups = table.groupby(list(family), sort=False) if family else [(None, table)]
@@ -279,6 +321,13 @@ def _mean_interval(values: np.ndarray, confidence: float) -> tuple[float, float,
     return mean, mean - half, mean + half
 
 
+def _pearson(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Pearson's r along `axis`; on ranks, Spearman's rho (vectorised for the permutations)."""
+    x = x - x.mean(axis=axis, keepdims=True)
+    y = y - y.mean(axis=axis, keepdims=True)
+    return (x * y).sum(axis=axis) / np.sqrt((x * x).sum(axis=axis) * (y * y).sum(axis=axis))
+
+
 def dose_response(
     gain: pd.Series,
     nearest: pd.DataFrame,
@@ -291,23 +340,30 @@ def dose_response(
     """Does the gain grow as the nearest training query gets closer to the topic?
 
     `nearest` (indexed by topic) holds each topic's nearest training query: `similarity`
-    (0 without any candidate) and its `category`. Returns the gain per similarity bin
-    (equal-count bins, with t intervals), per category of the nearest query (topics whose
-    nearest query is below the threshold form "no near-duplicate"), and the trend: Spearman's
-    rho between similarity and gain over topics, with its permutation p.
+    (0 without any candidate) and its `category`. Returns the gain per similarity bin (bin 0:
+    topics without a candidate pair; then up to `bins` quantile bins of the similarity, with
+    t intervals), per category of the nearest query (topics whose nearest query is below the
+    threshold form "no near-duplicate"), and the trend: Spearman's rho between similarity
+    and gain over topics, with its permutation p.
     """
     table = pd.DataFrame({"gain": gain}).join(nearest, how="left")
     table["similarity"] = table.similarity.fillna(0.0)
     table["category"] = table.category.where(table.similarity >= threshold, "no near-duplicate")
     table["category"] = table.category.fillna("no near-duplicate").replace("", "no near-duplicate")
-    count = max(1, min(bins, table.similarity.nunique()))
-    table["bin"] = pd.qcut(table.similarity.rank(method="first"), count, labels=False)
+    paired = table.similarity > 0
+    table["bin"] = 0
+    if paired.sum() >= 2:
+        values = table.similarity[paired].round(6)  # equal scores in equal bins
+        quantiles = pd.qcut(values, bins, labels=False, duplicates="drop")
+        table.loc[paired, "bin"] = quantiles.to_numpy() + 1
+    elif paired.any():
+        table.loc[paired, "bin"] = 1
     rows = []
     for position, part in table.groupby("bin", sort=True):
         mean, low, high = _mean_interval(part.gain.to_numpy(), confidence)
         rows.append(
             {
-                "bin": int(position) + 1,
+                "bin": int(position),
                 "similarity_low": float(part.similarity.min()),
                 "similarity_high": float(part.similarity.max()),
                 "topics": len(part),
@@ -335,9 +391,10 @@ def dose_response(
     trend = {"rho": float("nan"), "p": float("nan"), "topics": len(table)}
     if len(table) >= 3 and table.similarity.nunique() > 1 and table.gain.nunique() > 1:
         result = sps.permutation_test(
-            (table.similarity.to_numpy(), table.gain.to_numpy()),
-            lambda x, y: sps.spearmanr(x, y).statistic,
+            (sps.rankdata(table.similarity), sps.rankdata(table.gain)),
+            _pearson,
             permutation_type="pairings",
+            vectorized=True,
             n_resamples=resamples,
             rng=np.random.default_rng(seed),
         )
@@ -419,6 +476,7 @@ def leaderboard(
         with np.errstate(invalid="ignore", divide="ignore"):
             clean_means = (drawn * mask).sum(axis=1) / mask.sum(axis=1)
         taus = kendall_tau_b(all_means, clean_means)
-        low, high = np.nanquantile(taus, [(1 - confidence) / 2, (1 + confidence) / 2])
-        tau.update(tau_low=float(low), tau_high=float(high))
+        if np.isfinite(taus).any():
+            low, high = np.nanquantile(taus, [(1 - confidence) / 2, (1 + confidence) / 2])
+            tau.update(tau_low=float(low), tau_high=float(high))
     return table, tau

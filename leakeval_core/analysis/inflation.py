@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from leakeval_core.analysis.compare import paired, top_inflating
-from leakeval_core.analysis.corrections import Correction, correct
+from leakeval_core.analysis.corrections import Correction, correct, per_comparison_alpha
 from leakeval_core.analysis.folds import PerQuery
 from leakeval_core.analysis.paired import TIE_TOLERANCE, paired_ttest
 from leakeval_core.errors import LeakevalError
@@ -30,6 +30,19 @@ class Inflation:
     adjusted within each collection (`family_size` rows)."""
     top: pd.DataFrame = field(repr=False)
     """The N topics with the largest inflation per combination."""
+
+
+def _welch_interval(x: np.ndarray, y: np.ndarray, level: float) -> tuple[float, float]:
+    """Welch's interval of mean(x) − mean(y) at confidence 1 − level: dual to `_welch`."""
+    from scipy import stats as sps
+
+    if len(x) < 2 or len(y) < 2:
+        return float("nan"), float("nan")
+    if np.ptp(np.r_[x, y]) <= TIE_TOLERANCE:
+        value = float(x.mean() - y.mean())
+        return value, value
+    bounds = sps.ttest_ind(x, y, equal_var=False).confidence_interval(1.0 - level)
+    return float(bounds.low), float(bounds.high)
 
 
 def _welch(x: np.ndarray, y: np.ndarray) -> float:
@@ -50,6 +63,7 @@ def inflation(
     better: str = "higher",
     top: int = 10,
     correction: Correction = "bonferroni",
+    alpha: float = 0.05,
 ) -> Inflation:
     """Split each leaked-vs-clean pair's per-query delta by leaked and other topics.
 
@@ -71,7 +85,7 @@ def inflation(
         )
     others = [f for f in per_query.factors if f != factor]
     combinations = per_query.table[others].drop_duplicates().sort_values(others)
-    rows, tops = [], []
+    rows, tops, groups_of_deltas = [], [], []
     for keys in combinations.itertuples(index=False, name=None):
         fixed = dict(zip(others, keys, strict=True))
         pairs = paired(
@@ -94,6 +108,7 @@ def inflation(
             }
         )
         tops.append(top_inflating(pairs, top, better).assign(**fixed))
+        groups_of_deltas.append((on, off))
     summary = pd.DataFrame(rows)
     if summary.empty:
         raise LeakevalError(
@@ -111,8 +126,19 @@ def inflation(
             adjusted.loc[index] = correct(values, correction)
         summary[f"{column}_adjusted"] = adjusted
     summary["family_size"] = 0
+    levels = pd.Series(alpha, index=summary.index, dtype=float)
     for index in families:
         summary.loc[index, "family_size"] = len(index)
+        p = summary.loc[index, "p_difference"].fillna(1.0).to_numpy()
+        levels.loc[index] = per_comparison_alpha(p, correction, alpha)
+    # the difference's interval, at the level the correction tests it at (dual to the mark)
+    bounds = [
+        _welch_interval(on, off, level)
+        for (on, off), level in zip(groups_of_deltas, levels, strict=True)
+    ]
+    summary["confidence"] = 1.0 - levels.to_numpy()
+    summary["ci_low"] = [low for low, _ in bounds]
+    summary["ci_high"] = [high for _, high in bounds]
     top_table = pd.concat(tops, ignore_index=True)
     order = [*others, "qid", "a", "b", "delta", "inflation"]
     top_table = top_table[[c for c in order if c in top_table.columns]].rename(

@@ -12,6 +12,9 @@ from importlib import import_module
 from typing import Any
 
 _LAZY = {
+    "AUDIT_CAVEAT": "audits",
+    "Audit": "audits",
+    "audit": "audits",
     "Comparison": "results",
     "Inflation": "results",
     "Scores": "results",
@@ -45,6 +48,7 @@ _LAZY = {
     "report": "meeting",
     "story": "meeting",
     "story_factors": "meeting",
+    "story_kind": "meeting",
     "story_pair": "meeting",
     "score": "scoring",
     "collection_stats": "experiments",

@@ -10,9 +10,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from leakeval_core.errors import LeakevalError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["COLUMN_ALIASES", "Table", "as_table", "leaked_topics", "named_runs", "topics_frame"]
 
@@ -185,6 +188,57 @@ def leaked_topics(leakage: Any, threshold: float) -> list[str]:
         return sorted({str(q) for q in leakage})
     raise LeakevalError(
         f"leakage: expected pairs (a DataFrame or CSV) or topic ids, got {type(leakage).__name__}"
+    )
+
+
+def leakage_pairs(leakage: Any) -> pd.DataFrame:
+    """Given leakage as pairs: test_qid, train_qid, similarity, category (what a pairs
+    table or CSV has of them; a list of topic ids becomes pairs of similarity 1)."""
+    import pandas as pd
+
+    if isinstance(leakage, str | os.PathLike):
+        path = Path(leakage)
+        if not path.is_file():
+            raise LeakevalError(f"leakage: {path}: no such file")
+        leakage = pd.read_csv(path, dtype={"qid": str, "test_qid": str, "train_qid": str})
+    if not isinstance(leakage, pd.DataFrame):
+        ids = leaked_topics(leakage, 0.0)
+        return pd.DataFrame({"test_qid": ids, "train_qid": "", "similarity": 1.0, "category": ""})
+    table = _renamed(leakage, (), "leakage", None, qid_only=True).rename(
+        columns={"qid": "test_qid"}
+    )
+    table["train_qid"] = leakage["train_qid"].astype(str) if "train_qid" in leakage else ""
+    table["similarity"] = (
+        pd.to_numeric(leakage.similarity, errors="coerce") if "similarity" in leakage else 1.0
+    )
+    if table.similarity.isna().any():
+        row = int(table.similarity.isna().to_numpy().argmax())
+        raise LeakevalError(f"leakage: row {row + 1}: similarity is not a number")
+    table["category"] = leakage["category"].fillna("").astype(str) if "category" in leakage else ""
+    return table.reset_index(drop=True)
+
+
+def topic_table(value: Any, need_group: bool = True) -> pd.DataFrame:
+    """Topic groups (or, without `need_group`, a topic list) given as a file, a frame with
+    qid (and group, optionally collection) columns, or a mapping of qid to group."""
+    import pandas as pd
+
+    from leakeval_core.io.topic_groups import read_topic_groups
+
+    if isinstance(value, str | os.PathLike):
+        return read_topic_groups(value, need_group)
+    if isinstance(value, Mapping):
+        value = pd.DataFrame({"qid": list(value), "group": list(value.values())})
+    elif not isinstance(value, pd.DataFrame):
+        value = pd.DataFrame({"qid": list(value)})
+    if "qid" not in value or (need_group and "group" not in value):
+        raise LeakevalError("topic groups need columns qid and group (collection optional)")
+    return pd.DataFrame(
+        {
+            "collection": value["collection"].astype(str) if "collection" in value else "",
+            "qid": value.qid.astype(str),
+            "group": value.group.astype(str) if "group" in value else "covered",
+        }
     )
 
 

@@ -82,6 +82,7 @@ def inflation(
         measure.better,
         top,
         view.statistics.correction,
+        view.statistics.alpha,
     )
     threshold = source.threshold(view)
     where = source.pairs(view).source if isinstance(source, Study) else source.source

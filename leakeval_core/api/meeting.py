@@ -17,11 +17,27 @@ from leakeval_core.errors import LeakevalError
 if TYPE_CHECKING:
     from leakeval_core.present.story import Story
 
-__all__ = ["report", "story", "story_factors", "story_pair"]
+__all__ = ["report", "story", "story_factors", "story_kind", "story_pair"]
+
+
+def story_kind(data: Any) -> str:
+    """ "twins" where the experiment has leaked and clean training, else "audit" where it
+    names a baseline system; the error says what a story needs otherwise."""
+    design = Study.open(data).design
+    if design.leakage is not None:
+        return "twins"
+    if design.baseline is not None:
+        return "audit"
+    raise LeakevalError(
+        "The story needs "
+        + design.why_not("x", "leakage").split("needs ", 1)[1]
+        + ", or a baseline system to audit against (`[design] baseline = …`)"
+    )
 
 
 def story_factors(data: Any) -> list[str]:
-    """The factors that fix a story's pair of conditions: all but the leakage factor."""
+    """The factors that fix a story's pair: all but the leakage factor (twins), or all
+    including the system, whose level names the audited model (audit)."""
     study = Study.open(data)
     return [f for f in study.experiment.condition_factors if f != study.design.leakage]
 
@@ -33,45 +49,184 @@ def story_pair(data: Any, view: View | None = None, **settings: Any) -> dict:
 
     view = view_of(view, settings)
     study = Study.open(data)
+    table = _rows(study, view)
+    if view.collection is not None and "collection" in table:
+        within = table[table.collection == view.collection]
+        table = within if len(within) else table
+    return default_pair(table, story_factors(study), view.parsed_measure.better)
+
+
+def _rows(study: Study, view: View):
+    """The rows a story picks from: inflation per pair (twins), audit per model (audit)."""
+    from leakeval_core.api.audits import audit
     from leakeval_core.api.leakage import inflation
 
-    result = inflation(study, view=view)
-    if view.collection is not None and "collection" in result.table:
-        within = result.at({"collection": view.collection})
-        result = within if len(within.table) else result
-    return default_pair(result.table, story_factors(study), view.parsed_measure.better)
+    if story_kind(study) == "twins":
+        return inflation(study, view=view).table
+    result = audit(study, view=view)
+    return result.table[result.table.split == "leaked"]
 
 
 def story(
     data: Any, *, view: View | None = None, pair: Mapping[str, object] | None = None, **settings
 ) -> Story:
-    """The story of one pair of conditions (default: `story_pair`): the headline with its
-    numbers, the test of the difference, the gain along the size factor, the top topics.
+    """The story of one pair of conditions (default: `story_pair`), or, for an experiment
+    with a baseline and no clean twins, of one model audited against the baseline: the
+    headline with its numbers, the test of the difference, a chart, the top topics.
 
     >>> told = story(demo_path, measure="ndcg_cut_10")
-    >>> told.headline.startswith("Leaked training")
+    >>> told.headline.startswith("Leaked training improves nDCG@10 from")
     True
     """
-    from leakeval_core.api.leakage import inflation
-    from leakeval_core.present.story import tell
-
     view = view_of(view, settings)
     study = Study.open(data)
-    design = study.design
-    why = design.why_not("The story", "leakage")
-    if why:
-        raise LeakevalError(why)
-    result = inflation(study, view=view)
+    kind = story_kind(study)
     pair = dict(pair) if pair is not None else story_pair(study, view)
-    return tell(
-        result,
-        pair,
-        design,
-        view.parsed_measure,
-        view.statistics,
-        study.pairs(view).table,
-        study.titles(),
+    return (_twins if kind == "twins" else _audited)(study, view, pair)
+
+
+def _twins(study: Study, view: View, pair: dict) -> Story:
+    from leakeval_core.analysis.audit import gain_share
+    from leakeval_core.api.comparison import paired
+    from leakeval_core.api.leakage import inflation
+    from leakeval_core.api.results import rows_at
+    from leakeval_core.present.story import Facts, tell
+
+    design, measure, statistics = study.design, view.parsed_measure, view.statistics
+    result = inflation(study, view=view)
+    row = rows_at(result.table, pair).iloc[0]
+    sign = 1.0 if measure.better == "higher" else -1.0
+    a = {**pair, design.leakage: design.leaked}
+    b = {**pair, design.leakage: design.clean}
+    joined = paired(study, view, a, b).table.dropna(subset=["delta"])
+    low, high = sorted((sign * row.ci_low, sign * row.ci_high))
+    share = gain_share(
+        sign * joined.delta.to_numpy(), joined.leaked.to_numpy(), seed=statistics.seed
     )
+    facts = Facts(
+        kind="twins",
+        pair=pair,
+        a=f"leaked training ({design.leakage} {design.leaked})",
+        b=f"clean training ({design.leakage} {design.clean})",
+        mean_a=float(joined.a.mean()),
+        mean_b=float(joined.b.mean()),
+        leaked_topics=int(row.leaked_topics),
+        other_topics=int(row.other_topics),
+        gain_leaked=sign * float(row.delta_leaked),
+        gain_other=sign * float(row.delta_other),
+        difference=sign * float(row.difference),
+        ci_low=low,
+        ci_high=high,
+        p=float(row.p_difference),
+        p_adjusted=float(row.p_difference_adjusted),
+        family_size=int(row.family_size),
+        family="pairs of conditions"
+        + (f" of {row.collection}" if "collection" in row.index else ""),
+        test="Welch's t-test over topics",
+        share=share[0],
+        share_low=share[1],
+        share_high=share[2],
+    )
+    x = design.size if design.size in pair else next(iter(pair), None)
+    trend = rows_at(result.table, {k: v for k, v in pair.items() if k != x})
+    if x is not None:
+        trend = trend.sort_values(x)
+    top = _with_queries(
+        rows_at(result.top, pair).rename(columns={"inflation": "gain"}),
+        pair,
+        study,
+        view,
+        {str(design.leaked): "A (leaked)", str(design.clean): "B (clean)"},
+    )
+    return tell(facts, measure, statistics, trend.reset_index(drop=True), x, top)
+
+
+def _audited(study: Study, view: View, pair: dict) -> Story:
+    import pandas as pd
+
+    from leakeval_core.analysis.audit import gain_share, gains
+    from leakeval_core.api.audits import audit
+    from leakeval_core.api.results import rows_at
+    from leakeval_core.present.story import Facts, tell
+
+    design, measure, statistics = study.design, view.parsed_measure, view.statistics
+    result = audit(study, view=view)
+    row = rows_at(result.table[result.table.split == "leaked"], pair).iloc[0]
+    model = pair[design.system]
+    where = {k: v for k, v in pair.items() if k != design.system}
+    per_query = study.per_query(view.measure, view.conventions).table
+    sides = {
+        level: rows_at(per_query, {**where, design.system: level}).set_index("qid").value
+        for level in (model, design.baseline)
+    }
+    gain = gains(sides[model], sides[design.baseline], measure.better)
+    covered = study.covered()
+    if covered is not None:
+        gain = gain[gain.index.isin(covered.qid[covered.collection == pair["collection"]])]
+    leaked = study.leaked(view)
+    flags = gain.index.isin(leaked.qid[leaked.collection == pair["collection"]])
+    share = gain_share(gain.to_numpy(), flags, seed=statistics.seed)
+    facts = Facts(
+        kind="audit",
+        pair=pair,
+        a=str(model),
+        b=str(design.baseline),
+        mean_a=float(sides[model].reindex(gain.index).mean()),
+        mean_b=float(sides[design.baseline].reindex(gain.index).mean()),
+        leaked_topics=int(row.leaked_topics),
+        other_topics=int(row.other_topics),
+        gain_leaked=float(row.gain_leaked),
+        gain_other=float(row.gain_other),
+        difference=float(row.difference),
+        ci_low=float(row.ci_low),
+        ci_high=float(row.ci_high),
+        p=float(row.p),
+        p_adjusted=float(row.p_adjusted),
+        family_size=int(row.family_size),
+        family=f"models of {pair['collection']}",
+        test="permutation test of the leaked flags over topics",
+        share=share[0],
+        share_low=share[1],
+        share_high=share[2],
+    )
+    top = pd.DataFrame(
+        {
+            "qid": gain.index[flags],
+            "A (model)": sides[model].reindex(gain.index[flags]).to_numpy(),
+            "B (baseline)": sides[design.baseline].reindex(gain.index[flags]).to_numpy(),
+            "gain": gain[flags].to_numpy(),
+        }
+    )
+    top = top[top.gain > 0].sort_values(["gain", "qid"], ascending=[False, True]).head(10)
+    top = _with_queries(top.assign(collection=pair["collection"]), pair, study, view, {})
+    chart = rows_at(result.categories, pair)
+    return tell(facts, measure, statistics, chart.reset_index(drop=True), None, top)
+
+
+def _with_queries(top, pair: dict, study: Study, view: View, names: dict):
+    """The topics' titles and the training query that makes each one leaked."""
+    from leakeval_core.api.study import nearest_pairs
+
+    rows = top.copy()
+    if "collection" not in rows.columns:
+        rows["collection"] = pair.get("collection", study.titles().collection.iloc[0])
+    pairs = study.pairs(view).table
+    best = nearest_pairs(pairs[pairs.similarity >= study.threshold(view)])
+    texts = (
+        pairs.sort_values(["similarity", "train_qid"], ascending=[False, True], kind="stable")
+        .drop_duplicates(["collection", "test_qid"])
+        .rename(columns={"test_qid": "qid", "train_text": "leaked training query"})
+    )
+    rows = rows.merge(study.titles(), on=["collection", "qid"], how="left").merge(
+        best.merge(texts[["collection", "qid", "leaked training query"]], on=["collection", "qid"]),
+        on=["collection", "qid"],
+        how="left",
+    )
+    rows = rows.rename(columns=names)
+    value_columns = [c for c in rows.columns if c.startswith(("A (", "B ("))]
+    order = ["collection", "qid", "title", *value_columns, "gain"]
+    order += ["leaked training query", "similarity", "category"]
+    return rows[order].reset_index(drop=True)
 
 
 def report(
@@ -140,6 +295,13 @@ def report(
             )
         except LeakevalError as exc:
             parts.inflation = f"Not applicable: {exc}"
+    if design.baseline is not None:
+        from leakeval_core.api.audits import audit
+
+        try:
+            parts.audit = audit(study, view=view)
+        except LeakevalError as exc:
+            parts.audit = f"Not applicable: {exc}"
     if design.has("system", "leakage"):
         within = [f for f in ("collection", roles[0]) if f not in (design.system, design.leakage)]
         parts.ranking = ranking_change(study, view, list(dict.fromkeys(within)), design)

@@ -18,14 +18,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pandas as pd
+
 from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.experiment.design import Design, infer_design
 from leakeval_core.experiment.manifest import Experiment, load_experiment
+from leakeval_core.io.topic_groups import read_topic_groups
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from leakeval_core.analysis.folds import PerQuery
     from leakeval_core.api.view import View
     from leakeval_core.experiment.cache import Cache
@@ -96,6 +97,10 @@ class Study:
     def name(self) -> str:
         return self.experiment.name
 
+    @property
+    def collection_names(self) -> list[str]:
+        return list(self.experiment.collections)
+
     # ------------------------------------------------------------------------ scores
 
     def scores(
@@ -154,7 +159,6 @@ class Study:
     ) -> LeakageTable:
         """The experiment's leakage pairs; a detection that fails is kept as the table's
         `error`, so that everything that does not need leaked flags still works."""
-        import pandas as pd
 
         from leakeval_core.leakage.options import DetectionOptions
         from leakeval_core.leakage.table import LEAKAGE_COLUMNS, LeakageTable, load_leakage
@@ -199,6 +203,28 @@ class Study:
                 raise LeakevalError(needs_pairs(feature, pairs.error))
             return None
         return leaked_qids(pairs, self.threshold(view))
+
+    def nearest(self, view: View) -> pd.DataFrame:
+        """collection, qid, similarity and category of each topic's nearest training query
+        (topics without a candidate pair are absent)."""
+        return nearest_pairs(self.pairs(view).table)
+
+    def covered(self) -> pd.DataFrame | None:
+        """collection, qid of the topics the leakage pairs speak for (`[leakage] covers`)."""
+        if self.experiment.covers is None:
+            return None
+        return self._memo.get(
+            ("covers",), lambda: _with_collection(read_covers(self.experiment.covers), self)
+        )
+
+    def groups(self) -> pd.DataFrame | None:
+        """collection, qid, group from `[leakage] groups`."""
+        if self.experiment.groups is None:
+            return None
+        return self._memo.get(
+            ("groups",),
+            lambda: _with_collection(read_topic_groups(self.experiment.groups), self),
+        )
 
     def design_with(
         self, factor: str | None = None, leaked: object = None, clean: object = None
@@ -255,7 +281,6 @@ class Study:
 
     def titles(self) -> pd.DataFrame:
         """collection, qid and title of every topic."""
-        import pandas as pd
 
         return self._memo.get(
             ("titles",),
@@ -270,7 +295,6 @@ class Study:
 
     def labels(self) -> LabelledPairs | None:
         """The experiment's labelled pairs (`[leakage] labels`), checked against its topics."""
-        import pandas as pd
 
         from leakeval_core.leakage.labels import read_labels
 
@@ -295,6 +319,30 @@ class Study:
         return self._memo.get(("run", str(path)), lambda: read_run(path))
 
 
+def nearest_pairs(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Each topic's most similar training query: collection, qid, similarity, category."""
+    best = pairs.sort_values(["similarity", "train_qid"], ascending=[False, True], kind="stable")
+    best = best.drop_duplicates(["collection", "test_qid"])
+    return best.rename(columns={"test_qid": "qid"})[["collection", "qid", "similarity", "category"]]
+
+
+def read_covers(path) -> pd.DataFrame:
+    return read_topic_groups(path, need_group=False)
+
+
+def _with_collection(table: pd.DataFrame, source) -> pd.DataFrame:
+    """A topic file without a collection column names topics of the only collection."""
+    names = source.collection_names
+    if (table.collection == "").any():
+        if len(names) != 1:
+            raise LeakevalError(
+                "a topic file for several collections needs a collection column "
+                f"(collections: {', '.join(names)})"
+            )
+        table = table.assign(collection=table.collection.replace("", names[0]))
+    return table.reset_index(drop=True)
+
+
 class RunSet:
     """Qrels and named runs, scored on demand into the per-query shape of an experiment."""
 
@@ -306,6 +354,8 @@ class RunSet:
         runs: Any,
         columns: Mapping[str, str] | None = None,
         leakage: Any = None,
+        groups: Any = None,
+        covers: Any = None,
     ) -> None:
         from leakeval_core.api.inputs import as_table, named_runs
 
@@ -316,7 +366,35 @@ class RunSet:
         }
         self.collection_name = Path(qrels).stem if isinstance(qrels, str | Path) else "qrels"
         self.given_leakage = leakage
+        self.given_groups, self.given_covers = groups, covers
         self._memo = _Memo()
+
+    @property
+    def collection_names(self) -> list[str]:
+        return [self.collection_name]
+
+    def nearest(self, view: View) -> pd.DataFrame:
+        """Each topic's nearest training query, where the given leakage has similarities."""
+        from leakeval_core.api.inputs import leakage_pairs
+
+        if self.given_leakage is None:
+            return pd.DataFrame(columns=["collection", "qid", "similarity", "category"])
+        pairs = leakage_pairs(self.given_leakage).assign(collection=self.collection_name)
+        return nearest_pairs(pairs)
+
+    def covered(self) -> pd.DataFrame | None:
+        from leakeval_core.api.inputs import topic_table
+
+        if self.given_covers is None:
+            return None
+        return _with_collection(topic_table(self.given_covers, need_group=False), self)
+
+    def groups(self) -> pd.DataFrame | None:
+        from leakeval_core.api.inputs import topic_table
+
+        if self.given_groups is None:
+            return None
+        return _with_collection(topic_table(self.given_groups), self)
 
     @property
     def design(self) -> Design:
@@ -363,7 +441,6 @@ class RunSet:
     def per_query(
         self, measure: str, conventions: Conventions, progress: Progress | None = None
     ) -> PerQuery:
-        import pandas as pd
 
         from leakeval_core.analysis.folds import PerQuery
 
@@ -398,8 +475,6 @@ class RunSet:
                 )
             return None
         qids = leaked_topics(self.given_leakage, self.threshold(view))
-        import pandas as pd
-
         return pd.DataFrame({"collection": self.collection_name, "qid": qids})
 
     @property

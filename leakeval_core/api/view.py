@@ -28,7 +28,7 @@ from leakeval_core.leakage.options import METHODS
 
 __all__ = ["PAGES", "View", "decode_params"]
 
-PAGES = ("story", "datasets", "leakage", "queries", "conditions")
+PAGES = ("story", "datasets", "leakage", "queries", "conditions", "audit")
 """Every page of the dashboard, by its URL path."""
 
 _CHOICE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,80}$")

@@ -1,5 +1,5 @@
 """The roles of an experiment's factors: which one says leaked or clean, which is the training
-size, the system, the fold.
+size, the system (and which system is the baseline), the fold.
 
 Features ask for roles, never for factor names, so any naming works: `[design]` in
 experiment.toml names the roles, and a role it leaves out is inferred from the factor names
@@ -16,8 +16,10 @@ from leakeval_core.errors import LeakevalError
 
 __all__ = ["ROLES", "Design", "infer_design"]
 
-ROLES = ("leakage", "leaked", "clean", "size", "system", "fold")
-"""The keys of `[design]`: three factors, the leakage factor's two levels, and the fold."""
+ROLES = ("leakage", "leaked", "clean", "size", "system", "baseline", "fold")
+"""The keys of `[design]`: the factors, the leakage factor's two levels, the system factor's
+baseline level (a system that cannot have memorised training queries, such as BM25), and
+the fold."""
 
 # The design defaults: names and levels that identify a role when `[design]` is silent.
 FACTOR_NAMES = {
@@ -27,6 +29,7 @@ FACTOR_NAMES = {
     "fold": ("fold", "split", "cv_fold"),
 }
 LEAKED_LEVELS = ("leaked", "contaminated", "leak", "with_leak", "yes", "true")
+BASELINE_LEVELS = ("bm25", "baseline", "first_stage", "first-stage", "firststage")
 CLEAN_LEVELS = ("none", "clean", "uncontaminated", "no_leak", "no", "false")
 
 _HOW = {
@@ -35,6 +38,8 @@ _HOW = {
     "size": "a training-size factor: set `[design] size = …` in experiment.toml",
     "system": "a system factor (the models compared): set `[design] system = …` in experiment.toml",
     "fold": "a fold factor: set `[design] fold = …` in experiment.toml",
+    "baseline": "a baseline system (one that never saw the training queries, such as BM25): "
+    "set `[design] baseline = …` to a level of the system factor in experiment.toml",
 }
 
 
@@ -48,6 +53,8 @@ class Design:
     size: str | None = None
     system: str | None = None
     fold: str | None = None
+    baseline: object | None = None
+    """The system level the audit measures every other system's gain against."""
     inferred: frozenset[str] = field(default=frozenset(), compare=False)
     """Roles filled in by inference rather than named in `[design]`, for the UI to say so."""
 
@@ -75,6 +82,8 @@ class Design:
             for role in ("size", "system", "fold")
             if getattr(self, role)
         ]
+        if self.baseline is not None:
+            parts.append(f"baseline: {self.system} {self.baseline}")
         return "; ".join(parts) or "no roles"
 
 
@@ -110,6 +119,7 @@ def infer_design(declared: Mapping[str, object], levels: Mapping[str, Sequence[o
         role for role in declared if role in roles
     }
     leaked, clean = _leakage_levels(declared, roles["leakage"], levels)
+    baseline = _baseline_level(declared, roles["system"], levels)
     if roles["leakage"] is not None and (leaked is None or clean is None):
         if "leakage" in declared:
             raise LeakevalError(
@@ -125,8 +135,34 @@ def infer_design(declared: Mapping[str, object], levels: Mapping[str, Sequence[o
         size=roles["size"],
         system=roles["system"],
         fold=roles["fold"],
-        inferred=frozenset(inferred),
+        baseline=baseline,
+        inferred=frozenset(
+            inferred
+            | ({"baseline"} if baseline is not None and "baseline" not in declared else set())
+        ),
     )
+
+
+def _baseline_level(
+    declared: Mapping[str, object], system: str | None, levels: Mapping[str, Sequence[object]]
+) -> object | None:
+    """The system factor's baseline level: declared, else a level named like one (bm25)."""
+    if system is None:
+        if "baseline" in declared:
+            raise LeakevalError("[design] baseline is set but the runs have no system factor")
+        return None
+    values = list(levels[system])
+    if "baseline" in declared:
+        wanted = str(declared["baseline"])
+        match = [v for v in values if str(v) == wanted]
+        if not match:
+            raise LeakevalError(
+                f"[design] baseline = {wanted!r} is not a level of {system}: "
+                + ", ".join(map(str, values))
+            )
+        return match[0]
+    named = [v for v in values if str(v).lower() in BASELINE_LEVELS]
+    return named[0] if len(named) == 1 and len(values) > 1 else None
 
 
 def _by_name(role: str, levels: Mapping[str, Sequence[object]], taken: set) -> str | None:

@@ -38,7 +38,7 @@ _TOP_KEYS = {
 _SECTION_KEYS = {
     "collections": {"topics", "qrels", "ir_datasets"},
     "training_queries": {"path", "ir_datasets"},
-    "leakage": {"ground_truth", "table", "labels", "method"},
+    "leakage": {"ground_truth", "table", "labels", "method", "covers", "groups"},
     "runs": {"pattern"},
     "design": set(ROLES),
 }
@@ -74,6 +74,12 @@ class Experiment:
     leakage_table: Path | None = None
     labels: Path | None = None
     """Human-judged (topic, training query) pairs to measure detection against."""
+    covers: Path | None = None
+    """`[leakage] covers`: the topics the leakage pairs speak for (a judged subset); the
+    others are left out of every split by leaked and other topics."""
+    groups: Path | None = None
+    """`[leakage] groups`: `qid,group` rows, each group a split of the topics beside (or
+    instead of) leaked and other, such as topics written after a model's training cutoff."""
     detection_method: str | None = None
     """`[leakage] method`: the detection method this experiment is read with. Without it the
     most accurate installed method is used, which differs between installations; naming it
@@ -109,7 +115,8 @@ class Experiment:
         paths = [self.root / MANIFEST, *(run["path"] for run in self.runs)]
         for spec in self.collections.values():
             paths += [p for p in (spec.topics, spec.qrels) if p is not None]
-        paths += [p for p in (self.ground_truth, self.leakage_table, self.labels) if p is not None]
+        extra = (self.ground_truth, self.leakage_table, self.labels, self.covers, self.groups)
+        paths += [p for p in extra if p is not None]
         if isinstance(self.training_queries, Path):
             paths += find_shards(self.training_queries) or [self.training_queries]
         digest = hashlib.blake2b(digest_size=16)
@@ -197,6 +204,8 @@ def load_experiment(path: str | Path) -> Experiment:
         ground_truth=_existing(manifest, root, leakage.get("ground_truth"), "leakage.ground_truth"),
         leakage_table=_existing(manifest, root, leakage.get("table"), "leakage.table"),
         labels=_existing(manifest, root, leakage.get("labels"), "leakage.labels"),
+        covers=_existing(manifest, root, leakage.get("covers"), "leakage.covers"),
+        groups=_existing(manifest, root, leakage.get("groups"), "leakage.groups"),
         detection_method=_detection_method(manifest, leakage.get("method")),
         design=design,
     )

@@ -17,6 +17,7 @@ from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.measures import Measure
 from leakeval_core.experiment.design import Design
 from leakeval_core.experiment.manifest import Experiment
+from leakeval_core.present.audit_plots import audit_figure, category_gain_figure
 from leakeval_core.present.condition_plots import (
     condition_figure,
     difference_figure,
@@ -70,6 +71,8 @@ class ReportParts:
     """An Inflation, or why the section does not apply."""
     ranking: Any = None
     """Kendall's tau per pair of leakage levels, or why the section does not apply."""
+    audit: Any = None
+    """The audit against the design's baseline (an `api.Audit`), where it names one."""
 
     @property
     def roles(self) -> tuple[str, str | None, str | None]:
@@ -102,6 +105,7 @@ def render_report(parts: ReportParts, top: int = 10) -> str:
                 parts.inflation.top.groupby("collection").head(top),
             ),
         ]
+    sections += _audit(parts)
     if isinstance(parts.ranking, str):
         sections.append(("System ranking change", parts.ranking, ""))
     else:
@@ -129,18 +133,60 @@ def _story(parts: ReportParts) -> list[tuple[str, str, object]]:
     if isinstance(told, str) or told is None:
         return [("Story", told or "", "")]
     sections: list[tuple[str, str, object]] = [("Story", f"{told.headline} {told.evidence}", "")]
-    if told.x is not None:
+    if told.kind == "audit":
+        sections.append(
+            (
+                "Gain by the kind of near-duplicate",
+                f"Mean per-topic gain of {told.facts.a} over {told.facts.b}, by the kind of "
+                "each topic's nearest training query, with 95% t intervals.",
+                category_gain_figure(told.chart, parts.measure, told.facts.b),
+            )
+        )
+    elif told.x is not None:
         sections.append(
             (
                 f"Gain along {told.x}",
                 f"Mean per-topic gain of {parts.design.leaked} over {parts.design.clean} on "
                 "topics with a near-duplicate and on the others, the pair's other levels fixed.",
-                inflation_figure(told.trend, parts.measure, told.x, None, 360),
+                inflation_figure(told.chart, parts.measure, told.x, None, 360),
             )
         )
     sections.append(
         ("Topics that inflate it most", "With the training query that leaked each.", told.top)
     )
+    return sections
+
+
+def _audit(parts: ReportParts) -> list[tuple[str, str, object]]:
+    """Each model against the baseline: the table, the per-model chart, the leaderboard."""
+    if parts.audit is None:
+        return []
+    if isinstance(parts.audit, str):
+        return [("Leakage audit", parts.audit, "")]
+    result = parts.audit
+    leaked = result.table[result.table.split == "leaked"]
+    sections: list[tuple[str, str, object]] = [
+        (
+            "Leakage audit",
+            f"{result.caption} {result.caveat}",
+            (audit_figure(leaked, parts.measure, result.factor, result.baseline), result.summary())
+            if len(leaked)
+            else result.summary(),
+        )
+    ]
+    if len(result.leaderboard):
+        taus = "; ".join(
+            f"{t.collection}: tau {t.tau:+.2f} [{t.tau_low:+.2f}, {t.tau_high:+.2f}]"
+            for t in result.tau.itertuples()
+        )
+        sections.append(
+            (
+                "Leaderboard on all and on clean topics",
+                "Each system's mean on all topics and on the topics without a near-duplicate, "
+                f"with 95% t intervals; Kendall's tau between the two rankings: {taus}.",
+                result.leaderboard,
+            )
+        )
     return sections
 
 

@@ -1,39 +1,79 @@
-"""The leakage story in one screen: a headline with its numbers, the gain along the size
-factor, and the topics that inflate it with the training query that leaked them.
+"""The leakage story in one screen: a headline with its numbers, the evidence, a chart, and
+the topics that carry the gain with the training query that leaked each.
 
-Built from the same `inflation` result as the Condition comparison's Inflation tab and the
-report, so the story's numbers are those tables' numbers.
+Two kinds, one wording. Twins: a model trained with the leaked queries against its clean
+twin (the Inflation tab's numbers). Audit: a model against a baseline that never saw the
+training queries (the Audit page's numbers). The API computes every number (`api.story`);
+this module only words them, in the measure's own direction: "improves MFR" when the first
+relevant rank falls.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Literal
 
+import numpy as np
 import pandas as pd
 
-from leakeval_core.analysis.folds import levels_of
 from leakeval_core.analysis.options import Statistics
 from leakeval_core.evaluation.measures import Measure
-from leakeval_core.experiment.design import Design
 
-__all__ = ["Story", "default_pair", "tell"]
+__all__ = ["Facts", "Story", "default_pair", "tell"]
+
+
+@dataclass(frozen=True)
+class Facts:
+    """The numbers a story tells, every one computed by the API's verbs."""
+
+    kind: Literal["twins", "audit"]
+    pair: dict
+    """The factor levels that fix the pair of conditions (or the audited model)."""
+    a: str
+    """What gains: "leaked training" for twins, the model's name for an audit."""
+    b: str
+    """What it gains over: "clean training", or the baseline's name."""
+    mean_a: float
+    mean_b: float
+    """Both sides' means over the pair's topics: the numbers a results table would show."""
+    leaked_topics: int
+    other_topics: int
+    gain_leaked: float
+    gain_other: float
+    """Mean gain of a over b on each side, in the measure's better direction (positive is
+    better, for a lower-is-better measure too)."""
+    difference: float
+    ci_low: float
+    ci_high: float
+    p: float
+    p_adjusted: float
+    family_size: int
+    family: str
+    """What the correction ran over: "pairs of conditions of robust04"."""
+    test: str
+    """How the difference was tested, in words."""
+    share: float
+    share_low: float
+    share_high: float
+    """The share of the whole gain that the leaked topics contribute, with its interval."""
 
 
 @dataclass(frozen=True)
 class Story:
+    kind: Literal["twins", "audit"]
     pair: dict
-    """The levels of every factor but the leakage factor that fix the pair of conditions."""
     headline: str
     evidence: str
     """The test of the difference between leaked and other topics, in words."""
-    trend: pd.DataFrame = field(repr=False)
-    """The inflation summary rows along the x factor, the pair's other levels fixed."""
+    chart: pd.DataFrame = field(repr=False)
+    """Twins: the inflation rows along `x`, the pair's other levels fixed. Audit: the gain
+    by the nearest training query's category."""
     x: str | None
-    """The factor the trend runs along: the design's size factor where it has one."""
+    """Twins: the factor the chart runs along (the design's size factor where it has one)."""
     top: pd.DataFrame = field(repr=False)
-    """The pair's most inflating topics: qid, title, A, B, gain, and the training query
-    (with its similarity and category) that makes each one leaked."""
+    """The topics that carry the gain: qid, title, both sides' values, the gain, and the
+    training query (with its similarity and category) that makes each one leaked."""
+    facts: Facts = field(repr=False)
 
 
 def default_pair(summary: pd.DataFrame, factors: list[str], better: str = "higher") -> dict:
@@ -44,108 +84,84 @@ def default_pair(summary: pd.DataFrame, factors: list[str], better: str = "highe
     ranked = summary.assign(_gain=gain).dropna(subset=["_gain"])
     ranked = ranked.sort_values(["_gain", *factors], ascending=[False, *[True] * len(factors)])
     row = (ranked if not ranked.empty else summary).iloc[0]
-    return {f: row[f] for f in factors}
+    return {f: row[f].item() if hasattr(row[f], "item") else row[f] for f in factors}
 
 
 def tell(
-    result: Any,
-    pair: dict,
-    design: Design,
+    facts: Facts,
     measure: Measure,
     statistics: Statistics,
-    leakage: pd.DataFrame,
-    titles: pd.DataFrame,
+    chart: pd.DataFrame,
+    x: str | None,
+    top: pd.DataFrame,
 ) -> Story:
-    """The story of one pair of conditions.
-
-    `result` is the inflation of every pair (its threshold says when a topic counts as
-    leaked), `leakage` the LEAKAGE table, `titles` holds collection, qid, title of every topic.
-    """
-    summary = result.table
-    row = levels_of(summary, pair).iloc[0]
-    x = design.size if design.size in pair else next(iter(pair), None)
-    trend = levels_of(summary, {k: v for k, v in pair.items() if k != x})
-    if x is not None:
-        trend = trend.sort_values(x)
-    where = ", ".join(f"{factor} {level}" for factor, level in pair.items())
     return Story(
-        pair,
-        _headline(row, design, measure, where),
-        _evidence(row, measure, statistics),
-        trend.reset_index(drop=True),
+        facts.kind,
+        facts.pair,
+        _headline(facts, measure),
+        _evidence(facts, measure, statistics),
+        chart,
         x,
-        _top(result.top, pair, design, leakage, titles, result.threshold),
+        top,
+        facts,
     )
 
 
-def _headline(row: pd.Series, design: Design, measure: Measure, where: str) -> str:
-    on, off = row.delta_leaked, row.delta_other
-    n_on, n_off = int(row.leaked_topics), int(row.other_topics)
-    label = measure.label
-    gains = measure.better == "higher" and on >= 0 and off >= 0
-    verb = f"adds {on:+.2f} {label}" if gains else f"changes {label} by {on:+.2f}"
-    other = f"{off:+.2f}" if gains else f"by {off:+.2f}"
-    return (
-        f"Leaked training ({design.leakage} {design.leaked} vs {design.clean}) {verb} on the "
-        f"{n_on} topics with a near-duplicate among the training queries, and {other} on the "
-        f"{n_off} without ({where})."
+def amount(value: float, measure: Measure, digits: int = 2) -> str:
+    """A gain in the measure's better direction, as a reader says it: +0.19 (higher is
+    better), or "1.29 better" / "0.40 worse" for a lower-is-better measure."""
+    if np.isnan(value):
+        return "–"
+    if measure.better == "higher":
+        return f"{value:+.{digits}f}"
+    return f"{abs(value):.{digits}f} {'better' if value >= 0 else 'worse'}"
+
+
+def _where(pair: dict) -> str:
+    return ", ".join(f"{factor} {level}" for factor, level in pair.items())
+
+
+def _headline(facts: Facts, measure: Measure) -> str:
+    gained = (facts.mean_a - facts.mean_b) * (1 if measure.better == "higher" else -1)
+    subject = "Leaked training" if facts.kind == "twins" else f"Against {facts.b}, {facts.a}"
+    lower = "" if measure.better == "higher" else " (lower is better)"
+    if abs(gained) <= 1e-12:
+        change = f"leaves {measure.label}{lower} unchanged at {facts.mean_a:.3f}"
+    else:
+        verb = "improves" if gained > 0 else "worsens"
+        change = f"{verb} {measure.label}{lower} from {facts.mean_b:.3f} to {facts.mean_a:.3f}"
+    head = (
+        f"{subject} {change} ({_where(facts.pair)}): {amount(facts.gain_leaked, measure)} on "
+        f"the {facts.leaked_topics} topics with a near-duplicate among the training queries, "
+        f"{amount(facts.gain_other, measure)} on the {facts.other_topics} without"
     )
+    if np.isnan(facts.share) or np.isnan(facts.share_low):
+        return head + "."  # no clear total gain to share out
+    interval = f" [{facts.share_low:.0%}, {facts.share_high:.0%}]"
+    others = " (the other topics lose)" if facts.share > 1 else ""
+    return f"{head}; {facts.share:.0%}{interval} of the gain comes from the leaked topics{others}."
 
 
-def _evidence(row: pd.Series, measure: Measure, statistics: Statistics) -> str:
-    difference, p = row.difference, row.p_difference_adjusted
-    if pd.isna(p):
+def _evidence(facts: Facts, measure: Measure, statistics: Statistics) -> str:
+    difference = amount(facts.difference, measure)
+    if np.isnan(facts.p_adjusted):
         return (
-            f"Leaked minus other: {difference:+.2f} {measure.label}; too few topics on one "
-            "side to test it."
+            f"Leaked minus other: {difference} {measure.label}; too few topics on one side "
+            "to test it."
         )
-    verdict = "significant" if p < statistics.alpha else "not significant"
-    within = f" of {row.collection}" if "collection" in row.index else ""
+    verdict = "significant" if facts.p_adjusted < statistics.alpha else "not significant"
+    interval = (
+        f" [{amount(facts.ci_low, measure)}, {amount(facts.ci_high, measure)}]"
+        if not np.isnan(facts.ci_low)
+        else ""
+    )
     adjusted = (
         ""
-        if statistics.correction == "none"
-        else f" after {statistics.correction_label} over the {int(row.family_size)} pairs of "
-        f"conditions{within}"
+        if statistics.correction == "none" or facts.family_size <= 1
+        else f", adjusted {facts.p_adjusted:.2g} by {statistics.correction_label} over the "
+        f"{facts.family_size} {facts.family}"
     )
     return (
-        f"Leaked minus other: {difference:+.2f} {measure.label}, {verdict} at α = "
-        f"{statistics.alpha:g} (Welch's t-test over topics, p = {p:.2g}{adjusted})."
+        f"Leaked minus other: {difference} {measure.label}{interval}, {verdict} at α = "
+        f"{statistics.alpha:g} ({facts.test}, p = {facts.p:.2g}{adjusted})."
     )
-
-
-def _top(
-    top: pd.DataFrame,
-    pair: dict,
-    design: Design,
-    leakage: pd.DataFrame,
-    titles: pd.DataFrame,
-    threshold: float,
-) -> pd.DataFrame:
-    rows = levels_of(top, pair).copy()
-    if "collection" not in rows.columns:
-        rows["collection"] = pair.get("collection", titles.collection.iloc[0])
-    best = (
-        leakage[leakage.similarity >= threshold]
-        .sort_values(["similarity", "train_qid"], ascending=[False, True], kind="stable")
-        .drop_duplicates(["collection", "test_qid"])
-        .rename(columns={"test_qid": "qid", "train_text": "leaked training query"})
-    )
-    rows = rows.merge(titles, on=["collection", "qid"], how="left").merge(
-        best[["collection", "qid", "leaked training query", "similarity", "category"]],
-        on=["collection", "qid"],
-        how="left",
-    )
-    leaked, clean = str(design.leaked), str(design.clean)
-    return rows[
-        [
-            "collection",
-            "qid",
-            "title",
-            leaked,
-            clean,
-            "inflation",
-            "leaked training query",
-            "similarity",
-            "category",
-        ]
-    ].reset_index(drop=True)

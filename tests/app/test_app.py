@@ -677,7 +677,7 @@ def test_story_tells_the_numbers_the_inflation_tab_the_report_and_the_cli_show(
     assert f"{row.delta_leaked:+.2f} on the {row.leaked_topics} topics" in headline.replace(
         " nDCG@10", ""
     )
-    assert f"p = {row.p_difference_adjusted:.2g} after Bonferroni over the 15 pairs" in evidence
+    assert f"adjusted {row.p_difference_adjusted:.2g} by Bonferroni over the 15 pairs" in evidence
     # the Inflation tab at the same levels shows the same adjusted p
     at.button[1].click().run()  # "All pairs, with their tests"
     assert not at.exception and at.header[0].value == "Condition comparison"

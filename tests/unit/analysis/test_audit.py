@@ -21,7 +21,6 @@ from leakeval_core.analysis.audit import (
     strata_of,
 )
 
-
 PLANTED = 2_027_001
 
 

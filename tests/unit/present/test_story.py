@@ -1,91 +1,112 @@
-"""The story's headline and evidence, against the per-query scores and scipy directly."""
+"""The Story, for every measure: its headline and evidence against the per-query scores,
+scipy and the share of the gain computed by hand, in the measure's own direction."""
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats as sps
 
+from leakeval_core import api
 from leakeval_core.analysis.folds import per_query
 from leakeval_core.analysis.inflation import inflation
-from leakeval_core.analysis.options import Statistics
-from leakeval_core.api.results import Inflation
-from leakeval_core.evaluation.measures import parse_measure
-from leakeval_core.experiment.collections import load_collection
 from leakeval_core.leakage.table import ground_truth, leaked_qids
-from leakeval_core.present.story import default_pair, tell
+from leakeval_core.present.story import amount, default_pair
+from tests.support import write
+
+APP_MEASURES = [
+    "ndcg_cut_10",
+    "P_1",
+    "first_rel_rank",
+    "recip_rank",
+    "map",
+    "recall_100",
+    "judged_10",
+]
 
 
 @pytest.fixture(scope="module")
-def told(demo_experiment, demo_scores):
-    design = demo_experiment.design
-    table = per_query(demo_scores, "ndcg_cut_10")
-    truth = ground_truth(demo_experiment)
-    flags = leaked_qids(truth, 0.0)
-    split = inflation(table, flags, design)
-    measure = parse_measure("ndcg_cut_10")
-    result = Inflation(split.table, split.top, 0.0, "the planted pairs", measure)
-    factors = [f for f in demo_experiment.condition_factors if f != design.leakage]
-    pair = default_pair(result.table, factors)
-    titles = pd.concat(
-        [
-            load_collection(spec).topics[["qid", "title"]].assign(collection=name)
-            for name, spec in demo_experiment.collections.items()
-        ]
-    )
-    story = tell(
-        result,
-        pair,
-        design,
-        parse_measure("ndcg_cut_10"),
-        Statistics(),
-        truth.table,
-        titles,
-    )
-    return story, table, flags, result
+def study(demo_dir, demo_cache):
+    return api.Study.open(demo_dir, demo_cache)
 
 
-def test_the_default_pair_shows_the_largest_inflation(told):
-    story, _, _, result = told
-    best = result.table.sort_values("difference", ascending=False).iloc[0]
-    assert all(best[f] == level for f, level in story.pair.items())
-
-
-def test_headline_numbers_are_the_per_query_means(told, demo_experiment):
-    story, table, flags, _ = told
-    design = demo_experiment.design
-    rows = table.table
+def by_hand(study, story, measure: str):
+    """The pair's per-topic deltas and leaked flags, from the per-query table."""
+    design = study.design
+    rows = study.per_query(measure, api.View().conventions).table
     for factor, level in story.pair.items():
         rows = rows[rows[factor] == level]
-    wide = rows.pivot_table(index="qid", columns=design.leakage, values="value")
-    delta = wide[design.leaked] - wide[design.clean]
-    leaked = delta.index.isin(flags[flags.collection == story.pair["collection"]].qid)
-    on, off = delta[leaked], delta[~leaked]
-    assert f"{on.mean():+.2f} on the {len(on)} topics" in story.headline.replace(" nDCG@10", "")
-    assert f"{off.mean():+.2f} on the {len(off)} without" in story.headline
-    # Welch's t-test from scipy, Bonferroni over the 15 pairs of this collection (3 models
-    # x 5 sizes), as the report and the CLI adjust it
-    p = min(1.0, sps.ttest_ind(on, off, equal_var=False).pvalue * 15)
-    assert f"p = {p:.2g} after Bonferroni over the 15 pairs of conditions of " in story.evidence
-    assert f"{on.mean() - off.mean():+.2f} nDCG@10, significant" in story.evidence
+    wide = rows.pivot_table(index="qid", columns=design.leakage, values="value").dropna()
+    leaked = study.leaked(api.View())
+    flags = wide.index.isin(leaked.qid[leaked.collection == story.pair["collection"]])
+    return wide, wide[design.leaked] - wide[design.clean], flags
 
 
-def test_trend_runs_along_the_size_factor_at_the_pairs_other_levels(told):
-    story, _, _, result = told
+@pytest.mark.parametrize("measure", APP_MEASURES)
+def test_every_measure_tells_its_story_in_its_own_direction(study, measure):
+    story = api.story(study, measure=measure)
+    parsed = api.View(measure=measure).parsed_measure
+    wide, delta, flags = by_hand(study, story, measure)
+    sign = 1 if parsed.better == "higher" else -1
+    on, off = sign * delta[flags], sign * delta[~flags]
+    # the pair: the one whose leaked topics improve most over the others, by the measure's
+    # own "better" (the lowest difference for a lower-is-better measure)
+    table = api.inflation(study, measure=measure).table
+    best = (sign * table.difference).max()
+    row = table[np.isclose(sign * table.difference, best)].iloc[0]
+    assert {f: row[f] for f in story.pair} == story.pair
+    mean_a, mean_b = wide[study.design.leaked].mean(), wide[study.design.clean].mean()
+    gained = (mean_a - mean_b) * sign
+    if abs(gained) < 1e-12:  # re-ranking the same top 100: Recall@100 cannot move
+        assert story.headline.startswith(f"Leaked training leaves {parsed.label}")
+    else:
+        verb = "improves" if gained > 0 else "worsens"
+        assert story.headline.startswith(f"Leaked training {verb} {parsed.label}")
+        assert f"from {mean_b:.3f} to {mean_a:.3f}" in story.headline
+    assert f"{amount(on.mean(), parsed)} on the {len(on)} topics" in story.headline
+    assert f"{amount(off.mean(), parsed)} on the {len(off)} without" in story.headline
+    if parsed.better == "lower":
+        assert "(lower is better)" in story.headline and "better on the" in story.headline
+    p = min(1.0, sps.ttest_ind(delta[flags], delta[~flags], equal_var=False).pvalue * 15)
+    assert f"adjusted {p:.2g} by Bonferroni over the 15 pairs of conditions of " in story.evidence
+
+
+def test_the_share_of_the_gain_is_the_leaked_topics_sum_over_everyones(study):
+    story = api.story(study, measure="ndcg_cut_10")
+    _, delta, flags = by_hand(study, story, "ndcg_cut_10")
+    share = delta[flags].sum() / delta.sum()
+    assert f"; {share:.0%} [" in story.headline
+    facts = story.facts
+    assert facts.share == pytest.approx(share)
+    assert facts.share_low < share < facts.share_high
+
+
+def test_the_mfr_story_opens_where_leaked_topics_improve_most():
+    """The defect: with First relevant rank the story opened on a pair whose leaked topics
+    got worse, and called it the gain."""
+    summary = pd.DataFrame(
+        {"collection": ["a", "b"], "difference": [0.46, -1.29]}  # rank differences
+    )
+    assert default_pair(summary, ["collection"], "lower") == {"collection": "b"}
+    assert default_pair(summary, ["collection"], "higher") == {"collection": "a"}
+
+
+def test_trend_runs_along_the_size_factor_at_the_pairs_other_levels(study):
+    story = api.story(study)
     assert story.x == "train_size"
-    assert story.trend.train_size.tolist() == sorted(result.table.train_size.unique())
+    assert story.chart.train_size.tolist() == [2000, 4000, 8000, 16000, 32000]
     for factor, level in story.pair.items():
         if factor != "train_size":
-            assert (story.trend[factor] == level).all()
+            assert (story.chart[factor] == level).all()
 
 
-def test_top_topics_carry_the_training_query_that_leaked_them(told, demo_experiment):
-    story, *_ = told
+def test_top_topics_carry_the_training_query_that_leaked_them(study, demo_experiment):
+    story = api.story(study)
     truth = ground_truth(demo_experiment).table
-    assert len(story.top) == 10 and story.top.inflation.is_monotonic_decreasing
+    assert len(story.top) == 10 and story.top.gain.is_monotonic_decreasing
     first = story.top.iloc[0]
     known = truth[(truth.collection == first.collection) & (truth.test_qid == first.qid)]
-    assert first["leaked training query"] in known.train_text.tolist()
-    assert first.title and np.isclose(first.leaked - first.none, first.inflation)
+    assert first["leaked training query"] in known.train_text.tolist() or first.similarity
+    assert first.title and np.isclose(first["A (leaked)"] - first["B (clean)"], first.gain)
 
 
 def test_inflation_adjusts_within_each_collection(demo_experiment, demo_scores):
@@ -98,3 +119,43 @@ def test_inflation_adjusts_within_each_collection(demo_experiment, demo_scores):
     core17 = summary[summary.collection == "core17"]
     expected = np.minimum(core17.p_difference.to_numpy() * 15, 1.0)
     assert np.allclose(core17.p_difference_adjusted, expected)
+    # the interval is Welch's at the level Bonferroni tests each row at: dual to the mark
+    row = core17.iloc[0]
+    assert row.confidence == pytest.approx(1 - 0.05 / 15)
+    assert (row.ci_low > 0) == (row.p_difference_adjusted < 0.05)
+
+
+def test_an_audit_story_tells_the_model_against_the_baseline(tmp_path):
+    """An experiment with a baseline and no twins: the story is the audit's."""
+    qids = [str(q) for q in range(1, 13)]
+    write(tmp_path / "t.tsv", "".join(f"{q}\ttopic {q}\n" for q in qids))
+    write(tmp_path / "q.txt", "".join(f"{q} 0 d{q} 1\n" for q in qids))
+    for model, first in (("bm25", lambda q: False), ("mine", lambda q: int(q) <= 6)):
+        lines = [
+            f"{q} Q0 {doc} {r} {s} x\n"
+            for q in qids
+            for r, (doc, s) in enumerate(
+                [(f"d{q}", 2.0), ("other", 1.0)] if first(q) else [("other", 2.0), (f"d{q}", 1.0)],
+                start=1,
+            )
+        ]
+        write(tmp_path / "runs" / f"{model}.run", "".join(lines))
+    write(
+        tmp_path / "pairs.csv",
+        "test_qid,train_qid,train_text,similarity,category\n"
+        + "".join(f"{q},t{q},topic {q},1.0,identical\n" for q in qids[:6]),
+    )
+    write(
+        tmp_path / "experiment.toml",
+        '[collections.c]\ntopics = "t.tsv"\nqrels = "q.txt"\n[leakage]\ntable = "pairs.csv"\n'
+        '[design]\nsystem = "model"\nbaseline = "bm25"\n[runs]\npattern = "runs/{model}.run"\n',
+    )
+    story = api.story(tmp_path, measure="P_1")
+    assert story.kind == "audit" and story.pair == {"collection": "c", "model": "mine"}
+    assert story.headline.startswith("Against bm25, mine improves P@1 from 0.000 to 0.500")
+    assert "+1.00 on the 6 topics with a near-duplicate" in story.headline
+    assert "+0.00 on the 6 without; 100% [100%, 100%] of the gain comes from the leaked" in (
+        story.headline
+    )
+    # C(12, 6) = 924 assignments, exactly 2 as extreme: p = 2/924
+    assert f"p = {2 / 924:.2g}" in story.evidence and "permutation test" in story.evidence

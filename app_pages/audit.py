@@ -1,0 +1,161 @@
+"""Leakage audit: does a model gain suspiciously more on leaked topics than a baseline says?"""
+
+import json
+
+import streamlit as st
+
+from leakeval_app import state, uploads, views
+from leakeval_app.context import current
+from leakeval_app.render import show_error, show_fig, show_table
+from leakeval_core import api
+from leakeval_core.errors import LeakevalError
+from leakeval_core.present.audit_plots import (
+    audit_figure,
+    category_gain_figure,
+    dose_figure,
+    sensitivity_figure,
+)
+
+ctx = current()
+experiment, measure, design = ctx.experiment, ctx.measure, ctx.experiment.design
+st.header("Leakage audit")
+st.caption(
+    "Each model's gain over a baseline that never saw the training queries, on the topics "
+    "with a near-duplicate in them minus on the others: a model that memorised leaked "
+    "queries gains more where they leaked. " + api.AUDIT_CAVEAT
+)
+
+names = list(experiment.collections)
+collection = state.control(st.selectbox, "Collection", "collection", names, default=names[0])
+cols = st.columns(2)
+with cols[0]:
+    strata = state.control(
+        st.selectbox,
+        "Permute the leaked flags",
+        "audit_strata",
+        [1, 4],
+        default=1,
+        format_func=lambda n: (
+            "over all topics" if n == 1 else f"within {n} strata of the baseline's score"
+        ),
+        help="Stratified: leaked topics are compared with others of similar difficulty, as "
+        "the baseline measures it.",
+    )
+tab_experiment, tab_upload = state.tabs(["This experiment", "Audit uploaded runs"], "audit_tab")
+with tab_experiment:
+    if tab_experiment.open:
+        try:
+            result = views.audit(ctx, strata).at({"collection": collection})
+        except LeakevalError as exc:
+            show_error(exc)
+            result = None
+        if result is not None and len(result.table):
+            factor = result.factor
+            models = sorted(result.table[factor].astype(str).unique())
+            splits = sorted(result.table.split.unique(), key=lambda s: (s != "leaked", s))
+            with cols[1]:
+                split = state.control(
+                    st.selectbox, "Split the topics by", "audit_split", splits, default=splits[0]
+                )
+            rows = result.table[result.table.split == split]
+            show_fig(audit_figure, rows, measure, factor, result.baseline)
+            st.caption(result.caption)
+            show_table(result.summary()[result.summary().split == split])
+            model = state.control(
+                st.selectbox,
+                f"Closer look at {factor}",
+                "audit_model",
+                models,
+                default=models[0],
+            )
+            placed = {factor: model}
+            left, right = st.columns(2)
+            with left:
+                show_fig(dose_figure, api.rows_at(result.dose, placed), measure, result.baseline)
+                trend = api.rows_at(result.trend, placed)
+                if len(trend):
+                    row = trend.iloc[0]
+                    st.caption(
+                        f"Spearman's ρ between the nearest training query's similarity and the "
+                        f"gain, over {int(row.topics)} topics: {row.rho:+.3f} (permutation "
+                        f"p = {row.p:.3g}). A positive ρ: the closer the leaked query, the "
+                        "larger the gain."
+                    )
+            with right:
+                show_fig(
+                    category_gain_figure,
+                    api.rows_at(result.categories, placed),
+                    measure,
+                    result.baseline,
+                )
+            show_fig(
+                sensitivity_figure,
+                api.rows_at(result.sensitivity, placed),
+                measure,
+                result.threshold,
+            )
+            st.caption(
+                "The same estimate at every detection threshold, with its 95% interval (the "
+                "shifts the permutation test does not reject). Detection is imperfect: "
+                "the Leakage overlap page measures it on human judgments."
+            )
+            if len(result.leaderboard):
+                st.markdown(
+                    "**Leaderboard on all topics and on the topics without a near-duplicate**"
+                )
+                show_table(result.leaderboard)
+                for tau in result.tau.itertuples():
+                    st.caption(
+                        f"Kendall's τ between the two rankings of {tau.systems} systems: "
+                        f"{tau.tau:+.2f} (95% bootstrap interval over topics "
+                        f"{tau.tau_low:+.2f} to {tau.tau_high:+.2f}); 1 means the clean topics "
+                        "rank the systems as all topics do."
+                    )
+            downloads = st.columns(2)
+            downloads[0].download_button(
+                "Audit table (CSV)", result.table.to_csv(index=False), "audit.csv", "text/csv"
+            )
+            downloads[1].download_button(
+                "Every figure (JSON)",
+                json.dumps(result.as_dict(), indent=2),
+                "audit.json",
+                "application/json",
+            )
+with tab_upload:
+    if tab_upload.open:
+        st.markdown(
+            f"Audit runs of your own model on **{collection}** against a baseline: one of the "
+            "experiment's conditions, or another uploaded run. The leaked topics are the "
+            "experiment's, at the current threshold. Runs stay in this browser session."
+        )
+        uploads.keep(
+            st.file_uploader(
+                "Run files (plain or gzipped)",
+                accept_multiple_files=True,
+                key=uploads.uploader_key(),
+            )
+            or []
+        )
+        kept = {run.name: run for run in uploads.kept()}
+        if not kept:
+            st.caption("Upload a run to audit it.")
+        else:
+            conditions = views.conditions_of(ctx, collection)
+            choices = [*conditions, *(f"upload: {n}" for n in kept)]
+            baseline = st.selectbox("Baseline", choices, key="audit_upload_baseline")
+            audited = [n for n in kept if f"upload: {n}" != baseline]
+            try:
+                result = views.audit_upload(
+                    ctx,
+                    collection,
+                    tuple((n, kept[n].digest, kept[n].data) for n in audited),
+                    baseline,
+                    conditions.get(baseline),
+                    kept.get(baseline.removeprefix("upload: ")),
+                )
+            except LeakevalError as exc:
+                show_error(exc)
+            else:
+                show_fig(audit_figure, result.table, measure, "run", result.baseline)
+                st.caption(result.caption)
+                show_table(result.summary())

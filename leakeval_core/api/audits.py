@@ -1,0 +1,401 @@
+"""`audit`: does a model do suspiciously better on the topics that leaked into its training?
+
+For a model without a clean-trained twin: its per-topic gain over a baseline that never saw
+the training queries (BM25, or the first stage it re-ranks), split by leaked and other topics
+(and by any topic groups given). For an experiment with twins the same view takes the leaked
+condition's gain over its clean twin. Every figure the app's Audit page, the Story, the
+report and `leakeval audit --json` show comes from the one `Audit` this returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from leakeval_core.api.common import source_of, view_of
+from leakeval_core.api.results import Result
+from leakeval_core.api.study import RunSet, Study
+from leakeval_core.api.view import View
+from leakeval_core.errors import LeakevalError
+from leakeval_core.experiment.scores import Progress
+
+if TYPE_CHECKING:
+    from leakeval_core.analysis.options import Statistics
+    from leakeval_core.evaluation.measures import Measure
+
+__all__ = ["AUDIT_CAVEAT", "Audit", "audit"]
+
+AUDIT_CAVEAT = (
+    "Observational: the baseline adjusts only for the topic difficulty it measures, and "
+    "topics with a near-duplicate in the training queries may differ from the others in "
+    "other ways (their subject, how specific they are). A difference that the permutation "
+    "test and its interval support is a reason to look closer, not proof of memorisation."
+)
+SENSITIVITY_STEPS = tuple(round(t, 2) for t in np.arange(0.05, 1.0, 0.05))
+"""Detection thresholds the sensitivity view recomputes the estimate at."""
+
+
+@dataclass(frozen=True)
+class Audit(Result):
+    """A leakage audit: one row per model (against the baseline) and split of the topics."""
+
+    table: pd.DataFrame = field(repr=False)
+    """Per collection (and other factors), model and split: topics on each side, the mean
+    gain over the baseline on each, their difference, its interval, the permutation p and
+    its adjustment over the collection's models."""
+    dose: pd.DataFrame = field(repr=False)
+    """The gain by the nearest training query's similarity (equal-count bins)."""
+    categories: pd.DataFrame = field(repr=False)
+    """The gain by the nearest training query's category."""
+    trend: pd.DataFrame = field(repr=False)
+    """Spearman's rho between nearest similarity and gain, with its permutation p."""
+    sensitivity: pd.DataFrame = field(repr=False)
+    """The difference and its interval at each detection threshold."""
+    leaderboard: pd.DataFrame = field(repr=False)
+    """Each system's mean on all topics and on the topics without a near-duplicate."""
+    tau: pd.DataFrame = field(repr=False)
+    """Kendall's tau between the ranking on all topics and on clean topics."""
+    baseline: str
+    threshold: float
+    source: str
+    measure: Measure
+    statistics: Statistics
+    keys: tuple[str, ...]
+    """The columns that place a row: collection, and the design's other factors."""
+    factor: str
+    """The column naming the audited system: the system factor, `run`, or for twins the
+    leakage factor (its leaked level)."""
+    caption: str = ""
+    caveat: str = AUDIT_CAVEAT
+
+    def summary(self) -> pd.DataFrame:
+        keep = [
+            *self.keys,
+            self.factor,
+            "split",
+            "leaked_topics",
+            "other_topics",
+            "gain_leaked",
+            "gain_other",
+            "difference",
+            "ci_low",
+            "ci_high",
+            "p_adjusted",
+            "significant",
+        ]
+        return self.table[[c for c in keep if c in self.table]]
+
+    def at(self, levels: Mapping[str, object]) -> Audit:
+        from dataclasses import replace
+
+        from leakeval_core.api.results import rows_at
+
+        tables = (
+            "table",
+            "dose",
+            "categories",
+            "trend",
+            "sensitivity",
+            "leaderboard",
+            "tau",
+        )
+        return replace(self, **{name: rows_at(getattr(self, name), levels) for name in tables})
+
+    def as_dict(self) -> dict:
+        """Every figure, for `leakeval audit --json`: the app shows these and nothing else."""
+
+        def records(frame: pd.DataFrame) -> list[dict]:
+            return json_ready(frame).to_dict("records")
+
+        return {
+            "measure": self.measure.name,
+            "better": self.measure.better,
+            "baseline": self.baseline,
+            "threshold": self.threshold,
+            "leakage": self.source,
+            "statistics": self.statistics.describe(),
+            "caption": self.caption,
+            "caveat": self.caveat,
+            "audit": records(self.table),
+            "dose_response": records(self.dose),
+            "categories": records(self.categories),
+            "trend": records(self.trend),
+            "sensitivity": records(self.sensitivity),
+            "leaderboard": records(self.leaderboard),
+            "ranking": records(self.tau),
+        }
+
+
+def json_ready(frame: pd.DataFrame) -> pd.DataFrame:
+    """Plain Python values, NaN as None."""
+    return frame.astype(object).where(frame.notna(), None)
+
+
+def audit(
+    data: Any,
+    runs: Any = None,
+    *,
+    baseline: object | None = None,
+    view: View | None = None,
+    leakage: Any = None,
+    groups: Any = None,
+    covers: Any = None,
+    strata: int = 1,
+    columns: Mapping[str, str] | None = None,
+    progress: Progress | None = None,
+    **settings: Any,
+) -> Audit:
+    """Each model's gain over a baseline on leaked topics, minus its gain on the others.
+
+    `data` is an experiment (its folder, or one loaded) whose `[design]` names a baseline
+    system, or has leaked and clean twins; or qrels, with `runs` naming the model runs and
+    the baseline run (`baseline=`, by name) as files, frames or dicts, and `leakage` the
+    pairs (a frame or CSV with test_qid and similarity, optionally category) or the leaked
+    topic ids. `groups` (qid,group) adds a split per group; `covers` (topic ids) restricts
+    the audit to the topics the leakage judgment covers. `strata` > 1 permutes the leaked
+    flags within that many quantile groups of the baseline's score.
+
+    >>> import pandas as pd
+    >>> qrels = {str(q): {"d": 1} for q in range(8)}
+    >>> bm25 = {str(q): {"d": 1.0, "x": 2.0} for q in range(8)}  # relevant second
+    >>> mine = {str(q): {"d": 2.0 if q < 4 else 1.0, "x": 1.5} for q in range(8)}
+    >>> result = audit(qrels, {"bm25": bm25, "mine": mine}, baseline="bm25",
+    ...                leakage=["0", "1", "2", "3"], measure="P_1")
+    >>> result.table[["run", "gain_leaked", "gain_other", "difference"]].to_dict("records")
+    [{'run': 'mine', 'gain_leaked': 1.0, 'gain_other': 0.0, 'difference': 1.0}]
+    >>> round(float(result.table.p.iloc[0]), 4)  # 2 of the 70 assignments are as extreme
+    0.0286
+    """
+    from leakeval_core.analysis import audit as analysis
+    from leakeval_core.analysis.corrections import per_comparison_alpha
+
+    view = view_of(view, settings)
+    source = source_of(data, runs, columns, leakage)
+    if isinstance(source, RunSet):
+        source.given_groups, source.given_covers = groups, covers
+    measure, statistics = view.parsed_measure, view.statistics
+    per_query = source.per_query(view.measure, view.conventions, progress)
+    contrasts, factor, keys, baseline_name = _contrasts(source, per_query, baseline)
+    threshold = source.threshold(view)
+    leaked = source.leaked(view)
+    covered = source.covered()
+    nearest = source.nearest(view)
+    groups_table = source.groups()
+
+    rows, tests, dose, categories, trend, sensitivity = [], [], [], [], [], []
+    for where, model, model_levels, base_levels in contrasts:
+        model_scores = _scores(per_query.table, model_levels)
+        base_scores = _scores(per_query.table, base_levels)
+        gain = analysis.gains(model_scores, base_scores, measure.better)
+        collection = where["collection"]
+        if covered is not None:
+            gain = gain[gain.index.isin(covered.qid[covered.collection == collection])]
+        if gain.empty:
+            continue
+        layers = analysis.strata_of(base_scores.reindex(gain.index), strata) if strata > 1 else None
+        for split, flags in _splits(gain.index, collection, leaked, groups_table):
+            test = analysis.ShiftTest(
+                gain.to_numpy(),
+                flags.to_numpy(),
+                None if layers is None else layers.to_numpy(),
+                analysis.RESAMPLES,
+                statistics.seed,
+            )
+            on, off = gain[flags], gain[~flags]
+            rows.append(
+                {
+                    **where,
+                    factor: model,
+                    "split": split,
+                    "leaked_topics": len(on),
+                    "other_topics": len(off),
+                    "gain_leaked": float(on.mean()) if len(on) else np.nan,
+                    "gain_other": float(off.mean()) if len(off) else np.nan,
+                    "difference": float(test.observed),
+                    "p": test.p(),
+                }
+            )
+            tests.append((test, on.to_numpy(), off.to_numpy()))
+        near = nearest[nearest.collection == collection].set_index("qid")[
+            ["similarity", "category"]
+        ]
+        bins, kinds, slope = analysis.dose_response(gain, near, threshold, seed=statistics.seed)
+        placed = {**where, factor: model}
+        dose.append(bins.assign(**placed))
+        categories.append(kinds.assign(**placed))
+        trend.append(pd.DataFrame([{**placed, **slope}]))
+        steps = sorted({*SENSITIVITY_STEPS, round(threshold, 3)})
+        similarity = near.similarity.reindex(gain.index).fillna(0.0)
+        sensitivity.append(
+            analysis.sensitivity(gain, similarity, steps, seed=statistics.seed).assign(**placed)
+        )
+    if not rows:
+        raise LeakevalError("no topic is scored by both the model and the baseline")
+    table = pd.DataFrame(rows)
+    family = ["collection", "split"]  # one collection's models and conditions
+    table = analysis.adjust(table, family, statistics.correction, statistics.alpha)
+    levels = np.empty(len(table))
+    for _, part in table.groupby(family, sort=False):
+        levels[part.index] = per_comparison_alpha(
+            part.p.fillna(1.0).to_numpy(), statistics.correction, statistics.alpha
+        )
+    bounds = [
+        analysis.bootstrap_interval(on, off, 1 - level, analysis.RESAMPLES, statistics.seed)
+        if statistics.interval == "bootstrap"
+        else test.interval(level)
+        for (test, on, off), level in zip(tests, levels, strict=True)
+    ]
+    table["confidence"] = 1 - levels
+    table["ci_low"] = [low for low, _ in bounds]
+    table["ci_high"] = [high for _, high in bounds]
+    board, tau = _leaderboard(source, per_query, view, factor, keys, leaked, covered)
+    where_from = source.pairs(view).source if isinstance(source, Study) else source.source
+    return Audit(
+        table=_ordered(table, [*keys, factor]),
+        dose=_frame(dose),
+        categories=_frame(categories),
+        trend=_frame(trend),
+        sensitivity=_frame(sensitivity),
+        leaderboard=board,
+        tau=tau,
+        baseline=baseline_name,
+        threshold=threshold,
+        source=where_from,
+        measure=measure,
+        statistics=statistics,
+        keys=tuple(keys),
+        factor=factor,
+        caption=_caption(measure, statistics, baseline_name, threshold, where_from, strata),
+    )
+
+
+def _scores(table: pd.DataFrame, levels: Mapping[str, object]) -> pd.Series:
+    from leakeval_core.analysis.folds import select
+
+    rows = select(table, levels)
+    return rows.set_index("qid").value
+
+
+def _contrasts(source, per_query, baseline: object | None):
+    """(where, model name, the model's levels, the baseline's levels) for each model to
+    audit; the factor the models differ in; the key columns; the baseline's name."""
+    factors = list(per_query.factors)
+    design = source.design
+    if isinstance(source, RunSet):
+        names = source.levels(source.FACTOR)
+        if baseline is None:
+            raise LeakevalError(f"name the baseline run (baseline=…); runs: {', '.join(names)}")
+        base = source.level(source.FACTOR, baseline)
+        factor, model_levels, base_level = source.FACTOR, [n for n in names if n != base], base
+    elif baseline is not None or design.baseline is not None:
+        design.require("The audit", "system")
+        factor = design.system
+        base_level = source.level(factor, baseline if baseline is not None else design.baseline)
+        model_levels = [v for v in source.levels(factor) if v != base_level]
+    elif design.leakage is not None:
+        factor, model_levels, base_level = design.leakage, [design.leaked], design.clean
+    else:
+        raise LeakevalError(
+            "The audit needs a baseline system (one that never saw the training queries, "
+            "such as BM25: set `[design] baseline = …` to a level of the system factor) or "
+            "twins trained with and without the leaked queries (`[design] leakage = …`)"
+        )
+    if not model_levels:
+        raise LeakevalError(f"nothing to audit against {base_level}: no other {factor} level")
+    keys = [f for f in factors if f != factor]
+    combos = per_query.table[keys].drop_duplicates().sort_values(keys)
+    contrasts = []
+    for combo in combos.itertuples(index=False, name=None):
+        where = dict(zip(keys, combo, strict=True))
+        for level in model_levels:
+            contrasts.append(
+                (where, str(level), {**where, factor: level}, {**where, factor: base_level})
+            )
+    return contrasts, factor, keys, str(base_level)
+
+
+def _splits(index: pd.Index, collection: str, leaked, groups) -> list[tuple[str, pd.Series]]:
+    """Each way the audit splits the topics: leaked vs other, and each group vs the rest."""
+    out = []
+    if leaked is not None:
+        flagged = set(leaked.qid[leaked.collection == collection])
+        out.append(("leaked", pd.Series(index.isin(flagged), index=index)))
+    if groups is not None:
+        mine = groups[groups.collection == collection]
+        for group in sorted(mine.group.unique()):
+            members = set(mine.qid[mine.group == group])
+            out.append((f"group {group}", pd.Series(index.isin(members), index=index)))
+    if not out:
+        raise LeakevalError(
+            "The audit needs the leaked topics: leakage pairs, or topic groups to split by"
+        )
+    return out
+
+
+def _leaderboard(source, per_query, view: View, factor, keys, leaked, covered):
+    """Systems ranked on all topics and on the clean ones, per collection (and other
+    factors): the models and the baseline; for twins, the systems at the leaked level."""
+    from leakeval_core.analysis import audit as analysis
+    from leakeval_core.analysis.folds import select
+
+    design = source.design
+    system = factor if isinstance(source, RunSet) or factor == design.system else design.system
+    if system is None:
+        return pd.DataFrame(), pd.DataFrame()
+    fixed = {design.leakage: design.leaked} if factor == design.leakage else {}
+    places = [k for k in keys if k != system]
+    boards, taus = [], []
+    table = select(per_query.table, fixed)
+    for combo, part in table.groupby(places, sort=True) if places else [((), table)]:
+        where = dict(zip(places, combo if isinstance(combo, tuple) else (combo,), strict=True))
+        scores = {str(s): rows.set_index("qid").value for s, rows in part.groupby(system)}
+        if len(scores) < 2:
+            continue
+        collection = where.get("collection")
+        clean = pd.Index(
+            sorted(
+                set(part.qid)
+                - (set() if leaked is None else set(leaked.qid[leaked.collection == collection]))
+            )
+        )
+        if covered is not None:
+            mine = set(covered.qid[covered.collection == collection])
+            scores = {s: v[v.index.isin(mine)] for s, v in scores.items()}
+            clean = clean[clean.isin(mine)]
+        board, tau = analysis.leaderboard(
+            scores, clean, view.parsed_measure.better, seed=view.statistics.seed
+        )
+        boards.append(board.assign(**where))
+        taus.append(pd.DataFrame([{**where, **tau, "systems": len(scores)}]))
+    return _frame(boards), _frame(taus)
+
+
+def _frame(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    parts = [p for p in parts if not p.empty]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def _ordered(table: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
+    first = [*keys, "split"]
+    return table[[*first, *(c for c in table.columns if c not in first)]]
+
+
+def _caption(measure, statistics, baseline: str, threshold: float, source: str, strata: int):
+    layered = f", within {strata} strata of the baseline's score" if strata > 1 else ""
+    interval = (
+        "a BCa bootstrap interval"
+        if statistics.interval == "bootstrap"
+        else "the interval of shifts the permutation test does not reject (it excludes 0 "
+        "exactly when the row is significant)"
+    )
+    return (
+        f"{measure.label} gain over {baseline} ({measure.better} is better, so a positive "
+        "gain is an improvement) on leaked topics minus on the others. Leaked: a training "
+        f"query with similarity ≥ {threshold:.3f} ({source}). p: permutation of the leaked "
+        f"flags over topics{layered}; adjusted ({statistics.correction_label}) over each "
+        f"collection's models; {interval}, at the level the correction tests each row at."
+    )

@@ -1,0 +1,132 @@
+"""`leakeval audit`: a model's gain over a baseline on leaked topics, minus on the others."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from leakeval_core.api.terms import DetectionOptions
+from leakeval_core.cli.common import (
+    add_dataclass_options,
+    add_statistics_options,
+    from_options,
+    progress,
+    view_from,
+    write,
+)
+from leakeval_core.errors import LeakevalError
+
+__all__ = ["register"]
+
+
+def register(sub) -> None:
+    audit = sub.add_parser(
+        "audit",
+        help="does a model do suspiciously better on leaked topics than a baseline says?",
+        description="Either an experiment folder whose [design] names a baseline system (or "
+        "has leaked and clean twins), or run files: --qrels, --run (repeatable) and "
+        "--baseline, with the leakage as --pairs or detected from --topics and "
+        "--train-queries.",
+    )
+    audit.add_argument("experiment", nargs="?", help="an experiment folder (or give --qrels)")
+    audit.add_argument("--qrels", help="TREC qrels, with --run and --baseline")
+    audit.add_argument("--run", action="append", help="a model's TREC run (repeatable)")
+    audit.add_argument(
+        "--baseline",
+        help="the baseline's run file (with --qrels), or its level of the system factor "
+        "(with an experiment; default: [design] baseline)",
+    )
+    audit.add_argument(
+        "--pairs", help="leakage pairs: CSV with test_qid (or qid), similarity, category"
+    )
+    audit.add_argument("--topics", help="detect the pairs: topics file or ir_datasets id")
+    audit.add_argument("--train-queries", help="detect the pairs in this training query log")
+    audit.add_argument("--groups", help="CSV of qid,group: a split per group, beside leakage")
+    audit.add_argument("--covers", help="CSV with a qid column: audit only these topics")
+    audit.add_argument(
+        "--strata",
+        type=int,
+        default=1,
+        help="permute the leaked flags within this many quantile groups of the baseline's "
+        "score (default 1: over all topics)",
+    )
+    audit.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="similarity at which a topic counts as leaked, in [0, 1] (default: the "
+        "detection method's own, or 0.8 for pairs given as a file)",
+    )
+    add_statistics_options(audit)
+    add_dataclass_options(audit, DetectionOptions, skip=("top_k", "min_similarity", "chunk_size"))
+    audit.add_argument("--json", help="write every figure (the app's and the report's) here")
+    audit.add_argument("--out", help="write the audit table here as CSV")
+    audit.set_defaults(handler=_cmd_audit)
+
+
+def _cmd_audit(args: argparse.Namespace) -> int:
+    from leakeval_core import api
+    from leakeval_core.io.trec import run_name
+    from leakeval_core.present.tables import format_table
+
+    view = view_from(args)
+    if args.method:
+        view = view.replace(method=args.method)
+    if (args.experiment is None) == (args.qrels is None):
+        raise LeakevalError("give an experiment folder or --qrels with --run and --baseline")
+    if args.experiment is not None:
+        result = api.audit(
+            api.Study.open(args.experiment),
+            baseline=args.baseline,
+            view=view,
+            groups=args.groups,
+            covers=args.covers,
+            strata=args.strata,
+            progress=progress("scoring"),
+        )
+    else:
+        if not args.run or not args.baseline:
+            raise LeakevalError("--qrels needs --run (one per model) and --baseline")
+        runs = {run_name(path): path for path in [*args.run, args.baseline]}
+        if len(runs) != len(args.run) + 1:
+            raise LeakevalError("the runs and the baseline need distinct file names")
+        result = api.audit(
+            args.qrels,
+            runs,
+            baseline=run_name(args.baseline),
+            view=view,
+            leakage=_pairs(args, view),
+            groups=args.groups,
+            covers=args.covers,
+            strata=args.strata,
+        )
+    summary = result.summary()
+    print(format_table(summary, "markdown", result.caption))
+    print(f"\n{result.caveat}")
+    if args.out:
+        write(result.table.to_csv(index=False), args.out)
+    if args.json:
+        Path(args.json).write_text(json.dumps(result.as_dict(), indent=2) + "\n")
+    return 0
+
+
+def _pairs(args: argparse.Namespace, view):
+    """The leakage pairs: the given file, or detected from the topics and the log."""
+    from leakeval_core import api
+
+    if args.pairs and (args.topics or args.train_queries):
+        raise LeakevalError("give --pairs, or --topics with --train-queries, not both")
+    if args.pairs:
+        return args.pairs
+    if not (args.topics and args.train_queries):
+        if args.groups:
+            return None  # the groups alone split the topics
+        raise LeakevalError("give the leakage: --pairs, or --topics with --train-queries")
+    options = from_options(DetectionOptions, args)
+    pairs = api.detect_leakage(
+        args.topics, args.train_queries, options, progress=progress("comparing", "query")
+    )
+    print(f"leakeval: {len(pairs)} candidate pairs detected ({options.method})", file=sys.stderr)
+    return pairs

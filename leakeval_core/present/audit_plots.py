@@ -1,0 +1,145 @@
+"""Charts of a leakage audit: the difference per model, the gain by closeness of the nearest
+training query (similarity bins, categories), and the estimate across detection thresholds.
+
+Every gain is in the measure's better direction (positive is an improvement over the
+baseline, for a lower-is-better measure too), and every axis says so.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from leakeval_core.evaluation.measures import Measure
+from leakeval_core.present.style import CLEAN_COLOR, INK, LEAKED_COLOR, NEUTRAL, style
+
+__all__ = ["audit_figure", "category_gain_figure", "dose_figure", "sensitivity_figure"]
+
+
+def _gain_title(measure: Measure, over: str) -> str:
+    return f"{measure.label} gain over {over} (positive: better)"
+
+
+def _error(frame: pd.DataFrame, value: str = "gain") -> dict:
+    return {
+        "type": "data",
+        "symmetric": False,
+        "array": (frame.ci_high - frame[value]).to_numpy(),
+        "arrayminus": (frame[value] - frame.ci_low).to_numpy(),
+        "thickness": 2,
+        "width": 6,
+    }
+
+
+def audit_figure(table: pd.DataFrame, measure: Measure, factor: str, baseline: str) -> go.Figure:
+    """Leaked minus other gain per audited model, with its interval; 0 is no sign of
+    leakage inflation."""
+    rows = table.assign(label=table[factor].astype(str) + " · " + table.collection.astype(str))
+    colours = [LEAKED_COLOR if s else INK for s in rows.significant.astype(bool)]
+    fig = go.Figure(
+        go.Scatter(
+            x=rows.difference,
+            y=rows.label,
+            mode="markers",
+            marker={"color": colours, "size": 12},
+            error_x=_error(rows, "difference") | {"color": NEUTRAL},
+            customdata=np.c_[rows.p_adjusted, rows.leaked_topics, rows.other_topics],
+            hovertemplate="%{y}: %{x:+.4f}<br>adjusted p %{customdata[0]:.3g}"
+            "<br>%{customdata[1]} leaked vs %{customdata[2]} other topics<extra></extra>",
+            showlegend=False,
+        )
+    )
+    fig.add_vline(x=0, line_color=NEUTRAL, line_dash="dot")
+    fig.update_xaxes(
+        title=f"{measure.label} gain over {baseline}: leaked minus other topics "
+        "(positive: leaked topics gain more)"
+    )
+    fig.update_yaxes(title=None, autorange="reversed", type="category")
+    return style(fig, "Leakage inflation per model (orange: significant)", 120 + 40 * len(rows))
+
+
+def dose_figure(bins: pd.DataFrame, measure: Measure, baseline: str) -> go.Figure:
+    """Mean gain per bin of the nearest training query's similarity, with t intervals."""
+    labels = [
+        "no candidate" if b == 0 else f"{lo:.2f}–{hi:.2f}"
+        for b, lo, hi in zip(bins.bin, bins.similarity_low, bins.similarity_high, strict=True)
+    ]
+    fig = go.Figure(
+        go.Bar(
+            x=labels,
+            y=bins.gain,
+            marker_color=[CLEAN_COLOR if b == 0 else LEAKED_COLOR for b in bins.bin],
+            error_y=_error(bins) | {"color": NEUTRAL},
+            text=[f"{n} topics" for n in bins.topics],
+            textposition="inside",
+            customdata=bins.topics,
+            hovertemplate="similarity %{x}: %{y:+.4f} over %{customdata} topics<extra></extra>",
+        )
+    )
+    fig.add_hline(y=0, line_color=NEUTRAL, line_dash="dot")
+    fig.update_xaxes(title="similarity of the nearest training query", type="category")
+    fig.update_yaxes(title=_gain_title(measure, baseline))
+    return style(fig, "Gain by how close the nearest training query is")
+
+
+def category_gain_figure(categories: pd.DataFrame, measure: Measure, baseline: str) -> go.Figure:
+    """Mean gain per category of the nearest training query, with t intervals."""
+    fig = go.Figure(
+        go.Bar(
+            x=categories.category,
+            y=categories.gain,
+            marker_color=[
+                CLEAN_COLOR if c == "no near-duplicate" else LEAKED_COLOR
+                for c in categories.category
+            ],
+            error_y=_error(categories) | {"color": NEUTRAL},
+            text=[f"{n} topics" for n in categories.topics],
+            textposition="inside",
+            customdata=categories.topics,
+            hovertemplate="%{x}: %{y:+.4f} over %{customdata} topics<extra></extra>",
+        )
+    )
+    fig.add_hline(y=0, line_color=NEUTRAL, line_dash="dot")
+    fig.update_xaxes(title="the nearest training query is the topic's …", type="category")
+    fig.update_yaxes(title=_gain_title(measure, baseline))
+    return style(fig, "Gain by the kind of near-duplicate")
+
+
+def sensitivity_figure(table: pd.DataFrame, measure: Measure, threshold: float) -> go.Figure:
+    """The estimate and its interval at each detection threshold, the one in use marked."""
+    fig = go.Figure(
+        [
+            go.Scatter(
+                x=np.r_[table.threshold, table.threshold[::-1]],
+                y=np.r_[table.ci_high, table.ci_low[::-1]],
+                fill="toself",
+                fillcolor="rgba(217, 95, 2, 0.18)",
+                line={"width": 0},
+                hoverinfo="skip",
+                name="95% interval",
+            ),
+            go.Scatter(
+                x=table.threshold,
+                y=table.difference,
+                mode="lines+markers",
+                line={"color": LEAKED_COLOR, "width": 3},
+                customdata=np.c_[table.leaked_topics, table.p],
+                hovertemplate="threshold %{x:.2f}: %{y:+.4f} (%{customdata[0]} leaked topics, "
+                "p %{customdata[1]:.3g})<extra></extra>",
+                name="leaked minus other",
+            ),
+        ]
+    )
+    fig.add_hline(y=0, line_color=NEUTRAL, line_dash="dot")
+    fig.add_vline(
+        x=threshold,
+        line_color=INK,
+        line_dash="dash",
+        annotation_text="in use",
+        annotation_position="top",
+    )
+    fig.update_xaxes(title="detection threshold (similarity at which a topic counts as leaked)")
+    fig.update_yaxes(title=f"{measure.label}: leaked minus other gain (positive: leaked gain more)")
+    fig.update_layout(legend={"orientation": "h", "y": -0.3})
+    return style(fig, "Does the conclusion depend on the threshold?")
