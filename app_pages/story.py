@@ -49,6 +49,10 @@ for column, factor in zip(controls, factors, strict=True):
 
 story = views.story(ctx, tuple(pair.items()))
 st.header(story.headline, anchor=False)
+for column, (label, value, meaning) in zip(
+    st.columns(4), api.story_numbers(story, measure), strict=True
+):
+    column.metric(label, value, help=meaning)
 st.markdown(story.evidence)
 if pair == default:
     st.caption(

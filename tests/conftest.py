@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -88,3 +89,26 @@ def renamed_dir(demo_dir, tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def single_factor_dir(demo_dir, tmp_path_factory) -> Path:
     return support.single_factor_experiment(demo_dir, tmp_path_factory.mktemp("one") / "one")
+
+
+@pytest.fixture(scope="session")
+def audit_dir(demo_dir, tmp_path_factory) -> Path:
+    return support.audit_experiment(demo_dir, tmp_path_factory.mktemp("audit") / "audit")
+
+
+@pytest.fixture(scope="session")
+def real_audit(tmp_path_factory):
+    """examples/real-audit laid out with the real runs, in a data root of its own."""
+    if support.IRDS_HOME is None:
+        pytest.skip("real data not available")
+    example = tmp_path_factory.mktemp("audit-data") / "real-audit"
+    example.mkdir()
+    source = support.ROOT / "examples" / "real-audit"
+    for name in ("experiment.toml", "setup.py"):
+        (example / name).write_bytes((source / name).read_bytes())
+    subprocess.run(
+        [sys.executable, str(example / "setup.py"), str(support.REALDATA)],
+        check=True,
+        capture_output=True,
+    )
+    return example

@@ -116,3 +116,31 @@ def single_factor_experiment(demo_dir: Path, out: Path) -> Path:
         '[runs]\npattern = "runs/{model}.run"\n',
     )
     return out
+
+
+def audit_experiment(demo_dir: Path, out: Path) -> Path:
+    """The demo's Core17 runs as an experiment with a baseline and no twins: `bm25` (the
+    clean colbert at 32000 training queries), `t5-leaked` and `t5-clean` (monot5 at 2000),
+    with the planted pairs as the leakage table."""
+    picks = {
+        "bm25": ("colbert", "none", "32000"),
+        "t5-leaked": ("monot5", "leaked", "2000"),
+        "t5-clean": ("monot5", "none", "2000"),
+    }
+    for name, (model, leakage, size) in picks.items():
+        folds = sorted((demo_dir / "runs" / "core17" / model / leakage / size).glob("*.run"))
+        write(out / "runs" / f"{name}.run", "".join(p.read_text() for p in folds))
+    for name in ("topics.txt", "qrels.txt"):
+        write(out / name, (demo_dir / "collections" / "core17" / name).read_text())
+    truth = (demo_dir / "leakage" / "ground_truth.csv").read_text().splitlines()
+    write(
+        out / "pairs.csv",
+        "\n".join([truth[0], *(r for r in truth[1:] if r.startswith("core17,"))]) + "\n",
+    )
+    write(
+        out / "experiment.toml",
+        'name = "Audit"\n[collections.core17]\ntopics = "topics.txt"\nqrels = "qrels.txt"\n'
+        '[leakage]\ntable = "pairs.csv"\n[design]\nsystem = "model"\nbaseline = "bm25"\n'
+        '[runs]\npattern = "runs/{model}.run"\n',
+    )
+    return out

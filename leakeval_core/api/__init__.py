@@ -49,6 +49,7 @@ _LAZY = {
     "story": "meeting",
     "story_factors": "meeting",
     "story_kind": "meeting",
+    "story_numbers": "meeting",
     "story_pair": "meeting",
     "score": "scoring",
     "collection_stats": "experiments",

@@ -17,7 +17,7 @@ from leakeval_core.errors import LeakevalError
 if TYPE_CHECKING:
     from leakeval_core.present.story import Story
 
-__all__ = ["report", "story", "story_factors", "story_kind", "story_pair"]
+__all__ = ["report", "story", "story_factors", "story_kind", "story_numbers", "story_pair"]
 
 
 def story_kind(data: Any) -> str:
@@ -33,6 +33,13 @@ def story_kind(data: Any) -> str:
         + design.why_not("x", "leakage").split("needs ", 1)[1]
         + ", or a baseline system to audit against (`[design] baseline = …`)"
     )
+
+
+def story_numbers(told: Story, measure) -> list[tuple[str, str, str]]:
+    """The story's figures as (label, value, what it is), as the app's cards show them."""
+    from leakeval_core.present.story import numbers
+
+    return numbers(told.facts, measure)
 
 
 def story_factors(data: Any) -> list[str]:

@@ -181,17 +181,11 @@ def _cmd_story(args: argparse.Namespace) -> int:
     pair = {f: study.level(f, text) for f, text in (args.level or [])}
     told = api.story(study, view=view, pair=pair or None)
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "headline": told.headline,
-                    "evidence": told.evidence,
-                    "pair": {f: str(v) for f, v in told.pair.items()},
-                },
-                indent=2,
-            )
-        )
+        pair = {f: str(v) for f, v in told.pair.items()}
+        text = {"headline": told.headline, "detail": told.detail, "evidence": told.evidence}
+        print(json.dumps({**text, "pair": pair}, indent=2))
     else:
         print(told.headline)
+        print(told.detail)
         print(told.evidence)
     return 0

@@ -132,7 +132,8 @@ def _story(parts: ReportParts) -> list[tuple[str, str, object]]:
     told = parts.story
     if isinstance(told, str) or told is None:
         return [("Story", told or "", "")]
-    sections: list[tuple[str, str, object]] = [("Story", f"{told.headline} {told.evidence}", "")]
+    text = f"{told.headline} {told.detail} {told.evidence}"
+    sections: list[tuple[str, str, object]] = [("Story", text, "")]
     if told.kind == "audit":
         sections.append(
             (

@@ -19,7 +19,7 @@ import pandas as pd
 from leakeval_core.analysis.options import Statistics
 from leakeval_core.evaluation.measures import Measure
 
-__all__ = ["Facts", "Story", "default_pair", "tell"]
+__all__ = ["Facts", "Story", "amount", "default_pair", "numbers", "tell"]
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,8 @@ class Story:
     kind: Literal["twins", "audit"]
     pair: dict
     headline: str
+    detail: str
+    """Where the gain lands, in one sentence: leaked topics, the others, the leaked share."""
     evidence: str
     """The test of the difference between leaked and other topics, in words."""
     chart: pd.DataFrame = field(repr=False)
@@ -99,6 +101,7 @@ def tell(
         facts.kind,
         facts.pair,
         _headline(facts, measure),
+        _detail(facts, measure),
         _evidence(facts, measure, statistics),
         chart,
         x,
@@ -118,10 +121,16 @@ def amount(value: float, measure: Measure, digits: int = 2) -> str:
 
 
 def _where(pair: dict) -> str:
-    return ", ".join(f"{factor} {level}" for factor, level in pair.items())
+    """ "on robust04 (model colbert, train_size 2000)": the collection first, in words."""
+    rest = ", ".join(
+        f"{factor} {level}" for factor, level in pair.items() if factor != "collection"
+    )
+    on = f"on {pair['collection']}" if "collection" in pair else ""
+    return " ".join(part for part in (on, f"({rest})" if rest else "") if part)
 
 
 def _headline(facts: Facts, measure: Measure) -> str:
+    """One sentence: who does what to the measure, from what to what, where."""
     gained = (facts.mean_a - facts.mean_b) * (1 if measure.better == "higher" else -1)
     subject = "Leaked training" if facts.kind == "twins" else f"Against {facts.b}, {facts.a}"
     lower = "" if measure.better == "higher" else " (lower is better)"
@@ -130,16 +139,61 @@ def _headline(facts: Facts, measure: Measure) -> str:
     else:
         verb = "improves" if gained > 0 else "worsens"
         change = f"{verb} {measure.label}{lower} from {facts.mean_b:.3f} to {facts.mean_a:.3f}"
-    head = (
-        f"{subject} {change} ({_where(facts.pair)}): {amount(facts.gain_leaked, measure)} on "
-        f"the {facts.leaked_topics} topics with a near-duplicate among the training queries, "
+    return f"{subject} {change} {_where(facts.pair)}.".replace("  ", " ")
+
+
+def _detail(facts: Facts, measure: Measure) -> str:
+    """Where the gain lands: on the leaked topics and the others, and the leaked share."""
+    split = (
+        f"{amount(facts.gain_leaked, measure)} on the {facts.leaked_topics} topics with a "
+        "near-duplicate among the training queries, "
         f"{amount(facts.gain_other, measure)} on the {facts.other_topics} without"
     )
     if np.isnan(facts.share) or np.isnan(facts.share_low):
-        return head + "."  # no clear total gain to share out
-    interval = f" [{facts.share_low:.0%}, {facts.share_high:.0%}]"
+        return split[0].upper() + split[1:] + "."  # no clear total gain to share out
     others = " (the other topics lose)" if facts.share > 1 else ""
-    return f"{head}; {facts.share:.0%}{interval} of the gain comes from the leaked topics{others}."
+    return (
+        f"{split[0].upper() + split[1:]}: {facts.share:.0%} [{facts.share_low:.0%}, "
+        f"{facts.share_high:.0%}] of the gain comes from the leaked topics{others}."
+    )
+
+
+def numbers(facts: Facts, measure: Measure) -> list[tuple[str, str, str]]:
+    """The story's figures as (label, value, what it is) for a row of metric cards."""
+    share = (
+        "–"
+        if np.isnan(facts.share) or np.isnan(facts.share_low)
+        else f"{facts.share:.0%} [{facts.share_low:.0%}, {facts.share_high:.0%}]"
+    )
+    interval = (
+        ""
+        if np.isnan(facts.ci_low)
+        else f" [{amount(facts.ci_low, measure)}, {amount(facts.ci_high, measure)}]"
+    )
+    return [
+        (
+            f"Gain on {facts.leaked_topics} leaked topics",
+            amount(facts.gain_leaked, measure),
+            f"Mean per-topic gain of {facts.a} over {facts.b} on the topics with a "
+            "near-duplicate among the training queries (positive: better).",
+        ),
+        (
+            f"Gain on {facts.other_topics} other topics",
+            amount(facts.gain_other, measure),
+            "The same on the topics without one: the gain leakage cannot explain.",
+        ),
+        (
+            "Leaked minus other",
+            amount(facts.difference, measure) + interval,
+            "The difference, with the interval its test gives at the corrected level.",
+        ),
+        (
+            "Share of the gain from leaked topics",
+            share,
+            "The leaked topics' summed gain over everyone's, with a 95% bootstrap interval "
+            "over topics; '–' where the total gain is not clearly positive.",
+        ),
+    ]
 
 
 def _evidence(facts: Facts, measure: Measure, statistics: Statistics) -> str:

@@ -35,6 +35,7 @@ MAIN_CONTENT = {  # each page, in sidebar order, and what it must show once draw
     "Leakage overlap": DRAWN_CHART,
     "Per-query drill-down": DRAWN_CHART,
     "Condition comparison": DRAWN_CHART,
+    "Leakage audit": DRAWN_CHART,
 }
 PAGES = list(MAIN_CONTENT)
 HEADING = {"Story": "Leaked training"}
@@ -482,6 +483,7 @@ def test_a_copied_link_shows_the_same_numbers_on_every_page(app_url, browser):
         "Leakage overlap": "leakage",
         "Per-query drill-down": "queries",
         "Condition comparison": "conditions",
+        "Leakage audit": "audit",
     }
     for name in PAGES:
         fresh = browser.new_context(viewport={"width": 1500, "height": 1000})
@@ -491,3 +493,32 @@ def test_a_copied_link_shows_the_same_numbers_on_every_page(app_url, browser):
         assert shown_numbers(page, name) == seen[name], name
         page.screenshot(path=str(SHOTS / f"link-{paths[name]}.png"))
         fresh.close()
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)], ids=["1280x720", "1920x1080"])
+def test_the_real_audit_opens_on_its_story(real_audit, browser, tmp_path, size):
+    """BM25+RM3 against BM25 on the real collections: the Story is the audit's, and says the
+    negative control shows no significant leakage inflation."""
+    proc, url = start_app(real_audit.parent, tmp_path / "cache")
+    try:
+        page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+        page.goto(url)
+        headline = page.locator("h2", has_text="Against bm25").first
+        headline.wait_for(timeout=180_000)
+        page.locator(DRAWN_CHART).first.wait_for(timeout=60_000)
+        wait_until_idle(page)
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert page.get_by_text("not significant").count() > 0
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"real-audit-story-{size[0]}x{size[1]}.png"))
+        page.locator('[data-testid="stSidebarNav"]').get_by_text("Leakage audit").click()
+        page.locator("h2", has_text="Leakage audit").wait_for(timeout=60_000)
+        page.locator(DRAWN_CHART).first.wait_for(timeout=60_000)
+        wait_until_idle(page)
+        assert page.locator('[data-testid="stException"]').count() == 0
+        page.screenshot(
+            path=str(SHOTS / f"real-audit-page-{size[0]}x{size[1]}.png"), full_page=True
+        )
+        page.close()
+    finally:
+        stop_app(proc)

@@ -213,14 +213,14 @@ def test_the_story_headline_agrees_across_the_api_the_cli_the_app_and_the_report
     told = doors["story"]
     capsys.readouterr()
     assert main(["story", str(demo_dir)]) == 0
-    assert capsys.readouterr().out.splitlines() == [told.headline, told.evidence]
+    assert capsys.readouterr().out.splitlines() == [told.headline, told.detail, told.evidence]
     at = app()
     assert at.header[0].value == told.headline
     assert at.markdown[0].value == told.evidence
-    assert (
-        f"<h2>Story</h2><p>{told.headline} {told.evidence}</p>".replace("'", "&#x27;")
-        in doors["report"]
-    )
+    cards = api.story_numbers(told, api.View().parsed_measure)
+    assert [(m.label, m.value) for m in at.metric] == [(label, value) for label, value, _ in cards]
+    text = f"{told.headline} {told.detail} {told.evidence}"
+    assert f"<h2>Story</h2><p>{text}</p>".replace("'", "&#x27;") in doors["report"]
 
 
 @pytest.fixture
@@ -238,3 +238,78 @@ def app(demo_dir, demo_cache, monkeypatch):
         return at
 
     return open_page
+
+
+# ------------------------------------------------------------------------------ audit
+
+
+AUDITED = [
+    "leaked_topics",
+    "other_topics",
+    "gain_leaked",
+    "gain_other",
+    "difference",
+    "ci_low",
+    "ci_high",
+    "p",
+    "p_adjusted",
+    "family_size",
+]
+
+
+def test_audit_rows_agree_across_the_api_the_cli_json_the_app_and_the_report(
+    audit_dir, tmp_path, capsys, monkeypatch
+):
+    import json
+
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    result = api.audit(audit_dir)
+    rows = result.table
+    assert rows.model.tolist() == ["t5-clean", "t5-leaked"] and set(rows.split) == {"leaked"}
+    assert main(["audit", str(audit_dir), "--json", str(tmp_path / "a.json")]) == 0
+    capsys.readouterr()
+    written = json.loads((tmp_path / "a.json").read_text())
+    assert written == json.loads(json.dumps(result.as_dict()))  # every figure, as computed
+    cli = pd.DataFrame(written["audit"])
+    for column in AUDITED:
+        assert cli[column].tolist() == rows[column].tolist(), column
+
+    monkeypatch.setenv("LEAKEVAL_DATA", str(audit_dir.parent))
+    monkeypatch.chdir(ROOT)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.switch_page("app_pages/audit.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    on_screen = at.dataframe[0].value
+    for column in (
+        "leaked_topics",
+        "other_topics",
+        "gain_leaked",
+        "gain_other",
+        "difference",
+        "ci_low",
+        "ci_high",
+        "p_adjusted",
+    ):
+        assert on_screen[column].tolist() == rows[column].tolist(), column
+
+    reported = report_table(api.report(audit_dir), "Leakage audit")
+    assert reported.model.tolist() == rows.model.tolist()
+    for column in ("gain_leaked", "gain_other", "difference", "ci_low", "ci_high"):
+        assert reported[column].tolist() == [shown(v) for v in rows[column]], column
+    assert reported.p_adjusted.tolist() == [shown_p(v) for v in rows.p_adjusted]
+
+
+def test_the_audit_from_files_is_the_experiments(audit_dir, tmp_path, capsys):
+    """`leakeval audit --qrels --run --baseline --pairs` computes what the folder gives."""
+    folder = api.audit(audit_dir)
+    out = tmp_path / "audit.csv"
+    runs = audit_dir / "runs"
+    args = ["audit", "--qrels", str(audit_dir / "qrels.txt"), "--baseline", str(runs / "bm25.run")]
+    args += ["--run", str(runs / "t5-leaked.run"), "--run", str(runs / "t5-clean.run")]
+    args += ["--pairs", str(audit_dir / "pairs.csv"), "--out", str(out)]
+    assert main(args) == 0
+    assert "Observational" in capsys.readouterr().out
+    files = pd.read_csv(out).sort_values("run").reset_index(drop=True)
+    assert files.run.tolist() == folder.table.model.tolist()
+    for column in AUDITED:
+        assert files[column].tolist() == pytest.approx(folder.table[column].tolist(), rel=1e-12)

@@ -62,10 +62,10 @@ def test_every_measure_tells_its_story_in_its_own_direction(study, measure):
         verb = "improves" if gained > 0 else "worsens"
         assert story.headline.startswith(f"Leaked training {verb} {parsed.label}")
         assert f"from {mean_b:.3f} to {mean_a:.3f}" in story.headline
-    assert f"{amount(on.mean(), parsed)} on the {len(on)} topics" in story.headline
-    assert f"{amount(off.mean(), parsed)} on the {len(off)} without" in story.headline
+    assert f"{amount(on.mean(), parsed)} on the {len(on)} topics" in story.detail
+    assert f"{amount(off.mean(), parsed)} on the {len(off)} without" in story.detail
     if parsed.better == "lower":
-        assert "(lower is better)" in story.headline and "better on the" in story.headline
+        assert "(lower is better)" in story.headline and "better on the" in story.detail
     p = min(1.0, sps.ttest_ind(delta[flags], delta[~flags], equal_var=False).pvalue * 15)
     assert f"adjusted {p:.2g} by Bonferroni over the 15 pairs of conditions of " in story.evidence
 
@@ -74,7 +74,7 @@ def test_the_share_of_the_gain_is_the_leaked_topics_sum_over_everyones(study):
     story = api.story(study, measure="ndcg_cut_10")
     _, delta, flags = by_hand(study, story, "ndcg_cut_10")
     share = delta[flags].sum() / delta.sum()
-    assert f"; {share:.0%} [" in story.headline
+    assert f": {share:.0%} [" in story.detail
     facts = story.facts
     assert facts.share == pytest.approx(share)
     assert facts.share_low < share < facts.share_high
@@ -152,10 +152,12 @@ def test_an_audit_story_tells_the_model_against_the_baseline(tmp_path):
     )
     story = api.story(tmp_path, measure="P_1")
     assert story.kind == "audit" and story.pair == {"collection": "c", "model": "mine"}
-    assert story.headline.startswith("Against bm25, mine improves P@1 from 0.000 to 0.500")
-    assert "+1.00 on the 6 topics with a near-duplicate" in story.headline
-    assert "+0.00 on the 6 without; 100% [100%, 100%] of the gain comes from the leaked" in (
-        story.headline
+    assert (
+        story.headline == "Against bm25, mine improves P@1 from 0.000 to 0.500 on c (model mine)."
+    )
+    assert story.detail.startswith("+1.00 on the 6 topics with a near-duplicate")
+    assert "+0.00 on the 6 without: 100% [100%, 100%] of the gain comes from the leaked" in (
+        story.detail
     )
     # C(12, 6) = 924 assignments, exactly 2 as extreme: p = 2/924
     assert f"p = {2 / 924:.2g}" in story.evidence and "permutation test" in story.evidence
