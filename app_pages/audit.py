@@ -44,11 +44,14 @@ with cols[0]:
 tab_experiment, tab_upload = state.tabs(["This experiment", "Audit uploaded runs"], "audit_tab")
 with tab_experiment:
     if tab_experiment.open:
-        try:
-            result = views.audit(ctx, strata).at({"collection": collection})
-        except LeakevalError as exc:
-            show_error(exc)
-            result = None
+        result = None
+        if why := api.why_not_audit(design):
+            st.info(why, icon=":material/info:")
+        else:
+            try:
+                result = views.audit(ctx, strata).at({"collection": collection})
+            except LeakevalError as exc:
+                show_error(exc)
         if result is not None and len(result.table):
             factor = result.factor
             models = sorted(result.table[factor].astype(str).unique())

@@ -15,6 +15,7 @@ _LAZY = {
     "AUDIT_CAVEAT": "audits",
     "Audit": "audits",
     "audit": "audits",
+    "why_not_audit": "audits",
     "Comparison": "results",
     "Inflation": "results",
     "Scores": "results",

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from leakeval_core.analysis.options import Statistics
     from leakeval_core.evaluation.measures import Measure
 
-__all__ = ["AUDIT_CAVEAT", "Audit", "audit"]
+__all__ = ["AUDIT_CAVEAT", "Audit", "audit", "why_not_audit"]
 
 AUDIT_CAVEAT = (
     "Observational: the baseline adjusts only for the topic difficulty it measures, and "
@@ -273,6 +273,18 @@ def audit(
     )
 
 
+def why_not_audit(design) -> str | None:
+    """Why an experiment cannot be audited (it has no baseline and no twins), or None."""
+    if design.baseline is not None or design.leakage is not None:
+        return None
+    return (
+        "The audit needs a baseline system (one that never saw the training queries, such "
+        "as BM25: set `[design] baseline = …` to a level of the system factor) or twins "
+        "trained with and without the leaked queries (`[design] leakage = …`). Runs you "
+        "upload can be audited against any condition in the second tab."
+    )
+
+
 def _scores(table: pd.DataFrame, levels: Mapping[str, object]) -> pd.Series:
     from leakeval_core.analysis.folds import select
 
@@ -299,11 +311,7 @@ def _contrasts(source, per_query, baseline: object | None):
     elif design.leakage is not None:
         factor, model_levels, base_level = design.leakage, [design.leaked], design.clean
     else:
-        raise LeakevalError(
-            "The audit needs a baseline system (one that never saw the training queries, "
-            "such as BM25: set `[design] baseline = …` to a level of the system factor) or "
-            "twins trained with and without the leaked queries (`[design] leakage = …`)"
-        )
+        raise LeakevalError(why_not_audit(design))
     if not model_levels:
         raise LeakevalError(f"nothing to audit against {base_level}: no other {factor} level")
     keys = [f for f in factors if f != factor]
