@@ -92,10 +92,10 @@ if view.share.study_share.notna().any():
         "fewer; the bars are this experiment's log at this threshold."
     )
 
-quality = views.detection_quality(ctx)
 names = ["Pairs", "Similarity distribution", "Categories"]
+labelled = ctx.experiment.labels is not None
 tab_pairs, tab_similarity, tab_categories, *tab_quality = state.tabs(
-    [*names, "Detection quality"] if quality is not None else names, "leakage_tab"
+    [*names, "Detection quality"] if labelled else names, "leakage_tab"
 )
 with tab_pairs:
     if tab_pairs.open:
@@ -155,9 +155,9 @@ with tab_categories:
         st.caption(" · ".join(f"**{name}**: {rule}" for name, rule in rules))
 for tab in tab_quality:
     with tab:
-        if tab.open:
+        if tab.open:  # scoring the labelled pairs takes a while: only here, and only once
             show_detection_quality(
-                quality,
+                views.detection_quality(ctx),
                 threshold,
                 ctx.experiment.labels.name,
                 views.labels_seen_in_fitting(ctx),

@@ -15,10 +15,10 @@ from pathlib import Path
 import streamlit as st
 
 from leakeval_core.api import Study, View
-from leakeval_core.evaluation.measures import Measure, parse_measures
+from leakeval_core.evaluation.measures import DASHBOARD_MEASURES, Measure, parse_measures
 from leakeval_core.present.style import Palette
 
-APP_MEASURES = parse_measures("ndcg_cut_10,P_1,first_rel_rank,recip_rank,map,recall_100,judged_10")
+APP_MEASURES = parse_measures(DASHBOARD_MEASURES)
 """What the app scores once per experiment and conventions: every page picks from these."""
 
 

@@ -21,25 +21,13 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
-PINNED_METHOD = "hybrid"
-"""The detection method the tests' demo names (`[leakage] method`). Unpinned it would be the
-most accurate installed one, hybrid-mpnet, which embeds about five times slower than MiniLM:
-the many tests that detect in the demo with a cold cache would take minutes longer. The
-mpnet methods have tests of their own."""
-
-
-def pin_detection_method(experiment_dir: Path, method: str = PINNED_METHOD) -> Path:
-    manifest = experiment_dir / "experiment.toml"
-    text = manifest.read_text(encoding="utf-8")
-    manifest.write_text(text.replace("[leakage]\n", f'[leakage]\nmethod = "{method}"\n', 1))
-    return experiment_dir
-
-
 @pytest.fixture(scope="session")
 def demo_dir(tmp_path_factory) -> Path:
     from leakeval_core.demo.generator import generate_demo
 
-    return pin_detection_method(generate_demo(tmp_path_factory.mktemp("demo") / "demo"))
+    # the demo names its detection method and ships its detected pairs (precomputed/), so
+    # the tests that read its leakage do not detect: tests/unit/demo/test_precomputed.py does
+    return generate_demo(tmp_path_factory.mktemp("demo") / "demo")
 
 
 @pytest.fixture(scope="session")

@@ -170,21 +170,38 @@ def audit(
     >>> round(float(result.table.p.iloc[0]), 4)  # 2 of the 70 assignments are as extreme
     0.0286
     """
-    from leakeval_core.analysis import audit as analysis
-    from leakeval_core.analysis.corrections import per_comparison_alpha
-
     view = view_of(view, settings)
     source = source_of(data, runs, columns, leakage)
-    if isinstance(source, RunSet):
-        source.given_groups, source.given_covers = groups, covers
+    if isinstance(source, Study) and groups is None and covers is None:
+        # the Story, the Audit page and the report share one audit of the study
+        key = ("audit", view.replace(page="story", choices=()), baseline, strata)
+        return source.remember(
+            key, lambda: _audit(source, view, baseline, strata, None, None, progress)
+        )
+    return _audit(source, view, baseline, strata, groups, covers, progress)
+
+
+def _audit(source, view: View, baseline, strata: int, groups, covers, progress) -> Audit:
+    """`groups` and `covers` given in the call take the place of the experiment's own."""
+    from leakeval_core.analysis import audit as analysis
+    from leakeval_core.analysis.corrections import per_comparison_alpha
+    from leakeval_core.api.inputs import topic_table
+    from leakeval_core.api.study import with_collection
+
     measure, statistics = view.parsed_measure, view.statistics
     per_query = source.per_query(view.measure, view.conventions, progress)
     contrasts, factor, keys, baseline_name = _contrasts(source, per_query, baseline)
     threshold = source.threshold(view)
     leaked = source.leaked(view)
-    covered = source.covered()
+    covered = (
+        source.covered()
+        if covers is None
+        else with_collection(topic_table(covers, need_group=False), source)
+    )
     nearest = source.nearest(view)
-    groups_table = source.groups()
+    groups_table = (
+        source.groups() if groups is None else with_collection(topic_table(groups), source)
+    )
 
     rows, tests, dose, categories, trend, sensitivity = [], [], [], [], [], []
     for where, model, model_levels, base_levels in contrasts:

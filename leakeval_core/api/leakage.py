@@ -67,10 +67,17 @@ def inflation(
     >>> bool(at_2000.delta_leaked.mean() > at_2000.delta_other.mean() + 0.05)
     True
     """
-    from leakeval_core.analysis.inflation import inflation as split_by_leakage
-
     view = view_of(view, settings)
     source = source_of(data, runs, columns, leakage)
+    if isinstance(source, Study):  # the Story, the Inflation tab and the report share it
+        key = ("inflation", view.replace(page="story", choices=()), factor, leaked, clean, top)
+        return source.remember(key, lambda: _inflation(source, view, factor, leaked, clean, top))
+    return _inflation(source, view, factor, leaked, clean, top, progress)
+
+
+def _inflation(source, view: View, factor, leaked, clean, top, progress=None) -> Inflation:
+    from leakeval_core.analysis.inflation import inflation as split_by_leakage
+
     design = source.design_with(factor, leaked, clean)
     design.require("Inflation", "leakage")
     flags = source.leaked(view, "Inflation")

@@ -93,6 +93,10 @@ class Study:
     def design(self) -> Design:
         return self.experiment.design
 
+    def remember(self, key: tuple, build: Callable[[], Any]) -> Any:
+        """A verb's result, built once per study and settings (`key` holds the View)."""
+        return self._memo.get(("result", *key), build)
+
     @property
     def name(self) -> str:
         return self.experiment.name
@@ -214,7 +218,7 @@ class Study:
         if self.experiment.covers is None:
             return None
         return self._memo.get(
-            ("covers",), lambda: _with_collection(read_covers(self.experiment.covers), self)
+            ("covers",), lambda: with_collection(read_covers(self.experiment.covers), self)
         )
 
     def groups(self) -> pd.DataFrame | None:
@@ -223,7 +227,7 @@ class Study:
             return None
         return self._memo.get(
             ("groups",),
-            lambda: _with_collection(read_topic_groups(self.experiment.groups), self),
+            lambda: with_collection(read_topic_groups(self.experiment.groups), self),
         )
 
     def design_with(
@@ -330,7 +334,7 @@ def read_covers(path) -> pd.DataFrame:
     return read_topic_groups(path, need_group=False)
 
 
-def _with_collection(table: pd.DataFrame, source) -> pd.DataFrame:
+def with_collection(table: pd.DataFrame, source) -> pd.DataFrame:
     """A topic file without a collection column names topics of the only collection."""
     names = source.collection_names
     if (table.collection == "").any():
@@ -354,8 +358,6 @@ class RunSet:
         runs: Any,
         columns: Mapping[str, str] | None = None,
         leakage: Any = None,
-        groups: Any = None,
-        covers: Any = None,
     ) -> None:
         from leakeval_core.api.inputs import as_table, named_runs
 
@@ -366,7 +368,6 @@ class RunSet:
         }
         self.collection_name = Path(qrels).stem if isinstance(qrels, str | Path) else "qrels"
         self.given_leakage = leakage
-        self.given_groups, self.given_covers = groups, covers
         self._memo = _Memo()
 
     @property
@@ -383,18 +384,10 @@ class RunSet:
         return nearest_pairs(pairs)
 
     def covered(self) -> pd.DataFrame | None:
-        from leakeval_core.api.inputs import topic_table
-
-        if self.given_covers is None:
-            return None
-        return _with_collection(topic_table(self.given_covers, need_group=False), self)
+        return None  # a set of runs has no topic files of its own: `audit` takes them
 
     def groups(self) -> pd.DataFrame | None:
-        from leakeval_core.api.inputs import topic_table
-
-        if self.given_groups is None:
-            return None
-        return _with_collection(topic_table(self.given_groups), self)
+        return None
 
     @property
     def design(self) -> Design:

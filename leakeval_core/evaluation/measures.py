@@ -15,6 +15,7 @@ from leakeval_core.errors import LeakevalError
 
 __all__ = [
     "ALL_TREC",
+    "DASHBOARD_MEASURES",
     "DEFAULT_MEASURES",
     "FAMILIES",
     "Measure",
@@ -257,6 +258,17 @@ SUMMED = frozenset(["num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_ju
 GEOMETRIC = frozenset(["gm_map", "gm_bpref"])
 
 DEFAULT_MEASURES = ("ndcg_cut_10", "P_1", "first_rel_rank", "recall_100", "judged_10")
+DASHBOARD_MEASURES = (
+    "ndcg_cut_10",
+    "P_1",
+    "first_rel_rank",
+    "recip_rank",
+    "map",
+    "recall_100",
+    "judged_10",
+)
+"""What the dashboard scores once per experiment and conventions, and every page picks from:
+also what `leakeval demo` precomputes, so the demo opens without scoring."""
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,16 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["CACHE_VERSION", "Cache", "default_cache_dir", "hash_key"]
+__all__ = ["CACHE_VERSION", "PRECOMPUTED", "Cache", "default_cache_dir", "hash_key"]
 
 CACHE_VERSION = "3"
 """Bump when a cached table's meaning changes, so old entries are ignored."""
+
+
+PRECOMPUTED = "precomputed"
+"""An experiment's own folder of tables computed ahead of time (the demo writes its scores
+and detected pairs there when it is generated), keyed as the cache is, by content: read when
+the cache has no entry, never written at run time, and stale entries simply never match."""
 
 
 def default_cache_dir() -> Path:
@@ -41,8 +47,16 @@ def hash_key(*parts: object) -> str:
 
 
 class Cache:
-    def __init__(self, root: str | Path | None = None) -> None:
+    def __init__(self, root: str | Path | None = None, shelf: str | Path | None = None) -> None:
         self.root = Path(root) if root is not None else default_cache_dir()
+        self.shelf = Path(shelf) if shelf is not None else None
+        """A read-only folder laid out like the cache, consulted on a miss (`PRECOMPUTED`)."""
+
+    @classmethod
+    def of_experiment(cls, root: str | Path, cache: Cache | None = None) -> Cache:
+        """`cache` (default: the user's) with the experiment's precomputed tables behind it."""
+        cache = cache or cls()
+        return cls(cache.root, Path(root) / PRECOMPUTED) if cache.shelf is None else cache
 
     def path(self, kind: str, key: str, suffix: str = ".parquet") -> Path:
         return self.root / kind / f"{key}{suffix}"
@@ -54,13 +68,17 @@ class Cache:
 
         path = self.path(kind, key)
         if not path.is_file():
-            return None
+            shelved = self.shelf / kind / path.name if self.shelf is not None else None
+            if shelved is None or not shelved.is_file():
+                return None
+            path = shelved
         try:
             table = pq.read_table(path)
             meta = json.loads((table.schema.metadata or {}).get(b"leakeval", b"{}"))
             return table.to_pandas(), meta
         except (pa.ArrowException, OSError, ValueError):
-            path.unlink(missing_ok=True)  # truncated or corrupt: rebuild
+            if self.shelf is None or not path.is_relative_to(self.shelf):
+                path.unlink(missing_ok=True)  # truncated or corrupt: rebuild
             return None
 
     def put(self, kind: str, key: str, frame: pd.DataFrame, meta: dict | None = None) -> None:

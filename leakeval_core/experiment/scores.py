@@ -72,7 +72,7 @@ def score_experiment(
     from leakeval_core.experiment.collections import load_collection
 
     measures = parse_measures(measures)
-    cache = cache or Cache()
+    cache = Cache.of_experiment(experiment.root, cache)
     key = scores_key(experiment, measures, conventions)
     hits = [cache.get(kind, key) for kind in _KINDS]
     if all(hit is not None for hit in hits):

@@ -30,6 +30,7 @@ __all__ = [
     "experiment_topic_texts",
     "ground_truth",
     "leak_share",
+    "leakage_key",
     "leaked_qids",
     "load_leakage",
 ]
@@ -111,17 +112,10 @@ def detect_leakage(
     """Detect near-duplicates of every collection's topics in the training log, cached."""
     options = options or DetectionOptions(method=experiment_method(experiment))
     from leakeval_core.experiment.collections import log_size, training_chunks
-    from leakeval_core.experiment.digests import collection_digest, source_digest
 
     source = experiment.training_queries
-    cache = cache or Cache()
-    key = hash_key(
-        "leakage",
-        source_digest(source),
-        {n: collection_digest(s) for n, s in experiment.collections.items()},
-        asdict(options),
-        fields,
-    )
+    cache = Cache.of_experiment(experiment.root, cache)
+    key = leakage_key(experiment, options, fields)
 
     size = None  # counted only where the app asks: its bar then shows the real share done
 
@@ -143,6 +137,24 @@ def detect_leakage(
     table, _ = hit if hit is not None else cache.get_or_build("leakage", key, build)
     name = source.name if isinstance(source, Path) else str(source)
     return LeakageTable(table, f"{options.method} detection against {name}", method=options.method)
+
+
+def leakage_key(
+    experiment: Experiment,
+    options: DetectionOptions,
+    fields: tuple[str, ...] = ("title", "description"),
+) -> str:
+    """The cache key of an experiment's detected pairs: its log's and collections' content
+    and every detection setting."""
+    from leakeval_core.experiment.digests import collection_digest, source_digest
+
+    return hash_key(
+        "leakage",
+        source_digest(experiment.training_queries),
+        {n: collection_digest(s) for n, s in experiment.collections.items()},
+        asdict(options),
+        fields,
+    )
 
 
 def experiment_topic_texts(

@@ -1,0 +1,60 @@
+"""The demo's precomputed tables are what leakeval computes: its scores are the scorer's, and
+the pairs shipped for each method are what detection finds in the generated demo."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from leakeval_core.demo.precomputed import SHIPPED_METHODS, shipped_pairs
+from leakeval_core.evaluation.conventions import Conventions
+from leakeval_core.evaluation.measures import DASHBOARD_MEASURES
+from leakeval_core.experiment.cache import PRECOMPUTED, Cache
+from leakeval_core.experiment.scores import score_experiment
+from leakeval_core.leakage.options import DetectionOptions, encoder_installed, encoder_of
+from leakeval_core.leakage.table import detect_leakage, leakage_key
+
+
+def no_shelf(tmp_path) -> Cache:
+    """A cache with an empty shelf: everything is computed anew."""
+    return Cache(tmp_path / "cache", shelf=tmp_path / "empty")
+
+
+def test_the_demo_names_the_method_it_ships(demo_experiment):
+    assert demo_experiment.detection_method == SHIPPED_METHODS[0]
+
+
+@pytest.mark.parametrize("method", SHIPPED_METHODS)
+def test_the_shipped_pairs_are_what_detection_finds(demo_experiment, tmp_path, method):
+    encoder = encoder_of(method)
+    if encoder is not None and not encoder_installed(encoder):
+        pytest.skip(f"the {encoder} encoder is not installed")
+    options = DetectionOptions(method=method)
+    fresh = detect_leakage(demo_experiment, no_shelf(tmp_path), options=options).table
+    shipped = shipped_pairs(method)
+    assert shipped is not None
+    keys = ["collection", "test_qid", "field", "train_qid"]
+    fresh, shipped = (t.sort_values(keys).reset_index(drop=True) for t in (fresh, shipped))
+    pd.testing.assert_frame_equal(
+        fresh.drop(columns="similarity"), shipped.drop(columns="similarity"), check_dtype=False
+    )
+    assert fresh.similarity.to_numpy() == pytest.approx(shipped.similarity.to_numpy(), abs=1e-6)
+    # and the demo holds them under the key detection looks them up by
+    held = Cache(demo_experiment.root / PRECOMPUTED).get(
+        "leakage", leakage_key(demo_experiment, options)
+    )
+    assert held is not None and len(held[0]) == len(shipped)
+
+
+def test_the_precomputed_scores_are_the_scorers(demo_experiment, tmp_path):
+    fresh = score_experiment(demo_experiment, DASHBOARD_MEASURES, Conventions(), no_shelf(tmp_path))
+    shelved = score_experiment(
+        demo_experiment,
+        DASHBOARD_MEASURES,
+        Conventions(),
+        Cache(tmp_path / "other", shelf=demo_experiment.root / PRECOMPUTED),
+    )
+    assert not (tmp_path / "other").exists()  # read from the shelf, nothing written
+    pd.testing.assert_frame_equal(
+        fresh.table, shelved.table, check_dtype=False, check_categorical=False
+    )
