@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 import streamlit as st
 
 from leakeval_app import collector, loaders, state
 from leakeval_app.context import APP_MEASURES, AppContext, data_root, set_current
-from leakeval_app.render import PRESENTATION_CSS, lazy_expander, show_error
+from leakeval_app.render import (
+    PRESENTATION_CSS,
+    lazy_expander,
+    presentation_bar,
+    show_error,
+)
 from leakeval_core.api.terms import APP_DETECTION_LIMIT, Statistics
 from leakeval_core.demo.generator import generate_demo
 from leakeval_core.errors import LeakevalError
@@ -218,6 +225,26 @@ with st.sidebar:
     )
 
 set_current(context)
+if presenting:  # the slide's own way onwards and out, and what its data is
+    order = list(PAGES)
+    here = order.index(navigation.url_path or "story")
+    params = state.view().to_params()
+
+    def slide(page: str, **changes: str | None) -> str:
+        kept = {k: v for k, v in {**params, **changes}.items() if v is not None}
+        return f"./{'' if page == 'story' else page}?{urlencode(kept)}"
+
+    before, after = order[here - 1], order[(here + 1) % len(order)]
+    st.html(
+        presentation_bar(
+            {
+                f"◀ {PAGES[before][1]}": slide(before),
+                f"{PAGES[after][1]} ▶": slide(after),
+                "✕ leave presentation": slide(order[here], present=None),
+            },
+            experiment.simulated,
+        )
+    )
 if not study.scores_ready(view.conventions, APP_MEASURES):
     bar = st.progress(0.0, text="Scoring runs…")
     study.scores(

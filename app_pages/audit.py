@@ -61,9 +61,12 @@ with tab_experiment:
                     st.selectbox, "Split the topics by", "audit_split", splits, default=splits[0]
                 )
             rows = result.table[result.table.split == split]
-            show_fig(audit_figure, rows, measure, factor, result.baseline)
+            show_fig(audit_figure, rows, measure, [*result.keys, factor], result.baseline)
             st.caption(result.caption)
-            show_table(result.summary()[result.summary().split == split])
+            summary = result.summary()[result.summary().split == split]
+            key_columns = [factor, "leaked_topics", "other_topics", "gain_leaked"]
+            key_columns += ["gain_other", "difference", "ci_low", "ci_high", "p_adjusted"]
+            show_table(summary, slide=key_columns)
             model = state.control(
                 st.selectbox,
                 f"Closer look at {factor}",
@@ -114,6 +117,8 @@ with tab_experiment:
                         f"{tau.tau_low:+.2f} to {tau.tau_high:+.2f}); 1 means the clean topics "
                         "rank the systems as all topics do."
                     )
+            if ctx.view.present:
+                st.stop()
             downloads = st.columns(2)
             downloads[0].download_button(
                 "Audit table (CSV)", result.table.to_csv(index=False), "audit.csv", "text/csv"
@@ -125,7 +130,7 @@ with tab_experiment:
                 "application/json",
             )
 with tab_upload:
-    if tab_upload.open:
+    if tab_upload.open and not ctx.view.present:
         st.markdown(
             f"Audit runs of your own model on **{collection}** against a baseline: one of the "
             "experiment's conditions, or another uploaded run. The leaked topics are the "
@@ -159,6 +164,6 @@ with tab_upload:
             except LeakevalError as exc:
                 show_error(exc)
             else:
-                show_fig(audit_figure, result.table, measure, "run", result.baseline)
+                show_fig(audit_figure, result.table, measure, ["run"], result.baseline)
                 st.caption(result.caption)
                 show_table(result.summary())

@@ -147,7 +147,7 @@ with tab_tau:
             )
             show_table(taus)
 with tab_more:
-    if tab_more.open:
+    if tab_more.open and not ctx.view.present:
         if tests is not None:
             cols = st.columns(3)
             cols[0].download_button(

@@ -93,7 +93,7 @@ with tab_runs:
         )
 
 with tab_upload:
-    if tab_upload.open:
+    if tab_upload.open and not ctx.view.present:
         st.markdown(
             f"Score TREC run files against **{name}**'s qrels under the current conventions, "
             "and compare one with a condition of the experiment. Runs stay in this browser "
@@ -130,6 +130,8 @@ with tab_upload:
             show_table(result.means)
         if scored:
             show_upload_comparison(scored, name)
+if ctx.view.present:
+    st.stop()
 st.subheader("Topic detail")
 by_qid = topics.set_index("qid")
 qids = by_qid.index.tolist()

@@ -99,10 +99,15 @@ tab_pairs, tab_similarity, tab_categories, *tab_quality = state.tabs(
 )
 with tab_pairs:
     if tab_pairs.open:
-        filters = st.columns([1, 1, 2])
-        collections = filters[0].multiselect("Collection", list(ctx.experiment.collections))
-        categories = filters[1].multiselect("Category", list(api.CATEGORIES))
-        text = filters[2].text_input("Topic or training query contains")
+        presenting = ctx.view.present
+        filters = st.columns([1, 1, 2]) if not presenting else None
+        collections = (
+            []
+            if presenting
+            else filters[0].multiselect("Collection", list(ctx.experiment.collections))
+        )
+        categories = [] if presenting else filters[1].multiselect("Category", list(api.CATEGORIES))
+        text = "" if presenting else filters[2].text_input("Topic or training query contains")
         pairs = leakage.table[leakage.table.similarity >= threshold]
         if collections:
             pairs = pairs[pairs.collection.isin(collections)]
@@ -123,6 +128,8 @@ with tab_pairs:
             similarity=st.column_config.NumberColumn(format="%.3f"),
         )
 
+        if presenting:
+            st.stop()
         st.markdown("**Open a topic of this table in the drill-down**")
         shown = (
             pairs[["collection", "test_qid"]]

@@ -22,6 +22,7 @@ from leakeval_core.present.query_plots import ranked_lists_figure
 
 ctx = current()
 experiment = ctx.experiment
+presenting = ctx.view.present
 st.header("Per-query drill-down")
 
 names = list(experiment.collections)
@@ -115,6 +116,9 @@ with tab_all:
             )
             top = api.top_inflating(pairs, ctx.settings)
             top.insert(2, "title", top.qid.map(titles))
+            if presenting:
+                show_table(top[["title", "a", "b", "delta"]].rename(columns={"delta": "A − B"}))
+                st.stop()
             st.dataframe(
                 top[["qid", "title", "a", "b", "delta"]].rename(
                     columns={"a": "A", "b": "B", "delta": "A − B"}
@@ -205,12 +209,14 @@ with tab_one:
                 )
 
         docids = list(dict.fromkeys([*lists[0].docid.head(20), *lists[1].docid.head(20)]))
-        if docids:
+        if docids and not presenting:
             show_document(
                 collection_or_stop(ctx, collection),
                 st.selectbox("Read a retrieved document", docids),
             )
 
+if presenting:
+    st.stop()
 audit = lazy_expander(
     "Metric-convention audit: how these numbers move under other conventions", "queries_audit"
 )

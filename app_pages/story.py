@@ -9,6 +9,7 @@ from leakeval_core import api
 from leakeval_core.errors import LeakevalError
 from leakeval_core.present.audit_plots import category_gain_figure
 from leakeval_core.present.condition_plots import inflation_figure
+from leakeval_core.present.story import amount
 
 ctx = current()
 experiment, measure, design = ctx.experiment, ctx.measure, ctx.experiment.design
@@ -32,29 +33,25 @@ except LeakevalError as exc:
     show_error(exc)
     st.stop()
 pair = {}
-controls = st.columns(len(factors)) if factors and not presenting else [None] * len(factors)
-for column, factor in zip(controls, factors, strict=True):
+# presentation mode draws no selectors: the pair comes from the link or the default
+controls = [st.container() for _ in factors] if presenting else st.columns(len(factors) or 1)
+for column, factor in zip(controls, factors, strict=False):
     levels = experiment.levels(factor)
     if kind == "audit" and factor == design.system:
         levels = [v for v in levels if v != design.baseline]  # what is audited against it
     # the collection is the app's own (it follows the user from page to page)
     name = "collection" if factor == "collection" else f"story_{factor}"
-    if column is None:  # presentation mode: the pair comes from the link or the default
-        pair[factor] = next((v for v in levels if str(v) == state.get(name)), default[factor])
-    else:
-        with column:
-            pair[factor] = state.control(
-                st.selectbox, factor, name, levels, default=default[factor]
-            )
+    with column:
+        pair[factor] = state.control(st.selectbox, factor, name, levels, default=default[factor])
 
 story = views.story(ctx, tuple(pair.items()))
 st.header(story.headline, anchor=False)
 for column, (label, value, meaning) in zip(
     st.columns(4), api.story_numbers(story, measure), strict=True
 ):
-    column.metric(label, value, help=meaning)
+    column.metric(label, value, help=None if presenting else meaning)
 st.markdown(story.evidence)
-if pair == default:
+if pair == default and not presenting:
     st.caption(
         "Shown first: the "
         + ("pair of conditions" if kind == "twins" else "model")
@@ -62,10 +59,10 @@ if pair == default:
         "looking (its p is adjusted over all the "
         + ("pairs" if kind == "twins" else "models")
         + " of its collection)."
-        + ("" if presenting else " Choose any other above.")
+        + " Choose any other above."
     )
 if kind == "audit":
-    st.caption(api.AUDIT_CAVEAT)
+    st.caption(api.AUDIT_NOTE if presenting else api.AUDIT_CAVEAT)
 
 
 def open_drilldown(qid: str | None = None) -> None:
@@ -117,32 +114,34 @@ with chart:
         f"Leaked: a training query with similarity ≥ {ctx.threshold:.2f} ({ctx.leakage.source})."
     )
     if kind == "audit":
-        show_fig(category_gain_figure, story.chart, measure, str(design.baseline))
-        st.caption(
-            f"Mean per-topic gain of {story.facts.a} over {design.baseline} by the kind of its "
-            f"nearest training query, with 95% t intervals. {leaked_means}"
-        )
+        show_fig(category_gain_figure, story.chart, measure, str(design.baseline), slide_height=460)
+        if not presenting:
+            st.caption(
+                f"Mean per-topic gain of {story.facts.a} over {design.baseline} by the kind of "
+                f"its nearest training query, with 95% t intervals. {leaked_means}"
+            )
     elif story.x is not None:
-        show_fig(inflation_figure, story.chart, measure, story.x, None, 360)
-        st.caption(
-            f"Mean per-topic gain of {design.leaked} over {design.clean} along {story.x}, the "
-            f"other levels as chosen. {leaked_means}"
-        )
+        show_fig(inflation_figure, story.chart, measure, story.x, None, 360, slide_height=460)
+        if not presenting:
+            st.caption(
+                f"Mean per-topic gain of {design.leaked} over {design.clean} along {story.x}, "
+                f"the other levels as chosen. {leaked_means}"
+            )
 with top:
     st.markdown("**Topics that inflate it most**, with the training query that leaked each")
     shown = story.top
-    columns = (
-        ["title", "gain", "leaked training query"]
-        if presenting
-        else [c for c in shown.columns if c != "collection" or "collection" not in pair]
-    )
-    # presentation mode: six rows at its larger type (44 px a row), nothing to select
+    if presenting:  # a plain table at the slide's type, eight rows, nothing to select
+        slide = shown[["title", "gain", "leaked training query"]].head(8)
+        st.table(
+            slide.assign(gain=slide.gain.map(lambda g: amount(g, measure, 3))), hide_index=True
+        )
+        st.stop()
+    columns = [c for c in shown.columns if c != "collection" or "collection" not in pair]
     selection = st.dataframe(
         shown[columns],
-        height=44 * 7 + 3 if presenting else "auto",
         hide_index=True,
         width="stretch",
-        on_select="ignore" if presenting else "rerun",
+        on_select="rerun",
         selection_mode="single-row",
         key="story_top",
         column_config={
@@ -155,9 +154,8 @@ with top:
             "gain": st.column_config.NumberColumn(format="%+.3f"),
         },
     )
-    if not presenting:
-        st.caption("Select a row to open the topic in the drill-down.")
-    rows = [] if presenting else selection.selection.rows
+    st.caption("Select a row to open the topic in the drill-down.")
+    rows = selection.selection.rows
     if rows:
         chosen_row = shown.iloc[rows[0]]
         pair["collection"] = chosen_row.collection

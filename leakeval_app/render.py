@@ -10,6 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from leakeval_app import state
 from leakeval_app.context import AppContext
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.collections import Collection, document_text
@@ -17,18 +18,137 @@ from leakeval_core.present.style import themed
 from leakeval_core.present.tables import PROBABILITY_COLUMNS
 
 PRESENTATION_CSS = """<style>
-html { font-size: 20px; }
-[data-testid="stMainBlockContainer"] { padding-top: 1.5rem; max-width: 100%; }
-[data-testid="stHeader"] { display: none; }
-h2 { font-size: 1.35rem !important; line-height: 1.3 !important; padding-top: 0 !important; }
+html { font-size: 18px; }
+[data-testid="stHeader"], [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
+[data-testid="stToolbar"], [data-testid="stTooltipIcon"], button[aria-label^="Help for"] {
+    display: none !important;
+}
+[data-testid="stMainBlockContainer"] {
+    max-width: 1280px; padding: 2.6rem 1.6rem 0.4rem 1.6rem; margin: 0 auto;
+}
+@media (min-width: 1600px) and (min-height: 900px) {
+    html { font-size: 22.5px; }
+    [data-testid="stMainBlockContainer"] { max-width: 1600px; }
+}
+@media (min-width: 1920px) and (min-height: 1080px) {
+    html { font-size: 27px; }
+    [data-testid="stMainBlockContainer"] { max-width: 1920px; }
+}
+[class*="st-key-slide-m-"], [class*="st-key-slide-l-"] { display: none !important; }
+@media (min-width: 1600px) and (min-height: 900px) {
+    [class*="st-key-slide-s-"] { display: none !important; }
+    [class*="st-key-slide-m-"] { display: block !important; }
+}
+@media (min-width: 1920px) and (min-height: 1080px) {
+    [class*="st-key-slide-m-"] { display: none !important; }
+    [class*="st-key-slide-l-"] { display: block !important; }
+}
+h2 { font-size: 1.45rem !important; line-height: 1.25 !important; padding: 0 !important; }
+[data-testid="stCaptionContainer"], [data-testid="stMetricLabel"] p,
+[data-testid="stMarkdownContainer"] p, [data-testid="stTable"] td,
+[data-testid="stTable"] th { font-size: 1rem !important; }
+[data-testid="stMetricValue"], [data-testid="stMetricValue"] * { font-size: 1.6rem !important; }
+[data-testid="stMetric"] { padding-top: 0.3rem; }
+[data-testid="stVerticalBlock"] { gap: 0.6rem; }
+.leakeval-slides {
+    position: fixed; top: 0.4rem; right: 1rem; z-index: 999990; display: flex;
+    gap: 0.8rem; align-items: center; font-size: 1rem;
+}
+.leakeval-slides a { text-decoration: none; color: inherit; padding: 0.1rem 0.5rem;
+    border: 1px solid rgba(128, 128, 128, 0.5); border-radius: 0.4rem; }
+.leakeval-simulated { position: fixed; top: 0.4rem; left: 1rem; z-index: 999990;
+    font-size: 1rem; font-weight: 600; color: #b35900; }
 </style>"""
-"""Presentation mode: type that reads from the back of a room, no toolbar, full width."""
+"""Presentation mode: a 1280×720 slide whose type grows with larger screens (1600×900,
+1920×1080), each chart drawn at each size and shown at its own, type that reads from the
+back of a room, no controls; links to the next page and out of the mode, top right."""
+
+SLIDE_SIZES = {"s": 1.0, "m": 1.25, "l": 1.5}
+"""A slide chart's scale at each screen size PRESENTATION_CSS knows (1280, 1600, 1920 wide):
+plotly sizes itself in pixels, so a chart is drawn at each and CSS shows the one that fits."""
+
+
+def presentation_bar(links: dict[str, str], simulated: bool) -> str:
+    """The slide's own navigation (label -> URL), and the simulated-data label, as HTML."""
+    import html
+
+    anchors = "".join(
+        f'<a href="{html.escape(url)}" target="_self">{html.escape(label)}</a>'
+        for label, url in links.items()
+    )
+    label = (
+        '<div class="leakeval-simulated">Simulated data: generated runs and judgments</div>'
+        if simulated
+        else ""
+    )
+    return f'{label}<nav class="leakeval-slides">{anchors}</nav>'
+
+
+SLIDE_WIDTH_EM = 64
+"""Characters, roughly, that a 1280-pixel slide holds in one line of 18-pixel table text."""
+
+
+def slide_table(frame: pd.DataFrame, rows: int = 8) -> pd.DataFrame:
+    """A table's first rows with its numbers as text (four decimals, p-values in three
+    significant digits) and as many of its columns, in order, as fit a slide's width."""
+    shown = frame.head(rows).copy()
+    for column in shown.columns:
+        if pd.api.types.is_float_dtype(shown[column]):
+            pattern = "{:.3g}" if column in PROBABILITY_COLUMNS else "{:.4f}"
+            shown[column] = shown[column].map(
+                lambda v, p=pattern: "–" if pd.isna(v) else p.format(v)
+            )
+    kept, used = [], 0.0
+    for column in shown.columns:
+        chars = max([len(str(column)), *(len(str(v)) for v in shown[column])])
+        used += 0.55 * chars + 1.4  # text plus the cell's padding, in em
+        if used > SLIDE_WIDTH_EM and kept:
+            break
+        kept.append(column)
+    return shown[kept]
+
+
+def slide_fig(figure: go.Figure, height: int | None = None, scale: float = 1.0) -> go.Figure:
+    """A figure for a slide: type at least 18 px (times `scale`), the slide's height."""
+    size = round(18 * scale)
+    figure.update_layout(
+        font_size=size,
+        title_font_size=round(26 * scale),  # its subtitle (<sup>) at 18 px
+        hoverlabel_font_size=size,
+        # the legend in a row along the figure's bottom edge, below the axis title, where
+        # larger type runs into neither the data, the title nor the axes
+        legend={
+            "orientation": "h",
+            "yref": "container",
+            "yanchor": "bottom",
+            "y": 0.0,
+            "xanchor": "left",
+            "x": 0.0,
+            "font": {"size": size},
+        },
+        margin={
+            "t": round(78 * scale),
+            "b": round(128 * scale),
+            "l": round(96 * scale),
+            "r": round(16 * scale),
+        },
+    )
+    figure.update_xaxes(title_font_size=size, tickfont_size=size)
+    figure.update_yaxes(title_font_size=size, tickfont_size=size)
+    figure.update_annotations(font_size=size)
+    if height is not None:
+        figure.update_layout(height=round(height * scale))
+    return figure
+
 
 PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 
 
-def show_fig(builder: Callable[..., go.Figure], *args: Any, **kwargs: Any) -> None:
-    """Draw `builder(*args, **kwargs)`, built and serialised once per distinct input.
+def show_fig(
+    builder: Callable[..., go.Figure], *args: Any, slide_height: int | None = None, **kwargs: Any
+) -> None:
+    """Draw `builder(*args, **kwargs)`, built and serialised once per distinct input; in
+    presentation mode as a slide's figure (`slide_height` tall, where given).
 
     Building a Plotly figure (validation, templates) and serialising it for the browser cost
     more than the rest of a warm rerun. The chart is drawn inside a
@@ -36,7 +156,13 @@ def show_fig(builder: Callable[..., go.Figure], *args: Any, **kwargs: Any) -> No
     the chart message Streamlit stored instead of doing either again.
     """
     name = f"{builder.__module__}.{builder.__qualname__}"
-    _chart(name, _digest(args, kwargs), page_theme(), builder, args, kwargs)
+    digest = _digest(args, kwargs)
+    if not state.presenting():
+        _chart(name, digest, page_theme(), None, builder, args, kwargs)
+        return
+    for size in SLIDE_SIZES:
+        with st.container(key=f"slide-{size}-{digest[:12]}"):
+            _chart(name, digest, page_theme(), (size, slide_height), builder, args, kwargs)
 
 
 def page_theme() -> str | None:
@@ -46,9 +172,13 @@ def page_theme() -> str | None:
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def _chart(name: str, digest: str, theme: str | None, _builder, _args, _kwargs) -> None:
+def _chart(
+    name: str, digest: str, theme: str | None, slide: tuple | None, _builder, _args, _kwargs
+) -> None:
     # theme=None: the figures style themselves without a template (see present.style)
     figure = themed(_builder(*_args, **_kwargs), theme)
+    if slide is not None:  # (size, height): one of a slide chart's sizes
+        figure = slide_fig(figure, slide[1], SLIDE_SIZES[slide[0]])
     st.plotly_chart(figure, width="stretch", config=PLOT_CONFIG, theme=None)
 
 
@@ -57,7 +187,10 @@ def show_selectable_fig(
 ) -> None:
     """Draw a figure whose points can be clicked (`on_select` runs on a new selection). The
     chart message cannot be replayed (its selection is live), but the figure is built once
-    per distinct input: building is the expensive part."""
+    per distinct input: building is the expensive part. On a slide, nothing is clicked."""
+    if state.presenting():
+        show_fig(builder, *args)
+        return
     name = f"{builder.__module__}.{builder.__qualname__}"
     st.plotly_chart(
         _built(name, _digest(args), page_theme(), builder, args),
@@ -100,9 +233,18 @@ def _digest(*parts: Any) -> str:
     return digest.hexdigest()
 
 
-def show_table(frame: pd.DataFrame, height: int | None = None, **column_config) -> None:
+def show_table(
+    frame: pd.DataFrame,
+    height: int | None = None,
+    slide: list[str] | None = None,
+    **column_config,
+) -> None:
     """A table with p-values in 3 significant digits (1e-22, not 0.000…0001) and the
-    confidence of an interval as a percentage."""
+    confidence of an interval as a percentage; on a slide, its first rows as plain text, in
+    the `slide` columns (default: the first ones) that fit the slide's width."""
+    if state.presenting():
+        st.table(slide_table(frame[slide] if slide else frame), hide_index=True)
+        return
     defaults = {
         column: st.column_config.NumberColumn(format="%.3g")
         for column in frame.columns

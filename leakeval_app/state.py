@@ -36,6 +36,11 @@ def on_page(page: str) -> None:
     st.session_state[_PAGE] = page
 
 
+def presenting() -> bool:
+    """Presentation mode: widgets are not drawn (their values stand), tabs show the open one."""
+    return view().present
+
+
 def view() -> View:
     """The View this rerun shows, as its widgets have set it so far."""
     view, _ = View.from_params(_params(), st.session_state.get(_PAGE, "story"))
@@ -92,13 +97,24 @@ def control(
 
     With `options`, a stored value must name one of them (by its text); without, `parse`
     reads it (raising ValueError when it cannot). A value that fails either is replaced by
-    `default`, with a notice.
+    `default`, with a notice. A change is remembered before the rerun it causes starts, so
+    the View app.py reads first is already the new one. In presentation mode nothing is
+    drawn and the value stands.
     """
     key = widget_key(name)
     if key not in st.session_state:
         st.session_state[key] = _seed(name, options, default, parse)
+    if presenting():
+        return st.session_state[key]
+    chained = kwargs.pop("on_change", None)
+
+    def changed() -> None:
+        remember(name, st.session_state[key], default)
+        if chained is not None:
+            chained()
+
     args = (label, options) if options is not None else (label,)
-    value = widget(*args, key=key, **kwargs)
+    value = widget(*args, key=key, on_change=changed, **kwargs)
     remember(name, value, default)
     return value
 
@@ -164,9 +180,24 @@ def tabs(labels: list[str], name: str) -> Sequence[Any]:
     key = widget_key(name)
     if key not in st.session_state:
         st.session_state[key] = _seed(name, labels, labels[0], None)
+    if presenting():  # the open tab alone, without the row of tabs to click
+        return [_Slide(label == st.session_state[key]) for label in labels]
     opened = st.tabs(labels, key=key, on_change="rerun")
     remember(name, st.session_state[key], labels[0])
     return opened
+
+
+class _Slide:
+    """A tab in presentation mode: the open one draws into the page, the others nowhere."""
+
+    def __init__(self, open: bool) -> None:
+        self.open = open
+
+    def __enter__(self) -> _Slide:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
 
 
 def sync_url() -> None:

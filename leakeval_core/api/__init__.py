@@ -13,6 +13,7 @@ from typing import Any
 
 _LAZY = {
     "AUDIT_CAVEAT": "audits",
+    "AUDIT_NOTE": "audits",
     "Audit": "audits",
     "audit": "audits",
     "why_not_audit": "audits",

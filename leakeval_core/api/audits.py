@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from leakeval_core.analysis.options import Statistics
     from leakeval_core.evaluation.measures import Measure
 
-__all__ = ["AUDIT_CAVEAT", "Audit", "audit", "why_not_audit"]
+__all__ = ["AUDIT_CAVEAT", "AUDIT_NOTE", "Audit", "audit", "why_not_audit"]
 
 AUDIT_CAVEAT = (
     "Observational: the baseline adjusts only for the topic difficulty it measures, and "
@@ -35,6 +35,8 @@ AUDIT_CAVEAT = (
     "other ways (their subject, how specific they are). A difference that the permutation "
     "test and its interval support is a reason to look closer, not proof of memorisation."
 )
+AUDIT_NOTE = "Observational: the baseline adjusts only for the topic difficulty it measures."
+"""The caveat in a line, where a slide has room for no more."""
 SENSITIVITY_STEPS = tuple(round(t, 2) for t in np.arange(0.05, 1.0, 0.05))
 """Detection thresholds the sensitivity view recomputes the estimate at."""
 

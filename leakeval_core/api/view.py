@@ -146,8 +146,10 @@ class View:
         return params
 
     def to_url(self, base: str = "") -> str:
+        """The link: the Story is the app's root page, every other page its own path."""
         query = urlencode(self.to_params())
-        return f"{base}/{self.page}" + (f"?{query}" if query else "")
+        path = "" if self.page == "story" else self.page
+        return f"{base}/{path}" + (f"?{query}" if query else "")
 
     @classmethod
     def from_params(

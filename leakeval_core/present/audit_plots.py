@@ -32,10 +32,16 @@ def _error(frame: pd.DataFrame, value: str = "gain") -> dict:
     }
 
 
-def audit_figure(table: pd.DataFrame, measure: Measure, factor: str, baseline: str) -> go.Figure:
+def audit_figure(
+    table: pd.DataFrame, measure: Measure, places: list[str], baseline: str
+) -> go.Figure:
     """Leaked minus other gain per audited model, with its interval; 0 is no sign of
-    leakage inflation."""
-    rows = table.assign(label=table[factor].astype(str) + " · " + table.collection.astype(str))
+    leakage inflation. Each row is labelled by the `places` columns that vary."""
+    varying = [c for c in places if table[c].nunique() > 1] or places[-1:]
+    label = table[varying[0]].astype(str)
+    for column in varying[1:]:
+        label = label + " · " + table[column].astype(str)
+    rows = table.assign(label=label)
     colours = [LEAKED_COLOR if s else INK for s in rows.significant.astype(bool)]
     fig = go.Figure(
         go.Scatter(

@@ -341,7 +341,7 @@ def inflation_figure(
         fig.update_xaxes(title=x, type="category", row=1, col=col)
     direction = "higher" if measure.better == "higher" else "lower"
     fig.update_yaxes(
-        title=f"mean Δ {measure.label}, leaked − clean<br>({direction} is better)", row=1, col=1
+        title=f"Δ {measure.label}, leaked − clean<br>({direction} is better)", row=1, col=1
     )
     title = f"Where the gain from leakage lands<br><sup>Δ {measure.label} per topic group</sup>"
     style(fig, title, height=height)

@@ -170,7 +170,10 @@ def _audit(parts: ReportParts) -> list[tuple[str, str, object]]:
         (
             "Leakage audit",
             f"{result.caption} {result.caveat}",
-            (audit_figure(leaked, parts.measure, result.factor, result.baseline), result.summary())
+            (
+                audit_figure(leaked, parts.measure, [*result.keys, result.factor], result.baseline),
+                result.summary(),
+            )
             if len(leaked)
             else result.summary(),
         )

@@ -188,7 +188,7 @@ def numbers(facts: Facts, measure: Measure) -> list[tuple[str, str, str]]:
             "The difference, with the interval its test gives at the corrected level.",
         ),
         (
-            "Share of the gain from leaked topics",
+            "Share from leaked topics",
             share,
             "The leaked topics' summed gain over everyone's, with a 95% bootstrap interval "
             "over topics; '–' where the total gain is not clearly positive.",

@@ -31,7 +31,7 @@ SHOTS = ROOT / "test-output" / "screenshots"
 DRAWN_CHART = ".js-plotly-plot .main-svg"
 MAIN_CONTENT = {  # each page, in sidebar order, and what it must show once drawn
     "Story": DRAWN_CHART,
-    "Dataset browser": '[data-testid="stDataFrame"]',
+    "Dataset browser": '[data-testid="stDataFrame"], [data-testid="stTable"]',
     "Leakage overlap": DRAWN_CHART,
     "Per-query drill-down": DRAWN_CHART,
     "Condition comparison": DRAWN_CHART,
@@ -306,27 +306,89 @@ def test_renamed_design_in_chromium(renamed_dir, browser, tmp_path):
         stop_app(proc)
 
 
-def test_presentation_mode_fits_the_story_on_one_screen(app_url, browser):
-    """At 1280x720 with ?present=1: the headline, its chart and the top topics, no scrolling,
-    no sidebar, no controls."""
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
+SLIDE_CHECK = """(viewport) => {
+    const main = document.querySelector('[data-testid="stMain"]');
+    const shown = (el) => el.getClientRects().length > 0
+        && getComputedStyle(el).visibility !== 'hidden';
+    const small = [], outside = [], controls = [];
+    let bottom = 0;
+    for (const el of main.querySelectorAll('*')) {
+        if (!shown(el) || el.closest('[data-testid="stElementToolbar"], .modebar')) continue;
+        const box = el.getBoundingClientRect();
+        const text = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+        if (text) {
+            const size = parseFloat(getComputedStyle(el).fontSize);
+            const what = `${el.tagName} ${size}px: ${el.textContent.trim().slice(0, 40)}`;
+            if (size < 17.5) small.push(what);
+            if (box.right > viewport.width + 1 || box.left < -1) outside.push(what);
+            bottom = Math.max(bottom, box.bottom);
+        }
+        if (el.matches('input, select, textarea, button, [role="tab"], [data-testid="stExpander"]'))
+            controls.push(el.outerHTML.slice(0, 80));
+    }
+    return {small, outside, controls, bottom};
+}"""
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)], ids=["1280x720", "1920x1080"])
+def test_presentation_mode_fills_each_slide_with_type_a_room_can_read(app_url, browser, size):
+    """?present=1 at 1280x720 and 1920x1080: on every page no control in the main area,
+    type of at least 18 px, nothing cut at the sides; the Story fits the screen and fills it;
+    the slide's own links go on to the next page and out of the mode."""
+    width, height = size
+    page = browser.new_page(viewport={"width": width, "height": height})
+    paths = {
+        "Story": "",
+        "Dataset browser": "datasets",
+        "Leakage overlap": "leakage",
+        "Per-query drill-down": "queries",
+        "Condition comparison": "conditions",
+        "Leakage audit": "audit",
+    }
+    for name, path in paths.items():
+        page.goto(f"{app_url}/{path}?present=1")
+        page.locator("h2", has_text=HEADING.get(name, name)).first.wait_for(timeout=180_000)
+        # a slide draws each chart at each screen size and shows the one that fits
+        page.locator(f"{MAIN_CONTENT[name]} >> visible=true").first.wait_for(timeout=60_000)
+        wait_until_idle(page)
+        page.screenshot(path=str(SHOTS / f"present-{path or 'story'}-{width}x{height}.png"))
+        found = page.evaluate(SLIDE_CHECK, {"width": width, "height": height})
+        assert page.locator('[data-testid="stException"]').count() == 0, name
+        assert found["controls"] == [], (name, found["controls"][:3])
+        assert found["small"] == [], (name, found["small"][:5])
+        assert found["outside"] == [], (name, found["outside"][:5])
+        assert page.get_by_text("Simulated data").count() > 0, name
+        if name == "Story":
+            assert page.evaluate("document.scrollingElement.scrollTop") == 0
+            assert found["bottom"] <= height, f"the story ends at {found['bottom']:.0f}"
+            assert found["bottom"] >= 0.8 * height, "a fifth of the slide is empty"
     page.goto(f"{app_url}/?present=1")
-    headline = page.locator("h2", has_text=HEADING["Story"]).first
-    headline.wait_for(timeout=180_000)
-    chart = page.locator(DRAWN_CHART).first
-    chart.wait_for(timeout=60_000)
-    table = page.locator('[data-testid="stDataFrame"]').first
-    table.wait_for(timeout=60_000)
+    page.locator("h2", has_text=HEADING["Story"]).first.wait_for(timeout=60_000)
     wait_until_idle(page)
-    page.screenshot(path=str(SHOTS / "story-presentation-1280x720.png"))
-    for name, element in (("headline", headline), ("chart", chart), ("top topics", table)):
-        box = element.bounding_box()
-        assert box is not None and box["y"] >= 0, name
-        assert box["y"] + box["height"] <= 720, f"{name} ends at {box['y'] + box['height']:.0f}"
-    assert page.evaluate("document.scrollingElement.scrollTop") == 0
-    assert not page.locator('[data-testid="stSidebar"]').is_visible() or (
-        page.locator('[data-testid="stSidebar"]').bounding_box()["width"] < 10
+    page.get_by_role("link", name="Dataset browser ▶").click()
+    page.locator("h2", has_text="Dataset browser").wait_for(timeout=60_000)
+    assert "present=1" in page.url
+    wait_until_idle(page)
+    page.get_by_role("link", name="✕ leave presentation").click()
+    page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').first.wait_for(
+        timeout=60_000
     )
+    assert "present" not in page.url and "/datasets" in page.url
+    page.close()
+
+
+def test_the_presentation_switch_applies_at_once(app_url, browser):
+    """The defect: the sidebar's toggle hid the controls but kept small type and the sidebar
+    until the next click."""
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.goto(app_url)
+    page.locator("h2", has_text=HEADING["Story"]).first.wait_for(timeout=180_000)
+    wait_until_idle(page)
+    page.get_by_test_id("stSidebar").get_by_text("Presentation mode").click()
+    page.locator(".leakeval-slides").wait_for(timeout=60_000)
+    wait_until_idle(page)
+    assert page.evaluate("getComputedStyle(document.documentElement).fontSize") == "18px"
+    assert not page.get_by_test_id("stSidebar").is_visible()
     assert page.locator('[data-testid="stMain"] [data-testid="stSelectbox"]').count() == 0
     page.close()
 
@@ -488,7 +550,8 @@ def test_a_copied_link_shows_the_same_numbers_on_every_page(app_url, browser):
     for name in PAGES:
         fresh = browser.new_context(viewport={"width": 1500, "height": 1000})
         page = fresh.new_page()
-        open_page(page, f"{app_url}/{paths[name]}?{link.query}", name)
+        path = "" if paths[name] == "story" else paths[name]  # the Story is the root
+        open_page(page, f"{app_url}/{path}?{link.query}", name)
         assert page.locator('[data-testid="stException"]').count() == 0, name
         assert shown_numbers(page, name) == seen[name], name
         page.screenshot(path=str(SHOTS / f"link-{paths[name]}.png"))

@@ -113,5 +113,5 @@ def test_defaults_stay_out_of_the_link():
     assert View().to_params() == {}
     assert (
         View(threshold=0.61, collection="core18").with_choices(conditions_tab="Inflation").to_url()
-        == "/story?threshold=0.61&collection=core18&conditions_tab=Inflation"
+        == "/?threshold=0.61&collection=core18&conditions_tab=Inflation"
     )
