@@ -7,6 +7,7 @@ from leakeval_app.context import current
 from leakeval_app.render import (
     collection_or_stop,
     number,
+    plain,
     show_document,
     show_error,
     show_fig,
@@ -113,7 +114,7 @@ with tab_upload:
         for run in kept:  # two different files of one name are told apart by their content
             label = run.name if names.count(run.name) == 1 else f"{run.name} ({run.digest[:6]})"
             head = st.columns([5, 1])
-            head[0].markdown(f"**{label}**")
+            head[0].markdown(f"**{plain(label)}**")
             if head[1].button("Remove", key=f"forget_{run.digest}", icon=":material/delete:"):
                 uploads.forget(run.digest)
                 st.rerun()

@@ -101,10 +101,14 @@ with tab_pairs:
     if tab_pairs.open:
         presenting = ctx.view.present
         filters = st.columns([1, 1, 2]) if not presenting else None
+        # the collection the user came with (a Story's, say) is the first filter
+        chosen = [c for c in [state.get("collection")] if c in ctx.experiment.collections]
         collections = (
-            []
+            chosen
             if presenting
-            else filters[0].multiselect("Collection", list(ctx.experiment.collections))
+            else filters[0].multiselect(
+                "Collection", list(ctx.experiment.collections), default=chosen
+            )
         )
         categories = [] if presenting else filters[1].multiselect("Category", list(api.CATEGORIES))
         text = "" if presenting else filters[2].text_input("Topic or training query contains")

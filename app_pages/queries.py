@@ -129,9 +129,12 @@ with tab_all:
                 key="queries_top",
                 on_select=partial(on_row, top.qid.tolist()),
                 selection_mode="single-row",
-                column_config={
+                column_config={  # narrow numbers: A − B is never the column cut off
+                    "qid": st.column_config.TextColumn(width="small"),
                     "title": st.column_config.TextColumn(width="medium"),
-                    "A − B": st.column_config.NumberColumn(format="%+.3f"),
+                    "A": st.column_config.NumberColumn(format="%.3f", width="small"),
+                    "B": st.column_config.NumberColumn(format="%.3f", width="small"),
+                    "A − B": st.column_config.NumberColumn(format="%+.3f", width="small"),
                 },
             )
 with tab_measures:

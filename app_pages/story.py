@@ -46,10 +46,17 @@ for column, factor in zip(controls, factors, strict=False):
 
 story = views.story(ctx, tuple(pair.items()))
 st.header(story.headline, anchor=False)
-for column, (label, value, meaning) in zip(
+for column, (label, value, interval, meaning) in zip(
     st.columns(4), api.story_numbers(story, measure), strict=True
 ):
-    column.metric(label, value, help=None if presenting else meaning)
+    column.metric(
+        label,
+        value,
+        delta=interval,
+        delta_color="off",
+        delta_arrow="off",
+        help=None if presenting else meaning,
+    )
 st.markdown(story.evidence)
 if pair == default and not presenting:
     st.caption(
@@ -144,14 +151,17 @@ with top:
         on_select="rerun",
         selection_mode="single-row",
         key="story_top",
+        # narrow number columns, so the gain is never the one cut off
         column_config={
-            "similarity": st.column_config.NumberColumn(format="%.2f"),
+            "qid": st.column_config.TextColumn(width="small"),
+            "similarity": st.column_config.NumberColumn(format="%.2f", width="small"),
             **{
-                column: st.column_config.NumberColumn(format="%.3f")
+                column: st.column_config.NumberColumn(format="%.3f", width="small")
                 for column in shown.columns
                 if column.startswith(("A (", "B ("))
             },
-            "gain": st.column_config.NumberColumn(format="%+.3f"),
+            "gain": st.column_config.NumberColumn(format="%+.3f", width="small"),
+            "category": st.column_config.TextColumn(width="small"),
         },
     )
     st.caption("Select a row to open the topic in the drill-down.")

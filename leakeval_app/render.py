@@ -261,6 +261,15 @@ def show_table(
     )
 
 
+MARKDOWN_SPECIALS = frozenset("\\`*_{}[]()#+-.!|~<>$")
+
+
+def plain(text: str) -> str:
+    """Text as Markdown shows it literally: a file named `**x**.run` or `[a](b).run` is not
+    formatting or a link."""
+    return "".join(f"\\{c}" if c in MARKDOWN_SPECIALS else c for c in str(text))
+
+
 def show_error(exc: LeakevalError) -> None:
     """The same one-line message the CLI prints, so users can grep for it."""
     st.error(f"leakeval: {exc}")

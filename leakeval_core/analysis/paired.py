@@ -209,16 +209,13 @@ def compare_pair(a: np.ndarray, b: np.ndarray, test: Test = "ttest", seed: int =
         statistic, p = randomization_test(a, b, seed=seed)
     else:
         raise LeakevalError(f"unknown test {test!r}; use ttest or randomization")
-    sd = delta.std(ddof=1) if len(delta) > 1 else 0.0
-    effect = (
-        0.0
-        if sd <= TIE_TOLERANCE and abs(delta.mean()) <= TIE_TOLERANCE
-        else (
-            float(delta.mean() / sd)
-            if sd > TIE_TOLERANCE
-            else float(np.sign(delta.mean()) * np.inf)
-        )
-    )
+    sd = delta.std(ddof=1) if len(delta) > 1 else float("nan")
+    if len(delta) > 1 and sd <= TIE_TOLERANCE and abs(delta.mean()) <= TIE_TOLERANCE:
+        effect = 0.0  # identical: no difference at all
+    elif len(delta) > 1 and sd > TIE_TOLERANCE:
+        effect = float(delta.mean() / sd)
+    else:
+        effect = float("nan")  # one query, or one difference throughout: no spread to scale by
     return PairedResult(
         n=len(delta),
         mean_a=float(a.mean()),

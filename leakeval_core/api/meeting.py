@@ -35,8 +35,8 @@ def story_kind(data: Any) -> str:
     )
 
 
-def story_numbers(told: Story, measure) -> list[tuple[str, str, str]]:
-    """The story's figures as (label, value, what it is), as the app's cards show them."""
+def story_numbers(told: Story, measure) -> list[tuple[str, str, str | None, str]]:
+    """The story's figures as (label, value, interval, what it is): the app's cards."""
     from leakeval_core.present.story import numbers
 
     return numbers(told.facts, measure)

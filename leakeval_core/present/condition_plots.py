@@ -214,11 +214,7 @@ def condition_figure(
         fig.update_xaxes(title=x, type="category", row=1, col=col)
     fig.update_yaxes(title=measure.axis_title, row=1, col=1)
     style(fig, f"Mean {measure.label} per condition, 95% CI over queries", height=500)
-    fig.update_layout(
-        legend={"y": -0.22, "yanchor": "top", "x": 0.5, "xanchor": "center"},
-        margin={"b": 110},
-        scattermode="overlay" if ordered else "group",
-    )
+    fig.update_layout(scattermode="overlay" if ordered else "group")
     return fig
 
 
@@ -302,11 +298,7 @@ def difference_figure(
         "bars: the test's own interval at the level the correction tests it at</sup>",
         height=440,
     )
-    fig.update_layout(
-        scattermode="group",
-        legend={"y": -0.25, "yanchor": "top", "x": 0.5, "xanchor": "center"},
-        margin={"t": 100, "b": 110},
-    )
+    fig.update_layout(scattermode="group", margin={"t": 100})
     return fig
 
 
@@ -345,9 +337,6 @@ def inflation_figure(
     )
     title = f"Where the gain from leakage lands<br><sup>Δ {measure.label} per topic group</sup>"
     style(fig, title, height=height)
-    fig.update_layout(
-        legend={"y": -0.25, "yanchor": "top", "x": 0.5, "xanchor": "center"}, margin={"b": 110}
-    )
     return fig
 
 

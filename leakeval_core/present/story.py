@@ -158,38 +158,36 @@ def _detail(facts: Facts, measure: Measure) -> str:
     )
 
 
-def numbers(facts: Facts, measure: Measure) -> list[tuple[str, str, str]]:
-    """The story's figures as (label, value, what it is) for a row of metric cards."""
-    share = (
-        "–"
-        if np.isnan(facts.share) or np.isnan(facts.share_low)
-        else f"{facts.share:.0%} [{facts.share_low:.0%}, {facts.share_high:.0%}]"
-    )
-    interval = (
-        ""
-        if np.isnan(facts.ci_low)
-        else f" [{amount(facts.ci_low, measure)}, {amount(facts.ci_high, measure)}]"
-    )
+def numbers(facts: Facts, measure: Measure) -> list[tuple[str, str, str | None, str]]:
+    """The story's figures as (label, value, its interval or None, what it is), for a row
+    of metric cards."""
+    shared = not (np.isnan(facts.share) or np.isnan(facts.share_low))
     return [
         (
             f"Gain on {facts.leaked_topics} leaked topics",
             amount(facts.gain_leaked, measure),
+            None,
             f"Mean per-topic gain of {facts.a} over {facts.b} on the topics with a "
             "near-duplicate among the training queries (positive: better).",
         ),
         (
             f"Gain on {facts.other_topics} other topics",
             amount(facts.gain_other, measure),
+            None,
             "The same on the topics without one: the gain leakage cannot explain.",
         ),
         (
             "Leaked minus other",
-            amount(facts.difference, measure) + interval,
+            amount(facts.difference, measure),
+            None
+            if np.isnan(facts.ci_low)
+            else f"[{amount(facts.ci_low, measure)}, {amount(facts.ci_high, measure)}]",
             "The difference, with the interval its test gives at the corrected level.",
         ),
         (
             "Share from leaked topics",
-            share,
+            f"{facts.share:.0%}" if shared else "–",
+            f"[{facts.share_low:.0%}, {facts.share_high:.0%}]" if shared else None,
             "The leaked topics' summed gain over everyone's, with a 95% bootstrap interval "
             "over topics; '–' where the total gain is not clearly positive.",
         ),

@@ -128,19 +128,22 @@ def style(fig: go.Figure, title: str, height: int = 380) -> go.Figure:
     fig.update_layout(
         title={"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 16, "weight": 600}},
         height=height,
-        margin={"l": 60, "r": 20, "t": 60, "b": 50},
+        margin={"l": 60, "r": 20, "t": 60, "b": 96},
         font={"family": FONT, "size": 14, "color": TEXT["light"]},
         paper_bgcolor="rgba(0, 0, 0, 0)",
         plot_bgcolor="rgba(0, 0, 0, 0)",
         colorway=list(OTHER_COLORS),
         hovermode="closest",
         hoverlabel={"align": "left", "font": {"family": FONT}},
+        # along the figure's bottom edge, below the axis title: a legend there never runs
+        # into the title, a subtitle or the panels' titles above the plot
         legend={
             "orientation": "h",
+            "yref": "container",
             "yanchor": "bottom",
-            "y": 1.02,
-            "xanchor": "right",
-            "x": 1,
+            "y": 0.0,
+            "xanchor": "left",
+            "x": 0,
             "font": {"size": 12},
         },
     )

@@ -836,3 +836,14 @@ def test_bad_link_values_are_replaced_with_a_notice(app):
     for name in ("threshold=nan", "collection=nowhere", "measure=bogus", "conditions_tab=?"):
         assert any(name in n for n in notices), (name, notices)
     assert widget(at.selectbox, "collection").value == "robust04"
+
+
+def test_which_topics_leaked_opens_on_the_storys_collection(app):
+    """The defect: from a Core17 story the leakage page listed every collection's pairs,
+    Robust04's first."""
+    at = app()
+    widget(at.selectbox, "collection").set_value("core17").run()
+    next(b for b in at.button if "Which topics leaked" in b.label).click().run()
+    assert not at.exception and at.header[0].value == "Leakage overlap"
+    assert at.multiselect[0].value == ["core17"]
+    assert set(at.dataframe[0].value.collection) == {"core17"}

@@ -369,3 +369,12 @@ def test_coverage_words_add_up():
     assert ScoreDiagnostics(50, (), 0, 0, 0, 0).coverage("zero") == (
         "50 queries in the means, all retrieved by the run"
     )
+
+
+def test_an_effect_size_without_spread_is_undefined_not_infinite():
+    """The defect: an upload's near-duplicate row with one topic showed effect size -Infinity."""
+    from leakeval_core.analysis.paired import compare_pair
+
+    assert np.isnan(compare_pair(np.array([0.2]), np.array([0.5])).effect_size)
+    assert np.isnan(compare_pair(np.array([0.2, 0.3]), np.array([0.5, 0.6])).effect_size)
+    assert compare_pair(np.array([0.2, 0.3]), np.array([0.2, 0.3])).effect_size == 0.0
