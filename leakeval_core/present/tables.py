@@ -50,36 +50,118 @@ def to_markdown(frame: pd.DataFrame) -> str:
     return "\n".join([header, rule, *body]) + "\n"
 
 
+_LATEX_SPECIALS = (
+    ("\\", r"\textbackslash{}"),
+    ("&", r"\&"),
+    ("%", r"\%"),
+    ("$", r"\$"),
+    ("#", r"\#"),
+    ("_", r"\_"),
+    ("{", r"\{"),
+    ("}", r"\}"),
+    ("~", r"\textasciitilde{}"),
+    ("^", r"\textasciicircum{}"),
+)
+_LATEX_UNICODE = {
+    "α": r"$\alpha$",
+    "τ": r"$\tau$",
+    "ρ": r"$\rho$",
+    "Δ": r"$\Delta$",
+    "−": "-",
+    "–": "--",
+    "—": "---",
+    "×": r"$\times$",
+    "≥": r"$\geq$",
+    "≤": r"$\leq$",
+    "†": r"$^\dagger$",
+    "✱": "*",
+    "…": r"\ldots{}",
+    "·": r"$\cdot$",
+    "’": "'",
+    "“": "``",
+    "”": "''",
+}
+"""Characters outside ASCII that leakeval's captions use, as plain LaTeX: pdflatex without
+unicode packages rejects them."""
+
+LATEX_COLUMNS = (
+    "n",
+    "leaked_topics",
+    "other_topics",
+    "delta_leaked",
+    "delta_other",
+    "gain_leaked",
+    "gain_other",
+    "delta",
+    "difference",
+    "interval",
+    "p_adjusted",
+    "p_difference_adjusted",
+)
+"""The figures a paper's table keeps, beside the columns that say which row it is: the
+rest (test statistic, raw p, wins, ties) stay in the CSV, so the table fits a column."""
+LATEX_HEADERS = {
+    "leaked_topics": "leaked",
+    "other_topics": "other",
+    "delta_leaked": r"$\Delta$ leaked",
+    "delta_other": r"$\Delta$ other",
+    "gain_leaked": "gain leaked",
+    "gain_other": "gain other",
+    "difference": "diff.",
+    "p_adjusted": "adj. $p$",
+    "p_difference_adjusted": "adj. $p$",
+    "interval": "interval",
+}
+"""Short headers (already LaTeX) for the key columns, so a table fits the text width."""
+
+
 def _latex_escape(text: str) -> str:
-    for char, escaped in (
-        ("\\", r"\textbackslash{}"),
-        ("&", r"\&"),
-        ("%", r"\%"),
-        ("$", r"\$"),
-        ("#", r"\#"),
-        ("_", r"\_"),
-        ("{", r"\{"),
-        ("}", r"\}"),
-    ):
+    for char, escaped in _LATEX_SPECIALS:
         text = text.replace(char, escaped)
-    return text
+    for char, replacement in _LATEX_UNICODE.items():
+        text = text.replace(char, replacement)
+    # anything else beyond ASCII: dropped rather than breaking the document
+    return text.encode("ascii", "ignore").decode()
+
+
+def latex_columns(frame: pd.DataFrame) -> list[str]:
+    """The columns of a paper's table: those that say which row it is (every column before
+    the first figure), then the key figures."""
+    columns = [c for c in frame.columns if c != "significant"]
+    figures = [i for i, c in enumerate(columns) if c in LATEX_COLUMNS]
+    if not figures:
+        return columns
+    return columns[: figures[0]] + [c for c in LATEX_COLUMNS if c in frame.columns]
 
 
 def to_latex(frame: pd.DataFrame, caption: str, mark: str = "delta") -> str:
-    """A booktabs table; the `mark` cell of every significant row gets a dagger."""
-    columns = [c for c in frame.columns if c != "significant"]
+    """A booktabs table that pdflatex compiles as it is: ASCII only, numbers right-aligned,
+    the key columns (`latex_columns`); the `mark` cell of every significant row gets a
+    dagger."""
+    if {"ci_low", "ci_high"} <= set(frame.columns):  # one column, as a paper writes it
+        frame = frame.assign(
+            interval=[
+                f"[{_cell('ci_low', low, 3)}, {_cell('ci_high', high, 3)}]"
+                for low, high in zip(frame.ci_low, frame.ci_high, strict=True)
+            ]
+        )
+    columns = latex_columns(frame)
+    align = "".join("r" if c in LATEX_COLUMNS else "l" for c in columns)
     lines = [
+        r"% needs \usepackage{booktabs}",
         r"\begin{table}[t]",
         r"\centering",
         r"\small",
-        r"\begin{tabular}{" + "l" * len(columns) + "}",
+        r"\setlength{\tabcolsep}{4pt}",
+        r"\begin{tabular}{" + align + "}",
         r"\toprule",
-        " & ".join(_latex_escape(str(c)) for c in columns) + r" \\",
+        " & ".join(LATEX_HEADERS.get(c, _latex_escape(str(c))) for c in columns) + r" \\",
         r"\midrule",
     ]
     significant = frame["significant"] if "significant" in frame else pd.Series(False, frame.index)
+    mark = mark if mark in columns else next((c for c in ("difference",) if c in columns), mark)
     for (_, row), flag in zip(frame[columns].iterrows(), significant, strict=True):
-        cells = [_latex_escape(_cell(c, row[c])) for c in columns]
+        cells = [_latex_escape(_cell(c, row[c], 3)) for c in columns]
         if flag and mark in columns:
             cells[columns.index(mark)] += r"$^\dagger$"
         lines.append(" & ".join(cells) + r" \\")
