@@ -10,6 +10,8 @@ from leakeval_app import collector, loaders, state
 from leakeval_app.context import APP_MEASURES, AppContext, data_root, set_current
 from leakeval_app.render import (
     PRESENTATION_CSS,
+    export_charts,
+    forget_charts,
     lazy_expander,
     presentation_bar,
     show_error,
@@ -29,6 +31,7 @@ PAGES = {
     "audit": ("app_pages/audit.py", "Leakage audit", ":material/policy:"),
 }
 state.start()
+forget_charts()
 presenting = state.view().present
 # before the navigation: the app's icon, not a page's, is the tab's (a page's material icon
 # would be fetched from Google's servers)
@@ -279,6 +282,7 @@ if len(results.failures):
     if results.table.empty:
         st.stop()  # every run failed: nothing any page could show
 navigation.run()
+export_charts()
 for notice in state.take_notices():
     notices.warning(notice, icon=":material/link_off:")
 collector.freeze_long_lived_objects()

@@ -148,19 +148,48 @@ with tab_tau:
             show_table(taus)
 with tab_more:
     if tab_more.open and not ctx.view.present:
+        st.markdown("**Tables** (CSV for analysis, LaTeX for a paper: `\\usepackage{booktabs}`)")
+        cols = st.columns(4)
+        cols[0].download_button(
+            "Means (CSV)", means.assign(**fixed).to_csv(index=False), "means.csv", "text/csv"
+        )
+        cols[1].download_button(
+            "Per-query scores (CSV)",
+            api.per_query_table(ctx.study, ctx.settings).to_csv(index=False),
+            "per-query.csv",
+            "text/csv",
+            help=f"{measure.label}: one value per condition and query, folds combined.",
+        )
         if tests is not None:
-            cols = st.columns(3)
-            cols[0].download_button(
-                "Significance table (CSV)",
+            cols[2].download_button(
+                "Significance (CSV)",
                 tests.table.to_csv(index=False),
                 "significance.csv",
                 "text/csv",
             )
-            cols[1].download_button(
-                "Significance table (LaTeX)",
+            cols[3].download_button(
+                "Significance (LaTeX)",
                 to_latex(tests.table, tests.caption + " † significant."),
                 "significance.tex",
                 "text/x-tex",
+            )
+        if not (design.why_not("Inflation", "leakage") or ctx.leakage.empty):
+            inflated = views.inflation(ctx)
+            cols = st.columns(4)
+            cols[0].download_button(
+                "Inflation (CSV)", inflated.table.to_csv(index=False), "inflation.csv", "text/csv"
+            )
+            cols[1].download_button(
+                "Inflation (LaTeX)",
+                to_latex(inflated.table, inflated.caption),
+                "inflation.tex",
+                "text/x-tex",
+            )
+            cols[2].download_button(
+                "Top inflating topics (CSV)",
+                inflated.top.to_csv(index=False),
+                "top-inflating.csv",
+                "text/csv",
             )
         # the report is kept for the settings it was built with, so its download button
         # stays after a download (which must not rerun the page either)

@@ -124,6 +124,10 @@ with tab_pairs:
                 | pairs.train_text.str.casefold().str.contains(needle, regex=False)
             ]
         st.caption(f"{len(pairs):,} pair{'' if len(pairs) == 1 else 's'} shown.")
+        if not presenting:
+            st.download_button(
+                "These pairs (CSV)", pairs.to_csv(index=False), "leakage-pairs.csv", "text/csv"
+            )
         show_table(
             pairs.sort_values(
                 ["similarity", "collection", "test_qid"], ascending=[False, True, True]

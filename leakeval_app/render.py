@@ -14,7 +14,7 @@ from leakeval_app import state
 from leakeval_app.context import AppContext
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.collections import Collection, document_text
-from leakeval_core.present.style import themed
+from leakeval_core.present.style import slide_fig, themed
 from leakeval_core.present.tables import PROBABILITY_COLUMNS
 
 PRESENTATION_CSS = """<style>
@@ -108,39 +108,6 @@ def slide_table(frame: pd.DataFrame, rows: int = 8) -> pd.DataFrame:
     return shown[kept]
 
 
-def slide_fig(figure: go.Figure, height: int | None = None, scale: float = 1.0) -> go.Figure:
-    """A figure for a slide: type at least 18 px (times `scale`), the slide's height."""
-    size = round(18 * scale)
-    figure.update_layout(
-        font_size=size,
-        title_font_size=round(26 * scale),  # its subtitle (<sup>) at 18 px
-        hoverlabel_font_size=size,
-        # the legend in a row along the figure's bottom edge, below the axis title, where
-        # larger type runs into neither the data, the title nor the axes
-        legend={
-            "orientation": "h",
-            "yref": "container",
-            "yanchor": "bottom",
-            "y": 0.0,
-            "xanchor": "left",
-            "x": 0.0,
-            "font": {"size": size},
-        },
-        margin={
-            "t": round(78 * scale),
-            "b": round(128 * scale),
-            "l": round(96 * scale),
-            "r": round(16 * scale),
-        },
-    )
-    figure.update_xaxes(title_font_size=size, tickfont_size=size)
-    figure.update_yaxes(title_font_size=size, tickfont_size=size)
-    figure.update_annotations(font_size=size)
-    if height is not None:
-        figure.update_layout(height=round(height * scale))
-    return figure
-
-
 PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 
 
@@ -158,11 +125,64 @@ def show_fig(
     name = f"{builder.__module__}.{builder.__qualname__}"
     digest = _digest(args, kwargs)
     if not state.presenting():
+        st.session_state.setdefault(_SHOWN, []).append((builder, args, kwargs))
         _chart(name, digest, page_theme(), None, builder, args, kwargs)
         return
     for size in SLIDE_SIZES:
         with st.container(key=f"slide-{size}-{digest[:12]}"):
             _chart(name, digest, page_theme(), (size, slide_height), builder, args, kwargs)
+
+
+_SHOWN = "_leakeval_figures"
+
+
+def forget_charts() -> None:
+    """A rerun starts with no chart shown (a page that stopped early left its list)."""
+    st.session_state.pop(_SHOWN, None)
+
+
+def export_charts() -> None:
+    """Below every page: its charts as slide images (PNG and SVG, 1920×1080), on request,
+    since drawing them takes a browser a few seconds."""
+    shown = st.session_state.pop(_SHOWN, [])
+    if not shown or state.presenting():
+        return
+    import re
+
+    from leakeval_core.errors import LeakevalError
+    from leakeval_core.present.export import slide_images
+
+    key = _digest([(b.__qualname__, a, k) for b, a, k in shown])
+    box = lazy_expander("Slide images of this page's charts", "export_charts", ":material/image:")
+    with box:
+        if not box.open:
+            return
+        st.caption(
+            f"{len(shown)} chart(s) as PNG and SVG at 1920×1080, type sized for a slide, in "
+            "one zip. Drawn by this machine's Chromium; nothing is sent anywhere."
+        )
+        kept = st.session_state.get("_leakeval_slides")
+        if st.button("Make the images", icon=":material/photo_library:"):
+            figures = []
+            for builder, args, kwargs in shown:
+                figure = builder(*args, **kwargs)
+                title = re.sub(r"<[^>]+>", " ", figure.layout.title.text or builder.__name__)
+                figures.append((title.split("  ")[0], figure))
+            try:
+                kept = (key, slide_images(figures))
+            except LeakevalError as exc:
+                show_error(exc)
+                return
+            st.session_state["_leakeval_slides"] = kept
+        if kept is not None and kept[0] == key:
+            st.download_button(
+                "Download the slide images (zip)",
+                kept[1],
+                "leakeval-slides.zip",
+                "application/zip",
+                type="primary",
+                on_click="ignore",
+            )
 
 
 def page_theme() -> str | None:

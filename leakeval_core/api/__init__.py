@@ -31,6 +31,7 @@ _LAZY = {
     "convention_audit": "comparison",
     "fold_rule": "comparison",
     "paired": "comparison",
+    "per_query_table": "comparison",
     "paired_measures": "comparison",
     "query_along": "comparison",
     "ranked_lists": "comparison",

@@ -114,6 +114,11 @@ def condition_means(
     return means(per_query, list(by), fixed, measure=view.measure)
 
 
+def per_query_table(data: Study | Any, view: View) -> pd.DataFrame:
+    """The view's measure, one value per condition and query (folds combined)."""
+    return Study.open(data).per_query(view.measure, view.conventions).table
+
+
 def fold_rule(data: Study | Any, view: View) -> str:
     """How the experiment's folds were combined: split (concatenated) or repeated (averaged)."""
     return Study.open(data).per_query(view.measure, view.conventions).fold_rule

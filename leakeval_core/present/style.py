@@ -22,6 +22,7 @@ __all__ = [
     "Palette",
     "grade_color",
     "is_ordered",
+    "slide_fig",
     "style",
     "themed",
 ]
@@ -167,3 +168,37 @@ def themed(fig: go.Figure, theme: str | None) -> go.Figure:
             trace.marker.color = TEXT["dark"]
             trace.marker.line.color = TEXT["dark"]
     return fig
+
+
+def slide_fig(figure: go.Figure, height: int | None = None, scale: float = 1.0) -> go.Figure:
+    """A figure for a slide or a slide image: type of at least 18 px on a 1280-pixel slide
+    (times `scale` on larger ones), `height` tall (times `scale`)."""
+    size = round(18 * scale)
+    figure.update_layout(
+        font_size=size,
+        title_font_size=round(26 * scale),  # its subtitle (<sup>) at 18 px
+        hoverlabel_font_size=size,
+        # the legend in a row along the figure's bottom edge, below the axis title, where
+        # larger type runs into neither the data, the title nor the axes
+        legend={
+            "orientation": "h",
+            "yref": "container",
+            "yanchor": "bottom",
+            "y": 0.0,
+            "xanchor": "left",
+            "x": 0.0,
+            "font": {"size": size},
+        },
+        margin={
+            "t": round(78 * scale),
+            "b": round(128 * scale),
+            "l": round(96 * scale),
+            "r": round(16 * scale),
+        },
+    )
+    figure.update_xaxes(title_font_size=size, tickfont_size=size)
+    figure.update_yaxes(title_font_size=size, tickfont_size=size)
+    figure.update_annotations(font_size=size)
+    if height is not None:
+        figure.update_layout(height=round(height * scale))
+    return figure

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -847,3 +848,25 @@ def test_which_topics_leaked_opens_on_the_storys_collection(app):
     assert not at.exception and at.header[0].value == "Leakage overlap"
     assert at.multiselect[0].value == ["core17"]
     assert set(at.dataframe[0].value.collection) == {"core17"}
+
+
+@pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="/usr/bin/chromium is absent")
+def test_every_chart_of_a_page_exports_as_slide_images(app):
+    """PNG and SVG at 1920x1080 for each chart the page shows, drawn by kaleido."""
+    import io
+    import struct
+    import zipfile
+
+    at = app("app_pages/leakage.py")
+    at.session_state["export_charts"] = True  # open the lazy expander
+    at.run()
+    next(b for b in at.button if b.label == "Make the images").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    blob = at.session_state["_leakeval_slides"][1]
+    names = zipfile.ZipFile(io.BytesIO(blob)).namelist()
+    pngs = sorted(n for n in names if n.endswith(".png"))
+    assert len(pngs) == 1 == len([n for n in names if n.endswith(".svg")])  # the one chart
+    assert pngs[0].startswith("01-topics-with-a-near-duplicate")
+    png = zipfile.ZipFile(io.BytesIO(blob)).read(pngs[0])
+    assert struct.unpack(">II", png[16:24]) == (1920, 1080)  # the IHDR width and height
+    assert [d for d in at.get("download_button") if "slide images" in d.proto.label]
