@@ -277,6 +277,11 @@ def report(
         parts.story = story(study, view=view)
     except LeakevalError as exc:
         parts.story = f"Not applicable: {exc}"
+    if not study.pairs(view).empty:
+        from leakeval_core.api.leakage import leakage_overview
+
+        parts.overlap = leakage_overview(study, view)
+        parts.threshold, parts.pairs_source = study.threshold(view), study.pairs(view).source
     for collection in study.levels("collection"):
         by = [f for f in roles if f]
         parts.means[collection] = condition_means(study, view, by, {"collection": collection})

@@ -30,24 +30,39 @@ def html_report(title: str, sections: Sequence[tuple[str, str, object]], notes: 
                 content.to_html(
                     full_html=False,
                     include_plotlyjs=not plotly_inlined,
-                    config={"displaylogo": False},
+                    default_width="100%",
+                    config={"displaylogo": False, "responsive": True},
                 )
             )
             plotly_inlined = True
         else:
-            parts.append(html_table(content))
+            parts.append(f'<div class="wide">{html_table(content)}</div>')
         if table is not None:
-            parts.append(f"<details><summary>Table</summary>{html_table(table)}</details>")
+            parts.append(
+                f'<details><summary>Table</summary><div class="wide">{html_table(table)}'
+                "</div></details>"
+            )
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>
-body {{ font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1200px;
-       color: #222; }}
+body {{ font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1160px;
+       padding: 0 1.5rem; color: #222; }}
+.wide {{ max-width: 100%; overflow-x: auto; }}
 table {{ border-collapse: collapse; font-size: 0.85rem; margin-bottom: 1rem; }}
 th, td {{ border-bottom: 1px solid #ddd; padding: 0.25rem 0.6rem; text-align: right; }}
 th {{ background: #f4f4f4; }}
 .notes {{ background: #fff8e6; padding: 0.8rem 1rem; border-left: 4px solid #d95f02; }}
+@page {{ size: A4; margin: 1.5cm; }}
+@media print {{
+  body {{ max-width: none; margin: 0; padding: 0; font-size: 10pt; }}
+  .wide {{ overflow: visible; }}
+  table {{ font-size: 6.5pt; width: 100%; table-layout: fixed; overflow-wrap: anywhere; }}
+  th, td {{ padding: 0.1rem 0.25rem; }}
+  h2 {{ break-after: avoid; }}
+  .js-plotly-plot, .plot-container, .svg-container {{ max-width: 100% !important; }}
+  details {{ display: none; }}
+}}
 </style></head><body>
 <h1>{html.escape(title)}</h1>
 <p class="notes">{html.escape(notes)}</p>

@@ -24,6 +24,7 @@ from leakeval_core.present.condition_plots import (
     inflation_figure,
 )
 from leakeval_core.present.html import html_report
+from leakeval_core.present.leakage_plots import category_counts_figure, leak_share_figure
 from leakeval_core.present.style import Palette
 
 __all__ = [
@@ -63,6 +64,10 @@ class ReportParts:
     factors: list[str]
     story: Any = None
     """The Story (`present.story.Story`), or why it does not apply."""
+    overlap: Any = None
+    """Which topics leaked (`api.LeakageOverview`), where the experiment has pairs."""
+    threshold: float | None = None
+    pairs_source: str = ""
     means: dict[str, pd.DataFrame] = field(default_factory=dict)
     """Per collection: each condition's mean with its interval."""
     significance: Any = None
@@ -84,7 +89,7 @@ def render_report(parts: ReportParts, top: int = 10) -> str:
     x, colour, facet = parts.roles
     palette = Palette.of_experiment(parts.experiment)
     measure = parts.measure
-    sections = _story(parts)
+    sections = _story(parts) + _overlap(parts)
     sections += [
         (
             f"{collection}: {measure.label} by condition",
@@ -158,6 +163,33 @@ def _story(parts: ReportParts) -> list[tuple[str, str, object]]:
     return sections
 
 
+def _overlap(parts: ReportParts) -> list[tuple[str, str, object]]:
+    """Which topics leaked: the share per collection beside the study's, and the kinds."""
+    if parts.overlap is None:
+        return [
+            (
+                "Leakage overlap",
+                "Not applicable: the experiment has no leakage pairs (add [training_queries] "
+                "or [leakage] table to experiment.toml).",
+                "",
+            )
+        ]
+    return [
+        (
+            "Leakage overlap",
+            f"Topics with a near-duplicate among the training queries: a pair of similarity "
+            f"at least {parts.threshold:.3f} ({parts.pairs_source}). The marks are the leakage "
+            "study's shares over all of MS MARCO and ORCAS.",
+            (leak_share_figure(parts.overlap.share, parts.threshold), parts.overlap.share),
+        ),
+        (
+            "Kinds of near-duplicate",
+            "The pairs at that threshold by how the training query relates to the topic.",
+            category_counts_figure(parts.overlap.categories),
+        ),
+    ]
+
+
 def _audit(parts: ReportParts) -> list[tuple[str, str, object]]:
     """Each model against the baseline: the table, the per-model chart, the leaderboard."""
     if parts.audit is None:
@@ -225,7 +257,10 @@ def significance_caption(
     sizes = sorted(set(rows.family_size.tolist())) if len(rows) else [0]
     m = " or ".join(map(str, sizes))
     over = "within each collection over its" if family == "collection" else "over all"
-    return f"{statistics.describe()}; {vary}: {what}. Corrected {over} m = {m} comparisons."
+    return (
+        f"{statistics.describe()}; {vary}: {what}. p is each test's own; p_adjusted is "
+        f"corrected {over} m = {m} comparisons."
+    )
 
 
 def interval_caption(rows, statistics: Statistics) -> str:

@@ -585,3 +585,29 @@ def test_the_real_audit_opens_on_its_story(real_audit, browser, tmp_path, size):
         page.close()
     finally:
         stop_app(proc)
+
+
+def test_the_report_fits_a_1280_window_and_prints_to_a4(
+    demo_dir, demo_cache, browser, tmp_path, monkeypatch
+):
+    """The defect: the report was 1745 px wide in a 1280 px window."""
+    from leakeval_core.cli import main
+
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(demo_cache.root))
+    report = tmp_path / "report.html"
+    assert main(["report", str(demo_dir), "--out", str(report)]) == 0
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(report.as_uri())
+    page.locator(DRAWN_CHART).first.wait_for(timeout=60_000)
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 1280
+    headings = page.locator("h2").all_inner_texts()
+    assert headings[:2] == ["Story", "Gain along train_size"] and "Leakage overlap" in headings
+    page.screenshot(path=str(SHOTS / "report-1280.png"))
+    page.emulate_media(media="print")
+    pdf = page.pdf(format="A4", print_background=True)
+    assert pdf.startswith(b"%PDF") and pdf.count(b"/Type /Page") > 3
+    # A4 less 1.5 cm margins is 680 CSS pixels wide: nothing may stick out of it
+    page.set_viewport_size({"width": 680, "height": 1000})
+    # the charts follow the width (plotly's responsive relayout comes after the resize)
+    page.wait_for_function("document.scrollingElement.scrollWidth <= 681", timeout=30_000)
+    page.close()
