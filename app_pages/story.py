@@ -121,14 +121,14 @@ with chart:
         f"Leaked: a training query with similarity ≥ {ctx.threshold:.2f} ({ctx.leakage.source})."
     )
     if kind == "audit":
-        show_fig(category_gain_figure, story.chart, measure, str(design.baseline), slide_height=460)
+        show_fig(category_gain_figure, story.chart, measure, str(design.baseline), slide_height=430)
         if not presenting:
             st.caption(
                 f"Mean per-topic gain of {story.facts.a} over {design.baseline} by the kind of "
                 f"its nearest training query, with 95% t intervals. {leaked_means}"
             )
     elif story.x is not None:
-        show_fig(inflation_figure, story.chart, measure, story.x, None, 360, slide_height=460)
+        show_fig(inflation_figure, story.chart, measure, story.x, None, 360, slide_height=430)
         if not presenting:
             st.caption(
                 f"Mean per-topic gain of {design.leaked} over {design.clean} along {story.x}, "

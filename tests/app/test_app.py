@@ -710,7 +710,8 @@ def test_presentation_mode_hides_the_controls(app):
     assert not at.exception
     assert at.header[0].value.startswith("Leaked training")
     assert not _story_pair(at)  # the pair comes from the URL or the default
-    assert widget(at.sidebar.toggle, "present").value is True
+    assert not at.selectbox and not at.toggle and not at.button  # no control is drawn
+    assert at.session_state[key_of("present", "story")] is True
 
 
 def test_one_query_view_shows_a_b_and_its_course_along_the_size(app, demo_scores):

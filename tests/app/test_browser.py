@@ -240,13 +240,17 @@ def test_uploaded_runs_are_scored_kept_and_compared(app_url, browser, demo_dir, 
     good.write_bytes((demo_dir / "runs/robust04/monot5/leaked/2000/fold1.run").read_bytes())
     bad = tmp_path / "bad.run"
     bad.write_text("301 Q0 d1 1 2.0 x\n301 Q0 d2 2 nan x\n")
+    marked = tmp_path / "**big**[a](b).run"  # a name that is also Markdown
+    marked.write_bytes(good.read_bytes().splitlines(keepends=True)[0])
     page = browser.new_page(viewport={"width": 1500, "height": 1000})
     page.goto(f"{app_url}/datasets")
     page.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=120_000)
     wait_until_idle(page)
     page.get_by_role("tab", name="Score your own run").click()
     dropzone = page.get_by_test_id("stFileUploaderDropzoneInput")
-    dropzone.set_input_files([str(good), str(bad)])
+    dropzone.set_input_files([str(good), str(bad), str(marked)])
+    main = page.get_by_test_id("stMain")
+    main.get_by_text("**big**[a](b).run", exact=True).first.wait_for(timeout=60_000)
     # one fold's run: its 50 topics retrieved, the other 200 of the collection count as 0
     coverage = "250 queries in the means: 50 retrieved by the run, 200 absent from it, scored 0"
     page.get_by_text(coverage).wait_for(timeout=60_000)

@@ -218,7 +218,7 @@ def test_the_story_headline_agrees_across_the_api_the_cli_the_app_and_the_report
     assert at.header[0].value == told.headline
     assert at.markdown[0].value == told.evidence
     cards = api.story_numbers(told, api.View().parsed_measure)
-    shown = [(m.label, m.value, m.delta) for m in at.metric]
+    shown = [(m.label, m.value, m.delta or None) for m in at.metric]
     assert shown == [(label, value, interval) for label, value, interval, _ in cards]
     text = f"{told.headline} {told.detail} {told.evidence}"
     assert f"<h2>Story</h2><p>{text}</p>".replace("'", "&#x27;") in doors["report"]

@@ -8,7 +8,7 @@ from statsmodels.stats.multitest import multipletests
 
 from leakeval_core.analysis.compare import compare_levels
 from leakeval_core.analysis.corrections import correct, per_comparison_alpha
-from leakeval_core.analysis.folds import PerQuery, per_query
+from leakeval_core.analysis.folds import PerQuery, per_query, select
 from leakeval_core.analysis.inflation import inflation
 from leakeval_core.analysis.options import Statistics
 from leakeval_core.analysis.paired import (
@@ -378,3 +378,20 @@ def test_an_effect_size_without_spread_is_undefined_not_infinite():
     assert np.isnan(compare_pair(np.array([0.2]), np.array([0.5])).effect_size)
     assert np.isnan(compare_pair(np.array([0.2, 0.3]), np.array([0.5, 0.6])).effect_size)
     assert compare_pair(np.array([0.2, 0.3]), np.array([0.2, 0.3])).effect_size == 0.0
+
+
+def test_an_upload_that_covers_few_topics_gets_no_infinite_figure(demo_scores):
+    """The defect: a run covering few topics had a near-duplicate row with n = 1 and an
+    effect size of -Infinity."""
+    from leakeval_core.analysis.compare import versus_condition
+
+    table = per_query(demo_scores, "ndcg_cut_10")
+    levels = {"collection": "core17", "model": "colbert", "leakage": "none", "train_size": 2000}
+    condition = select(table.table, levels)
+    values = condition.set_index("qid").value.head(3) + 0.1  # three topics only
+    leaked = pd.DataFrame({"collection": "core17", "qid": [values.index[0]]})
+    rows, only_run, only_condition = versus_condition(values, table, levels, leaked)
+    assert (only_run, only_condition) == (0, len(condition) - 3)
+    near = rows[rows.topics == "topics with a near-duplicate"].iloc[0]
+    assert near.n == 1 and np.isnan(near.effect_size) and near.p == 1.0  # no evidence
+    assert np.isfinite(rows.effect_size.dropna()).all()
