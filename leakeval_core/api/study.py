@@ -135,12 +135,14 @@ class Study:
     ) -> PerQuery:
         """One value per (condition, query): folds combined, missing queries per convention."""
         from leakeval_core.analysis.folds import per_query
+        from leakeval_core.evaluation.measures import scored_with
 
         def build() -> PerQuery:
             scored = self._memo.find(
                 lambda key: key[0] == "scores" and key[2] == conventions and measure in key[1]
             )
-            return per_query(scored or self.scores(conventions, (measure,), progress), measure)
+            wanted = scored_with(measure)
+            return per_query(scored or self.scores(conventions, wanted, progress), measure)
 
         return self._memo.get(("per_query", measure, conventions), build)
 
@@ -153,7 +155,14 @@ class Study:
 
         if view is not None and view.method is not None:
             return view.method
-        return self._memo.get(("method",), lambda: experiment_method(self.experiment))
+        return self._memo.get(("method",), lambda: experiment_method(self.experiment, self.cache))
+
+    def methods(self) -> tuple[str, ...]:
+        """The detection methods that can give this experiment's pairs here: the installed
+        ones, and those whose pairs were computed ahead of time (the demo ships its own)."""
+        from leakeval_core.leakage.table import experiment_methods
+
+        return self._memo.get(("methods",), lambda: experiment_methods(self.experiment, self.cache))
 
     def leakage(
         self,

@@ -81,7 +81,8 @@ class View:
     def __post_init__(self) -> None:
         if self.page not in PAGES:
             raise LeakevalError(f"unknown page {self.page!r}; pages: {', '.join(PAGES)}")
-        self.parsed_measure  # noqa: B018 - raises for an unknown measure
+        # one key per measure, however it was named: View(measure="nDCG@10") is ndcg_cut_10's
+        object.__setattr__(self, "measure", self.parsed_measure.name)
         for name in ("experiment", "collection"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or not value):

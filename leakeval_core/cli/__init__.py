@@ -10,14 +10,23 @@ from __future__ import annotations
 import argparse
 import sys
 
-from leakeval_core.cli import admin, audit, collection, detection, experiment, leakage, scoring
+from leakeval_core.cli import (
+    admin,
+    audit,
+    collection,
+    dashboard,
+    detection,
+    experiment,
+    leakage,
+    scoring,
+)
 from leakeval_core.cli.common import EXIT_BAD_INPUT
 from leakeval_core.errors import LeakevalError
 
 __all__ = ["main"]
 
 EXIT_INTERNAL = 1
-COMMAND_GROUPS = (scoring, experiment, audit, leakage, detection, collection, admin)
+COMMAND_GROUPS = (dashboard, scoring, experiment, audit, leakage, detection, collection, admin)
 
 
 def main(argv: list[str] | None = None) -> int:

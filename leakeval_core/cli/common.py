@@ -17,7 +17,7 @@ from pathlib import Path
 from leakeval_core.api.terms import Statistics
 from leakeval_core.api.view import View
 from leakeval_core.evaluation.conventions import Conventions
-from leakeval_core.evaluation.measures import DEFAULT_MEASURES, Measure, parse_measures
+from leakeval_core.evaluation.measures import DEFAULT_MEASURES, Measure, Naming, parse_measures
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -27,6 +27,7 @@ __all__ = [
     "conventions_from",
     "from_options",
     "measures_from",
+    "output_names",
     "progress",
     "report_failures",
     "statistics_from",
@@ -103,6 +104,13 @@ def add_scoring_options(parser: argparse.ArgumentParser, single_measure: bool = 
             default=",".join(DEFAULT_MEASURES),
             help=f"comma-separated (default: {','.join(DEFAULT_MEASURES)})",
         )
+    parser.add_argument(
+        "--names",
+        choices=typing.get_args(Naming),
+        default="trec_eval",
+        help="how outputs name measures: trec_eval's (ndcg_cut_10, the default) or "
+        "ir_measures' (nDCG@10); --measures takes either",
+    )
     add_dataclass_options(parser, Conventions)
     parser.add_argument(
         "--compat",
@@ -129,6 +137,11 @@ def statistics_from(args: argparse.Namespace) -> Statistics:
 
 def measures_from(args: argparse.Namespace) -> tuple[Measure, ...]:
     return parse_measures(args.measure if hasattr(args, "measure") else args.measures)
+
+
+def output_names(args: argparse.Namespace) -> dict[str, str]:
+    """Each measure's table name -> the name outputs print (`--names`)."""
+    return {m.name: m.named(args.names) for m in measures_from(args)}
 
 
 def progress(label: str, unit: str = "run"):

@@ -13,6 +13,7 @@ from leakeval_core.cli.common import (
     add_scoring_options,
     conventions_from,
     measures_from,
+    output_names,
     progress,
 )
 
@@ -64,12 +65,13 @@ def _cmd_score(args: argparse.Namespace) -> int:
     )
     rows: list[tuple[str, str, str, float]] = []
     means = {name: run.means() for name, run in result.runs.items()}
+    shown = output_names(args)
     for name, run in result.runs.items():
-        rows.extend((name, "all", m, v) for m, v in means[name].items())
+        rows.extend((name, "all", shown[m], v) for m, v in means[name].items())
         if args.per_query:
             for measure, values in run.values.items():
                 rows.extend(
-                    (name, qid, measure, v) for qid, v in zip(run.qids, values, strict=True)
+                    (name, qid, shown[measure], v) for qid, v in zip(run.qids, values, strict=True)
                 )
     _report_diagnostics(
         {path: result.runs[name].diagnostics for name, path in zip(names, args.run, strict=True)},
@@ -82,13 +84,13 @@ def _cmd_score(args: argparse.Namespace) -> int:
             text = repr if args.digits is None else (lambda v: f"{v:.{args.digits}g}")
             writer.writerows((*row[:3], text(float(row[3]))) for row in rows)
     else:
-        _print_means(means, measures)
+        _print_means(means, measures, shown)
     return 0
 
 
-def _print_means(means: dict[str, dict[str, float]], measures) -> None:
+def _print_means(means: dict[str, dict[str, float]], measures, shown: dict[str, str]) -> None:
     """Runs down, measures across, four decimals: the table a paper's results section wants."""
-    header = ["run", *(m.label for m in measures)]
+    header = ["run", *(shown[m.name] for m in measures)]
     body = [[run, *(f"{values[m.name]:.4f}" for m in measures)] for run, values in means.items()]
     widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
     for row in [header, *body]:
@@ -142,7 +144,7 @@ def _cmd_scores(args: argparse.Namespace) -> int:
     measures, conventions = measures_from(args), conventions_from(args)
     parquet = bool(args.out) and Path(args.out).suffix == ".parquet"
     cache = Cache()
-    key = hash_key(scores_key(experiment, measures, conventions), parquet)
+    key = hash_key(scores_key(experiment, measures, conventions), parquet, args.names)
     output = cache.get_bytes("scores-output", key)
     failures = []
     if output is None:
@@ -151,7 +153,10 @@ def _cmd_scores(args: argparse.Namespace) -> int:
         results = api.experiment_scores(
             experiment, measures, conventions, progress=progress("scoring")
         )
-        output = _scores_output(results.table.drop(columns=["run_id"]), parquet)
+        table = results.table.drop(columns=["run_id"])
+        output = _scores_output(
+            table.assign(measure=table.measure.map(output_names(args))), parquet
+        )
         failures = results.failures.error.tolist()
         if not failures:
             cache.put_bytes("scores-output", key, output)

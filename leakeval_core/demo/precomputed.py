@@ -29,9 +29,11 @@ __all__ = ["DEMO_METHOD", "SHIPPED_METHODS", "precompute", "shipped_pairs"]
 
 DEMO_METHOD = "hybrid"
 """The detection method the demo names (`[leakage] method`): the most accurate that detects
-the demo while a person waits, and the same flags on every machine that has it."""
+the demo while a person waits; its pairs ship with the demo, so every machine flags the same
+topics."""
 SHIPPED_METHODS = (DEMO_METHOD, "lexical")
-"""The demo's method, and what a machine without the semantic extra falls back to."""
+"""The demo's method (its pairs serve installations without the semantic extra too), and
+lexical, which every installation can switch to on the leakage page without waiting."""
 
 
 def shipped_pairs(method: str) -> pd.DataFrame | None:

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from leakeval_core.errors import LeakevalError
+from leakeval_core.evaluation import ir_names
 
 __all__ = [
     "ALL_TREC",
@@ -20,8 +21,10 @@ __all__ = [
     "FAMILIES",
     "Measure",
     "MeasureFamily",
+    "Naming",
     "parse_measure",
     "parse_measures",
+    "scored_with",
 ]
 
 
@@ -62,7 +65,7 @@ FAMILIES: dict[str, MeasureFamily] = {
         ),
         MeasureFamily(
             "recall",
-            "Recall@{k}",
+            "R@{k}",
             "higher",
             "Share of the query's relevant documents found in the top k.",
             cutoff=True,
@@ -72,8 +75,9 @@ FAMILIES: dict[str, MeasureFamily] = {
             "judged",
             "Judged@{k}",
             "higher",
-            "Share of the top k with any judgment. Low values mean the other scores are "
-            "lower bounds (pooling bias).",
+            "Share of the top k (or of all the run ranks, if fewer) with a judgment of any "
+            "grade, as ir_measures' Judged@k. Low values mean the other scores are lower "
+            "bounds (pooling bias).",
             cutoff=True,
             native=True,
         ),
@@ -96,7 +100,7 @@ FAMILIES: dict[str, MeasureFamily] = {
         ),
         MeasureFamily(
             "map",
-            "MAP",
+            "AP",
             "higher",
             "Average precision over the relevant documents, within depth.",
             cutoff=False,
@@ -271,22 +275,63 @@ DASHBOARD_MEASURES = (
 also what `leakeval demo` precomputes, so the demo opens without scoring."""
 
 
+def scored_with(name: str) -> tuple[str, ...]:
+    """The measures scored together with `name`: the dashboard's, when it is one of them, so a
+    command or verb asking for one finds the table the app cached or the demo precomputed
+    (scoring seven native measures costs little more than one: reading the runs dominates)."""
+    return DASHBOARD_MEASURES if name in DASHBOARD_MEASURES else (name,)
+
+
+Naming = Literal["trec_eval", "ir_measures"]
+"""How outputs label measures: `ndcg_cut_10` or `nDCG@10` (`--names`)."""
+
+
 @dataclass(frozen=True)
 class Measure:
     family: MeasureFamily
     cutoff: float | None = None
+    rel: int | None = None
+    """This measure's own relevance level (ir_measures' `rel`); None: the conventions'."""
+    gain: Literal["linear", "exponential"] | None = None
+    """This measure's own nDCG gain (ir_measures' `dcg`); None: the conventions'."""
+
+    @property
+    def settings(self) -> ir_names.Params:
+        return {k: v for k, v in (("rel", self.rel), ("gain", self.gain)) if v is not None}
+
+    @property
+    def _cutoff_text(self) -> str | None:
+        if not self.family.cutoff:
+            return None
+        return f"{self.cutoff:.2f}" if self.family.decimal else str(self.cutoff)
+
+    @property
+    def trec_name(self) -> str:
+        """trec_eval's own name, without this measure's settings: what pytrec_eval is asked."""
+        k = self._cutoff_text
+        return self.family.name if k is None else f"{self.family.name}_{k}"
 
     @property
     def name(self) -> str:
-        """The trec_eval-style name used in tables and files, e.g. `ndcg_cut_10`."""
-        if not self.family.cutoff:
-            return self.family.name
-        k = f"{self.cutoff:.2f}" if self.family.decimal else str(self.cutoff)
-        return f"{self.family.name}_{k}"
+        """The trec_eval-style name used in tables and files, e.g. `ndcg_cut_10`, with its
+        own settings in ir_measures' syntax: `P_10(rel=2)`."""
+        return self.trec_name + ir_names.format_params(self.settings)
+
+    @property
+    def ir_name(self) -> str | None:
+        """ir_measures' name (`nDCG@10`, `P(rel=2)@10`), None where it has none (MFR)."""
+        return ir_names.ir_label(self.family.name, self._cutoff_text, self.settings)
+
+    def named(self, naming: Naming) -> str:
+        """The name in `naming`'s style; trec_eval's where ir_measures has none."""
+        return (self.ir_name or self.name) if naming == "ir_measures" else self.name
 
     @property
     def label(self) -> str:
-        return self.family.label.format(k=self.cutoff)
+        """What people read: ir_measures' name, as papers write it, else the family's."""
+        return self.ir_name or (
+            self.family.label.format(k=self.cutoff) + ir_names.format_params(self.settings)
+        )
 
     @property
     def better(self) -> str:
@@ -303,9 +348,39 @@ _CUTOFF = re.compile(r"^(?P<base>[A-Za-z_]+?)_(?P<k>\d+)$")
 _PARAMETER = re.compile(r"^(?P<base>[A-Za-z_]+?)_(?P<k>\d+\.\d+)$")
 
 
+_SETTINGS = re.compile(r"^(?P<base>[^()]+)\((?P<params>[^()]*)\)$")
+
+
 def parse_measure(text: str) -> Measure:
-    """Parse `ndcg_cut_10`, `P_1`, `first_rel_rank`, or any pytrec_eval measure name."""
+    """Parse a trec_eval name (`ndcg_cut_10`, `P_1`, any pytrec_eval measure), leakeval's
+    `first_rel_rank`, or an ir_measures name (`nDCG@10`, `P(rel=2)@10`, `RR`)."""
     name = text.strip()
+    try:
+        ir = ir_names.to_trec(name)
+        if ir is not None:
+            return _with_settings(_parse_trec(ir[0]), ir[1], name)
+        match = _SETTINGS.match(name)
+        if match:
+            settings = ir_names.parse_settings(match["params"], name)
+            return _with_settings(_parse_trec(match["base"].strip()), settings, name)
+    except ValueError as exc:
+        raise LeakevalError(str(exc)) from None
+    return _parse_trec(name)
+
+
+def _with_settings(measure: Measure, settings: ir_names.Params, name: str) -> Measure:
+    accepted = ir_names.accepts(measure.family.name)
+    refused = sorted(set(settings) - accepted)
+    if refused:
+        param = {"gain": "dcg"}.get(refused[0], refused[0])
+        raise LeakevalError(
+            f"measure {name!r}: {measure.name} takes no {param} of its own "
+            "(the conventions set it for every measure: --relevance-level, --gain)"
+        )
+    return replace(measure, **settings)
+
+
+def _parse_trec(name: str) -> Measure:
     if name in FAMILIES and not FAMILIES[name].cutoff:
         return Measure(FAMILIES[name])
     match = _PARAMETER.match(name)
@@ -350,17 +425,25 @@ def _pytrec_eval_measure(name: str) -> Measure:
     match = _PARAMETER.match(name)  # iprec_at_recall_0.10, Rprec_mult_0.20
     if match and match["base"] in supported:
         return Measure(MeasureFamily(name, name, "higher", "trec_eval measure", False, False))
-    known = ", ".join(
-        [f"{f.name}_K" if f.cutoff else f.name for f in FAMILIES.values()]
-        + ["any pytrec_eval measure"]
+    raise LeakevalError(f"unknown measure {name!r}; known: {KNOWN}")
+
+
+KNOWN = (
+    "ir_measures' "
+    + ", ".join(
+        n + ("" if m.cut is None else "@K" if m.whole is None else "[@K]")
+        for n, m in ir_names.IR_MEASURES.items()
     )
-    raise LeakevalError(f"unknown measure {name!r}; known: {known}")
+    + " (with rel=, or dcg= for nDCG, as in P(rel=2)@10); trec_eval's "
+    + ", ".join(f"{f.name}_K" if f.cutoff else f.name for f in FAMILIES.values())
+    + " and any other pytrec_eval measure"
+)
 
 
-def parse_measures(text: str | Sequence[str | Measure]) -> tuple[Measure, ...]:
-    """Parse a comma-separated list or a sequence of names (or measures, passed through),
-    keeping order and dropping repeats."""
-    items = text.split(",") if isinstance(text, str) else list(text)
+def parse_measures(text: str | Sequence[object]) -> tuple[Measure, ...]:
+    """Parse a comma-separated list or a sequence of names, measures (passed through) or
+    ir_measures measure objects, keeping order and dropping repeats."""
+    items = _split(text) if isinstance(text, str) else [_from_ir_measures(m) for m in text]
     items = [
         name
         for item in items
@@ -376,3 +459,24 @@ def parse_measures(text: str | Sequence[str | Measure]) -> tuple[Measure, ...]:
     if not measures:
         raise LeakevalError("no measure given")
     return measures
+
+
+def _split(text: str) -> list[str]:
+    """Split at the commas between measures, not inside `nDCG(dcg='exp-log2', ...)`."""
+    items, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    return [*items, text[start:]]
+
+
+def _from_ir_measures(item: object) -> str | Measure:
+    """An ir_measures measure object (`ir_measures.nDCG@10`) as its name; ir_measures
+    itself is never imported, so it need not be installed."""
+    if isinstance(item, str | Measure):
+        return item
+    if type(item).__module__.startswith("ir_measures"):
+        return str(item)
+    raise LeakevalError(f"not a measure: {item!r} (give a name such as 'nDCG@10')")

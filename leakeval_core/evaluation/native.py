@@ -41,6 +41,11 @@ class Judged:
         return np.nan_to_num(self.grades, nan=-1.0) >= 0
 
     @cached_property
+    def assessed(self) -> np.ndarray:
+        """Rows with any judgment, a negative grade included: an assessor saw them."""
+        return ~np.isnan(self.grades)
+
+    @cached_property
     def relevant(self) -> np.ndarray:
         level = self.qrels.conventions.relevance_level
         return self.judged & (np.nan_to_num(self.grades, nan=-np.inf) >= level)
@@ -92,7 +97,10 @@ def _recall(r: Judged, k: int | None) -> np.ndarray:
 
 @computes("judged")
 def _judged(r: Judged, k: int | None) -> np.ndarray:
-    return r.per_query(r.judged & (r.rank <= k)) / k
+    """ir_measures' Judged@k: of the top k a run ranks (fewer if it ranks fewer), the share
+    with a judgment of any grade. A run of five judged documents is fully judged."""
+    ranked = np.minimum(np.bincount(r.run.qidx, minlength=len(r.qrels.qids)), k)
+    return r.per_query(r.assessed & (r.rank <= k)) / ranked
 
 
 RECALL_LEVELS = tuple(x / 10 for x in range(11))

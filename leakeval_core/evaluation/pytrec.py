@@ -42,13 +42,13 @@ def pytrec_columns(
             continue
         evaluator = pytrec_eval.RelevanceEvaluator(
             qrels.pytrec_qrels(gain_transformed=uses_gain),
-            {m.name for m in group},
+            {m.trec_name for m in group},
             relevance_level=qrels.conventions.relevance_level,
         )
         results = evaluator.evaluate(pytrec_run)
         for m in group:
             per_query = [results.get(q, {}) for q in qrels.qids]
-            columns[m.name] = _FINISH.get(m.name, _plain(m.name))(per_query)
+            columns[m.name] = _FINISH.get(m.trec_name, _plain(m.trec_name))(per_query)
     if "num_rel" in columns:
         # from the qrels alone: a query the run misses still has its relevant documents
         # (trec_eval -c prints them); pytrec_eval, never seeing that query, reports 0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -53,6 +55,37 @@ class PreparedQrels:
         collection."""
         self._pytrec_qrels: dict[bool, dict[str, dict[str, int]]] = {}
         self._ideal: dict[int, np.ndarray] = {}
+        self._variants: dict[tuple[int, str], PreparedQrels] = {}
+
+    def at(self, relevance_level: int | None = None, gain: str | None = None) -> PreparedQrels:
+        """These qrels for a measure with its own relevance level or gain (`P(rel=2)@10`).
+
+        The scored queries stay these conventions' own, so every measure of a run is over
+        the same queries; a query without a document at the measure's level scores 0 on it,
+        as in pytrec_eval. The judgments' index is shared.
+        """
+        conventions = replace(
+            self.conventions,
+            relevance_level=self.conventions.relevance_level
+            if relevance_level is None
+            else relevance_level,
+            gain=gain or self.conventions.gain,
+        )
+        if conventions == self.conventions:
+            return self
+        key = (conventions.relevance_level, conventions.gain)
+        if key not in self._variants:
+            self.judgments  # noqa: B018 - built once, shared by every variant
+            variant = copy.copy(self)
+            variant.conventions = conventions
+            scored = self._row_qidx >= 0
+            relevant = self._grades[scored] >= conventions.relevance_level
+            variant.num_rel = np.bincount(
+                self._row_qidx[scored], weights=relevant, minlength=len(self.qids)
+            )
+            variant._pytrec_qrels, variant._ideal, variant._variants = {}, {}, {}
+            self._variants[key] = variant
+        return self._variants[key]
 
     def gain(self, grades: np.ndarray) -> np.ndarray:
         """Gain of each grade; negative grades and unjudged documents (NaN) gain 0."""

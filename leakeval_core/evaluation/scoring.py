@@ -197,6 +197,14 @@ def _zero_missing(values: dict[str, np.ndarray], absent: np.ndarray) -> None:
             column[absent] = 1.0 if name == "num_q" else 0.0
 
 
+def _by_settings(measures: Sequence[Measure]) -> dict[tuple, list[Measure]]:
+    """Measures grouped by their own relevance level and gain (None: the conventions')."""
+    groups: dict[tuple, list[Measure]] = {}
+    for m in measures:
+        groups.setdefault((m.rel, m.gain), []).append(m)
+    return groups
+
+
 def _score_ranked(run: Ranked, qrels: PreparedQrels, measures: tuple[Measure, ...]) -> RunScores:
     grades = qrels.judgments.grades(run.qidx, run.docs, run.doc_values)
     if (
@@ -208,10 +216,13 @@ def _score_ranked(run: Ranked, qrels: PreparedQrels, measures: tuple[Measure, ..
             f"{run.name}: none of its {len(run.doc_values)} distinct documents is judged in "
             "the qrels; is this run for another collection?"
         )
-    values = native_scores(run, grades, qrels, [m for m in measures if m.family.native])
-    others = [m for m in measures if not m.family.native]
-    if others:
-        values.update(pytrec_columns(run, qrels, others))
+    values: dict[str, np.ndarray] = {}
+    for (rel, gain), group in _by_settings(measures).items():
+        at = qrels.at(rel, gain)
+        values.update(native_scores(run, grades, at, [m for m in group if m.family.native]))
+        others = [m for m in group if not m.family.native]
+        if others:
+            values.update(pytrec_columns(run, at, others))
     conv = qrels.conventions
     keep = run.in_run if conv.missing == "drop" else np.ones(len(qrels.qids), bool)
     if conv.missing == "zero":

@@ -61,6 +61,13 @@ class Cache:
     def path(self, kind: str, key: str, suffix: str = ".parquet") -> Path:
         return self.root / kind / f"{key}{suffix}"
 
+    def has(self, kind: str, key: str) -> bool:
+        """Whether a table is stored here or on the shelf (without reading it)."""
+        name = self.path(kind, key)
+        return name.is_file() or (
+            self.shelf is not None and (self.shelf / kind / name.name).is_file()
+        )
+
     def get(self, kind: str, key: str) -> tuple[pd.DataFrame, dict] | None:
         """The cached table and its metadata, or None when absent or unreadable."""
         import pyarrow as pa

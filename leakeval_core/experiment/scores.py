@@ -144,6 +144,11 @@ def score_experiment(
     return ExperimentScores(*tables, measures, conventions, experiment.design)
 
 
+SCORER_VERSION = 2
+"""Bump when a measure's computation changes, so cached scores are computed anew and
+cached leakage pairs are not (2: judged_K is ir_measures' Judged@K)."""
+
+
 def scores_key(
     experiment: Experiment,
     measures: Sequence[str | Measure] | str,
@@ -156,6 +161,7 @@ def scores_key(
     collections = dict.fromkeys(run["collection"] for run in runs)
     return hash_key(
         "experiment-scores",
+        SCORER_VERSION,
         [(run["run_id"], file_digest(run["path"])) for run in runs],
         {name: collection_digest(experiment.collections[name]) for name in collections},
         asdict(conventions),

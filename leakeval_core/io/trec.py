@@ -210,9 +210,19 @@ _TEXT = re.compile(rb"[^ \n\x0b\x0c]")
 """A byte that is not whitespace (tab and CR are refused before this is asked)."""
 
 
+_COMMENT = re.compile(rb"(?m)^ *#")
+"""A line whose first token starts with '#': a comment, which only the slow path skips."""
+
+
+def _has_comment(data: bytes | mmap.mmap) -> bool:
+    return data.find(b"#") >= 0 and _COMMENT.search(data) is not None
+
+
 def _is_clean(data: mmap.mmap, decoder: codecs.IncrementalDecoder, final: bool) -> bool:
-    """No NUL, CR or tab, and valid UTF-8 (a character may continue in the next window)."""
-    if any(data.find(bad) >= 0 for bad in (b"\x00", b"\r", b"\t")):
+    """No NUL, CR, tab or comment line, and valid UTF-8 (a character may continue in the
+    next window). A window may start mid-line: a '#' there sends the file to the slow path
+    too, which is only slower."""
+    if any(data.find(bad) >= 0 for bad in (b"\x00", b"\r", b"\t")) or _has_comment(data):
         return False
     octets = np.frombuffer(data, np.uint8)
     ascii_only = int(octets.max()) < 0x80
@@ -233,6 +243,8 @@ def _split_fast(data: bytes, columns: Sequence[str], keep: dict[str, str]) -> pa
         return None  # a lone CR would end a line for pyarrow and shift line numbers
     if b"\t" in data:
         data = data.replace(b"\t", b" ")
+    if _has_comment(data):
+        return None  # pyarrow would read a comment that has the columns' shape as a row
     return _read_columns(io.BytesIO(data), columns, keep)
 
 

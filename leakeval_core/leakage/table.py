@@ -15,8 +15,9 @@ from leakeval_core.errors import LeakevalError, ParseError
 from leakeval_core.experiment.cache import Cache, hash_key
 from leakeval_core.experiment.manifest import MANIFEST, Experiment
 from leakeval_core.experiment.scores import Progress
+from leakeval_core.leakage import options as detection_options
 from leakeval_core.leakage.detect import LEAKAGE_COLUMNS, TopicTexts, detect, topic_texts
-from leakeval_core.leakage.options import METHODS, DetectionOptions, method_for, threshold_for
+from leakeval_core.leakage.options import METHODS, DetectionOptions, threshold_for
 
 __all__ = [
     "CATEGORIES",
@@ -27,6 +28,7 @@ __all__ = [
     "category_counts",
     "detect_leakage",
     "experiment_method",
+    "experiment_methods",
     "experiment_topic_texts",
     "ground_truth",
     "leak_share",
@@ -86,10 +88,10 @@ def load_leakage(
     return _read_pairs(experiment, path)
 
 
-def experiment_method(experiment: Experiment) -> str:
-    """The method an experiment is detected with: its `[leakage] method` where installed,
-    else the most accurate installed one. A name that is no method is an error in
-    experiment.toml, located at its line."""
+def experiment_method(experiment: Experiment, cache: Cache | None = None) -> str:
+    """The method an experiment is detected with: its `[leakage] method` where this machine
+    can give its pairs (`experiment_methods`), else the most accurate installed one. A name
+    that is no method is an error in experiment.toml, located at its line."""
     named = experiment.detection_method
     if named is not None and named not in METHODS:
         manifest = experiment.root / MANIFEST
@@ -98,7 +100,24 @@ def experiment_method(experiment: Experiment) -> str:
         raise ParseError(
             manifest, line, f"leakage.method {named!r} is not one of {', '.join(METHODS)}"
         )
-    return method_for(named)
+    return (
+        named if named in experiment_methods(experiment, cache) else detection_options.best_method()
+    )
+
+
+def experiment_methods(experiment: Experiment, cache: Cache | None = None) -> tuple[str, ...]:
+    """The methods that can give this experiment's pairs here: those installed, and those
+    whose pairs for these very inputs are already computed (in the cache, or shipped with the
+    experiment, as the demo's are). So an installation without the semantic extra shows the
+    demo with the method it names, and the same topics leaked, as every other one does."""
+    installed = detection_options.available_methods()
+    missing = [m for m in METHODS if m not in installed]
+    if not missing or experiment.training_queries is None or experiment.leakage_table:
+        return installed
+    cache = Cache.of_experiment(experiment.root, cache)
+    inputs = _inputs_digest(experiment)
+    ready = {m for m in missing if cache.has("leakage", _key(inputs, DetectionOptions(method=m)))}
+    return tuple(m for m in METHODS if m in installed or m in ready)
 
 
 def detect_leakage(
@@ -110,7 +129,7 @@ def detect_leakage(
     max_queries: int | None = None,
 ) -> LeakageTable:
     """Detect near-duplicates of every collection's topics in the training log, cached."""
-    options = options or DetectionOptions(method=experiment_method(experiment))
+    options = options or DetectionOptions(method=experiment_method(experiment, cache))
     from leakeval_core.experiment.collections import log_size, training_chunks
 
     source = experiment.training_queries
@@ -146,15 +165,26 @@ def leakage_key(
 ) -> str:
     """The cache key of an experiment's detected pairs: its log's and collections' content
     and every detection setting."""
+    return _key(_inputs_digest(experiment), options, fields)
+
+
+def _inputs_digest(experiment: Experiment) -> tuple[str, dict[str, str]]:
+    """The content of what detection reads: hashing a large log is the costly part of a key,
+    so a caller keying several methods does it once."""
     from leakeval_core.experiment.digests import collection_digest, source_digest
 
-    return hash_key(
-        "leakage",
+    return (
         source_digest(experiment.training_queries),
         {n: collection_digest(s) for n, s in experiment.collections.items()},
-        asdict(options),
-        fields,
     )
+
+
+def _key(
+    inputs: tuple[str, dict[str, str]],
+    options: DetectionOptions,
+    fields: tuple[str, ...] = ("title", "description"),
+) -> str:
+    return hash_key("leakage", *inputs, asdict(options), fields)
 
 
 def experiment_topic_texts(

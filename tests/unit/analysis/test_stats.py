@@ -54,6 +54,7 @@ def test_exact_randomization_matches_scipy_permutation_test(n):
     assert randomization_test(a, b)[1] == pytest.approx(expected, rel=1e-12)
 
 
+@pytest.mark.slow
 def test_sampled_randomization_is_seeded_and_close_to_scipy():
     rng = np.random.default_rng(7)
     a = rng.random(80)

@@ -35,6 +35,7 @@ QRELS = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d4": 1}}
 RUN = {"q1": {"d1": 1.0, "d2": 3.0, "d3": 2.0}, "q2": {"d4": 0.5, "d5": 0.9}}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module", [*VERB_MODULES, leakeval_core], ids=lambda m: m.__name__)
 def test_docstring_examples_run(module, demo_dir, demo_cache, monkeypatch):
     monkeypatch.setenv("LEAKEVAL_CACHE", str(demo_cache.root))
@@ -135,6 +136,7 @@ def test_importing_the_package_stays_light():
     assert callable(leakeval_core.score) and "score" in dir(leakeval_core)
 
 
+@pytest.mark.slow
 def test_the_example_script_runs(demo_dir, demo_cache):
     env = {"LEAKEVAL_CACHE": str(demo_cache.root), "PATH": "/usr/bin:/bin"}
     done = subprocess.run(

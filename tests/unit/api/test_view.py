@@ -102,7 +102,8 @@ def test_a_view_refuses_what_it_cannot_mean():
     with pytest.raises(LeakevalError, match="threshold"):
         View(threshold=1.5)
     with pytest.raises(LeakevalError, match="unknown measure"):
-        View(measure="nDCG@ten")
+        View(measure="ndcg_at_ten")
+    assert View(measure="nDCG@10") == View(measure="ndcg_cut_10")  # one key, either name
     with pytest.raises(LeakevalError, match="method"):
         View(method="bm25")
     with pytest.raises(LeakevalError, match="page's choice"):

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from leakeval_core.cli import main
+from leakeval_core.evaluation.measures import DEFAULT_MEASURES
 from tests.support import realdata, write
 
 QRELS = "1 0 a 1\n1 0 b 0\n2 0 a 2\n2 0 c 1\n"
@@ -71,8 +72,11 @@ def test_first_rel_rank_mean_is_over_defined_queries(tmp_path):
 def test_score_prints_a_readable_table(tmp_path, capsys):
     qrels, run = write(tmp_path / "q", QRELS), write(tmp_path / "sys.run", RUN)
     assert main(["score", "--qrels", str(qrels), "--run", str(run)]) == 0
-    out = capsys.readouterr().out
-    assert "nDCG@10" in out and "sys" in out and "First relevant rank" in out
+    header, row = capsys.readouterr().out.splitlines()
+    assert header.split() == ["run", *DEFAULT_MEASURES] and row.split()[:2] == ["sys", "0.9299"]
+    assert main(["score", "--qrels", str(qrels), "--run", str(run), "--names", "ir_measures"]) == 0
+    header = capsys.readouterr().out.splitlines()[0].split()
+    assert header == ["run", "nDCG@10", "P@1", "first_rel_rank", "R@100", "Judged@10"]
 
 
 @pytest.mark.parametrize(
@@ -105,6 +109,7 @@ def test_internal_error_is_one_line_with_debug_hint(tmp_path, capsys, monkeypatc
     assert "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_scores_and_validate_on_demo(demo_dir, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
     out = tmp_path / "scores.parquet"
@@ -195,6 +200,7 @@ def test_core17_bm25_matches_independent_pytrec_eval(tmp_path):
         assert row.value == pytest.approx(reference[row.qid][row.measure], abs=1e-6)
 
 
+@pytest.mark.slow
 def test_compare_csv_columns_and_bonferroni(demo_dir, tmp_path, monkeypatch):
     monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
     out = tmp_path / "cmp.csv"
@@ -240,6 +246,7 @@ def test_compare_csv_columns_and_bonferroni(demo_dir, tmp_path, monkeypatch):
     assert rows.p_adjusted.to_numpy() == pytest.approx((rows.p * 45).clip(upper=1), rel=1e-5)
 
 
+@pytest.mark.slow
 def test_compare_latex_marks_significance_and_names_correction(
     demo_dir, tmp_path, monkeypatch, capsys
 ):
@@ -274,6 +281,7 @@ def test_compare_unknown_level_is_one_line(demo_dir, tmp_path, monkeypatch, caps
     )
 
 
+@pytest.mark.slow
 def test_inflation_and_report(demo_dir, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
     out = tmp_path / "inflation.csv"
@@ -303,6 +311,7 @@ def test_cache_clear(tmp_path, monkeypatch, capsys):
     assert not (tmp_path / "cache").exists()
 
 
+@pytest.mark.slow
 def test_warm_scores_writes_its_cached_output_without_heavy_imports(demo_dir, tmp_path):
     """A repeat `leakeval scores` hashes the files and writes the stored output: the same
     bytes, without importing pandas, numpy or pyarrow. A damaged stored output is rebuilt."""
@@ -385,7 +394,7 @@ def test_notes_say_what_the_conventions_did(tmp_path, capsys):
     assert main([*args, "--missing", "drop"]) == 0
     err = capsys.readouterr().err
     assert "1 qrels queries absent from the run, dropped" in err
-    assert "Recall@1000: only the top 100 documents of each run count" in err
+    assert "R@1000: only the top 100 documents of each run count" in err
     assert main([*args, "--compat", "trec_eval"]) == 0
     err = capsys.readouterr().err
     assert "only the top" not in err  # depth 1000 under trec_eval's conventions

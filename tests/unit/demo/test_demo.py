@@ -2,6 +2,7 @@ import hashlib
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from leakeval_core.analysis.folds import per_query
 from leakeval_core.demo.generator import MODELS, TRAIN_SIZES, generate_demo
@@ -17,17 +18,17 @@ def digest(root):
     return h.hexdigest()
 
 
-def test_same_seed_same_bytes(tmp_path):
-    assert digest(generate_demo(tmp_path / "first")) == digest(generate_demo(tmp_path / "again"))
+@pytest.mark.slow
+def test_the_same_seed_regenerates_the_same_bytes_in_place_of_the_whole_folder(tmp_path):
+    from leakeval_core.demo.generator import MARKER
 
-
-def test_regeneration_replaces_whole_folder(tmp_path):
-    out = tmp_path / "d"
-    generate_demo(out, seed=1)
-    (out / "stray.txt").write_text("x")
-    generate_demo(out, seed=1)
-    assert not (out / "stray.txt").exists()
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+    demo = generate_demo(tmp_path / "demo")
+    first = digest(demo)
+    (demo / "stray.txt").write_text("x")
+    assert generate_demo(demo) == demo  # a demo it wrote (the marker says so) is replaced
+    assert (demo / MARKER).is_file() and not (demo / "stray.txt").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temp folder left
+    assert digest(demo) == first
 
 
 def test_collections_are_shaped_like_the_real_ones(demo_experiment):
@@ -98,10 +99,8 @@ def test_candidate_lists_contain_unjudged_documents(demo_scores):
     assert 0.5 < judged < 0.9
 
 
-def test_the_generator_replaces_only_a_demo_it_wrote(tmp_path):
-    import pytest
+def test_the_generator_refuses_to_replace_what_it_did_not_write(tmp_path):
 
-    from leakeval_core.demo.generator import MARKER, generate_demo
     from leakeval_core.errors import LeakevalError
 
     mine = tmp_path / "mine"
@@ -114,6 +113,3 @@ def test_the_generator_replaces_only_a_demo_it_wrote(tmp_path):
     with pytest.raises(LeakevalError, match="a symlink is in the way"):
         generate_demo(link)
     assert (mine / "data.txt").read_text() == "keep me" and link.is_symlink()
-    demo = generate_demo(tmp_path / "demo")
-    assert (demo / MARKER).is_file()
-    assert generate_demo(demo) == demo  # an earlier demo is replaced

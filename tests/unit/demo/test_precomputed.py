@@ -24,6 +24,7 @@ def test_the_demo_names_the_method_it_ships(demo_experiment):
     assert demo_experiment.detection_method == SHIPPED_METHODS[0]
 
 
+@pytest.mark.detection
 @pytest.mark.parametrize("method", SHIPPED_METHODS)
 def test_the_shipped_pairs_are_what_detection_finds(demo_experiment, tmp_path, method):
     encoder = encoder_of(method)
@@ -58,3 +59,32 @@ def test_the_precomputed_scores_are_the_scorers(demo_experiment, tmp_path):
     pd.testing.assert_frame_equal(
         fresh.table, shelved.table, check_dtype=False, check_categorical=False
     )
+
+
+def test_without_the_encoder_the_demo_keeps_its_method_and_its_leaked_topics(
+    demo_experiment, tmp_path, monkeypatch
+):
+    """An installation without the semantic extra shows the demo with the method it names,
+    from the pairs it ships, so every machine flags the same topics; measuring the method
+    against labels, which needs the encoder, says what to install instead of failing."""
+    from leakeval_core import api
+    from leakeval_core.errors import LeakevalError
+    from leakeval_core.leakage import options
+    from leakeval_core.leakage.table import experiment_method, experiment_methods
+
+    monkeypatch.setattr(options, "available_methods", lambda: ("lexical",))
+    cache = Cache(tmp_path / "cache")
+    assert experiment_methods(demo_experiment, cache) == ("lexical", *SHIPPED_METHODS[:1])
+    assert experiment_method(demo_experiment, cache) == SHIPPED_METHODS[0]
+    study = api.Study(demo_experiment, cache)
+    assert study.methods() == ("lexical", SHIPPED_METHODS[0])
+    pairs = study.leakage()
+    assert pairs.method == SHIPPED_METHODS[0] and len(pairs.table) == len(
+        shipped_pairs(SHIPPED_METHODS[0])
+    )
+    assert not (tmp_path / "cache").exists()  # read from what the demo ships, nothing detected
+    with pytest.raises(LeakevalError, match="embeds them with its encoder, which is not"):
+        api.detection_quality(study, api.View())
+    # elsewhere (no shipped pairs) the named method is not at hand: the best installed one is
+    no_pairs = Cache(tmp_path / "cache", shelf=tmp_path / "empty")
+    assert experiment_method(demo_experiment, no_pairs) == "lexical"

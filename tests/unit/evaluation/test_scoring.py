@@ -150,13 +150,15 @@ def test_queries_without_relevant_scored_zero_quietly_under_trec_eval_counting()
     assert values(result, "recall_5") == {"q1": 1.0, "q2": 0.0}
 
 
-def test_negative_grades_have_zero_gain_and_count_as_unjudged_as_in_trec_eval():
-    """trec_eval treats a negative grade as unjudged (its unj measure); judged_K follows."""
+def test_negative_grades_gain_nothing_are_judged_and_count_as_unjudged_in_trec_eval_unj():
+    """A negative grade was assessed: ir_measures' Judged@k counts it, over the documents
+    ranked when fewer than k; trec_eval's unj treats it as unjudged, over k."""
     qrels = qrels_frame([("q", "a", -1), ("q", "b", 1)])
-    run = run_frame([("q", "a", 2.0), ("q", "b", 1.0)])
-    result = score_run(run, PreparedQrels(qrels), "ndcg_cut_10,judged_10,unj_10")
+    run = run_frame([("q", "a", 2.0), ("q", "b", 1.0), ("q", "c", 0.5)])
+    result = score_run(run, PreparedQrels(qrels), "ndcg_cut_10,judged_10,judged_2,unj_10")
     assert values(result, "ndcg_cut_10")["q"] == pytest.approx(1 / math.log2(3))
-    assert values(result, "judged_10")["q"] == pytest.approx(0.1)
+    assert values(result, "judged_10")["q"] == pytest.approx(2 / 3)
+    assert values(result, "judged_2")["q"] == pytest.approx(1.0)
     assert values(result, "unj_10")["q"] == pytest.approx(0.9)
 
 
@@ -217,7 +219,7 @@ def independent_judged_and_first_rel(run, qrels_frame_, conventions, qids):
         qrels_frame_, on=["qid", "docid"], how="left"
     )
     top = ranked[ranked["rank"] <= 10]
-    judged = (top.grade >= 0).groupby(top.qid).sum() / 10  # negative grades: unjudged
+    judged = top.grade.notna().groupby(top.qid).mean()  # of the top 10, or all if fewer
     first = ranked[ranked.grade >= conventions.relevance_level].groupby("qid")["rank"].min()
     return judged.reindex(qids).fillna(0.0), first.reindex(qids).astype(float)
 
@@ -396,3 +398,71 @@ def test_qrels_that_fail_to_prepare_stop_the_batch(tmp_path, monkeypatch):
     with pytest.raises(LeakevalError, match=r"missing\.txt: no such file"):
         list(score_files(paths, broken, "map"))
     assert len(read) < len(paths)
+
+
+def test_a_measures_own_relevance_level_and_gain():
+    """P(rel=2)@10 counts grade 2 and up while the run's other measures keep level 1, over
+    the same queries; a query with nothing at grade 2 scores 0 on it, as in pytrec_eval.
+    nDCG(dcg='exp-log2')@10 is the exponential gain's nDCG whatever the conventions say."""
+    qrels = qrels_frame([("q1", "a", 2), ("q1", "b", 1), ("q2", "c", 1)])
+    run = run_frame([("q1", "b", 2.0), ("q1", "a", 1.0), ("q2", "c", 1.0)])
+    names = "P_10,P(rel=2)@10,RR(rel=2),nDCG@10,nDCG(dcg='exp-log2')@10,map_cut_10(rel=2)"
+    result = score_run(run, PreparedQrels(qrels), names)
+    assert values(result, "P_10") == {"q1": 0.2, "q2": 0.1}
+    assert values(result, "P_10(rel=2)") == {"q1": 0.1, "q2": 0.0}
+    assert values(result, "recip_rank(rel=2)") == {"q1": 0.5, "q2": 0.0}
+    assert values(result, "map_cut_10(rel=2)") == {"q1": 0.5, "q2": 0.0}  # via pytrec_eval
+    linear = (1 + 2 / math.log2(3)) / (2 + 1 / math.log2(3))
+    exponential = (1 + 3 / math.log2(3)) / (3 + 1 / math.log2(3))
+    assert values(result, "ndcg_cut_10")["q1"] == pytest.approx(linear)
+    assert values(result, "ndcg_cut_10(dcg='exp-log2')")["q1"] == pytest.approx(exponential)
+    exponential_conventions = PreparedQrels(qrels, Conventions(gain="exponential"))
+    again = score_run(run, exponential_conventions, "nDCG@10,nDCG(dcg='log2')@10")
+    assert values(again, "ndcg_cut_10")["q1"] == pytest.approx(exponential)
+    assert values(again, "ndcg_cut_10(dcg='log2')")["q1"] == pytest.approx(linear)
+
+
+@pytest.mark.parametrize(
+    ("name", "trec_eval", "ir"),
+    [
+        ("nDCG@10", "ndcg_cut_10", "nDCG@10"),
+        ("NDCG@10", "ndcg_cut_10", "nDCG@10"),
+        ("P@1", "P_1", "P@1"),
+        ("R@100", "recall_100", "R@100"),
+        ("RR", "recip_rank", "RR"),
+        ("MRR", "recip_rank", "RR"),
+        ("AP", "map", "AP"),
+        ("AP@100", "map_cut_100", "AP@100"),
+        ("Judged@10", "judged_10", "Judged@10"),
+        ("nDCG(dcg='exp-log2')@10", "ndcg_cut_10(dcg='exp-log2')", "nDCG(dcg='exp-log2')@10"),
+        ("P(rel=2)@10", "P_10(rel=2)", "P(rel=2)@10"),
+        ("RR(rel=2)", "recip_rank(rel=2)", "RR(rel=2)"),
+        ("NumRet(rel=1)", "num_rel_ret(rel=1)", "NumRet(rel=1)"),
+        ("IPrec@0.1", "iprec_at_recall_0.10", "IPrec@0.1"),
+        ("first_rel_rank", "first_rel_rank", "first_rel_rank"),  # ir_measures has no MFR
+        ("P_10(rel=2)", "P_10(rel=2)", "P(rel=2)@10"),
+    ],
+)
+def test_ir_measures_names_read_as_trec_eval_names_and_back(name, trec_eval, ir):
+    measure = parse_measure(name)
+    assert (measure.name, measure.named("ir_measures")) == (trec_eval, ir)
+    assert parse_measure(measure.name) == parse_measure(ir) == measure  # each round-trips
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("RR@10", "leakeval computes RR without a cutoff (--depth 10"),
+        ("Judged", "needs a cutoff, e.g. Judged@10"),
+        ("P(judged_only=True)@10", "parameter 'judged_only' is not computed here (P takes: rel)"),
+        ("nDCG(rel=2)@10", "parameter 'rel' is not computed here (nDCG takes: dcg)"),
+        ("nDCG(dcg='exp')@10", "dcg is 'log2' or 'exp-log2'"),
+        ("P(rel=two)@10", "rel=two is not a number"),
+        ("first_rel_rank(rel=2)", "first_rel_rank takes no rel of its own"),
+        ("ERR@10", "unknown measure 'ERR@10'; known: ir_measures' nDCG[@K], P@K"),
+    ],
+)
+def test_names_it_cannot_compute_are_one_clear_error(name, why):
+    with pytest.raises(LeakevalError) as err:
+        parse_measure(name)
+    assert why in str(err.value)

@@ -315,3 +315,19 @@ def test_comments_and_text_after_the_tag_are_accepted_as_by_trec_eval(tmp_path):
         "score": [2.5, 1.5],
     }
     assert trec.read_qrels(qrels).grade.tolist() == [1, 0]
+
+
+@pytest.mark.parametrize(
+    "load", [lambda p: p, lambda p: ("upload", p.read_bytes())], ids=["file", "bytes"]
+)
+def test_a_comment_shaped_like_a_row_is_still_a_comment(tmp_path, load):
+    """The defect (found by the property test): pyarrow's fast path read `# 0 0 0`, or
+    `#301 0 d1 1`, as a judgment of query '#', since it has the columns' shape."""
+    qrels = write(tmp_path / "q.txt", "301 0 d1 1\n# 0 0 0\n  #301 0 d2 1\n")
+    run = write(tmp_path / "r.run", "#301 Q0 d9 1 9.5 x\n301 Q0 d1 1 2.5 x\n")
+    assert trec.read_qrels(load(qrels)).to_dict("list") == {
+        "qid": ["301"],
+        "docid": ["d1"],
+        "grade": [1],
+    }
+    assert trec.read_run(load(run)).docid.tolist() == ["d1"]

@@ -13,6 +13,8 @@ from leakeval_core.leakage.options import DetectionOptions, encoder_of
 from leakeval_core.leakage.text import categorize, normalize
 from tests.support import needs_encoder, realdata, write
 
+pytestmark = pytest.mark.detection  # `make check` leaves these out
+
 
 def test_normalize():
     raw = pd.Series(["  Hello,   WORLD!! ", "ﬁsh—tank", "Straße_x"])

@@ -21,6 +21,9 @@ from leakeval_core.leakage.labels import read_labels
 from leakeval_core.leakage.options import THRESHOLDS, available_methods, encoder_of
 from tests.support import needs_encoder, shared, write
 
+pytestmark = pytest.mark.detection  # `make check` leaves these out
+
+
 HEADER = (
     "topic\ttitle\tdescription\tnarrative\tvariant\ttrain_qid\ttrain_text\t"
     "title_relation\tvariant_relation\tnear_duplicate\n"

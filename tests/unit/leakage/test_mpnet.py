@@ -11,6 +11,8 @@ import pytest
 from leakeval_core.errors import LeakevalError
 from leakeval_core.leakage import mpnet
 
+pytestmark = pytest.mark.detection  # `make check` leaves these out
+
 
 def split(data: bytes, cuts: list[int], folder) -> list:
     paths = []

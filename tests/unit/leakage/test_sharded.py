@@ -22,6 +22,8 @@ from leakeval_core.leakage.search import TopicIndex, keep_best, search_chunk
 from leakeval_core.leakage.sharded import detect_shards
 from tests.support import realdata, write
 
+pytestmark = pytest.mark.detection  # `make check` leaves these out
+
 
 def _log_with_ties() -> pd.DataFrame:
     """The real MS MARCO sample, plus exact copies of some of its queries under other qids:

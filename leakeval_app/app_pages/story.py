@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from leakeval_app import state, views
+from leakeval_app import navigation, state, views
 from leakeval_app.context import current
 from leakeval_app.render import show_error, show_fig
 from leakeval_core import api
@@ -102,18 +102,18 @@ if not presenting:  # presentation mode: nothing to click, the story alone
     links = st.columns(3)
     if links[0].button("Every topic's gain: drill-down", icon=":material/query_stats:"):
         open_drilldown()
-        st.switch_page("app_pages/queries.py")
+        navigation.go("queries")
     if kind == "twins" and links[1].button(
         "All pairs, with their tests", icon=":material/monitoring:"
     ):
         open_inflation()
-        st.switch_page("app_pages/conditions.py")
+        navigation.go("conditions")
     if kind == "audit" and links[1].button("The whole audit", icon=":material/policy:"):
-        st.switch_page("app_pages/audit.py")
+        navigation.go("audit")
     if links[2].button("Which topics leaked, and how", icon=":material/water_drop:"):
         if "collection" in pair:
             state.put(collection=pair["collection"])
-        st.switch_page("app_pages/leakage.py")
+        navigation.go("leakage")
 
 chart, top = st.columns([5, 7] if presenting else [2, 3])
 with chart:
@@ -170,4 +170,4 @@ with top:
         chosen_row = shown.iloc[rows[0]]
         pair["collection"] = chosen_row.collection
         open_drilldown(chosen_row.qid)
-        st.switch_page("app_pages/queries.py")
+        navigation.go("queries")

@@ -2,12 +2,12 @@
 
 import streamlit as st
 
-from leakeval_app import state, views
+from leakeval_app import navigation, state, views
 from leakeval_app.context import current
 from leakeval_app.render import collection_or_stop, show_fig, show_table
 from leakeval_app.sections import show_detection_quality
 from leakeval_core import api
-from leakeval_core.api.terms import available_methods
+from leakeval_core.errors import LeakevalError
 from leakeval_core.present.leakage_plots import (
     category_counts_figure,
     leak_share_figure,
@@ -18,7 +18,7 @@ ctx = current()
 st.header("Leakage overlap")
 experiment = ctx.experiment
 if experiment.training_queries is not None and experiment.leakage_table is None:
-    methods = available_methods()
+    methods = ctx.study.methods()
     labels = {
         "lexical": "lexical (TF-IDF)",
         "semantic": "semantic (MiniLM)",
@@ -159,7 +159,7 @@ with tab_pairs:
             )
             if cols[1].button("Open in drill-down", type="primary", icon=":material/open_in_new:"):
                 state.put(collection=choice[0], qid=choice[1], queries_tab="One query")
-                st.switch_page("app_pages/queries.py")
+                navigation.go("queries")
 with tab_similarity:
     if tab_similarity.open:
         show_fig(similarity_figure, leakage.table, threshold)
@@ -171,9 +171,10 @@ with tab_categories:
 for tab in tab_quality:
     with tab:
         if tab.open:  # scoring the labelled pairs takes a while: only here, and only once
-            show_detection_quality(
-                views.detection_quality(ctx),
-                threshold,
-                ctx.experiment.labels.name,
-                views.labels_seen_in_fitting(ctx),
-            )
+            try:
+                quality = views.detection_quality(ctx)
+            except LeakevalError as exc:
+                st.info(str(exc), icon=":material/info:")
+            else:
+                seen = views.labels_seen_in_fitting(ctx)
+                show_detection_quality(quality, threshold, ctx.experiment.labels.name, seen)

@@ -1,0 +1,109 @@
+"""`leakeval app`: the dashboard from the installed package, on a folder of experiments.
+
+Streamlit runs in a child process (`python -m streamlit run`), so the core never imports the
+app or Streamlit, and Ctrl-C stops both. The server binds 127.0.0.1 and is told everything
+the checkout's `.streamlit/config.toml` says, because an installed package has no such file
+where Streamlit looks for it; a test holds the two together.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from importlib.util import find_spec
+from pathlib import Path
+
+from leakeval_core.cli.common import progress
+from leakeval_core.errors import LeakevalError
+
+__all__ = ["STREAMLIT_OPTIONS", "default_data_dir", "register"]
+
+STREAMLIT_OPTIONS = {
+    "browser.gatherUsageStats": "false",
+    "server.address": "127.0.0.1",
+    "server.headless": "true",
+    "server.maxUploadSize": "200",
+    "server.fileWatcherType": "none",
+    "client.toolbarMode": "minimal",
+    "client.showErrorLinks": "false",
+    "runner.magicEnabled": "false",
+}
+"""No telemetry, no browser opened on the server's machine, no links out of error boxes, no
+source watcher (with a virtualenv below it, it keeps a core busy), no magic (pages never use
+it). `--server.port` comes from `--port`."""
+
+
+def default_data_dir() -> Path:
+    """Where `leakeval app` keeps the demo when no folder is named: the user's data folder."""
+    if env := os.environ.get("LEAKEVAL_DATA"):
+        return Path(env)
+    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(base) / "leakeval"
+
+
+def register(sub) -> None:
+    app = sub.add_parser(
+        "app",
+        help="open the dashboard on an experiment folder (default: the demo)",
+        description="Serve the dashboard at http://127.0.0.1:PORT/ until Ctrl-C. Without a "
+        "path it shows the simulated demo, generated on first start in the user's data "
+        "folder ($LEAKEVAL_DATA, else $XDG_DATA_HOME/leakeval or ~/.local/share/leakeval).",
+    )
+    app.add_argument(
+        "path",
+        nargs="?",
+        help="an experiment folder (with experiment.toml), or a folder of them",
+    )
+    app.add_argument("--port", type=int, default=8501, help="port on 127.0.0.1 (default 8501)")
+    app.add_argument(
+        "--present", action="store_true", help="open in presentation mode (large type, no controls)"
+    )
+    app.set_defaults(handler=_cmd_app)
+
+
+def _cmd_app(args: argparse.Namespace) -> int:
+    from leakeval_core.experiment.manifest import find_experiments
+
+    if not 0 < args.port < 65536:
+        raise LeakevalError(f"--port {args.port}: a port is a number from 1 to 65535")
+    if args.path is not None:
+        root = Path(args.path).resolve()
+        if not root.is_dir():
+            raise LeakevalError(f"{args.path}: no such folder")
+        if not find_experiments(root):
+            raise LeakevalError(
+                f"{args.path}: no experiment.toml in this folder or a folder directly below it "
+                "(the README's Experiments section shows one; `leakeval app` alone shows the demo)"
+            )
+    else:
+        root = default_data_dir().resolve()
+        if not find_experiments(root):
+            from leakeval_core.demo.generator import generate_demo
+
+            print(f"leakeval: first start: generating the demo in {root / 'demo'}", file=sys.stderr)
+            generate_demo(root / "demo", progress=progress("generating demo", unit="step"))
+    url = f"http://{STREAMLIT_OPTIONS['server.address']}:{args.port}/"
+    print(f"leakeval: dashboard at {url}{'?present=1' if args.present else ''}", file=sys.stderr)
+    print("leakeval: Ctrl-C stops it", file=sys.stderr)
+    command = [sys.executable, "-m", "streamlit", "run", str(entry_script())]
+    command += [f"--{name}={value}" for name, value in STREAMLIT_OPTIONS.items()]
+    command.append(f"--server.port={args.port}")
+    env = {
+        **os.environ,
+        "LEAKEVAL_DATA": str(root),
+        "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+    }
+    try:
+        return subprocess.call(command, env=env)
+    except KeyboardInterrupt:  # the server got the same Ctrl-C and is stopping
+        return 0
+
+
+def entry_script() -> Path:
+    """The installed app's entry script, found without importing Streamlit into the core."""
+    spec = find_spec("leakeval_app")
+    if spec is None or not spec.submodule_search_locations:
+        raise LeakevalError("the dashboard is not installed (pip install leakeval)")
+    return Path(next(iter(spec.submodule_search_locations))) / "entry.py"
