@@ -66,9 +66,11 @@ class HybridModel:
     scale: tuple[float, ...]
     weights: tuple[float, ...]
     intercept: float
+    signals: tuple[str, ...] = FEATURES
+    """The feature columns the weights apply to, in order."""
 
     def probability(self, features: pd.DataFrame) -> np.ndarray:
-        x = (features[list(FEATURES)].to_numpy(dtype=float) - self.mean) / self.scale
+        x = (features[list(self.signals)].to_numpy(dtype=float) - self.mean) / self.scale
         return 1.0 / (1.0 + np.exp(-(x @ np.asarray(self.weights) + self.intercept)))
 
 
@@ -113,12 +115,17 @@ def seen_in_fitting(topics: pd.Series, train_texts: pd.Series) -> int:
     return int(pair_keys(topics, train_texts).isin(fitted).sum())
 
 
-def fit(features: pd.DataFrame, labels: np.ndarray, c: float = 0.01) -> HybridModel:
+def fit(
+    features: pd.DataFrame,
+    labels: np.ndarray,
+    c: float = 0.01,
+    signals: tuple[str, ...] = FEATURES,
+) -> HybridModel:
     """L2 logistic regression on standardised signals, classes balanced (different needs are
     a small minority of the judged pairs); strong regularisation, since the labels are few."""
     from sklearn.linear_model import LogisticRegression
 
-    x = features[list(FEATURES)].to_numpy(dtype=float)
+    x = features[list(signals)].to_numpy(dtype=float)
     mean, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale == 0] = 1.0
     model = LogisticRegression(C=c, class_weight="balanced", max_iter=2000)
@@ -128,6 +135,7 @@ def fit(features: pd.DataFrame, labels: np.ndarray, c: float = 0.01) -> HybridMo
         tuple(map(float, scale)),
         tuple(map(float, model.coef_[0])),
         float(model.intercept_[0]),
+        tuple(signals),
     )
 
 

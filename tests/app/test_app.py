@@ -778,7 +778,7 @@ def test_map_at_depth_100_says_it_is_not_trec_evals(app):
     widget(at.sidebar.selectbox, "measure").set_value("map").run()
     notes = [c.value for c in at.sidebar.caption if c.value.startswith("**Depth.**")]
     assert notes == [
-        "**Depth.** MAP: only the top 100 documents of each run count (depth 100; trec_eval's "
+        "**Depth.** AP: only the top 100 documents of each run count (depth 100; trec_eval's "
         "default is 1000, so these can be lower than trec_eval's; the trec_eval 10 preset or "
         "--compat trec_eval uses 1000)."
     ]

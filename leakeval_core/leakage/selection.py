@@ -1,0 +1,274 @@
+"""Honest detection quality: every choice made inside training folds (nested cross-validation).
+
+The hybrid's signals, its word list, its regularisation and its encoder were once chosen on
+the same labelled pairs that its cross-validated figure was then measured on, and that
+figure overstated the hybrid on judgments it had never seen. Here a detector is a space of
+*candidates* (a plain cosine, or a logistic model over some signals at some C). For each
+outer fold (topics grouped), the candidate with the best inner grouped-CV ROC AUC on the
+training topics is refitted on them and scores the held-out topics, and its threshold is
+chosen from its inner out-of-fold scores. Only the outer scores are reported, with an
+interval from resampling topics (pairs of one topic are not independent).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from leakeval_core.leakage import hybrid
+from leakeval_core.leakage.evaluate import TARGET_RECALL, labelled_scores, recall_threshold
+from leakeval_core.leakage.labels import LabelledPairs
+from leakeval_core.leakage.similarity import base_similarity, match
+
+__all__ = [
+    "Candidate",
+    "NestedResult",
+    "candidate_space",
+    "nested_cross_validation",
+    "select",
+    "signal_table",
+    "topic_bootstrap",
+]
+
+WHAT_IS = r"^what (?:is|are|was|were|does|do)\b"
+DEFINE_WORD = r"\b(?:define|definition|definitions|defined|meaning|means|mean)\b"
+"""The two halves of `hybrid.ASKS_DEFINITION`: the selection may keep either, both or none,
+which is as far as the word list can be re-chosen without writing new words from the labels."""
+
+CS = (0.001, 0.01, 0.1, 1.0)
+"""Regularisation strengths tried (sklearn's C: smaller is stronger)."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One way to score pairs: a single signal as it is (`c` None), or a logistic model over
+    `signals` at regularisation `c`."""
+
+    signals: tuple[str, ...]
+    c: float | None = None
+
+    @property
+    def name(self) -> str:
+        body = " + ".join(self.signals)
+        return body if self.c is None else f"logistic({body}; C={self.c:g})"
+
+    def fit_score(
+        self, features: pd.DataFrame, y: np.ndarray, train: np.ndarray, test: np.ndarray
+    ) -> np.ndarray:
+        """Scores of the `test` rows, fitted on the `train` rows where there is anything to
+        fit."""
+        if self.c is None:
+            return features[self.signals[0]].to_numpy(dtype=float)[test]
+        model = hybrid.fit(features.iloc[train], y[train], self.c, self.signals)
+        return hybrid.score(features.iloc[test], model)
+
+
+@dataclass(frozen=True)
+class NestedResult:
+    """Outer-fold figures of one candidate space."""
+
+    scores: np.ndarray
+    """Each pair's score from the candidate chosen without its topic."""
+    thresholds: np.ndarray
+    """Each pair's threshold, chosen from the inner out-of-fold scores (90% recall)."""
+    chosen: tuple[str, ...]
+    """The candidate chosen in each outer fold."""
+    y: np.ndarray
+    groups: np.ndarray
+
+    def roc_auc(self) -> float:
+        from sklearn.metrics import roc_auc_score
+
+        return float(roc_auc_score(self.y, self.scores))
+
+    def rejected_at(self, recall: float) -> float:
+        """Share of different needs below the cut that keeps `recall` of the near-duplicates,
+        on the pooled outer scores (as the README's development table was)."""
+        cut = recall_threshold(self.scores, self.y == 1, recall)
+        return float((self.scores[self.y == 0] < cut).mean())
+
+    def at_fold_thresholds(self) -> dict[str, float]:
+        """Precision and recall of flagging at thresholds chosen without the pair's topic."""
+        flagged = self.scores >= self.thresholds
+        positive = self.y == 1
+        tp = int((flagged & positive).sum())
+        return {
+            "precision": tp / max(int(flagged.sum()), 1),
+            "recall": tp / max(int(positive.sum()), 1),
+            "different_rejected": float((~flagged[~positive]).mean()),
+        }
+
+
+def signal_table(labels: LabelledPairs, encoders: tuple[str, ...]) -> pd.DataFrame:
+    """Every signal a candidate may use, per labelled pair: `lexical`, and per encoder E
+    `E:cosine` (the semantic method's similarity, clipped to [0, 1] as it ships), the hybrid's
+    `E:semantic`, `E:need_shift`, `E:title_coverage`, `E:matched_coverage`,
+    `E:asks_definition` and its halves `E:what_is`, `E:define_word` (the coverage and word
+    signals depend on the encoder through the topic text it matched best)."""
+    from leakeval_core.leakage.text import normalize
+
+    side, pairs, lexical = labelled_scores(labels)
+    out = {"lexical": base_similarity(match(side.table, pairs, "lexical", lexical), len(pairs))}
+    queries = normalize(pairs.train_text).reset_index(drop=True)
+    for encoder in encoders:
+        method = "hybrid" if encoder == "minilm" else f"hybrid-{encoder}"
+        matches = match(side.table, pairs, method, lexical)
+        features = hybrid.pair_features(matches, side.topics, pairs)
+        out[f"{encoder}:cosine"] = base_similarity(matches, len(pairs))
+        for name in hybrid.FEATURES:
+            out[f"{encoder}:{name}"] = features[name].to_numpy()
+        asks = features.asks_definition.to_numpy() > 0
+        out[f"{encoder}:what_is"] = (asks & queries.str.contains(WHAT_IS)).to_numpy(float)
+        out[f"{encoder}:define_word"] = (asks & queries.str.contains(DEFINE_WORD)).to_numpy(float)
+    return pd.DataFrame(out)
+
+
+def candidate_space(
+    family: str, encoders: tuple[str, ...] = ("minilm", "mpnet")
+) -> list[Candidate]:
+    """The choices behind one method, made inside training folds.
+
+    `lexical` and `semantic[-E]` are plain cosines: nothing to choose. `hybrid[-E]`: E's
+    cosine plus any subset of need_shift, title_coverage, matched_coverage, with no
+    definition signal, either half of the word list or both, at each C. `ensemble`: the
+    MiniLM hybrid's space with the other encoders' cosines and need shifts added. `all`:
+    every candidate of every family, the cosines through a one-signal logistic fit.
+    """
+    if family == "lexical":
+        return [Candidate(("lexical",))]
+    if family.startswith("semantic"):
+        return [Candidate((f"{_encoder(family)}:cosine",))]
+    if family.startswith("hybrid"):
+        return _logistic_space(_encoder(family), ())
+    if family == "ensemble":
+        first, *others = encoders
+        extra = tuple(f"{e}:{s}" for e in others for s in ("semantic", "need_shift"))
+        return _logistic_space(first, extra)
+    if family == "all":
+        # every candidate a probability: outer folds that chose different candidates are
+        # pooled, and a raw cosine is on another scale (a monotone fit keeps its ranking)
+        cosines = [Candidate(("lexical",), 1.0)] + [
+            Candidate((f"{e}:cosine",), 1.0) for e in encoders
+        ]
+        fitted = [f"hybrid{'' if e == 'minilm' else '-' + e}" for e in encoders]
+        if len(encoders) > 1:
+            fitted.append("ensemble")
+        return cosines + [c for f in fitted for c in candidate_space(f, encoders)]
+    raise ValueError(f"unknown family {family!r}")
+
+
+def nested_cross_validation(
+    candidates: list[Candidate],
+    features: pd.DataFrame,
+    y: np.ndarray,
+    groups: np.ndarray,
+    outer: int = 5,
+    inner: int = 5,
+    seed: int = 0,
+) -> NestedResult:
+    """Outer grouped folds; inside each, the candidate with the best inner grouped-CV ROC AUC
+    (ties to the earlier, simpler candidate) is refitted on the training topics."""
+    y = np.asarray(y, dtype=int)
+    groups = np.asarray(groups)
+    scores = np.zeros(len(y))
+    thresholds = np.zeros(len(y))
+    chosen = []
+    for train, test in _folds(y, groups, outer, seed):
+        best, inner_scores = select(
+            candidates, features.iloc[train], y[train], groups[train], inner, seed
+        )
+        chosen.append(best.name)
+        scores[test] = best.fit_score(features, y, train, test)
+        thresholds[test] = recall_threshold(inner_scores, y[train] == 1, TARGET_RECALL)
+    return NestedResult(scores, thresholds, tuple(chosen), y, groups)
+
+
+def select(
+    candidates: list[Candidate],
+    features: pd.DataFrame,
+    y: np.ndarray,
+    groups: np.ndarray,
+    folds: int = 5,
+    seed: int = 0,
+) -> tuple[Candidate, np.ndarray]:
+    """The candidate with the best grouped-CV ROC AUC on these pairs (ties to the earlier,
+    simpler one) and its out-of-fold scores. Nested CV runs this inside each outer fold; run
+    on every pair, it is the procedure whose outer figure is reported, so its choice is what
+    may ship."""
+    y, groups = np.asarray(y, dtype=int), np.asarray(groups)
+    scored = [_out_of_fold(c, features, y, groups, folds, seed) for c in candidates]
+    best = int(np.argmax([_auc(y, s) for s in scored]))
+    return candidates[best], scored[best]
+
+
+def topic_bootstrap(
+    y: np.ndarray, scores: np.ndarray, groups: np.ndarray, reps: int = 2000, seed: int = 0
+) -> tuple[float, float]:
+    """95% percentile interval of the ROC AUC, resampling topics with replacement (a topic's
+    pairs share its texts, so they are not independent draws)."""
+    from sklearn.metrics import roc_auc_score
+
+    y, scores, groups = np.asarray(y), np.asarray(scores), np.asarray(groups)
+    topics, index = np.unique(groups, return_inverse=True)
+    members = [np.flatnonzero(index == t) for t in range(len(topics))]
+    rng = np.random.default_rng(seed)
+    values = []
+    for _ in range(reps):
+        rows = np.concatenate([members[t] for t in rng.integers(0, len(topics), len(topics))])
+        if len(np.unique(y[rows])) == 2:
+            values.append(roc_auc_score(y[rows], scores[rows]))
+    low, high = np.percentile(values, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def _encoder(family: str) -> str:
+    return family.split("-", 1)[1] if "-" in family else "minilm"
+
+
+def _logistic_space(encoder: str, extra: tuple[str, ...]) -> list[Candidate]:
+    optional = tuple(f"{encoder}:{s}" for s in ("need_shift", "title_coverage", "matched_coverage"))
+    definitions = (
+        (),
+        (f"{encoder}:asks_definition",),
+        (f"{encoder}:what_is",),
+        (f"{encoder}:define_word",),
+    )
+    subsets = [s for k in range(len(optional) + 1) for s in combinations(optional, k)]
+    return [
+        Candidate((f"{encoder}:semantic", *extra, *subset, *words), c)
+        for subset in subsets
+        for words in definitions
+        for c in CS
+    ]
+
+
+def _folds(y: np.ndarray, groups: np.ndarray, n: int, seed: int) -> list:
+    from sklearn.model_selection import GroupKFold
+
+    n = min(n, len(np.unique(groups)))
+    return list(GroupKFold(n_splits=n, shuffle=True, random_state=seed).split(y, y, groups))
+
+
+def _out_of_fold(
+    candidate: Candidate,
+    features: pd.DataFrame,
+    y: np.ndarray,
+    groups: np.ndarray,
+    n: int,
+    seed: int,
+) -> np.ndarray:
+    if candidate.c is None:
+        return features[candidate.signals[0]].to_numpy(dtype=float)
+    scores = np.zeros(len(y))
+    for train, test in _folds(y, groups, n, seed + 1):
+        scores[test] = candidate.fit_score(features, y, train, test)
+    return scores
+
+
+def _auc(y: np.ndarray, scores: np.ndarray) -> float:
+    from sklearn.metrics import roc_auc_score
+
+    return float(roc_auc_score(y, scores)) if len(np.unique(y)) == 2 else float("-inf")
