@@ -54,7 +54,7 @@ def test_candidate_spaces_hold_every_choice():
     assert all({"mpnet:semantic", "mpnet:need_shift"} <= set(c.signals) for c in ensemble)
     assert len(candidate_space("all")) == 1 + 2 * (1 + 128) + 128
     assert all(c.c is not None for c in candidate_space("all"))  # all on one scale
-    assert len(candidate_space("all", ("minilm",))) == 1 + 1 + 96
+    assert len(candidate_space("all", ("minilm",))) == 1 + 1 + 128
     with pytest.raises(ValueError, match="unknown family"):
         candidate_space("bm25")
 
