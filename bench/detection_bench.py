@@ -104,7 +104,7 @@ def nested(labels, repeats: int, signals: str | None) -> list[dict]:
     )
     print(
         "family          cands  ROC AUC [95% topics]     repeats mean±sd  PR AUC  rej@90  "
-        "rej@95   P(fold) R(fold)"
+        "rej@95   P(fold) R(fold)  Brier"
     )
     families = ["lexical"] + [
         f"{kind}{'' if e == 'minilm' else '-' + e}"
@@ -133,6 +133,7 @@ def nested(labels, repeats: int, signals: str | None) -> list[dict]:
             "roc_auc_repeats_mean": float(aucs.mean()),
             "roc_auc_repeats_sd": float(aucs.std(ddof=1)) if repeats > 1 else 0.0,
             "pr_auc": float(average_precision_score(y, first.scores)),
+            "brier": first.brier(),
             "rejected_at_90": first.rejected_at(0.90),
             "rejected_at_95": first.rejected_at(0.95),
             **{f"fold_{k}": v for k, v in fold.items()},
@@ -143,7 +144,7 @@ def nested(labels, repeats: int, signals: str | None) -> list[dict]:
             f"{family:14s}  {len(candidates):5d}  {row['roc_auc']:.3f} [{low:.3f}, {high:.3f}]"
             f"   {aucs.mean():.3f}±{row['roc_auc_repeats_sd']:.3f}     {row['pr_auc']:.3f}  "
             f"{row['rejected_at_90']:6.2f}  {row['rejected_at_95']:6.2f}   "
-            f"{fold['precision']:.3f}   {fold['recall']:.3f}   "
+            f"{fold['precision']:.3f}   {fold['recall']:.3f}   {row['brier']:.3f} "
             f"({time.perf_counter() - start:.0f} s)"
         )
         for name, count in chosen:

@@ -12,6 +12,7 @@ interval from resampling topics (pairs of one topic are not independent).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -26,6 +27,7 @@ from leakeval_core.leakage.similarity import base_similarity, match
 __all__ = [
     "Candidate",
     "NestedResult",
+    "calibration",
     "candidate_space",
     "nested_cross_validation",
     "select",
@@ -71,7 +73,8 @@ class NestedResult:
     """Outer-fold figures of one candidate space."""
 
     scores: np.ndarray
-    """Each pair's score from the candidate chosen without its topic."""
+    """Each pair's P(near-duplicate) from the candidate chosen without its topic, calibrated
+    on the training topics."""
     thresholds: np.ndarray
     """Each pair's threshold, chosen from the inner out-of-fold scores (90% recall)."""
     chosen: tuple[str, ...]
@@ -83,6 +86,11 @@ class NestedResult:
         from sklearn.metrics import roc_auc_score
 
         return float(roc_auc_score(self.y, self.scores))
+
+    def brier(self) -> float:
+        """Mean squared error of the probabilities: how far P(near-duplicate) can be read
+        as one."""
+        return float(np.mean((self.scores - self.y) ** 2))
 
     def rejected_at(self, recall: float) -> float:
         """Share of different needs below the cut that keeps `recall` of the near-duplicates,
@@ -181,9 +189,25 @@ def nested_cross_validation(
             candidates, features.iloc[train], y[train], groups[train], inner, seed
         )
         chosen.append(best.name)
-        scores[test] = best.fit_score(features, y, train, test)
-        thresholds[test] = recall_threshold(inner_scores, y[train] == 1, TARGET_RECALL)
+        calibrate = calibration(inner_scores, y[train])
+        scores[test] = calibrate(best.fit_score(features, y, train, test))
+        thresholds[test] = recall_threshold(calibrate(inner_scores), y[train] == 1, TARGET_RECALL)
     return NestedResult(scores, thresholds, tuple(chosen), y, groups)
+
+
+def calibration(scores: np.ndarray, y: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """Platt scaling fitted on out-of-fold scores: a monotone map to P(near-duplicate) among
+    pairs like the judged ones. Outer folds may choose different candidates, on different
+    scales (a cosine, a strongly regularised probability near 0.5); mapped to probabilities
+    they can be pooled, and a threshold means the same in every fold."""
+    from sklearn.linear_model import LogisticRegression
+
+    y = np.asarray(y, int)
+    model = LogisticRegression(C=1e6, max_iter=2000)
+    model.fit(np.asarray(scores, float).reshape(-1, 1), y)
+    if model.coef_[0, 0] < 0:  # a higher similarity never means less alike: no information
+        return lambda s: np.full(len(s), y.mean())
+    return lambda s: model.predict_proba(np.asarray(s, float).reshape(-1, 1))[:, 1]
 
 
 def select(

@@ -14,6 +14,7 @@ from sklearn.metrics import roc_auc_score
 from leakeval_core.leakage.selection import (
     Candidate,
     _folds,
+    calibration,
     candidate_space,
     nested_cross_validation,
     select,
@@ -91,10 +92,26 @@ def test_selection_finds_the_informative_signal():
 
 def test_unfitted_candidate_is_its_signal():
     features, y, groups = synthetic()
-    only = Candidate(("lexical",))
+    only = Candidate(("minilm:semantic",))
     result = nested_cross_validation([only], features, y, groups)
-    np.testing.assert_array_equal(result.scores, features.lexical.to_numpy())
-    assert result.roc_auc() == pytest.approx(roc_auc_score(y, features.lexical))
+    # calibrated per fold, so not the raw cosine, but ranked as it within each fold
+    assert result.scores.min() >= 0 and result.scores.max() <= 1
+    for _, test in _folds(y, groups, 5, 0):
+        assert roc_auc_score(y[test], result.scores[test]) == pytest.approx(
+            roc_auc_score(y[test], features["minilm:semantic"].to_numpy()[test])
+        )
+
+
+def test_calibration_is_monotone_and_matches_the_base_rate():
+    features, y, _ = synthetic(n_topics=60)
+    raw = features["minilm:semantic"].to_numpy()
+    calibrate = calibration(raw, y)
+    probability = calibrate(raw)
+    assert np.all(np.diff(probability[np.argsort(raw)]) >= 0)
+    # a logistic fit with an intercept gives the mean probability of the observed rate
+    assert probability.mean() == pytest.approx(y.mean(), abs=1e-4)
+    # a similarity that ranks backwards carries no information: the base rate for all
+    np.testing.assert_allclose(calibration(-raw, y)(raw), y.mean())
 
 
 def test_topic_bootstrap_interval():
