@@ -121,7 +121,7 @@ def nested(labels, repeats: int, signals: str | None) -> list[dict]:
             for seed in range(repeats)
         ]
         first = runs[0]
-        low, high = selection.topic_bootstrap(y, first.scores, groups)
+        low, high = selection.topic_bootstrap(first)
         aucs = np.array([r.roc_auc() for r in runs])
         fold = first.at_fold_thresholds()
         chosen = Counter(name for r in runs for name in r.chosen).most_common(3)

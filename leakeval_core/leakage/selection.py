@@ -29,6 +29,7 @@ __all__ = [
     "NestedResult",
     "calibration",
     "candidate_space",
+    "fold_auc",
     "nested_cross_validation",
     "select",
     "signal_table",
@@ -81,11 +82,12 @@ class NestedResult:
     """The candidate chosen in each outer fold."""
     y: np.ndarray
     groups: np.ndarray
+    folds: np.ndarray
+    """Each pair's outer fold."""
 
     def roc_auc(self) -> float:
-        from sklearn.metrics import roc_auc_score
-
-        return float(roc_auc_score(self.y, self.scores))
+        """The mean over outer folds of the ROC AUC within the fold."""
+        return fold_auc(self.y, self.scores, self.folds)
 
     def brier(self) -> float:
         """Mean squared error of the probabilities: how far P(near-duplicate) can be read
@@ -94,7 +96,7 @@ class NestedResult:
 
     def rejected_at(self, recall: float) -> float:
         """Share of different needs below the cut that keeps `recall` of the near-duplicates,
-        on the pooled outer scores (as the README's development table was)."""
+        on the pooled calibrated outer scores."""
         cut = recall_threshold(self.scores, self.y == 1, recall)
         return float((self.scores[self.y == 0] < cut).mean())
 
@@ -183,8 +185,10 @@ def nested_cross_validation(
     groups = np.asarray(groups)
     scores = np.zeros(len(y))
     thresholds = np.zeros(len(y))
+    fold_of = np.zeros(len(y), dtype=int)
     chosen = []
-    for train, test in _folds(y, groups, outer, seed):
+    for fold, (train, test) in enumerate(_folds(y, groups, outer, seed)):
+        fold_of[test] = fold
         best, inner_scores = select(
             candidates, features.iloc[train], y[train], groups[train], inner, seed
         )
@@ -192,7 +196,7 @@ def nested_cross_validation(
         calibrate = calibration(inner_scores, y[train])
         scores[test] = calibrate(best.fit_score(features, y, train, test))
         thresholds[test] = recall_threshold(calibrate(inner_scores), y[train] == 1, TARGET_RECALL)
-    return NestedResult(scores, thresholds, tuple(chosen), y, groups)
+    return NestedResult(scores, thresholds, tuple(chosen), y, groups, fold_of)
 
 
 def calibration(scores: np.ndarray, y: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
@@ -228,22 +232,32 @@ def select(
     return candidates[best], scored[best]
 
 
-def topic_bootstrap(
-    y: np.ndarray, scores: np.ndarray, groups: np.ndarray, reps: int = 2000, seed: int = 0
-) -> tuple[float, float]:
-    """95% percentile interval of the ROC AUC, resampling topics with replacement (a topic's
-    pairs share its texts, so they are not independent draws)."""
+def fold_auc(y: np.ndarray, scores: np.ndarray, folds: np.ndarray) -> float:
+    """Mean ROC AUC within each fold. Each outer fold ranks its pairs by its own model; pooled
+    across folds, the ranking would also depend on how each fold's model happened to be
+    scaled, which no deployed model has (folds without both classes are left out)."""
     from sklearn.metrics import roc_auc_score
 
-    y, scores, groups = np.asarray(y), np.asarray(scores), np.asarray(groups)
-    topics, index = np.unique(groups, return_inverse=True)
+    values = [
+        roc_auc_score(y[folds == f], scores[folds == f])
+        for f in np.unique(folds)
+        if len(np.unique(y[folds == f])) == 2
+    ]
+    return float(np.mean(values))
+
+
+def topic_bootstrap(result: NestedResult, reps: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """95% percentile interval of `result.roc_auc()`, resampling topics with replacement within
+    each outer fold (a topic's pairs share its texts, so they are not independent draws)."""
+    y, scores, folds = result.y, result.scores, result.folds
+    topics, index = np.unique(result.groups, return_inverse=True)
     members = [np.flatnonzero(index == t) for t in range(len(topics))]
+    fold_topics = [np.unique(index[folds == f]) for f in np.unique(folds)]
     rng = np.random.default_rng(seed)
     values = []
     for _ in range(reps):
-        rows = np.concatenate([members[t] for t in rng.integers(0, len(topics), len(topics))])
-        if len(np.unique(y[rows])) == 2:
-            values.append(roc_auc_score(y[rows], scores[rows]))
+        rows = np.concatenate([members[t] for ts in fold_topics for t in rng.choice(ts, len(ts))])
+        values.append(fold_auc(y[rows], scores[rows], folds[rows]))
     low, high = np.percentile(values, [2.5, 97.5])
     return float(low), float(high)
 

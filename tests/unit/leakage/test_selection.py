@@ -13,6 +13,7 @@ from sklearn.metrics import roc_auc_score
 
 from leakeval_core.leakage.selection import (
     Candidate,
+    NestedResult,
     _folds,
     calibration,
     candidate_space,
@@ -114,12 +115,17 @@ def test_calibration_is_monotone_and_matches_the_base_rate():
     np.testing.assert_allclose(calibration(-raw, y)(raw), y.mean())
 
 
-def test_topic_bootstrap_interval():
+def test_outer_auc_is_the_mean_within_folds_and_its_topic_interval_holds_it():
     features, y, groups = synthetic(n_topics=60)
-    scores = features["minilm:semantic"].to_numpy()
-    low, high = topic_bootstrap(y, scores, groups, reps=500)
-    assert low < roc_auc_score(y, scores) < high and high - low < 0.3
-    assert topic_bootstrap(y, y.astype(float), groups, reps=50) == (1.0, 1.0)
+    result = nested_cross_validation([Candidate(("minilm:semantic",))], features, y, groups)
+    by_hand = np.mean(
+        [roc_auc_score(y[result.folds == f], result.scores[result.folds == f]) for f in range(5)]
+    )
+    assert result.roc_auc() == pytest.approx(by_hand)
+    low, high = topic_bootstrap(result, reps=300)
+    assert low < result.roc_auc() < high and high - low < 0.3
+    perfect = NestedResult(y.astype(float), y, (), y, groups, result.folds)
+    assert topic_bootstrap(perfect, reps=20) == (1.0, 1.0)
 
 
 def test_signal_table_without_an_encoder_holds_the_lexical_cosine():
