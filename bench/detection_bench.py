@@ -112,7 +112,7 @@ def nested(labels, repeats: int, signals: str | None) -> list[dict]:
         for kind in ("semantic", "hybrid")
     ]
     families += ["ensemble", "all"] if len(encoders) > 1 else ["all"]
-    rows = []
+    rows, firsts = [], {}
     for family in families:
         start = time.perf_counter()
         candidates = selection.candidate_space(family, encoders)
@@ -120,7 +120,7 @@ def nested(labels, repeats: int, signals: str | None) -> list[dict]:
             selection.nested_cross_validation(candidates, features, y, groups, seed=seed)
             for seed in range(repeats)
         ]
-        first = runs[0]
+        first = firsts[family] = runs[0]
         low, high = selection.topic_bootstrap(first)
         aucs = np.array([r.roc_auc() for r in runs])
         fold = first.at_fold_thresholds()
@@ -149,7 +149,25 @@ def nested(labels, repeats: int, signals: str | None) -> list[dict]:
         )
         for name, count in chosen:
             print(f"      chosen {count}x: {name}")
+    print("paired differences of ROC AUC, same outer folds, 95% interval over topics:")
+    for a, b in PAIRED:
+        if a in firsts and b in firsts:
+            low, high = selection.topic_bootstrap(firsts[a], against=firsts[b])
+            diff = firsts[a].roc_auc() - firsts[b].roc_auc()
+            rows.append({"paired": [a, b], "difference": diff, "interval": [low, high]})
+            print(f"  {a} - {b}: {diff:+.3f} [{low:+.3f}, {high:+.3f}]")
     return rows
+
+
+PAIRED = (
+    ("hybrid", "semantic"),
+    ("hybrid-mpnet", "semantic-mpnet"),
+    ("semantic-mpnet", "semantic"),
+    ("ensemble", "hybrid-mpnet"),
+    ("all", "semantic-mpnet"),
+)
+"""Is a fitted method better than its encoder's cosine, mpnet than MiniLM, the ensemble than
+its best part, choosing everything inside than fixing mpnet's cosine?"""
 
 
 def refit(labels) -> None:

@@ -17,9 +17,9 @@ income. The signals, for one (topic, training query) pair:
   "cyanide define") where neither the title nor the matched text does. People judged such
   queries another need than the topic's specific aspect far more often than near-duplicates.
 
-Few judged pairs are different needs, so few signals are kept: each one must improve the
-cross-validated figure that `bench/detection_bench.py` reports (the README quotes it, with
-what else was tried), and a narrower set generalises better than one tuned to these labels.
+Few judged pairs are different needs, so few signals are kept, and their choice is itself
+measured: `bench/detection_bench.py --nested` makes every choice (signals, the word list's
+halves, C) inside training folds (`selection.py`), and the README quotes that figure.
 """
 
 from __future__ import annotations

@@ -246,10 +246,19 @@ def fold_auc(y: np.ndarray, scores: np.ndarray, folds: np.ndarray) -> float:
     return float(np.mean(values))
 
 
-def topic_bootstrap(result: NestedResult, reps: int = 2000, seed: int = 0) -> tuple[float, float]:
-    """95% percentile interval of `result.roc_auc()`, resampling topics with replacement within
-    each outer fold (a topic's pairs share its texts, so they are not independent draws)."""
-    y, scores, folds = result.y, result.scores, result.folds
+def topic_bootstrap(
+    result: NestedResult,
+    reps: int = 2000,
+    seed: int = 0,
+    against: NestedResult | None = None,
+) -> tuple[float, float]:
+    """95% percentile interval of `result.roc_auc()`, or of its difference from `against`'s
+    on the same resampled topics (both on the same outer folds), resampling topics with
+    replacement within each outer fold: a topic's pairs share its texts, so they are not
+    independent draws."""
+    y, folds = result.y, result.folds
+    if against is not None and not np.array_equal(against.folds, folds):
+        raise ValueError("a paired interval needs both results on the same outer folds")
     topics, index = np.unique(result.groups, return_inverse=True)
     members = [np.flatnonzero(index == t) for t in range(len(topics))]
     fold_topics = [np.unique(index[folds == f]) for f in np.unique(folds)]
@@ -257,7 +266,10 @@ def topic_bootstrap(result: NestedResult, reps: int = 2000, seed: int = 0) -> tu
     values = []
     for _ in range(reps):
         rows = np.concatenate([members[t] for ts in fold_topics for t in rng.choice(ts, len(ts))])
-        values.append(fold_auc(y[rows], scores[rows], folds[rows]))
+        value = fold_auc(y[rows], result.scores[rows], folds[rows])
+        if against is not None:
+            value -= fold_auc(y[rows], against.scores[rows], folds[rows])
+        values.append(value)
     low, high = np.percentile(values, [2.5, 97.5])
     return float(low), float(high)
 

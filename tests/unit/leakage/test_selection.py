@@ -126,6 +126,13 @@ def test_outer_auc_is_the_mean_within_folds_and_its_topic_interval_holds_it():
     assert low < result.roc_auc() < high and high - low < 0.3
     perfect = NestedResult(y.astype(float), y, (), y, groups, result.folds)
     assert topic_bootstrap(perfect, reps=20) == (1.0, 1.0)
+    # paired: the difference from itself is nil, from a perfect ranking always below it
+    assert topic_bootstrap(result, reps=20, against=result) == (0.0, 0.0)
+    low, high = topic_bootstrap(result, reps=200, against=perfect)
+    assert low <= high < 0
+    other = nested_cross_validation([Candidate(("lexical",))], features, y, groups, seed=1)
+    with pytest.raises(ValueError, match="same outer folds"):
+        topic_bootstrap(result, against=other)
 
 
 def test_signal_table_without_an_encoder_holds_the_lexical_cosine():
