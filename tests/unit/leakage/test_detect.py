@@ -301,3 +301,16 @@ def test_hybrid_method_ranks_the_need_above_the_title_words(method):
     # the need first (0.77 vs 0.70). Neither reaches the 0.8 threshold: this hard negative
     # is separated by the order, not by the threshold.
     assert by_train.loc["good", "similarity"] > by_train.loc["bad", "similarity"]
+
+
+def test_small_embedding_calls_are_remembered_and_large_ones_pass_through(monkeypatch):
+    needs_encoder()
+    from leakeval_core.leakage import semantic
+
+    texts = ["quilts income", "how to make quilts"]
+    first = semantic.embed(texts)
+    assert semantic.embed(list(texts)) is first and not first.flags.writeable
+    monkeypatch.setattr(semantic, "REMEMBERED_TEXTS", 1)
+    large = semantic.embed(texts)
+    assert large is not semantic.embed(texts) and large.flags.writeable
+    np.testing.assert_allclose(large, first, atol=1e-6)
