@@ -20,6 +20,20 @@ settings.register_profile(
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
+LONG = ("browser", "detection", "slow")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Modules holding long tests first. `make test` hands each module whole to one of two
+    workers, in this order: started last, a long module would run alone while the other
+    worker idles."""
+    long_modules = {
+        item.module.__name__
+        for item in items
+        if any(item.get_closest_marker(name) for name in LONG)
+    }
+    items.sort(key=lambda item: item.module.__name__ not in long_modules)
+
 
 @pytest.fixture(scope="session")
 def demo_dir(tmp_path_factory) -> Path:

@@ -94,7 +94,7 @@ def available_methods() -> tuple[str, ...]:
 
 
 def best_method() -> Method:
-    """The most accurate method installed, by the cross-validated ROC AUC on human judgments
+    """The most accurate method installed, by the nested cross-validated ROC AUC on human judgments
     that the README's detection table reports."""
     available = available_methods()
     return next(m for m in ("hybrid-mpnet", "hybrid", "lexical") if m in available)

@@ -146,13 +146,14 @@ def test_detection_finds_demo_ground_truth(demo_experiment):
 
 
 def test_memory_stays_bounded_by_the_chunk(tmp_path):
-    """350 topic texts x 200k queries dense would be 280 MB; chunking keeps it far below."""
+    """350 topic texts x 100k queries dense would be 280 MB (float64); chunking keeps it far
+    below."""
     rng = np.random.default_rng(0)
     words = np.array([f"w{i}" for i in range(5_000)])
     log = pd.DataFrame(
         {
-            "qid": np.arange(200_000).astype(str),
-            "text": [" ".join(rng.choice(words, 4)) for _ in range(200_000)],
+            "qid": np.arange(100_000).astype(str),
+            "text": [" ".join(w) for w in rng.choice(words, (100_000, 4))],
         }
     )
     topics = pd.DataFrame(
