@@ -8,6 +8,9 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.chromium import CHROMIUM, CHROMIUM_ARGS
+
 url, pid = sys.argv[1], sys.argv[2]
 while Path(f"/proc/{pid}").exists():  # a server that fails exits: no clock decides
     try:
@@ -20,17 +23,7 @@ else:
     sys.exit("leakeval app exited before it served")
 
 with sync_playwright() as p:
-    browser = p.chromium.launch(
-        executable_path="/usr/bin/chromium",
-        args=[
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-        ],
-    )
+    browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.goto(url)
     page.get_by_role("heading", name="Leaked training").first.wait_for(timeout=300_000)

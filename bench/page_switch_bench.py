@@ -30,8 +30,6 @@ sys.path.insert(0, str(ROOT))
 
 from leakeval_core.evaluation.measures import Measure, parse_measures  # noqa: E402
 from tests.app.test_browser import (  # noqa: E402
-    CHROMIUM,
-    CHROMIUM_ARGS,
     HEADING,
     MAIN_CONTENT,
     PAGES,
@@ -39,6 +37,7 @@ from tests.app.test_browser import (  # noqa: E402
     stop_app,
     wait_until_idle,
 )
+from tests.chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
 # Records the click's time, then the first frame in which the rerun is over (the app root's
 # script state is notRunning) and the page shows what the click asked for: `probe.text`

@@ -16,17 +16,9 @@ from urllib.parse import urlparse
 
 import pytest
 
+from tests.chromium import CHROMIUM, CHROMIUM_ARGS
 from tests.support import ROOT
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SHOTS = ROOT / "test-output" / "screenshots"
 DRAWN_CHART = ".js-plotly-plot .main-svg"
 MAIN_CONTENT = {  # each page, in sidebar order, and what it must show once drawn
