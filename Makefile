@@ -35,7 +35,7 @@ test: setup
 # the fast lane: ruff and the unit tests that neither detect nor generate the demo anew
 check: setup
 	$(BIN)/ruff check .
-	$(BIN)/pytest -q -n 2 tests/unit -m "not detection and not slow"
+	HYPOTHESIS_PROFILE=check $(BIN)/pytest -q -n 2 tests/unit -m "not detection and not slow"
 
 wheel: setup
 	$(BIN)/pip wheel --no-deps --wheel-dir dist .

@@ -15,6 +15,9 @@ from tests import support  # first: lays out the ir_datasets home before any imp
 settings.register_profile(
     "ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
+settings.register_profile(  # `make check`, the fast lane: `make test` keeps the ci profile
+    "check", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 settings.register_profile(
     "fuzz", max_examples=20_000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
