@@ -20,6 +20,7 @@ import argparse
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -119,6 +120,12 @@ def main() -> None:
     cache = tmp / "cache" if args.fresh else Path(os.environ.get("LEAKEVAL_CACHE", tmp / "c"))
     data_root.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
+    if args.fresh:  # as `make app` on a fresh clone: generate the demo, then serve it
+        subprocess.run(
+            [sys.executable, "-m", "leakeval_core.cli", "demo", "--out", str(data_root / "demo")],
+            check=True,
+            capture_output=True,
+        )
     proc, url = start_app(data_root, cache)
     try:
         with sync_playwright() as p:
