@@ -1,8 +1,8 @@
 """Honest detection quality: every choice made inside training folds (nested cross-validation).
 
-The hybrid's signals, its word list, its regularisation and its encoder were once chosen on
-the same labelled pairs that its cross-validated figure was then measured on, and that
-figure overstated the hybrid on judgments it had never seen. Here a detector is a space of
+A detector whose signals, word list, regularisation and encoder are chosen on the same
+labelled pairs that then measure it looks better than it is on judgments it has never seen.
+Here a detector is a space of
 *candidates* (a plain cosine, or a logistic model over some signals at some C). For each
 outer fold (topics grouped), the candidate with the best inner grouped-CV ROC AUC on the
 training topics is refitted on them and scores the held-out topics, and its threshold is
