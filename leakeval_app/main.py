@@ -147,7 +147,7 @@ def run() -> None:
                     "Relevant from grade",
                     "rel",
                     [1, 2, 3],
-                    default=1,
+                    default=Conventions.relevance_level,
                     help="relevance_level: binary measures (P, recall, MAP, RR, first "
                     "relevant rank) count grades at or above this as relevant.",
                 )
@@ -156,7 +156,7 @@ def run() -> None:
                     "nDCG gain",
                     "gain",
                     ["linear", "exponential"],
-                    default="linear",
+                    default=Conventions.gain,
                     horizontal=True,
                     help="linear: gain = grade (trec_eval, BEIR). exponential: 2^grade − 1.",
                 )

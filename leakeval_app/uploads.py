@@ -36,6 +36,18 @@ def keep(files: Iterable) -> None:
         store.setdefault(digest, Upload(digest, file.name, data))
 
 
+def uploader() -> list[Upload]:
+    """Streamlit's uploader for run files; what it receives is kept, and every kept run is
+    returned (the pages that take runs share one store and one widget)."""
+    keep(
+        st.file_uploader(
+            "Run files (plain or gzipped)", accept_multiple_files=True, key=uploader_key()
+        )
+        or []
+    )
+    return kept()
+
+
 def kept() -> list[Upload]:
     """The session's runs, in upload order."""
     return list(_store().values())

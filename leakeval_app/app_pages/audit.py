@@ -136,15 +136,7 @@ with tab_upload:
             "experiment's conditions, or another uploaded run. The leaked topics are the "
             "experiment's, at the current threshold. Runs stay in this browser session."
         )
-        uploads.keep(
-            st.file_uploader(
-                "Run files (plain or gzipped)",
-                accept_multiple_files=True,
-                key=uploads.uploader_key(),
-            )
-            or []
-        )
-        kept = {run.name: run for run in uploads.kept()}
+        kept = {run.name: run for run in uploads.uploader()}
         if not kept:
             st.caption("Upload a run to audit it.")
         else:

@@ -100,16 +100,8 @@ with tab_upload:
             "and compare one with a condition of the experiment. Runs stay in this browser "
             "session's memory until you remove them: nothing is saved."
         )
-        uploads.keep(
-            st.file_uploader(
-                "Run files (plain or gzipped)",
-                accept_multiple_files=True,
-                key=uploads.uploader_key(),
-            )
-            or []
-        )
         scored = {}
-        kept = uploads.kept()
+        kept = uploads.uploader()
         names = [run.name for run in kept]
         for run in kept:  # two different files of one name are told apart by their content
             label = run.name if names.count(run.name) == 1 else f"{run.name} ({run.digest[:6]})"

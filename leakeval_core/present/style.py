@@ -20,6 +20,7 @@ __all__ = [
     "TEXT",
     "UNJUDGED_COLOR",
     "Palette",
+    "bottom_legend",
     "grade_color",
     "is_ordered",
     "slide_fig",
@@ -136,22 +137,26 @@ def style(fig: go.Figure, title: str, height: int = 380) -> go.Figure:
         colorway=list(OTHER_COLORS),
         hovermode="closest",
         hoverlabel={"align": "left", "font": {"family": FONT}},
-        # along the figure's bottom edge, below the axis title: a legend there never runs
-        # into the title, a subtitle or the panels' titles above the plot
-        legend={
-            "orientation": "h",
-            "yref": "container",
-            "yanchor": "bottom",
-            "y": 0.0,
-            "xanchor": "left",
-            "x": 0,
-            "font": {"size": 12},
-        },
+        legend=bottom_legend(12),
     )
     fig.update_xaxes(**AXIS)
     fig.update_yaxes(**AXIS)
     fig.layout.template = None  # after the updates: plotly.py fills in its default on creation
     return fig
+
+
+def bottom_legend(size: int) -> dict:
+    """A legend in a row along the figure's bottom edge, below the axis title: there it runs
+    into neither the data, the title, a subtitle nor the panels' titles, at any type size."""
+    return {
+        "orientation": "h",
+        "yref": "container",
+        "yanchor": "bottom",
+        "y": 0.0,
+        "xanchor": "left",
+        "x": 0.0,
+        "font": {"size": size},
+    }
 
 
 def themed(fig: go.Figure, theme: str | None) -> go.Figure:
@@ -178,17 +183,7 @@ def slide_fig(figure: go.Figure, height: int | None = None, scale: float = 1.0) 
         font_size=size,
         title_font_size=round(26 * scale),  # its subtitle (<sup>) at 18 px
         hoverlabel_font_size=size,
-        # the legend in a row along the figure's bottom edge, below the axis title, where
-        # larger type runs into neither the data, the title nor the axes
-        legend={
-            "orientation": "h",
-            "yref": "container",
-            "yanchor": "bottom",
-            "y": 0.0,
-            "xanchor": "left",
-            "x": 0.0,
-            "font": {"size": size},
-        },
+        legend=bottom_legend(size),
         margin={
             "t": round(78 * scale),
             "b": round(128 * scale),
