@@ -227,7 +227,8 @@ def select(
     on every pair, it is the procedure whose outer figure is reported, so its choice is what
     may ship."""
     y, groups = np.asarray(y, dtype=int), np.asarray(groups)
-    scored = [_out_of_fold(c, features, y, groups, folds, seed) for c in candidates]
+    splits = _folds(y, groups, folds, seed + 1)  # one split for every candidate
+    scored = [_out_of_fold(c, features, y, splits) for c in candidates]
     best = int(np.argmax([_auc(y, s) for s in scored]))
     return candidates[best], scored[best]
 
@@ -303,17 +304,12 @@ def _folds(y: np.ndarray, groups: np.ndarray, n: int, seed: int) -> list:
 
 
 def _out_of_fold(
-    candidate: Candidate,
-    features: pd.DataFrame,
-    y: np.ndarray,
-    groups: np.ndarray,
-    n: int,
-    seed: int,
+    candidate: Candidate, features: pd.DataFrame, y: np.ndarray, splits: list
 ) -> np.ndarray:
     if candidate.c is None:
         return features[candidate.signals[0]].to_numpy(dtype=float)
     scores = np.zeros(len(y))
-    for train, test in _folds(y, groups, n, seed + 1):
+    for train, test in splits:
         scores[test] = candidate.fit_score(features, y, train, test)
     return scores
 
