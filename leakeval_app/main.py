@@ -11,6 +11,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from leakeval_app import collector, loaders, navigation, state
+from leakeval_app.preload import preload_charts
 from leakeval_app.context import APP_MEASURES, AppContext, data_root, set_current
 from leakeval_app.render import (
     PRESENTATION_CSS,
@@ -47,6 +48,7 @@ def run() -> None:
         st.html(PRESENTATION_CSS)
     state.sync_url()
     notices = st.container()
+    preload_charts()
 
     root = data_root()
     if not find_experiments(root):

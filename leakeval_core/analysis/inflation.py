@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from leakeval_core.analysis.compare import paired, top_inflating
+from leakeval_core.analysis.compare import Paired, top_inflating
 from leakeval_core.analysis.corrections import Correction, correct, per_comparison_alpha
 from leakeval_core.analysis.folds import PerQuery
 from leakeval_core.analysis.paired import TIE_TOLERANCE, paired_ttest
@@ -84,17 +84,10 @@ def inflation(
             f"the leaked and the clean level are both {leaked_level!r}: choose two levels"
         )
     others = [f for f in per_query.factors if f != factor]
-    combinations = per_query.table[others].drop_duplicates().sort_values(others)
     rows, tops, groups_of_deltas = [], [], []
-    for keys in combinations.itertuples(index=False, name=None):
+    for keys, pairs in _pairs(per_query.table, factor, leaked_level, clean_level, others, leaked):
         fixed = dict(zip(others, keys, strict=True))
-        pairs = paired(
-            per_query, {**fixed, factor: leaked_level}, {**fixed, factor: clean_level}, leaked
-        )
-        both = pairs.table.dropna(subset=["a", "b"])
-        if both.empty:
-            continue
-        on, off = both[both.leaked].delta.to_numpy(), both[~both.leaked].delta.to_numpy()
+        on, off = pairs[pairs.leaked].delta.to_numpy(), pairs[~pairs.leaked].delta.to_numpy()
         rows.append(
             {
                 **fixed,
@@ -107,7 +100,7 @@ def inflation(
                 "p_difference": _welch(on, off),
             }
         )
-        tops.append(top_inflating(pairs, top, better).assign(**fixed))
+        tops.append(top_inflating(Paired(pairs, 0, 0), top, better).assign(**fixed))
         groups_of_deltas.append((on, off))
     summary = pd.DataFrame(rows)
     if summary.empty:
@@ -145,3 +138,26 @@ def inflation(
         columns={"a": str(leaked_level), "b": str(clean_level)}
     )
     return Inflation(summary, top_table)
+
+
+def _pairs(
+    table: pd.DataFrame,
+    factor: str,
+    leaked_level: object,
+    clean_level: object,
+    others: list[str],
+    leaked: pd.DataFrame,
+):
+    """Per combination of the other factors (in sorted order), the queries both sides scored:
+    qid, a (leaked level), b (clean level), delta (a − b), leaked. One pivot for all pairs,
+    the join `compare.paired` makes for one, so the Story's first draw does not pay a merge
+    per pair."""
+    sides = table[table[factor].isin([leaked_level, clean_level])]
+    wide = sides.set_index([*others, "qid", factor]).value.unstack(factor)
+    wide = wide.reindex(columns=[leaked_level, clean_level]).set_axis(["a", "b"], axis=1)
+    wide = wide.dropna().reset_index()
+    wide["delta"] = wide.a - wide.b
+    flags = pd.MultiIndex.from_frame(leaked[["collection", "qid"]])
+    wide["leaked"] = pd.MultiIndex.from_frame(wide[["collection", "qid"]]).isin(flags)
+    for keys, pairs in wide.groupby(others, sort=True, observed=True):
+        yield (keys if isinstance(keys, tuple) else (keys,)), pairs.reset_index(drop=True)

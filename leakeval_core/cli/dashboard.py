@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 from importlib.util import find_spec
@@ -87,7 +88,7 @@ def _cmd_app(args: argparse.Namespace) -> int:
     url = f"http://{STREAMLIT_OPTIONS['server.address']}:{args.port}/"
     print(f"leakeval: dashboard at {url}{'?present=1' if args.present else ''}", file=sys.stderr)
     print("leakeval: Ctrl-C stops it", file=sys.stderr)
-    command = [sys.executable, "-m", "streamlit", "run", str(entry_script())]
+    command = [sys.executable, "-m", "leakeval_app.serve", "run", str(entry_script())]
     command += [f"--{name}={value}" for name, value in STREAMLIT_OPTIONS.items()]
     command.append(f"--server.port={args.port}")
     env = {
@@ -95,10 +96,32 @@ def _cmd_app(args: argparse.Namespace) -> int:
         "LEAKEVAL_DATA": str(root),
         "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
     }
-    try:
-        return subprocess.call(command, env=env)
-    except KeyboardInterrupt:  # the server got the same Ctrl-C and is stopping
-        return 0
+    return serve(command, env)
+
+
+def serve(command: list[str], env: dict[str, str]) -> int:
+    """Run the server until it exits; a SIGTERM or SIGHUP sent to `leakeval app` stops it too.
+
+    Ctrl-C reaches the whole process group, but a signal sent to this process alone (a
+    supervisor, a test tearing down) would otherwise leave the server running, orphaned,
+    holding its port and a core's worth of threads.
+    """
+    server: subprocess.Popen | None = None
+
+    def stop(signum: int, frame: object) -> None:
+        if server is None:  # not started yet: nothing to stop
+            raise SystemExit(128 + signum)
+        server.terminate()
+
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), stop)
+    server = subprocess.Popen(command, env=env)
+    while True:
+        try:
+            return server.wait()
+        except KeyboardInterrupt:  # the server got the same Ctrl-C and is stopping
+            continue
 
 
 def entry_script() -> Path:

@@ -3,7 +3,11 @@ browser tests start it for real)."""
 
 from __future__ import annotations
 
+import importlib.util
+import os
+import signal
 import subprocess
+import sys
 import tomllib
 
 import pytest
@@ -28,14 +32,14 @@ def test_the_server_is_told_what_the_checkouts_config_says():
 def served(monkeypatch):
     """The command `leakeval app` would run, and its environment, instead of running it."""
     calls = []
-    monkeypatch.setattr(subprocess, "call", lambda command, env: calls.append((command, env)) or 0)
+    monkeypatch.setattr(dashboard, "serve", lambda command, env: calls.append((command, env)) or 0)
     return calls
 
 
 def test_a_folder_of_experiments_is_served_on_localhost(demo_dir, served, capsys):
     assert main(["app", str(demo_dir.parent), "--port", "8765", "--present"]) == 0
     ((command, env),) = served
-    assert command[1:4] == ["-m", "streamlit", "run"]
+    assert command[1:4] == ["-m", "leakeval_app.serve", "run"]
     assert command[4].endswith("leakeval_app/entry.py")
     assert "--server.address=127.0.0.1" in command and "--server.port=8765" in command
     assert "--browser.gatherUsageStats=false" in command
@@ -72,3 +76,32 @@ def test_what_cannot_be_served_is_one_line(args, message, tmp_path, served, monk
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"leakeval: {message}") and "\n" not in err
     assert served == []
+
+
+def test_stopping_leakeval_app_stops_its_server():
+    """A SIGTERM sent to `leakeval app` alone (a supervisor, a test's teardown) must not leave
+    the server it started running as an orphan."""
+    server = "import os, time; print(os.getpid(), flush=True); time.sleep(600)"
+    app = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import os, sys; from leakeval_core.cli.dashboard import serve; "
+            f"sys.exit(serve([sys.executable, '-c', {server!r}], dict(os.environ)))",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    server_pid = int(app.stdout.readline())  # the server is up, and the handler is set
+    app.send_signal(signal.SIGTERM)
+    app.wait(timeout=120)  # a guard against a hang: it returns once the server has exited
+    with pytest.raises(ProcessLookupError):
+        os.kill(server_pid, 0)
+
+
+def test_the_server_process_imports_ahead_what_the_first_page_needs():
+    """`leakeval_app.serve` names modules to import while the browser loads: each exists."""
+    from leakeval_app import serve
+
+    for name in serve.AHEAD:
+        assert importlib.util.find_spec(name) is not None, name

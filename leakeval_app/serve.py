@@ -1,0 +1,44 @@
+"""The dashboard's server process: Streamlit's own `streamlit run`, importing ahead.
+
+Streamlit runs the app's script only once a browser connects, so on a cold start the first
+page would wait for the imports the Story needs (scipy.stats alone takes over a second on a
+2-core machine) on top of its own work. Here a background thread imports them while the
+server starts and the browser loads the page, so the first run finds them ready. Imports are
+safe to race: the first page importing the same module waits for this thread's import to
+finish rather than repeating it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import threading
+
+AHEAD = (
+    "leakeval_app.main",
+    "leakeval_app.views",
+    "leakeval_core.api.meeting",
+    "leakeval_core.analysis.inflation",
+    "leakeval_core.present.story",
+    "leakeval_core.present.condition_plots",
+    "scipy.stats",
+    "plotly.graph_objects",
+)
+"""What the first page (the Story) imports beyond Streamlit itself, slowest last."""
+
+
+def import_ahead() -> None:
+    for name in AHEAD:
+        importlib.import_module(name)
+
+
+def main() -> None:
+    """`python -m leakeval_app.serve run SCRIPT [options]`, as `python -m streamlit`."""
+    from streamlit.web.cli import main as streamlit
+
+    threading.Thread(target=import_ahead, name="leakeval-import-ahead", daemon=True).start()
+    sys.exit(streamlit(prog_name="streamlit"))
+
+
+if __name__ == "__main__":
+    main()
