@@ -53,9 +53,15 @@ def main() -> None:
     parser.add_argument(
         "--signals", help="parquet of the pairs' signals: read if present, else written (--nested)"
     )
+    parser.add_argument(
+        "--relations", action="store_true", help="nested CV of the category rule vs a fitted one"
+    )
     parser.add_argument("--json", help="write every method's figures here")
     args = parser.parse_args()
     labels = read_labels(args.labels)
+    if args.relations:
+        relations(labels, args.repeats)
+        return
     if args.fit:
         refit(labels)
     if args.nested:
@@ -79,6 +85,35 @@ def main() -> None:
         )
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2))
+
+
+def relations(labels, repeats: int) -> None:
+    """Agreement with the annotators' relation of near-duplicates to the topic's title and to
+    the matched variant: the rule alone, and the rule or a fitted model chosen inside the
+    training folds (`leakage.relations`), on the same outer folds."""
+    from leakeval_core.leakage import relations as rel
+
+    near = labels.table[labels.table.near_duplicate == 1]
+    print(
+        "text     pairs  split  rule   [95% CI]         chosen inside  [95% CI]         "
+        "chosen - rule [95% CI]"
+    )
+    for field in ("title", "variant"):
+        rows = near[near[f"{field}_relation"] != ""].reset_index(drop=True)
+        features = rel.relation_features(rows[field], rows.train_text)
+        truth, groups = rows[f"{field}_relation"].to_numpy(), rows.topic.to_numpy()
+        for seed in range(repeats):
+            rule = rel.nested_relations(features, truth, groups, seed=seed, candidates=(None,))
+            chosen = rel.nested_relations(features, truth, groups, seed=seed)
+            r_low, r_high = rel.agreement_interval(rule)
+            c_low, c_high = rel.agreement_interval(chosen)
+            d_low, d_high = rel.agreement_interval(chosen, against=rule)
+            print(
+                f"{field:8s} {len(rows):5d}  {seed:5d}  {rule.agreement():.3f} "
+                f"[{r_low:.3f}, {r_high:.3f}]  {chosen.agreement():.3f}          "
+                f"[{c_low:.3f}, {c_high:.3f}]  {chosen.agreement() - rule.agreement():+.3f} "
+                f"[{d_low:+.3f}, {d_high:+.3f}]  {', '.join(chosen.chosen)}"
+            )
 
 
 def nested(labels, repeats: int, signals: str | None) -> list[dict]:

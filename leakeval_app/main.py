@@ -11,8 +11,8 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from leakeval_app import collector, loaders, navigation, state
-from leakeval_app.preload import preload_charts
 from leakeval_app.context import APP_MEASURES, AppContext, data_root, set_current
+from leakeval_app.preload import preload_charts
 from leakeval_app.render import (
     PRESENTATION_CSS,
     export_charts,

@@ -12,7 +12,7 @@ interval from resampling topics (pairs of one topic are not independent).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -30,10 +30,12 @@ __all__ = [
     "calibration",
     "candidate_space",
     "fold_auc",
+    "grouped_folds",
     "nested_cross_validation",
     "select",
     "signal_table",
     "topic_bootstrap",
+    "topic_resamples",
 ]
 
 WHAT_IS = r"^what (?:is|are|was|were|does|do)\b"
@@ -187,7 +189,7 @@ def nested_cross_validation(
     thresholds = np.zeros(len(y))
     fold_of = np.zeros(len(y), dtype=int)
     chosen = []
-    for fold, (train, test) in enumerate(_folds(y, groups, outer, seed)):
+    for fold, (train, test) in enumerate(grouped_folds(y, groups, outer, seed)):
         fold_of[test] = fold
         best, inner_scores = select(
             candidates, features.iloc[train], y[train], groups[train], inner, seed
@@ -227,7 +229,7 @@ def select(
     on every pair, it is the procedure whose outer figure is reported, so its choice is what
     may ship."""
     y, groups = np.asarray(y, dtype=int), np.asarray(groups)
-    splits = _folds(y, groups, folds, seed + 1)  # one split for every candidate
+    splits = grouped_folds(y, groups, folds, seed + 1)  # one split for every candidate
     scored = [_out_of_fold(c, features, y, splits) for c in candidates]
     best = int(np.argmax([_auc(y, s) for s in scored]))
     return candidates[best], scored[best]
@@ -254,25 +256,31 @@ def topic_bootstrap(
     against: NestedResult | None = None,
 ) -> tuple[float, float]:
     """95% percentile interval of `result.roc_auc()`, or of its difference from `against`'s
-    on the same resampled topics (both on the same outer folds), resampling topics with
-    replacement within each outer fold: a topic's pairs share its texts, so they are not
-    independent draws."""
+    on the same resampled topics (both on the same outer folds)."""
     y, folds = result.y, result.folds
     if against is not None and not np.array_equal(against.folds, folds):
         raise ValueError("a paired interval needs both results on the same outer folds")
-    topics, index = np.unique(result.groups, return_inverse=True)
-    members = [np.flatnonzero(index == t) for t in range(len(topics))]
-    fold_topics = [np.unique(index[folds == f]) for f in np.unique(folds)]
-    rng = np.random.default_rng(seed)
     values = []
-    for _ in range(reps):
-        rows = np.concatenate([members[t] for ts in fold_topics for t in rng.choice(ts, len(ts))])
+    for rows in topic_resamples(result.groups, folds, reps, seed):
         value = fold_auc(y[rows], result.scores[rows], folds[rows])
         if against is not None:
             value -= fold_auc(y[rows], against.scores[rows], folds[rows])
         values.append(value)
     low, high = np.percentile(values, [2.5, 97.5])
     return float(low), float(high)
+
+
+def topic_resamples(
+    groups: np.ndarray, folds: np.ndarray, reps: int, seed: int
+) -> Iterator[np.ndarray]:
+    """Row indices of `reps` bootstrap resamples that draw topics with replacement within
+    each outer fold: a topic's pairs share its texts, so they are not independent draws."""
+    topics, index = np.unique(groups, return_inverse=True)
+    members = [np.flatnonzero(index == t) for t in range(len(topics))]
+    fold_topics = [np.unique(index[folds == f]) for f in np.unique(folds)]
+    rng = np.random.default_rng(seed)
+    for _ in range(reps):
+        yield np.concatenate([members[t] for ts in fold_topics for t in rng.choice(ts, len(ts))])
 
 
 def _encoder(family: str) -> str:
@@ -296,7 +304,8 @@ def _logistic_space(encoder: str, extra: tuple[str, ...]) -> list[Candidate]:
     ]
 
 
-def _folds(y: np.ndarray, groups: np.ndarray, n: int, seed: int) -> list:
+def grouped_folds(y: np.ndarray, groups: np.ndarray, n: int, seed: int) -> list:
+    """n shuffled folds that keep each topic's pairs together (fewer with fewer topics)."""
     from sklearn.model_selection import GroupKFold
 
     n = min(n, len(np.unique(groups)))

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import pandas as pd
 
-__all__ = ["CATEGORY_RULES", "categorize", "content_terms", "normalize", "stem"]
+__all__ = ["CATEGORY_RULES", "categorize", "content_terms", "intent_terms", "normalize", "stem"]
 
 _ABBREVIATION = re.compile(r"\b(?:[A-Za-z]\.){2,}")
 _PUNCTUATION = re.compile(r"[^\w\s]|_", re.UNICODE)
@@ -185,7 +185,8 @@ def content_terms(text: str) -> frozenset[str]:
     return frozenset(stem(t) for t in text.split() if t not in _STOPWORDS)
 
 
-def _intent_terms(text: str) -> frozenset[str]:
+def intent_terms(text: str) -> frozenset[str]:
+    """The words that say how a need is asked (what, how, define, list…), not what it is."""
     return frozenset(t for t in text.split() if t in _INTENT_WORDS)
 
 
@@ -193,7 +194,7 @@ def categorize(test_norm: str, train_norm: str) -> str:
     """How a training query relates to a topic text (both already normalised)."""
     test_terms, train_terms = content_terms(test_norm), content_terms(train_norm)
     if test_terms == train_terms:
-        same_form = _intent_terms(test_norm) == _intent_terms(train_norm)
+        same_form = intent_terms(test_norm) == intent_terms(train_norm)
         return "identical" if same_form else "reformulation"
     if test_terms and test_terms < train_terms:
         return "specialization"

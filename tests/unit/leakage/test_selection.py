@@ -14,9 +14,9 @@ from sklearn.metrics import roc_auc_score
 from leakeval_core.leakage.selection import (
     Candidate,
     NestedResult,
-    _folds,
     calibration,
     candidate_space,
+    grouped_folds,
     nested_cross_validation,
     select,
     signal_table,
@@ -66,7 +66,7 @@ def test_held_out_scores_never_see_their_own_labels():
     candidates = candidate_space("hybrid", ("minilm",))[:24]
     first = nested_cross_validation(candidates, features, y, groups, outer=3, inner=3)
     # relabel one held-out fold's topics: the scores given to that fold must not move
-    train, test = _folds(y, groups, 3, 0)[0]
+    train, test = grouped_folds(y, groups, 3, 0)[0]
     flipped = y.copy()
     flipped[test] = 1 - flipped[test]
     second = nested_cross_validation(candidates, features, flipped, groups, outer=3, inner=3)
@@ -97,7 +97,7 @@ def test_unfitted_candidate_is_its_signal():
     result = nested_cross_validation([only], features, y, groups)
     # calibrated per fold, so not the raw cosine, but ranked as it within each fold
     assert result.scores.min() >= 0 and result.scores.max() <= 1
-    for _, test in _folds(y, groups, 5, 0):
+    for _, test in grouped_folds(y, groups, 5, 0):
         assert roc_auc_score(y[test], result.scores[test]) == pytest.approx(
             roc_auc_score(y[test], features["minilm:semantic"].to_numpy()[test])
         )

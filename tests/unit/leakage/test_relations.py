@@ -1,0 +1,69 @@
+"""`leakage.relations`: the features the fitted relation sees, and the nested selection's
+mechanics (written examples only test mechanics; quality figures come from the bench on the
+real labels)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from leakeval_core.leakage.relations import (
+    agreement_interval,
+    nested_relations,
+    relation_features,
+)
+
+
+def test_features_count_what_each_side_lacks():
+    features = relation_features(
+        pd.Series(["Best Retirement Country", "child labor", "black bear attacks worldwide"]),
+        pd.Series(["best retirement countries", "what is child labor", "black bear attacks 2018"]),
+    )
+    first, second, third = features.to_dict("records")
+    # 'countries' and 'country' stem apart, but share their first four letters
+    assert (first["missing"], first["extra"], first["variant_pairs"]) == (1, 1, 1)
+    assert first["rule"] == "reformulation" and first["rule_reformulation"] == 1.0
+    assert (second["missing"], second["extra"], second["common"]) == (0, 0, 2)
+    assert second["train_question"] == 1.0 and second["same_intent"] == 0.0
+    assert second["rule"] == "reformulation"  # same content words, asked as a question
+    assert third["extra_year"] == 1 and third["missing"] == 1
+
+
+def _written(n_topics: int = 30, seed: int = 0):
+    """Pairs whose true relation is the rule's answer but for one feature the rule ignores."""
+    rng = np.random.default_rng(seed)
+    tests, trains, truth, groups = [], [], [], []
+    for topic in range(n_topics):
+        for year in (False, True):
+            tests.append(f"topic{topic} words")
+            trains.append(f"topic{topic} words {'2018' if year else 'w' + str(rng.integers(99))}")
+            truth.append("specialization" if year else "reformulation")
+            groups.append(topic)
+    return (
+        relation_features(pd.Series(tests), pd.Series(trains)),
+        np.array(truth),
+        np.array(groups),
+    )
+
+
+def test_a_model_is_chosen_only_where_it_beats_the_rule_inside_the_folds():
+    features, truth, groups = _written()
+    rule = nested_relations(features, truth, groups, candidates=(None,))
+    chosen = nested_relations(features, truth, groups)
+    # the rule calls every added word a specialization: half right
+    assert rule.agreement() == pytest.approx(0.5)
+    assert set(rule.chosen) == {"rule"}
+    # the year feature tells the two apart, and only the training folds chose the model
+    assert chosen.agreement() == pytest.approx(1.0)
+    assert all(c.startswith("logistic") for c in chosen.chosen)
+    low, high = agreement_interval(chosen, reps=200, against=rule)
+    assert low == pytest.approx(0.5) and high == pytest.approx(0.5)
+
+
+def test_agreement_is_the_mean_over_outer_folds():
+    features, truth, groups = _written(n_topics=10)
+    result = nested_relations(features, truth, groups, outer=2, candidates=(None,))
+    hits = result.predicted == result.truth
+    by_fold = [hits[result.folds == f].mean() for f in (0, 1)]
+    assert result.agreement() == pytest.approx(np.mean(by_fold))
