@@ -56,11 +56,17 @@ def main() -> None:
     parser.add_argument(
         "--relations", action="store_true", help="nested CV of the category rule vs a fitted one"
     )
+    parser.add_argument(
+        "--fit-relation", action="store_true", help="refit the shipped title relation"
+    )
     parser.add_argument("--json", help="write every method's figures here")
     args = parser.parse_args()
     labels = read_labels(args.labels)
     if args.relations:
         relations(labels, args.repeats)
+        return
+    if args.fit_relation:
+        fit_title_relation(labels)
         return
     if args.fit:
         refit(labels)
@@ -91,6 +97,7 @@ def relations(labels, repeats: int) -> None:
     """Agreement with the annotators' relation of near-duplicates to the topic's title and to
     the matched variant: the rule alone, and the rule or a fitted model chosen inside the
     training folds (`leakage.relations`), on the same outer folds."""
+    from leakeval_core.leakage import relation_selection as nested_rel
     from leakeval_core.leakage import relations as rel
 
     near = labels.table[labels.table.near_duplicate == 1]
@@ -103,17 +110,50 @@ def relations(labels, repeats: int) -> None:
         features = rel.relation_features(rows[field], rows.train_text)
         truth, groups = rows[f"{field}_relation"].to_numpy(), rows.topic.to_numpy()
         for seed in range(repeats):
-            rule = rel.nested_relations(features, truth, groups, seed=seed, candidates=(None,))
-            chosen = rel.nested_relations(features, truth, groups, seed=seed)
-            r_low, r_high = rel.agreement_interval(rule)
-            c_low, c_high = rel.agreement_interval(chosen)
-            d_low, d_high = rel.agreement_interval(chosen, against=rule)
+            rule = nested_rel.nested_relations(
+                features, truth, groups, seed=seed, candidates=(None,)
+            )
+            chosen = nested_rel.nested_relations(features, truth, groups, seed=seed)
+            r_low, r_high = nested_rel.agreement_interval(rule)
+            c_low, c_high = nested_rel.agreement_interval(chosen)
+            d_low, d_high = nested_rel.agreement_interval(chosen, against=rule)
             print(
                 f"{field:8s} {len(rows):5d}  {seed:5d}  {rule.agreement():.3f} "
                 f"[{r_low:.3f}, {r_high:.3f}]  {chosen.agreement():.3f}          "
                 f"[{c_low:.3f}, {c_high:.3f}]  {chosen.agreement() - rule.agreement():+.3f} "
                 f"[{d_low:+.3f}, {d_high:+.3f}]  {', '.join(chosen.chosen)}"
             )
+
+
+def fit_title_relation(labels) -> None:
+    """The shipped TITLE_RELATION: C chosen by grouped CV on every judged title relation (the
+    procedure `--relations` measures), then fitted on them all. Prints the literal."""
+    from leakeval_core.leakage import relations as rel
+    from leakeval_core.leakage.relation_selection import choose_c
+
+    near = labels.table[labels.table.near_duplicate == 1]
+    rows = near[near.title_relation != ""].reset_index(drop=True)
+    features = rel.relation_features(rows.title, rows.train_text)
+    truth = rows.title_relation.to_numpy()
+    c, inner = choose_c(features, truth, rows.topic.to_numpy())
+    print(f"chosen: {'the rule' if c is None else f'C = {c:g}'} (inner agreement {inner:.3f})")
+    if c is None:
+        return
+    model = rel.fit_relation(features, truth, c)
+
+    def numbers(values) -> str:
+        return "(" + ", ".join(f"{v:.4f}" for v in values) + ",)"
+
+    print("TITLE_RELATION = RelationModel(")
+    print(f"    mean={numbers(model.mean)},")
+    print(f"    scale={numbers(model.scale)},")
+    print("    weights=(")
+    for row in model.weights:
+        print(f"        {numbers(row)},")
+    print("    ),")
+    print(f"    intercepts={numbers(model.intercepts)},")
+    print(f"    classes={model.classes!r},")
+    print(")")
 
 
 def nested(labels, repeats: int, signals: str | None) -> list[dict]:

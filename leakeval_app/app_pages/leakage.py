@@ -168,6 +168,7 @@ with tab_categories:
         show_fig(category_counts_figure, view.categories)
         rules = api.CATEGORY_RULES.items()
         st.caption(" · ".join(f"**{name}**: {rule}" for name, rule in rules))
+        st.caption(api.HOW_RELATED)
 for tab in tab_quality:
     with tab:
         if tab.open:  # scoring the labelled pairs takes a while: only here, and only once

@@ -40,6 +40,7 @@ _LAZY = {
     "versus_run": "comparison",
     "CATEGORIES": "leakage",
     "CATEGORY_RULES": "leakage",
+    "HOW_RELATED": "leakage",
     "TARGET_RECALL": "leakage",
     "at_threshold": "leakage",
     "detect_leakage": "leakage",

@@ -15,6 +15,7 @@ from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.scores import Progress
 from leakeval_core.leakage.evaluate import TARGET_RECALL, at_threshold
 from leakeval_core.leakage.options import DetectionOptions
+from leakeval_core.leakage.relations import HOW_RELATED
 from leakeval_core.leakage.table import CATEGORIES
 from leakeval_core.leakage.text import CATEGORY_RULES
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CATEGORIES",
     "CATEGORY_RULES",
+    "HOW_RELATED",
     "TARGET_RECALL",
     "LeakageOverview",
     "at_threshold",

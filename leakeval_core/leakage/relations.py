@@ -1,12 +1,11 @@
-"""Is a fitted relation (identical, reformulation, specialization, generalization) better than
-the rule? Measured as detection quality is (`selection`): nested, topic-grouped CV.
+"""How a training query relates to a topic text: identical, reformulation, specialization or
+generalization.
 
-`text.categorize` is a rule written while reading the development labels, so its agreement
-on them is optimistic. The alternative here is a multinomial logistic model over what the
-rule looks at (its own answer, which content words each side lacks, question form) plus
-signs the rule ignores (a missing word and an added one sharing a stem's first letters, an
-added year). For each outer fold the rule or the model at one C is chosen by inner agreement
-on the training topics; only the held-out topics' agreement is reported.
+`text.categorize` is a rule written while reading the development labels. Against a title it
+agrees with the annotators on 59% of pairs, so there a multinomial logistic model decides,
+over what the rule looks at (its own answer, which content words each side lacks, question
+form) and signs the rule ignores (a missing word and an added one sharing their first
+letters, an added year). `relation_selection` measures both on held-out topics.
 """
 
 from __future__ import annotations
@@ -17,21 +16,27 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from leakeval_core.leakage.selection import CS, grouped_folds, topic_resamples
 from leakeval_core.leakage.text import categorize, content_terms, intent_terms, normalize
 
 __all__ = [
+    "FEATURES",
+    "HOW_RELATED",
     "RELATIONS",
-    "RelationResult",
-    "agreement_interval",
-    "nested_relations",
+    "TITLE_RELATION",
+    "RelationModel",
+    "fit_relation",
+    "relate",
     "relation_features",
 ]
 
 RELATIONS = ("identical", "reformulation", "specialization", "generalization")
+HOW_RELATED = (
+    "Against a query variant by these rules; against a title by a model fitted on the "
+    "leakage study's judged titles, which agrees with its annotators more often there."
+)
+"""What a reader of the categories is told about where they come from."""
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 _QUESTION = re.compile(r"^(?:what|how|why|when|where|which|who)\b")
-RULE = "rule"
 
 
 def relation_features(test_texts: pd.Series, train_texts: pd.Series) -> pd.DataFrame:
@@ -65,77 +70,173 @@ def relation_features(test_texts: pd.Series, train_texts: pd.Series) -> pd.DataF
     return table
 
 
+FEATURES = (
+    "missing",
+    "extra",
+    "common",
+    "variant_pairs",
+    "extra_year",
+    "same_intent",
+    "train_question",
+    "test_question",
+    "longer",
+    *(f"rule_{relation}" for relation in RELATIONS),
+)
+"""The columns of `relation_features` a fitted relation weighs, in order."""
+
+
 @dataclass(frozen=True)
-class RelationResult:
-    predicted: np.ndarray
-    truth: np.ndarray
-    groups: np.ndarray
-    folds: np.ndarray
-    chosen: tuple[str, ...]
-    """Per outer fold: `rule` or `logistic(C=…)`."""
+class RelationModel:
+    """A multinomial logistic regression on standardised features. Where the rule finds the
+    same content words asked the same way it says identical, by definition, and the model is
+    not asked."""
 
-    def agreement(self, rows: np.ndarray | None = None) -> float:
-        """Mean over outer folds of the share of pairs whose relation is the annotators'."""
-        rows = np.arange(len(self.truth)) if rows is None else rows
-        hit, folds = self.predicted[rows] == self.truth[rows], self.folds[rows]
-        return float(np.mean([hit[folds == f].mean() for f in np.unique(folds)]))
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    weights: tuple[tuple[float, ...], ...]
+    """One row per class, in `classes` order."""
+    intercepts: tuple[float, ...]
+    classes: tuple[str, ...]
+
+    def predict(self, features: pd.DataFrame) -> np.ndarray:
+        x = (features[list(FEATURES)].to_numpy(dtype=float) - self.mean) / self.scale
+        logits = x @ np.asarray(self.weights).T + np.asarray(self.intercepts)
+        guess = np.asarray(self.classes, dtype=object)[np.argmax(logits, axis=1)]
+        rule = features.rule.to_numpy()
+        return np.where(rule == "identical", rule, guess)
 
 
-def _fit_predict(features: pd.DataFrame, truth: np.ndarray, c: float | None, train, test):
-    if c is None:
-        return features.rule.to_numpy()[test]
+TITLE_RELATION = RelationModel(
+    mean=(
+        0.8656,
+        0.8844,
+        1.8118,
+        0.0618,
+        0.0134,
+        0.9086,
+        0.0457,
+        0.0000,
+        0.3898,
+        0.2392,
+        0.4946,
+        0.1398,
+        0.1263,
+    ),
+    scale=(
+        0.8696,
+        0.9919,
+        0.9052,
+        0.2723,
+        0.1152,
+        0.2882,
+        0.2088,
+        1.0000,
+        0.4877,
+        0.4266,
+        0.5000,
+        0.3468,
+        0.3322,
+    ),
+    weights=(
+        (
+            0.4188,
+            -0.4045,
+            0.1307,
+            0.0744,
+            -0.0323,
+            -0.0366,
+            0.0528,
+            0.0000,
+            -0.0443,
+            -0.1970,
+            0.0618,
+            -0.3116,
+            0.4852,
+        ),
+        (
+            -0.5473,
+            -0.1741,
+            0.1475,
+            0.3556,
+            -0.0619,
+            0.1981,
+            0.0378,
+            0.0000,
+            -0.1780,
+            0.8176,
+            -0.2959,
+            -0.2860,
+            -0.3061,
+        ),
+        (
+            -0.2158,
+            0.0931,
+            -0.1284,
+            -0.3025,
+            -0.0931,
+            -0.1735,
+            -0.0953,
+            0.0000,
+            -0.0120,
+            -0.3149,
+            0.1507,
+            -0.0172,
+            0.1955,
+        ),
+        (
+            0.3443,
+            0.4856,
+            -0.1498,
+            -0.1275,
+            0.1873,
+            0.0120,
+            0.0047,
+            0.0000,
+            0.2343,
+            -0.3057,
+            0.0834,
+            0.6149,
+            -0.3747,
+        ),
+    ),
+    intercepts=(
+        -0.2701,
+        -0.2135,
+        0.3633,
+        0.1202,
+    ),
+    classes=("generalization", "identical", "reformulation", "specialization"),
+)
+"""How a training query relates to a topic's title, fitted on the 372 judged title relations
+of the development labels (C chosen by grouped CV, `bench/detection_bench.py --fit-relation`).
+Against a variant the rule stays: there a fitted relation gained nothing (README)."""
+
+
+def relate(features: pd.DataFrame, fields: pd.Series) -> np.ndarray:
+    """Each pair's relation: TITLE_RELATION's where the text is a title, else the rule's."""
+    titled = fields.to_numpy() == "title"
+    out = features.rule.to_numpy().astype(object)
+    if titled.any():
+        out[titled] = TITLE_RELATION.predict(features[titled])
+    return out
+
+
+def fit_relation(features: pd.DataFrame, truth: np.ndarray, c: float) -> RelationModel:
+    """The model at regularisation `c` (sklearn's C) fitted on these pairs."""
     from sklearn.linear_model import LogisticRegression
-    from sklearn.preprocessing import StandardScaler
 
-    x = features.drop(columns="rule").to_numpy(dtype=float)
-    scale = StandardScaler().fit(x[train])
-    model = LogisticRegression(C=c, max_iter=5000).fit(scale.transform(x[train]), truth[train])
-    return model.predict(scale.transform(x[test]))
-
-
-def nested_relations(
-    features: pd.DataFrame,
-    truth: np.ndarray,
-    groups: np.ndarray,
-    outer: int = 5,
-    inner: int = 5,
-    seed: int = 0,
-    candidates: tuple[float | None, ...] = (None, *CS),
-) -> RelationResult:
-    """Outer topic-grouped folds; in each, the candidate (None: the rule; a C: the logistic
-    model) with the best inner out-of-fold agreement (ties to the earlier: the rule first)
-    predicts the held-out topics."""
-    truth, groups = np.asarray(truth), np.asarray(groups)
-    predicted = np.empty(len(truth), dtype=object)
-    fold_of = np.zeros(len(truth), dtype=int)
-    chosen = []
-    for fold, (train, test) in enumerate(grouped_folds(truth, groups, outer, seed)):
-        fold_of[test] = fold
-        splits = grouped_folds(truth[train], groups[train], inner, seed + 1)
-        inner_agreement = []
-        for c in candidates:
-            hits = np.zeros(len(train), dtype=bool)
-            for fit, held in splits:
-                guess = _fit_predict(features, truth, c, train[fit], train[held])
-                hits[held] = guess == truth[train[held]]
-            inner_agreement.append(hits.mean())
-        best = candidates[int(np.argmax(inner_agreement))]
-        chosen.append(RULE if best is None else f"logistic(C={best:g})")
-        predicted[test] = _fit_predict(features, truth, best, train, test)
-    return RelationResult(predicted, truth, groups, fold_of, tuple(chosen))
-
-
-def agreement_interval(
-    result: RelationResult,
-    reps: int = 2000,
-    seed: int = 0,
-    against: RelationResult | None = None,
-) -> tuple[float, float]:
-    """95% percentile interval of the agreement (or of its difference from `against`'s, on
-    the same outer folds), resampling topics within each outer fold."""
-    values = [
-        result.agreement(rows) - (against.agreement(rows) if against is not None else 0.0)
-        for rows in topic_resamples(result.groups, result.folds, reps, seed)
-    ]
-    low, high = np.percentile(values, [2.5, 97.5])
-    return float(low), float(high)
+    x = features[list(FEATURES)].to_numpy(dtype=float)
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale = np.where(scale > 0, scale, 1.0)  # a feature constant here adds nothing
+    model = LogisticRegression(C=c, max_iter=5000).fit((x - mean) / scale, truth)
+    weights, intercepts = model.coef_, model.intercept_
+    if len(model.classes_) == 2:  # one row, for the second class: the first's logit is 0
+        weights = np.vstack([np.zeros_like(weights[0]), weights[0]])
+        intercepts = np.r_[0.0, intercepts]
+    return RelationModel(
+        tuple(map(float, mean)),
+        tuple(map(float, scale)),
+        tuple(tuple(map(float, row)) for row in weights),
+        tuple(map(float, intercepts)),
+        tuple(map(str, model.classes_)),
+    )

@@ -21,7 +21,8 @@ import pandas as pd
 
 from leakeval_core.leakage.lexical import LexicalModel
 from leakeval_core.leakage.options import encoder_of
-from leakeval_core.leakage.text import categorize, normalize
+from leakeval_core.leakage.relations import relate, relation_features
+from leakeval_core.leakage.text import normalize
 
 __all__ = [
     "SHORT_FIELDS",
@@ -88,14 +89,16 @@ def categories(matches: Matches, pairs: pd.DataFrame) -> pd.DataFrame:
     worded = _best(matches.grid, "lexical", SHORT_FIELDS)
     matched = worded.reindex(pd.RangeIndex(len(pairs)))
     train = normalize(pairs.train_text.reset_index(drop=True))
+    category = np.full(len(pairs), "reformulation", dtype=object)  # no short text to judge by
+    found = matched.norm.map(lambda text: isinstance(text, str)).to_numpy(dtype=bool)
+    if found.any():
+        features = relation_features(matched.norm[found], train[found])
+        category[found] = relate(features, matched.field[found].reset_index(drop=True))
     return pd.DataFrame(
         {
             "field": matched.field.fillna("title").to_numpy(),
             "test_text": matched.test_text.fillna("").to_numpy(),
-            "category": [
-                categorize(a, b) if isinstance(a, str) else "reformulation"
-                for a, b in zip(matched.norm, train, strict=True)
-            ],
+            "category": category,
         }
     )
 
