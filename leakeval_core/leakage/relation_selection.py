@@ -56,7 +56,6 @@ def choose_c(
     pairs (ties to the earlier: the rule first), and that agreement. Nested CV runs this
     inside each outer fold; run on every pair, it is the procedure whose outer figure is
     reported, so its choice is what ships."""
-
     candidates = (None, *CS) if candidates is None else candidates
     splits = grouped_folds(truth, groups, folds, seed + 1)
     agreement = []
@@ -81,7 +80,6 @@ def nested_relations(
     """Outer topic-grouped folds; in each, the candidate (None: the rule; a C: the logistic
     model) with the best inner out-of-fold agreement (ties to the earlier: the rule first)
     predicts the held-out topics."""
-
     truth, groups = np.asarray(truth), np.asarray(groups)
     predicted = np.empty(len(truth), dtype=object)
     fold_of = np.zeros(len(truth), dtype=int)
@@ -103,7 +101,6 @@ def agreement_interval(
 ) -> tuple[float, float]:
     """95% percentile interval of the agreement (or of its difference from `against`'s, on
     the same outer folds), resampling topics within each outer fold."""
-
     values = [
         result.agreement(rows) - (against.agreement(rows) if against is not None else 0.0)
         for rows in topic_resamples(result.groups, result.folds, reps, seed)
