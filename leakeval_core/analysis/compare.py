@@ -130,15 +130,20 @@ def paired_wide(
     return wide
 
 
-def top_inflating(pairs: Paired, n: int = 10, better: str = "higher") -> pd.DataFrame:
-    """Leaked topics where A beats B most: the queries that inflate A's score.
+def top_inflating(
+    pairs: Paired, n: int = 10, better: str = "higher", by: Sequence[str] = ()
+) -> pd.DataFrame:
+    """Leaked topics where A beats B most: the queries that inflate A's score; with `by`,
+    the top `n` within each combination of those columns (in their sorted order).
 
     For a lower-is-better measure (first relevant rank), inflation is B − A.
     """
     table = pairs.table[pairs.table.leaked].copy()
     table["inflation"] = table.delta if better == "higher" else -table.delta
     table = table[table.inflation > TIE_TOLERANCE]  # a tie or a loss inflates nothing
-    return table.sort_values(["inflation", "qid"], ascending=[False, True]).head(n)
+    order = [*by, "inflation", "qid"]
+    table = table.sort_values(order, ascending=[*(True for _ in by), False, True])
+    return table.groupby(list(by), sort=False).head(n) if by else table.head(n)
 
 
 def rank_changes(list_a: pd.DataFrame, list_b: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -84,8 +84,10 @@ def inflation(
             f"the leaked and the clean level are both {leaked_level!r}: choose two levels"
         )
     others = [f for f in per_query.factors if f != factor]
-    rows, tops, groups_of_deltas = [], [], []
-    for keys, pairs in _pairs(per_query.table, factor, leaked_level, clean_level, others, leaked):
+    rows, groups_of_deltas = [], []
+    both = _pairs(per_query.table, factor, leaked_level, clean_level, others, leaked)
+    for keys, pairs in both.groupby(others, sort=True, observed=True):
+        keys = keys if isinstance(keys, tuple) else (keys,)
         fixed = dict(zip(others, keys, strict=True))
         on, off = pairs[pairs.leaked].delta.to_numpy(), pairs[~pairs.leaked].delta.to_numpy()
         rows.append(
@@ -100,7 +102,6 @@ def inflation(
                 "p_difference": _welch(on, off),
             }
         )
-        tops.append(top_inflating(Paired(pairs, 0, 0), top, better).assign(**fixed))
         groups_of_deltas.append((on, off))
     summary = pd.DataFrame(rows)
     if summary.empty:
@@ -132,7 +133,7 @@ def inflation(
     summary["confidence"] = 1.0 - levels.to_numpy()
     summary["ci_low"] = [low for low, _ in bounds]
     summary["ci_high"] = [high for _, high in bounds]
-    top_table = pd.concat(tops, ignore_index=True)
+    top_table = top_inflating(Paired(both, 0, 0), top, better, by=others).reset_index(drop=True)
     order = [*others, "qid", "a", "b", "delta", "inflation"]
     top_table = top_table[[c for c in order if c in top_table.columns]].rename(
         columns={"a": str(leaked_level), "b": str(clean_level)}
@@ -147,11 +148,11 @@ def _pairs(
     clean_level: object,
     others: list[str],
     leaked: pd.DataFrame,
-):
-    """Per combination of the other factors (in sorted order), the queries both sides scored:
-    qid, a (leaked level), b (clean level), delta (a − b), leaked. One pivot for all pairs,
-    the join `compare.paired` makes for one, so the Story's first draw does not pay a merge
-    per pair."""
+) -> pd.DataFrame:
+    """The other factors, qid, a (leaked level), b (clean level), delta (a − b) and leaked
+    for every query both sides scored, all pairs of conditions at once: the join
+    `compare.paired` makes for one pair, so the Story's first draw does not pay a merge per
+    pair."""
     sides = table[table[factor].isin([leaked_level, clean_level])]
     wide = sides.set_index([*others, "qid", factor]).value.unstack(factor)
     wide = wide.reindex(columns=[leaked_level, clean_level]).set_axis(["a", "b"], axis=1)
@@ -159,5 +160,4 @@ def _pairs(
     wide["delta"] = wide.a - wide.b
     flags = pd.MultiIndex.from_frame(leaked[["collection", "qid"]])
     wide["leaked"] = pd.MultiIndex.from_frame(wide[["collection", "qid"]]).isin(flags)
-    for keys, pairs in wide.groupby(others, sort=True, observed=True):
-        yield (keys if isinstance(keys, tuple) else (keys,)), pairs.reset_index(drop=True)
+    return wide
