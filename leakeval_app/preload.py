@@ -2,20 +2,23 @@
 
 Streamlit's frontend fetches and compiles its Plotly component (a 4.7 MB script) only when
 the first chart arrives, so on a cold start the Story's chart appeared a second or more
-after the page's script had finished. A module preload, sent once per session before the
-page's work starts, lets the browser fetch and compile it in parallel with that work.
+after the page's script had finished. A module import, sent before the page's work starts,
+lets the browser fetch and compile it in parallel with that work. It is sent on every rerun,
+hidden: an element present on the first run only would shift every element after it on the
+next, and the browser would redraw them all (the import itself runs once per page load).
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 import streamlit as st
 
-_SENT = "_leakeval_preload_sent"
 STATIC = Path(st.__file__).parent / "static" / "static" / "js"
 
 
+@lru_cache(maxsize=1)
 def chart_script() -> str | None:
     """The frontend's Plotly component as the server serves it, if this Streamlit has one."""
     found = sorted(STATIC.glob("PlotlyChart.*.js"))
@@ -23,10 +26,9 @@ def chart_script() -> str | None:
 
 
 def preload_charts() -> None:
-    """Tell this session's browser to preload the chart component, once."""
-    if st.session_state.get(_SENT) or (script := chart_script()) is None:
+    """Tell the browser to load the chart component now."""
+    if (script := chart_script()) is None:
         return
-    st.session_state[_SENT] = True
     base = st.get_option("server.baseUrlPath").strip("/")
     href = "/" + "/".join(part for part in (base, script) if part)
     st.html(
