@@ -99,6 +99,7 @@ def relations(labels, repeats: int) -> None:
     training folds (`leakage.relations`), on the same outer folds."""
     from leakeval_core.leakage import relation_selection as nested_rel
     from leakeval_core.leakage import relations as rel
+    from leakeval_core.leakage.text import normalize
 
     near = labels.table[labels.table.near_duplicate == 1]
     print(
@@ -107,7 +108,7 @@ def relations(labels, repeats: int) -> None:
     )
     for field in ("title", "variant"):
         rows = near[near[f"{field}_relation"] != ""].reset_index(drop=True)
-        features = rel.relation_features(rows[field], rows.train_text)
+        features = rel.relation_features(normalize(rows[field]), normalize(rows.train_text))
         truth, groups = rows[f"{field}_relation"].to_numpy(), rows.topic.to_numpy()
         for seed in range(repeats):
             rule = nested_rel.nested_relations(
@@ -130,10 +131,11 @@ def fit_title_relation(labels) -> None:
     procedure `--relations` measures), then fitted on them all. Prints the literal."""
     from leakeval_core.leakage import relations as rel
     from leakeval_core.leakage.relation_selection import choose_c
+    from leakeval_core.leakage.text import normalize
 
     near = labels.table[labels.table.near_duplicate == 1]
     rows = near[near.title_relation != ""].reset_index(drop=True)
-    features = rel.relation_features(rows.title, rows.train_text)
+    features = rel.relation_features(normalize(rows.title), normalize(rows.train_text))
     truth = rows.title_relation.to_numpy()
     c, inner = choose_c(features, truth, rows.topic.to_numpy())
     print(f"chosen: {'the rule' if c is None else f'C = {c:g}'} (inner agreement {inner:.3f})")

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from leakeval_core.leakage.text import categorize, content_terms, intent_terms, normalize
+from leakeval_core.leakage.text import categorize, content_terms, intent_terms
 
 __all__ = [
+    "CATEGORIES",
     "FEATURES",
     "HOW_RELATED",
-    "RELATIONS",
     "TITLE_RELATION",
     "RelationModel",
     "fit_relation",
@@ -29,7 +29,8 @@ __all__ = [
     "relation_features",
 ]
 
-RELATIONS = ("identical", "reformulation", "specialization", "generalization")
+CATEGORIES = ("identical", "reformulation", "specialization", "generalization")
+"""How a training query can relate to a topic text (a fifth, different, is no near-duplicate)."""
 HOW_RELATED = (
     "Against a query variant by these rules; against a title by a model fitted on the "
     "leakage study's judged titles, which agrees with its annotators more often there."
@@ -39,13 +40,11 @@ _YEAR = re.compile(r"^(?:19|20)\d\d$")
 _QUESTION = re.compile(r"^(?:what|how|why|when|where|which|who)\b")
 
 
-def relation_features(test_texts: pd.Series, train_texts: pd.Series) -> pd.DataFrame:
-    """One row per (topic text, training query): the rule's relation and the word-level
-    differences between the two."""
-    tests, trains = (
-        normalize(test_texts.reset_index(drop=True)),
-        normalize(train_texts.reset_index(drop=True)),
-    )
+def relation_features(test_norm: pd.Series, train_norm: pd.Series) -> pd.DataFrame:
+    """One row per (topic text, training query), both already normalised (`text.normalize`,
+    as detection's pair grid holds them): the rule's relation and the word-level differences
+    between the two."""
+    tests, trains = test_norm.reset_index(drop=True), train_norm.reset_index(drop=True)
     rows = []
     for test, train in zip(tests, trains, strict=True):
         a, b = content_terms(test), content_terms(train)
@@ -65,7 +64,7 @@ def relation_features(test_texts: pd.Series, train_texts: pd.Series) -> pd.DataF
             }
         )
     table = pd.DataFrame(rows)
-    for relation in RELATIONS:
+    for relation in CATEGORIES:
         table[f"rule_{relation}"] = (table.rule == relation).astype(float)
     return table
 
@@ -80,7 +79,7 @@ FEATURES = (
     "train_question",
     "test_question",
     "longer",
-    *(f"rule_{relation}" for relation in RELATIONS),
+    *(f"rule_{relation}" for relation in CATEGORIES),
 )
 """The columns of `relation_features` a fitted relation weighs, in order."""
 

@@ -88,11 +88,10 @@ def categories(matches: Matches, pairs: pd.DataFrame) -> pd.DataFrame:
     category against that text."""
     worded = _best(matches.grid, "lexical", SHORT_FIELDS)
     matched = worded.reindex(pd.RangeIndex(len(pairs)))
-    train = normalize(pairs.train_text.reset_index(drop=True))
     category = np.full(len(pairs), "reformulation", dtype=object)  # no short text to judge by
-    found = matched.norm.map(lambda text: isinstance(text, str)).to_numpy(dtype=bool)
+    found = matched.norm.notna().to_numpy()
     if found.any():
-        features = relation_features(matched.norm[found], train[found])
+        features = relation_features(matched.norm[found], matched.train_norm[found])
         category[found] = relate(features, matched.field[found].reset_index(drop=True))
     return pd.DataFrame(
         {

@@ -18,6 +18,7 @@ from leakeval_core.experiment.scores import Progress
 from leakeval_core.leakage import options as detection_options
 from leakeval_core.leakage.detect import LEAKAGE_COLUMNS, TopicTexts, detect, topic_texts
 from leakeval_core.leakage.options import METHODS, DetectionOptions, threshold_for
+from leakeval_core.leakage.relations import CATEGORIES
 
 __all__ = [
     "CATEGORIES",
@@ -37,7 +38,6 @@ __all__ = [
     "load_leakage",
 ]
 
-CATEGORIES = ("identical", "reformulation", "specialization", "generalization")
 
 STUDY_SHARES = {"robust04": 172 / 250, "core17": 37 / 50, "core18": 38 / 50}
 """Share of topics with a near-duplicate in MS MARCO / ORCAS (Fröbe et al., SPIRE 2022)."""

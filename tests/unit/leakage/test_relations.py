@@ -10,12 +10,19 @@ import pytest
 
 from leakeval_core.leakage.relation_selection import agreement_interval, nested_relations
 from leakeval_core.leakage.relations import relate, relation_features
+from leakeval_core.leakage.text import normalize
 
 
 def test_features_count_what_each_side_lacks():
     features = relation_features(
-        pd.Series(["Best Retirement Country", "child labor", "black bear attacks worldwide"]),
-        pd.Series(["best retirement countries", "what is child labor", "black bear attacks 2018"]),
+        normalize(
+            pd.Series(["Best Retirement Country", "child labor", "black bear attacks worldwide"])
+        ),
+        normalize(
+            pd.Series(
+                ["best retirement countries", "what is child labor", "black bear attacks 2018"]
+            )
+        ),
     )
     first, second, third = features.to_dict("records")
     # 'countries' and 'country' stem apart, but share their first four letters
@@ -38,7 +45,7 @@ def _written(n_topics: int = 30, seed: int = 0):
             truth.append("specialization" if year else "reformulation")
             groups.append(topic)
     return (
-        relation_features(pd.Series(tests), pd.Series(trains)),
+        relation_features(normalize(pd.Series(tests)), normalize(pd.Series(trains))),
         np.array(truth),
         np.array(groups),
     )
@@ -77,7 +84,7 @@ def test_the_shipped_title_relation_is_the_fit_on_the_judged_titles():
     table = dev_labels().table
     rows = table[(table.near_duplicate == 1) & (table.title_relation != "")]
     rows = rows.reset_index(drop=True)
-    features = relation_features(rows.title, rows.train_text)
+    features = relation_features(normalize(rows.title), normalize(rows.train_text))
     truth = rows.title_relation.to_numpy()
     c, _ = choose_c(features, truth, rows.topic.to_numpy())
     assert c == 0.1
@@ -92,8 +99,8 @@ def test_the_shipped_title_relation_is_the_fit_on_the_judged_titles():
 
 def test_a_title_is_related_by_the_model_a_variant_by_the_rule():
     features = relation_features(
-        pd.Series(["child labor", "child labor", "child labor child labor"]),
-        pd.Series(["child labor today", "child labor today", "child labor"]),
+        normalize(pd.Series(["child labor", "child labor", "child labor child labor"])),
+        normalize(pd.Series(["child labor today", "child labor today", "child labor"])),
     )
     out = relate(features, pd.Series(["title", "variant", "title"]))
     assert out[1] == features.rule[1] == "specialization"
