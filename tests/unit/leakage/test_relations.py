@@ -16,22 +16,23 @@ from leakeval_core.leakage.text import normalize
 def test_features_count_what_each_side_lacks():
     features = relation_features(
         normalize(
-            pd.Series(["Best Retirement Country", "child labor", "black bear attacks worldwide"])
+            pd.Series(["bacterial infection", "child labor", "black bear attacks worldwide"])
         ),
         normalize(
             pd.Series(
-                ["best retirement countries", "what is child labor", "black bear attacks 2018"]
+                ["bacteria infection", "what is child labor", "black bear attacks 2018"]
             )
         ),
     )
     first, second, third = features.to_dict("records")
-    # 'countries' and 'country' stem apart, but share their first four letters
+    # 'bacterial' and 'bacteria' stem apart, but share their first four letters
     assert (first["missing"], first["extra"], first["variant_pairs"]) == (1, 1, 1)
     assert first["rule"] == "reformulation" and first["rule_reformulation"] == 1.0
     assert (second["missing"], second["extra"], second["common"]) == (0, 0, 2)
     assert second["train_question"] == 1.0 and second["same_intent"] == 0.0
     assert second["rule"] == "reformulation"  # same content words, asked as a question
     assert third["extra_year"] == 1 and third["missing"] == 1
+    assert third["rule"] == "specialization"  # a year restricts, whatever else it drops
 
 
 def _written(n_topics: int = 30, seed: int = 0):
@@ -92,9 +93,9 @@ def test_the_shipped_title_relation_is_the_fit_on_the_judged_titles():
     shipped = relate(features, pd.Series(["title"] * len(rows)))
     assert (shipped == fresh.predict(features)).all()
     assert TITLE_RELATION.classes == fresh.classes
-    # in sample, so above the nested 0.65-0.67 the README reports; the rule: 0.59
-    assert (shipped == truth).mean() == pytest.approx(0.710, abs=5e-4)
-    assert (features.rule == truth).mean() == pytest.approx(0.589, abs=5e-4)
+    # in sample, so above the nested 0.66-0.68 the README reports; the rule: 0.62
+    assert (shipped == truth).mean() == pytest.approx(0.726, abs=5e-4)
+    assert (features.rule == truth).mean() == pytest.approx(0.618, abs=5e-4)
 
 
 def test_a_title_is_related_by_the_model_a_variant_by_the_rule():
