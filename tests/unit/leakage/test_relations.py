@@ -19,9 +19,7 @@ def test_features_count_what_each_side_lacks():
             pd.Series(["bacterial infection", "child labor", "black bear attacks worldwide"])
         ),
         normalize(
-            pd.Series(
-                ["bacteria infection", "what is child labor", "black bear attacks 2018"]
-            )
+            pd.Series(["bacteria infection", "what is child labor", "black bear attacks 2018"])
         ),
     )
     first, second, third = features.to_dict("records")
