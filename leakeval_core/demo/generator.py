@@ -29,6 +29,7 @@ from leakeval_core.experiment.scores import Progress
 from leakeval_core.io.queries import read_topics
 from leakeval_core.io.trec import write_qrels
 from leakeval_core.leakage.labels import LABEL_COLUMNS
+from leakeval_core.leakage.relations import CATEGORIES
 from leakeval_core.leakage.text import content_terms, normalize
 
 __all__ = ["DEMO_SEED", "LEAKED_QUERIES", "MODELS", "TRAIN_SIZES", "generate_demo"]
@@ -168,7 +169,6 @@ _PLACES = (
     "japan",
 )
 _SPECIALISERS = ("2019", "in the us", "news", "report", "uk", "today", "pdf")
-_CATEGORIES = ("identical", "reformulation", "specialization", "generalization")
 
 
 SOURCE = Path(__file__).parent / "source"
@@ -332,7 +332,7 @@ def _planted_duplicates(
             continue
         title = normalize(pd.Series([t.title])).iat[0]
         terms = [w for w in title.split() if content_terms(w)]
-        for category in rng.choice(_CATEGORIES, size=rng.integers(1, 6)):
+        for category in rng.choice(CATEGORIES, size=rng.integers(1, 6)):
             if category == "generalization" and len(terms) < 2:
                 category = "specialization"  # a one-word title has nothing to drop
             if category == "identical":

@@ -6,7 +6,7 @@ import pytest
 from scipy import stats as sps
 from statsmodels.stats.multitest import multipletests
 
-from leakeval_core.analysis.compare import compare_levels
+from leakeval_core.analysis.compare import compare_levels, paired
 from leakeval_core.analysis.corrections import correct, per_comparison_alpha
 from leakeval_core.analysis.folds import PerQuery, per_query, select
 from leakeval_core.analysis.inflation import inflation
@@ -222,6 +222,34 @@ def test_inflation_on_demo_shrinks_with_train_size(demo_experiment, demo_scores)
     assert (result.top.groupby(["collection", "model", "train_size"]).size() <= 10).all()
     top = result.top.iloc[0]
     assert top.delta == pytest.approx(top.leaked - top.none)
+
+
+def test_inflation_pairs_every_condition_as_compare_paired_pairs_one(demo_experiment, demo_scores):
+    """One definition of a pair: inflation joins every leaked/clean pair in one pivot, the
+    comparison page joins one pair with `compare.paired`; their deltas and leaked flags must be
+    the same, pair by pair, also where one side did not score some queries."""
+    design = demo_experiment.design
+    full = per_query(demo_scores, "ndcg_cut_10")
+    leaked_side = full.table[design.leakage] == design.leaked
+    dropped = full.table[leaked_side].sample(frac=0.1, random_state=0).index
+    table = PerQuery(full.table.drop(dropped), full.factors, full.fold_rule, full.missing)
+    flags = leaked_qids(ground_truth(demo_experiment), 0.0)
+    result = inflation(table, flags, design)
+    others = [f for f in table.factors if f != design.leakage]
+    one_sided = 0
+    for row in result.table.itertuples():
+        fixed = {f: getattr(row, f) for f in others}
+        leaked, clean = (
+            {**fixed, design.leakage: level} for level in (design.leaked, design.clean)
+        )
+        pair = paired(table, leaked, clean, flags)
+        one_sided += pair.only_b
+        on, off = pair.table[pair.table.leaked].delta, pair.table[~pair.table.leaked].delta
+        assert (row.leaked_topics, row.other_topics) == (len(on), len(off))
+        assert row.delta_leaked == pytest.approx(on.mean(), abs=1e-15)
+        assert row.delta_other == pytest.approx(off.mean(), abs=1e-15)
+    assert len(result.table) == full.table.groupby(others).ngroups
+    assert one_sided == len(dropped)
 
 
 def test_inflation_by_hand():
