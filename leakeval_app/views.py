@@ -190,13 +190,11 @@ def topic_titles(ctx: AppContext) -> pd.DataFrame:
 
 def audit(ctx: AppContext, strata: int) -> api.Audit:
     """The experiment's audit: each model against its baseline (or each leaked condition
-    against its clean twin), every collection."""
-    return _audit(ctx.key, ctx.settings, strata, ctx.study)
-
-
-@st.cache_data(max_entries=16, show_spinner="Auditing: permutation tests and intervals…")
-def _audit(key, settings: View, strata: int, _study) -> api.Audit:
-    return api.audit(_study, view=settings, strata=strata)
+    against its clean twin), every collection. Not in Streamlit's data cache, which hands
+    each rerun a copy: the study keeps the one audit (`api.audit`), so a model's closer look,
+    computed when a reader first opens it, is kept for every later rerun and session."""
+    with st.spinner("Auditing: permutation tests and intervals…"):
+        return api.audit(ctx.study, view=ctx.settings, strata=strata)
 
 
 def conditions_of(ctx: AppContext, collection: str) -> dict[str, dict]:

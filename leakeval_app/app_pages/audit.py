@@ -54,7 +54,6 @@ with tab_experiment:
                 show_error(exc)
         if result is not None and len(result.table):
             factor = result.factor
-            models = sorted(result.table[factor].astype(str).unique())
             splits = sorted(result.table.split.unique(), key=lambda s: (s != "leaked", s))
             with cols[1]:
                 split = state.control(
@@ -67,18 +66,20 @@ with tab_experiment:
             key_columns = [factor, "leaked_topics", "other_topics", "gain_leaked"]
             key_columns += ["gain_other", "difference", "ci_low", "ci_high", "p_adjusted"]
             show_table(summary, slide=key_columns)
-            model = state.control(
+            looks = result.looks(split)
+            look = state.control(
                 st.selectbox,
-                f"Closer look at {factor}",
+                "Closer look at",
                 "audit_model",
-                models,
-                default=models[0],
+                list(looks),
+                default=next(iter(looks)),
+                help="Ordered by the difference above, largest first.",
             )
-            placed = {factor: model}
+            closer = result.at(looks[look])
             left, right = st.columns(2)
             with left:
-                show_fig(dose_figure, api.rows_at(result.dose, placed), measure, result.baseline)
-                trend = api.rows_at(result.trend, placed)
+                show_fig(dose_figure, closer.dose, measure, result.baseline)
+                trend = closer.trend
                 if len(trend):
                     row = trend.iloc[0]
                     st.caption(
@@ -88,18 +89,8 @@ with tab_experiment:
                         "larger the gain."
                     )
             with right:
-                show_fig(
-                    category_gain_figure,
-                    api.rows_at(result.categories, placed),
-                    measure,
-                    result.baseline,
-                )
-            show_fig(
-                sensitivity_figure,
-                api.rows_at(result.sensitivity, placed),
-                measure,
-                result.threshold,
-            )
+                show_fig(category_gain_figure, closer.categories, measure, result.baseline)
+            show_fig(sensitivity_figure, closer.sensitivity, measure, result.threshold)
             st.caption(
                 "The same estimate at every detection threshold, with its 95% interval (the "
                 "shifts the permutation test does not reject). Detection is imperfect: "
@@ -125,7 +116,7 @@ with tab_experiment:
             )
             downloads[1].download_button(
                 "Every figure (JSON)",
-                json.dumps(result.as_dict(), indent=2),
+                lambda: json.dumps(result.as_dict(), indent=2),  # every model's: on a click
                 "audit.json",
                 "application/json",
             )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from leakeval_core.analysis.options import Statistics
     from leakeval_core.evaluation.measures import Measure
 
-__all__ = ["AUDIT_CAVEAT", "AUDIT_NOTE", "Audit", "audit", "why_not_audit"]
+__all__ = ["AUDIT_CAVEAT", "AUDIT_NOTE", "Audit", "CloserLook", "audit", "why_not_audit"]
 
 AUDIT_CAVEAT = (
     "Observational: the baseline adjusts only for the topic difficulty it measures, and "
@@ -41,6 +42,43 @@ SENSITIVITY_STEPS = tuple(round(t, 2) for t in np.arange(0.05, 1.0, 0.05))
 """Detection thresholds the sensitivity view recomputes the estimate at."""
 
 
+@dataclass(frozen=True, eq=False)
+class CloserLook:
+    """One audited model's gain over the baseline and its topics' nearest training queries.
+    Its views cost a permutation test each (hundreds for the sensitivity), and a page shows
+    one model's, so each is computed when first asked for and kept."""
+
+    placed: Mapping[str, object]
+    """The model's levels: collection, the design's other factors, the audited system."""
+    gain: pd.Series
+    nearest: pd.DataFrame
+    """similarity and category of each topic's nearest training query, by qid."""
+    threshold: float
+    seed: int
+
+    def is_at(self, levels: Mapping[str, object]) -> bool:
+        """As `rows_at` selects rows: levels of factors it is not placed by are ignored."""
+        return all(self.placed.get(factor, level) == level for factor, level in levels.items())
+
+    @cached_property
+    def response(self) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+        """The gain by similarity bin and by category, and the trend, each row placed."""
+        from leakeval_core.analysis.audit import dose_response
+
+        bins, kinds, slope = dose_response(self.gain, self.nearest, self.threshold, seed=self.seed)
+        placed = dict(self.placed)
+        return bins.assign(**placed), kinds.assign(**placed), pd.DataFrame([{**placed, **slope}])
+
+    @cached_property
+    def sensitivity(self) -> pd.DataFrame:
+        """The difference and its interval at every detection threshold."""
+        from leakeval_core.analysis.audit import sensitivity
+
+        steps = sorted({*SENSITIVITY_STEPS, round(self.threshold, 3)})
+        similarity = self.nearest.similarity.reindex(self.gain.index).fillna(0.0)
+        return sensitivity(self.gain, similarity, steps, seed=self.seed).assign(**self.placed)
+
+
 @dataclass(frozen=True)
 class Audit(Result):
     """A leakage audit: one row per model (against the baseline) and split of the topics."""
@@ -49,14 +87,9 @@ class Audit(Result):
     """Per collection (and other factors), model and split: topics on each side, the mean
     gain over the baseline on each, their difference, its interval, the permutation p and
     its adjustment over the collection's models."""
-    dose: pd.DataFrame = field(repr=False)
-    """The gain by the nearest training query's similarity (equal-count bins)."""
-    categories: pd.DataFrame = field(repr=False)
-    """The gain by the nearest training query's category."""
-    trend: pd.DataFrame = field(repr=False)
-    """Spearman's rho between nearest similarity and gain, with its permutation p."""
-    sensitivity: pd.DataFrame = field(repr=False)
-    """The difference and its interval at each detection threshold."""
+    closer: tuple[CloserLook, ...] = field(repr=False)
+    """Per audited model, what its closer look (`dose`, `categories`, `trend`,
+    `sensitivity`) is computed from when first asked for."""
     leaderboard: pd.DataFrame = field(repr=False)
     """Each system's mean on all topics and on the topics without a near-duplicate."""
     tau: pd.DataFrame = field(repr=False)
@@ -91,21 +124,54 @@ class Audit(Result):
         ]
         return self.table[[c for c in keep if c in self.table]]
 
+    @property
+    def dose(self) -> pd.DataFrame:
+        """The gain by the nearest training query's similarity (equal-count bins)."""
+        return _frame([look.response[0] for look in self.closer])
+
+    @property
+    def categories(self) -> pd.DataFrame:
+        """The gain by the nearest training query's category."""
+        return _frame([look.response[1] for look in self.closer])
+
+    @property
+    def trend(self) -> pd.DataFrame:
+        """Spearman's rho between nearest similarity and gain, with its permutation p."""
+        return _frame([look.response[2] for look in self.closer])
+
+    @property
+    def sensitivity(self) -> pd.DataFrame:
+        """The difference and its interval at each detection threshold."""
+        return _frame([look.sensitivity for look in self.closer])
+
+    def looks(self, split: str = "leaked") -> dict[str, dict[str, object]]:
+        """Each audited model's levels, by a label that names them (leaving out the
+        collection and any factor at one level here), the largest difference on `split`
+        first: the closer look a reader most wants comes first. Choose one with `at`."""
+        rows = self.table[self.table.split == split].sort_values(
+            "difference", ascending=False, kind="stable"
+        )
+        placed = rows[[*self.keys, self.factor]]
+        named = [c for c in placed.columns if c != "collection" and placed[c].nunique() > 1]
+        named = named or [self.factor]
+        return {
+            ", ".join(f"{c}={row[c]}" for c in named): {c: row[c] for c in placed.columns}
+            for row in placed.to_dict("records")
+        }
+
     def at(self, levels: Mapping[str, object]) -> Audit:
+        """Also the closer looks of the models at these levels only: a page that shows one
+        model's pays for its permutation tests, not for every model's."""
         from dataclasses import replace
 
         from leakeval_core.api.results import rows_at
 
-        tables = (
-            "table",
-            "dose",
-            "categories",
-            "trend",
-            "sensitivity",
-            "leaderboard",
-            "tau",
+        tables = ("table", "leaderboard", "tau")
+        return replace(
+            self,
+            **{name: rows_at(getattr(self, name), levels) for name in tables},
+            closer=tuple(look for look in self.closer if look.is_at(levels)),
         )
-        return replace(self, **{name: rows_at(getattr(self, name), levels) for name in tables})
 
     def as_dict(self) -> dict:
         """Every figure, for `leakeval audit --json`: the app shows these and nothing else."""
@@ -205,7 +271,7 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
         source.groups() if groups is None else with_collection(topic_table(groups), source)
     )
 
-    rows, tests, dose, categories, trend, sensitivity = [], [], [], [], [], []
+    rows, tests, closer = [], [], []
     for where, model, model_levels, base_levels in contrasts:
         model_scores = _scores(per_query.table, model_levels)
         base_scores = _scores(per_query.table, base_levels)
@@ -242,16 +308,7 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
         near = nearest[nearest.collection == collection].set_index("qid")[
             ["similarity", "category"]
         ]
-        bins, kinds, slope = analysis.dose_response(gain, near, threshold, seed=statistics.seed)
-        placed = {**where, factor: model}
-        dose.append(bins.assign(**placed))
-        categories.append(kinds.assign(**placed))
-        trend.append(pd.DataFrame([{**placed, **slope}]))
-        steps = sorted({*SENSITIVITY_STEPS, round(threshold, 3)})
-        similarity = near.similarity.reindex(gain.index).fillna(0.0)
-        sensitivity.append(
-            analysis.sensitivity(gain, similarity, steps, seed=statistics.seed).assign(**placed)
-        )
+        closer.append(CloserLook({**where, factor: model}, gain, near, threshold, statistics.seed))
     if not rows:
         raise LeakevalError("no topic is scored by both the model and the baseline")
     table = pd.DataFrame(rows)
@@ -275,10 +332,7 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
     where_from = source.pairs(view).source if isinstance(source, Study) else source.source
     return Audit(
         table=_ordered(table, [*keys, factor]),
-        dose=_frame(dose),
-        categories=_frame(categories),
-        trend=_frame(trend),
-        sensitivity=_frame(sensitivity),
+        closer=tuple(closer),
         leaderboard=board,
         tau=tau,
         baseline=baseline_name,

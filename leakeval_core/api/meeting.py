@@ -206,7 +206,7 @@ def _audited(study: Study, view: View, pair: dict) -> Story:
     )
     top = top[top.gain > 0].sort_values(["gain", "qid"], ascending=[False, True]).head(10)
     top = _with_queries(top.assign(collection=pair["collection"]), pair, study, view, {})
-    chart = rows_at(result.categories, pair)
+    chart = result.at(pair).categories
     return tell(facts, measure, statistics, chart.reset_index(drop=True), None, top)
 
 

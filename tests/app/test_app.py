@@ -875,3 +875,27 @@ def test_every_chart_of_a_page_exports_as_slide_images(app):
     png = zipfile.ZipFile(io.BytesIO(blob)).read(pngs[0])
     assert struct.unpack(">II", png[16:24]) == (1920, 1080)  # the IHDR width and height
     assert [d for d in at.get("download_button") if "slide images" in d.proto.label]
+
+
+def test_the_audit_looks_closer_at_one_model_of_the_twins(app, demo_experiment, demo_cache):
+    """With twins the audited factor has one level (leaked): the closer look names a whole
+    condition (model and training size) and draws that one's bins, not every model's."""
+    import json
+
+    from leakeval_core import api
+
+    at = app("leakeval_app/app_pages/audit.py")
+    look = widget(at.selectbox, "audit_model")
+    assert look.options[0].startswith("model=") and "train_size=" in look.options[0]
+    chosen = look.options[1]
+    look.set_value(chosen).run()
+    assert not at.exception, [e.value for e in at.exception]
+    charts = {
+        json.loads(c.proto.spec)["layout"]["title"]["text"]: json.loads(c.proto.spec)
+        for c in at.get("plotly_chart")
+    }
+    bins = charts["Gain by how close the nearest training query is"]["data"][0]["text"]
+    result = api.audit(demo_experiment).at({"collection": "robust04"})
+    expected = result.at(result.looks()[chosen]).dose
+    assert bins == [f"{n} topics" for n in expected.topics]
+    assert expected.topics.sum() == 250  # one model's topics, each in one bin

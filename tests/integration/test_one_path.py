@@ -300,6 +300,34 @@ def test_audit_rows_agree_across_the_api_the_cli_json_the_app_and_the_report(
     assert reported.p_adjusted.tolist() == [shown_p(v) for v in rows.p_adjusted]
 
 
+def test_a_models_closer_look_is_computed_alone_and_is_the_one_every_figure_holds(audit_dir):
+    """The audit page shows one model's dose-response, categories, trend and sensitivity
+    (`Audit.at`): computed for it alone when asked for, and equal to that model's rows in
+    every figure (`as_dict`, the JSON the CLI writes)."""
+    import json
+
+    from leakeval_core.api.audits import json_ready
+
+    result = api.audit(audit_dir)
+    assert len(result.closer) == 2
+    first, second = result.closer
+    one = result.at({"model": first.placed["model"]})
+    assert one.closer == (first,)
+    shown = {name: getattr(one, name) for name in ("dose", "categories", "trend", "sensitivity")}
+    assert "response" in vars(first) and "sensitivity" in vars(first)
+    assert "response" not in vars(second) and "sensitivity" not in vars(second)
+    everything = json.loads(json.dumps(result.as_dict()))
+    for name, key in (
+        ("dose", "dose_response"),
+        ("categories", "categories"),
+        ("trend", "trend"),
+        ("sensitivity", "sensitivity"),
+    ):
+        mine = [row for row in everything[key] if row["model"] == first.placed["model"]]
+        alone = json.loads(json.dumps(json_ready(shown[name]).to_dict("records")))
+        assert mine == alone and len(mine) > 0, name
+
+
 def test_the_audit_from_files_is_the_experiments(audit_dir, tmp_path, capsys):
     """`leakeval audit --qrels --run --baseline --pairs` computes what the folder gives."""
     folder = api.audit(audit_dir)
