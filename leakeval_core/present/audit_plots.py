@@ -62,7 +62,10 @@ def audit_figure(
         "(positive: leaked topics gain more)"
     )
     fig.update_yaxes(title=None, autorange="reversed", type="category")
-    return style(fig, "Leakage inflation per model (orange: significant)", 120 + 40 * len(rows))
+    # 40 px a model, never fewer than three rows' worth: with one model the margins would
+    # leave its row no height to draw in
+    height = 160 + 40 * max(len(rows), 3)
+    return style(fig, "Leakage inflation per model (orange: significant)", height)
 
 
 def dose_figure(bins: pd.DataFrame, measure: Measure, baseline: str) -> go.Figure:

@@ -182,3 +182,28 @@ def test_leak_shares_label_zero_bars_and_say_whose_the_marks_are():
     assert bars.textposition == "outside" and bars.cliponaxis is False  # drawn above the bar
     assert list(marks.text) == ["study: 74%", "study: 69%"]
     assert "MS MARCO + ORCAS" in marks.name and "Fröbe" in marks.name
+
+
+def test_an_audit_of_one_model_leaves_its_row_room_to_draw():
+    """The real example audits one model: its chart must not be margins only."""
+    from leakeval_core.evaluation.measures import parse_measures
+    from leakeval_core.present.audit_plots import audit_figure
+
+    def plot_height(models: int) -> float:
+        rows = pd.DataFrame(
+            {
+                "model": [f"m{i}" for i in range(models)],
+                "difference": 0.01,
+                "ci_low": -0.01,
+                "ci_high": 0.03,
+                "p_adjusted": 0.5,
+                "leaked_topics": 80,
+                "other_topics": 40,
+                "significant": False,
+            }
+        )
+        layout = audit_figure(rows, parse_measures("ndcg_cut_10")[0], ["model"], "bm25").layout
+        return layout.height - layout.margin.t - layout.margin.b
+
+    assert plot_height(1) >= 100
+    assert plot_height(15) >= 15 * 30  # a readable row per model
