@@ -351,12 +351,12 @@ def dose_response(
     table["category"] = table.category.where(table.similarity >= threshold, "no near-duplicate")
     table["category"] = table.category.fillna("no near-duplicate").replace("", "no near-duplicate")
     paired = table.similarity > 0
+    values = table.similarity[paired].round(6)  # equal scores in equal bins
     table["bin"] = 0
-    if paired.sum() >= 2:
-        values = table.similarity[paired].round(6)  # equal scores in equal bins
+    if values.nunique() > 1:
         quantiles = pd.qcut(values, bins, labels=False, duplicates="drop")
         table.loc[paired, "bin"] = quantiles.to_numpy() + 1
-    elif paired.any():
+    elif paired.any():  # one similarity (judged pairs given as 1.0): one bin, never none
         table.loc[paired, "bin"] = 1
     rows = []
     for position, part in table.groupby("bin", sort=True):

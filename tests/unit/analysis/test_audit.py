@@ -157,6 +157,18 @@ def test_dose_response_bins_categories_and_trend():
     assert trend["p"] < 0.01
 
 
+def test_every_topic_is_in_one_similarity_bin_when_pairs_share_one_similarity():
+    """Judged pairs given as a table often all say 1.0: quantile edges then collapse, and a
+    topic left without a bin would silently drop out of the chart."""
+    index = pd.Index([str(q) for q in range(12)])
+    gain = pd.Series(np.linspace(-0.1, 0.2, 12), index=index)
+    similarity = pd.Series([0.0] * 4 + [1.0] * 8, index=index)
+    nearest = pd.DataFrame({"similarity": similarity, "category": "reformulation"})
+    bins, _, _ = dose_response(gain, nearest, 0.8, resamples=200)
+    assert bins.bin.tolist() == [0, 1] and bins.topics.tolist() == [4, 8]
+    assert bins.gain.tolist() == pytest.approx([gain[:4].mean(), gain[4:].mean()])
+
+
 def test_sensitivity_recomputes_the_estimate_at_each_threshold():
     model, baseline, _ = planted(21, 0.0)
     similarity = pd.Series(np.linspace(0, 1, len(model)), index=model.index)
