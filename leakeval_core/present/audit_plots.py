@@ -68,10 +68,17 @@ def audit_figure(
     return style(fig, "Leakage inflation per model (orange: significant)", height)
 
 
+def _bin_label(position: int, low: float, high: float) -> str:
+    if position == 0:
+        return "no candidate"
+    low_text, high_text = f"{low:.2f}", f"{high:.2f}"
+    return low_text if low_text == high_text else f"{low_text}–{high_text}"
+
+
 def dose_figure(bins: pd.DataFrame, measure: Measure, baseline: str) -> go.Figure:
     """Mean gain per bin of the nearest training query's similarity, with t intervals."""
     labels = [
-        "no candidate" if b == 0 else f"{lo:.2f}–{hi:.2f}"
+        _bin_label(b, lo, hi)
         for b, lo, hi in zip(bins.bin, bins.similarity_low, bins.similarity_high, strict=True)
     ]
     fig = go.Figure(
@@ -149,5 +156,8 @@ def sensitivity_figure(table: pd.DataFrame, measure: Measure, threshold: float) 
         annotation_position="top",
     )
     fig.update_xaxes(title="detection threshold (similarity at which a topic counts as leaked)")
-    fig.update_yaxes(title=f"{measure.label}: leaked minus other gain (positive: leaked gain more)")
-    return style(fig, "Does the conclusion depend on the threshold?")
+    # two lines, and room for them: in one the title ran past the plot into the chart's title
+    fig.update_yaxes(
+        title=f"{measure.label} gain, leaked minus other<br>(positive: leaked topics gain more)"
+    )
+    return style(fig, "Does the conclusion depend on the threshold?", height=440)
