@@ -139,7 +139,10 @@ def _headline(facts: Facts, measure: Measure) -> str:
     else:
         verb = "improves" if gained > 0 else "worsens"
         change = f"{verb} {measure.label}{lower} from {facts.mean_b:.3f} to {facts.mean_a:.3f}"
-    return f"{subject} {change} {_where(facts.pair)}.".replace("  ", " ")
+    # an audit's subject names the model already: the place is the rest of its levels
+    named = facts.a if facts.kind == "audit" else None
+    where = {factor: level for factor, level in facts.pair.items() if str(level) != named}
+    return f"{subject} {change} {_where(where)}.".replace("  ", " ")
 
 
 def _detail(facts: Facts, measure: Measure) -> str:

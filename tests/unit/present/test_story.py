@@ -152,9 +152,7 @@ def test_an_audit_story_tells_the_model_against_the_baseline(tmp_path):
     )
     story = api.story(tmp_path, measure="P_1")
     assert story.kind == "audit" and story.pair == {"collection": "c", "model": "mine"}
-    assert (
-        story.headline == "Against bm25, mine improves P@1 from 0.000 to 0.500 on c (model mine)."
-    )
+    assert story.headline == "Against bm25, mine improves P@1 from 0.000 to 0.500 on c."
     assert story.detail.startswith("+1.00 on the 6 topics with a near-duplicate")
     assert "+0.00 on the 6 without: 100% [100%, 100%] of the gain comes from the leaked" in (
         story.detail
