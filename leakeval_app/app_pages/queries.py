@@ -29,18 +29,14 @@ names = list(experiment.collections)
 collection = state.control(st.selectbox, "Collection", "collection", names, default=names[0])
 factors = [f for f in experiment.condition_factors if f != "collection"]
 design = experiment.design
-contrast = design.leakage or next((f for f in factors if len(experiment.levels(f)) > 1), None)
+contrast = design.contrast({f: experiment.levels(f) for f in factors})
 a, b = {"collection": collection}, {"collection": collection}
 side_a, side_b = st.columns(2)
 side_a.markdown("**Condition A**")
 side_b.markdown("**Condition B**")
 for factor in factors:
     levels = experiment.levels(factor)
-    default_a, default_b = levels[0], levels[0]
-    if factor == design.leakage:
-        default_a, default_b = design.leaked, design.clean
-    elif factor == contrast:
-        default_b = levels[1]
+    default_a, default_b = design.sides(factor, levels, contrast)
     with side_a:
         a[factor] = state.control(st.selectbox, factor, f"a_{factor}", levels, default=default_a)
     with side_b:

@@ -72,6 +72,29 @@ class Design:
     def has(self, *roles: str) -> bool:
         return all(getattr(self, role) is not None for role in roles)
 
+    def contrast(self, levels: Mapping[str, Sequence[object]]) -> str | None:
+        """The factor a paired view (A against B) varies first: leakage, else the system
+        when a baseline is named, else the first factor with two levels (`levels`: each
+        factor's levels, collection excluded)."""
+        if self.leakage is not None:
+            return self.leakage
+        if self.system is not None and self.baseline is not None:
+            return self.system
+        return next((f for f, values in levels.items() if len(values) > 1), None)
+
+    def sides(self, factor: str, levels: Sequence[object], contrast: str | None) -> tuple:
+        """The levels of `factor` a paired view opens on, A then B: leaked against clean, an
+        audited system against the baseline, the first two levels of the contrast; any other
+        factor at one level on both sides (a system other than the baseline)."""
+        if factor == self.leakage:
+            return self.leaked, self.clean
+        audited = [v for v in levels if factor != self.system or v != self.baseline] or levels
+        if factor == contrast and factor == self.system and self.baseline in levels:
+            return audited[0], self.baseline
+        if factor == contrast and len(levels) > 1:
+            return levels[0], levels[1]
+        return audited[0], audited[0]
+
     def describe(self) -> str:
         """One line for captions: `leakage: leakage (leaked vs none); size: train_size`."""
         parts = []

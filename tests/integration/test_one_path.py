@@ -328,6 +328,17 @@ def test_a_models_closer_look_is_computed_alone_and_is_the_one_every_figure_hold
         assert mine == alone and len(mine) > 0, name
 
 
+def test_the_drill_down_of_an_audit_opens_on_a_model_against_its_baseline(audit_dir, monkeypatch):
+    """A is the audited model and B the baseline, so A − B is the gain the audit tests."""
+    monkeypatch.setenv("LEAKEVAL_DATA", str(audit_dir.parent))
+    monkeypatch.chdir(ROOT)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.switch_page("leakeval_app/app_pages/queries.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert widget(at.selectbox, "a_model").value == "t5-clean"
+    assert widget(at.selectbox, "b_model").value == "bm25"
+
+
 def test_the_audit_from_files_is_the_experiments(audit_dir, tmp_path, capsys):
     """`leakeval audit --qrels --run --baseline --pairs` computes what the folder gives."""
     folder = api.audit(audit_dir)

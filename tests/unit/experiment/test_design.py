@@ -97,3 +97,24 @@ def test_manifest_design_section_is_read_and_checked(tmp_path):
     write(tmp_path / "experiment.toml", manifest + '[design]\nsize = "arm2"\n')
     with pytest.raises(ParseError, match=r"experiment.toml: \[design\] size = 'arm2'"):
         load_experiment(tmp_path)
+
+
+def test_a_paired_view_opens_on_leaked_against_clean_or_a_model_against_its_baseline():
+    twins = Design(leakage="leakage", leaked="leaked", clean="none", system="model")
+    levels = {"model": ["bert", "t5"], "leakage": ["leaked", "none"], "size": [1, 2]}
+    contrast = twins.contrast(levels)
+    assert contrast == "leakage"
+    assert twins.sides("leakage", levels["leakage"], contrast) == ("leaked", "none")
+    assert twins.sides("model", levels["model"], contrast) == ("bert", "bert")
+
+    audit = Design(system="model", baseline="bm25")
+    systems = ["bm25", "bm25-rm3", "t5"]
+    contrast = audit.contrast({"model": systems, "size": [1, 2]})
+    assert contrast == "model"
+    assert audit.sides("model", systems, contrast) == ("bm25-rm3", "bm25")
+    assert audit.sides("size", [1, 2], contrast) == (1, 1)
+
+    plain = Design()
+    contrast = plain.contrast({"one": ["x"], "two": ["a", "b"]})
+    assert contrast == "two" and plain.sides("two", ["a", "b"], contrast) == ("a", "b")
+    assert plain.sides("one", ["x"], contrast) == ("x", "x")
