@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from leakeval_core.analysis.compare import mean_band
 from leakeval_core.analysis.corrections import Correction, correct
 from leakeval_core.analysis.paired import TIE_TOLERANCE
 from leakeval_core.analysis.ranking import kendall_tau_b
@@ -311,14 +312,14 @@ def adjust(table: pd.DataFrame, family: Sequence[str], correction: Correction, a
 
 
 def _mean_interval(values: np.ndarray, confidence: float) -> tuple[float, float, float]:
+    """The mean and its band, as a condition's mean gets it (`compare.mean_band`)."""
     n = len(values)
     if n == 0:
         return float("nan"), float("nan"), float("nan")
     mean = float(values.mean())
-    if n < 2:
-        return mean, float("nan"), float("nan")
-    half = sps.t.ppf(0.5 + confidence / 2, n - 1) * values.std(ddof=1) / np.sqrt(n)
-    return mean, mean - half, mean + half
+    sd = float(values.std(ddof=1)) if n > 1 else float("nan")
+    low, high = mean_band(mean, sd, n, values.min(), values.max(), confidence)
+    return mean, float(low), float(high)
 
 
 def _pearson(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -462,7 +463,8 @@ def leaderboard(
     table = pd.DataFrame(rows)
     ascending = better == "lower"
     table["rank"] = table["mean"].rank(ascending=ascending, method="min").astype(int)
-    table["clean_rank"] = table.clean_mean.rank(ascending=ascending, method="min")
+    # whole ranks, absent where a system has no clean topic
+    table["clean_rank"] = table.clean_mean.rank(ascending=ascending, method="min").astype("Int64")
     table["rank_change"] = table["rank"] - table.clean_rank
     tau = {"tau": float("nan"), "tau_low": float("nan"), "tau_high": float("nan")}
     if len(wide.columns) >= 2 and on_clean.sum() >= 2:

@@ -24,6 +24,7 @@ __all__ = [
     "compare_levels",
     "condition_label",
     "condition_means",
+    "mean_band",
     "paired",
     "paired_wide",
     "query_along",
@@ -63,11 +64,23 @@ def condition_means(
         out["mean"] = combined.to_numpy()
         out["ci_low"] = out["ci_high"] = np.nan
         return out.drop(columns=["low", "high"])
-    sem = out.sd / np.sqrt(out.n)
-    half = sps.t.ppf(0.5 + confidence / 2, np.maximum(out.n - 1, 1)) * sem
-    out["ci_low"] = np.maximum(out["mean"] - half.fillna(0.0), out.low)
-    out["ci_high"] = np.minimum(out["mean"] + half.fillna(0.0), out.high)
+    out["ci_low"], out["ci_high"] = mean_band(
+        out["mean"], out.sd, out.n, out.low, out.high, confidence
+    )
     return out.drop(columns=["low", "high"])
+
+
+def mean_band(mean, sd, n, lowest, highest, confidence: float = 0.95):
+    """The t interval of a mean of n values (sd their standard deviation), kept within the
+    values' own range [lowest, highest]: a mean cannot leave it, and a skewed measure such as
+    the first relevant rank would otherwise get a band below rank 1. One value has no spread:
+    its band is the value. Scalars or arrays; every mean with a band (a condition's, a
+    system's on the leaderboard, a gain per bin) is drawn with this one."""
+    mean, sd, n = np.asarray(mean, float), np.asarray(sd, float), np.asarray(n, float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        half = sps.t.ppf(0.5 + confidence / 2, np.maximum(n - 1, 1)) * sd / np.sqrt(n)
+    half = np.where(np.isfinite(half), half, 0.0)
+    return np.maximum(mean - half, lowest), np.minimum(mean + half, highest)
 
 
 @dataclass(frozen=True)

@@ -195,3 +195,21 @@ def test_the_leaderboard_ranks_on_all_and_on_clean_topics():
     assert table.clean_rank.to_dict() == {"solid": 1.0, "bm25": 2.0, "leaky": 3.0}
     assert tau["tau"] == pytest.approx(sps.kendalltau([0.3, 0.6, 0.5], [0.4, 0.3, 0.5]).statistic)
     assert tau["tau_low"] <= tau["tau"] <= tau["tau_high"]
+
+
+def test_a_systems_band_on_the_leaderboard_is_a_condition_means_band():
+    """One band for a mean: a skewed score (most topics 0, one high) keeps its leaderboard
+    band within its values, as the Condition comparison draws the same mean."""
+    from leakeval_core.analysis.compare import condition_means
+    from leakeval_core.analysis.folds import PerQuery
+
+    index = pd.Index([str(q) for q in range(6)])
+    skewed = pd.Series([0.0, 0.0, 0.0, 0.0, 0.05, 0.9], index=index)
+    other = pd.Series([0.3, 0.2, 0.4, 0.1, 0.2, 0.3], index=index)
+    board, _ = leaderboard({"skewed": skewed, "other": other}, index[:4], "higher")
+    row = board.set_index("system").loc["skewed"]
+    long = pd.DataFrame({"model": "skewed", "qid": index, "value": skewed.to_numpy()})
+    means = condition_means(PerQuery(long, ("model",), "none", pd.DataFrame()), ["model"])
+    assert (row.ci_low, row.ci_high) == (means.ci_low.iloc[0], means.ci_high.iloc[0])
+    assert row.ci_low == 0.0  # the plain t band reaches below 0
+    assert row.clean_ci_low == row.clean_ci_high == 0.0  # four zeros: no spread
