@@ -41,24 +41,27 @@ with cols[0]:
         help="Stratified: leaked topics are compared with others of similar difficulty, as "
         "the baseline measures it.",
     )
-tab_experiment, tab_upload = state.tabs(["This experiment", "Audit uploaded runs"], "audit_tab")
-with tab_experiment:
-    if tab_experiment.open:
-        result = None
-        if why := api.why_not_audit(design):
-            st.info(why, icon=":material/info:")
-        else:
-            try:
-                result = views.audit(ctx, strata).at({"collection": collection})
-            except LeakevalError as exc:
-                show_error(exc)
-        if result is not None and len(result.table):
-            factor = result.factor
-            splits = sorted(result.table.split.unique(), key=lambda s: (s != "leaked", s))
-            with cols[1]:
-                split = state.control(
-                    st.selectbox, "Split the topics by", "audit_split", splits, default=splits[0]
-                )
+tab_models, tab_closer, tab_board, tab_upload = state.tabs(
+    ["Per model", "Closer look", "Leaderboard", "Audit uploaded runs"], "audit_tab"
+)
+result = None
+if tab_models.open or tab_closer.open or tab_board.open:
+    if why := api.why_not_audit(design):
+        st.info(why, icon=":material/info:")
+    else:
+        try:
+            result = views.audit(ctx, strata).at({"collection": collection})
+        except LeakevalError as exc:
+            show_error(exc)
+if result is not None and len(result.table):
+    factor = result.factor
+    splits = sorted(result.table.split.unique(), key=lambda s: (s != "leaked", s))
+    with cols[1]:
+        split = state.control(
+            st.selectbox, "Split the topics by", "audit_split", splits, default=splits[0]
+        )
+    with tab_models:
+        if tab_models.open:
             rows = result.table[result.table.split == split]
             show_fig(audit_figure, rows, measure, [*result.keys, factor], result.baseline)
             st.caption(result.caption)
@@ -66,6 +69,19 @@ with tab_experiment:
             key_columns = [factor, "leaked_topics", "other_topics", "gain_leaked"]
             key_columns += ["gain_other", "difference", "ci_low", "ci_high", "p_adjusted"]
             show_table(summary, slide=key_columns)
+            if not ctx.view.present:
+                downloads = st.columns(2)
+                downloads[0].download_button(
+                    "Audit table (CSV)", result.table.to_csv(index=False), "audit.csv", "text/csv"
+                )
+                downloads[1].download_button(
+                    "Every figure (JSON)",
+                    lambda: json.dumps(result.as_dict(), indent=2),  # every model's: on a click
+                    "audit.json",
+                    "application/json",
+                )
+    with tab_closer:
+        if tab_closer.open:
             looks = result.looks(split)
             look = state.control(
                 st.selectbox,
@@ -73,7 +89,7 @@ with tab_experiment:
                 "audit_model",
                 list(looks),
                 default=next(iter(looks)),
-                help="Ordered by the difference above, largest first.",
+                help="Ordered by the difference on the Per model tab, largest first.",
             )
             closer = result.at(looks[look])
             left, right = st.columns(2)
@@ -96,6 +112,8 @@ with tab_experiment:
                 "shifts the permutation test does not reject). Detection is imperfect: "
                 "the Leakage overlap page measures it on human judgments."
             )
+    with tab_board:
+        if tab_board.open:
             if len(result.leaderboard):
                 st.markdown(
                     "**Leaderboard on all topics and on the topics without a near-duplicate**"
@@ -108,18 +126,11 @@ with tab_experiment:
                         f"{tau.tau_low:+.2f} to {tau.tau_high:+.2f}); 1 means the clean topics "
                         "rank the systems as all topics do."
                     )
-            if ctx.view.present:
-                st.stop()
-            downloads = st.columns(2)
-            downloads[0].download_button(
-                "Audit table (CSV)", result.table.to_csv(index=False), "audit.csv", "text/csv"
-            )
-            downloads[1].download_button(
-                "Every figure (JSON)",
-                lambda: json.dumps(result.as_dict(), indent=2),  # every model's: on a click
-                "audit.json",
-                "application/json",
-            )
+            else:
+                st.caption(
+                    "A leaderboard needs a system factor with two or more systems scored on "
+                    "the same topics."
+                )
 with tab_upload:
     if tab_upload.open and not ctx.view.present:
         st.markdown(

@@ -885,6 +885,8 @@ def test_the_audit_looks_closer_at_one_model_of_the_twins(app, demo_experiment, 
     from leakeval_core import api
 
     at = app("leakeval_app/app_pages/audit.py")
+    assert not [b for b in at.selectbox if b.key and b.key.endswith(":audit_model")]  # lazy
+    open_tab(at, "audit_tab", "Closer look")
     look = widget(at.selectbox, "audit_model")
     assert look.options[0].startswith("model=") and "train_size=" in look.options[0]
     chosen = look.options[1]
@@ -899,3 +901,15 @@ def test_the_audit_looks_closer_at_one_model_of_the_twins(app, demo_experiment, 
     expected = result.at(result.looks()[chosen]).dose
     assert bins == [f"{n} topics" for n in expected.topics]
     assert expected.topics.sum() == 250  # one model's topics, each in one bin
+
+
+def test_the_audit_leaderboard_is_its_own_tab(app, demo_experiment):
+    from leakeval_core import api
+
+    at = app("leakeval_app/app_pages/audit.py")
+    assert all("clean_mean" not in frame.value for frame in at.dataframe)  # lazy
+    open_tab(at, "audit_tab", "Leaderboard")
+    (board,) = [frame.value for frame in at.dataframe if "clean_mean" in frame.value]
+    expected = api.audit(demo_experiment).at({"collection": "robust04"}).leaderboard
+    assert board["clean_mean"].tolist() == expected["clean_mean"].tolist()
+    assert any("Kendall's τ" in c.value for c in at.caption)

@@ -172,6 +172,7 @@ def test_shared_link_reopens_the_view(app_url, browser):
     [
         ("conditions", ["Significance", "Inflation", "Ranking change"]),
         ("leakage", ["Similarity distribution", "Categories"]),
+        ("audit", ["Closer look"]),
     ],
 )
 def test_chart_tabs_render(app_url, browser, path, tabs):
