@@ -145,14 +145,15 @@ class Audit(Result):
         return _frame([look.sensitivity for look in self.closer])
 
     def looks(self, split: str = "leaked") -> dict[str, dict[str, object]]:
-        """Each audited model's levels, by a label that names them (leaving out the
-        collection and any factor at one level here), the largest difference on `split`
-        first: the closer look a reader most wants comes first. Choose one with `at`."""
+        """Each audited model's levels, by a label that names them (leaving out any factor
+        at one level here, such as the collection of `at(collection=…)`), the largest
+        difference on `split` first: the closer look a reader most wants comes first. Choose
+        one with `at`."""
         rows = self.table[self.table.split == split].sort_values(
             "difference", ascending=False, kind="stable"
         )
         placed = rows[[*self.keys, self.factor]]
-        named = [c for c in placed.columns if c != "collection" and placed[c].nunique() > 1]
+        named = [c for c in placed.columns if placed[c].nunique() > 1]
         named = named or [self.factor]
         return {
             ", ".join(f"{c}={row[c]}" for c in named): {c: row[c] for c in placed.columns}

@@ -897,7 +897,9 @@ def test_the_audit_looks_closer_at_one_model_of_the_twins(app, demo_experiment, 
         for c in at.get("plotly_chart")
     }
     bins = charts["Gain by how close the nearest training query is"]["data"][0]["text"]
-    result = api.audit(demo_experiment).at({"collection": "robust04"})
+    everywhere = api.audit(demo_experiment)
+    assert len(everywhere.looks()) == len(everywhere.closer) == 3 * 15  # named apart
+    result = everywhere.at({"collection": "robust04"})
     expected = result.at(result.looks()[chosen]).dose
     assert bins == [f"{n} topics" for n in expected.topics]
     assert expected.topics.sum() == 250  # one model's topics, each in one bin

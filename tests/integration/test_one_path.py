@@ -310,6 +310,7 @@ def test_a_models_closer_look_is_computed_alone_and_is_the_one_every_figure_hold
 
     result = api.audit(audit_dir)
     assert len(result.closer) == 2
+    assert list(result.looks()) == ["model=t5-leaked", "model=t5-clean"]  # largest first
     first, second = result.closer
     one = result.at({"model": first.placed["model"]})
     assert one.closer == (first,)
