@@ -47,6 +47,12 @@ def needs_pairs(feature: str, error: str = "") -> str:
     )
 
 
+KEPT = {"result": 32, "scores": 8, "per_query": 32}
+"""How many of the most recently used values a study keeps of each kind that grows with the
+settings: a served app whose readers try many measures, conventions and thresholds rebuilds
+the oldest (from the disk cache where there is one) instead of growing without bound."""
+
+
 class _Memo:
     """Build each keyed value once; concurrent callers of one key wait for the first.
 
@@ -60,9 +66,18 @@ class _Memo:
 
     def get(self, key: tuple, build: Callable[[], Any]) -> Any:
         with self._lock:
-            if key not in self._values:
+            if key in self._values:
+                self._values[key] = self._values.pop(key)  # the most recent last
+            else:
                 self._values[key] = build()
+                self._evict(key[0])
             return self._values[key]
+
+    def _evict(self, kind: object) -> None:
+        kept = KEPT.get(kind)
+        if kept is not None:
+            for old in [k for k in self._values if k[0] == kind][:-kept]:
+                del self._values[old]
 
     def has(self, key: tuple) -> bool:
         return key in self._values

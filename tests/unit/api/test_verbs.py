@@ -149,3 +149,22 @@ def test_the_example_script_runs(demo_dir, demo_cache):
     assert done.returncode == 0, done.stderr
     assert "leaked-vs-clean comparisons are significant" in done.stdout
     assert "delta_leaked" in done.stdout and "Leaked training" in done.stdout
+
+
+def test_a_study_keeps_the_recently_used_results_of_many_settings(demo_experiment):
+    """A served app's readers try many settings: the study rebuilds the least recently used
+    result rather than keep every one."""
+    from leakeval_core.api.study import KEPT, Study
+
+    study = Study(demo_experiment)
+    builds = []
+
+    def remember(n: int) -> int:
+        return study.remember(("test", n), lambda: builds.append(n) or n)
+
+    for n in range(KEPT["result"]):
+        remember(n)
+    assert remember(0) == 0 and builds.count(0) == 1  # kept, and now the most recent
+    remember(KEPT["result"])  # one more: the least recently used (1) goes
+    assert remember(0) == 0 and builds.count(0) == 1
+    assert remember(1) == 1 and builds.count(1) == 2  # built again
