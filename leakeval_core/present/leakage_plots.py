@@ -23,8 +23,9 @@ def leak_share_figure(shares: pd.DataFrame, threshold: float) -> go.Figure:
     """Share of topics with a near-duplicate per collection, beside the study's share.
 
     The study searched the whole MS MARCO and ORCAS query logs; an experiment with a sample
-    of a log finds fewer, so each mark says whose figure it is. Counts sit above the bars,
-    where a zero-height bar still shows its 0%.
+    of a log finds fewer, so each mark says whose figure it is. Counts sit at the foot of
+    the bars, where the study's mark cannot cover them; a bar too short to hold its count
+    (a 0%) shows it above.
     """
     fig = go.Figure(
         go.Bar(
@@ -36,7 +37,9 @@ def leak_share_figure(shares: pd.DataFrame, threshold: float) -> go.Figure:
                 f"{s:.0%} ({n}/{t})"
                 for s, n, t in zip(shares.share, shares.leaked, shares.topics, strict=True)
             ],
-            textposition="outside",
+            # at the bar's foot, clear of the study's mark above it; a short bar's outside
+            textposition=["inside" if share >= 0.15 else "outside" for share in shares.share],
+            insidetextanchor="start",
             cliponaxis=False,
             hovertemplate="%{x}: %{y:.1%} of topics leaked in this experiment<extra></extra>",
         )

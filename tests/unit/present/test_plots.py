@@ -172,14 +172,16 @@ def test_leak_shares_label_zero_bars_and_say_whose_the_marks_are():
         {
             "collection": ["core17", "robust04"],
             "topics": [50, 250],
-            "leaked": [0, 30],
-            "share": [0.0, 0.12],
+            "leaked": [0, 75],
+            "share": [0.0, 0.3],
             "study_share": [37 / 50, 172 / 250],
         }
     )
     bars, marks = leak_share_figure(shares, 0.8).data
-    assert list(bars.text) == ["0% (0/50)", "12% (30/250)"]
-    assert bars.textposition == "outside" and bars.cliponaxis is False  # drawn above the bar
+    assert list(bars.text) == ["0% (0/50)", "30% (75/250)"]
+    # the 0% above its bar; a taller bar's count at its foot, clear of the study's mark
+    assert list(bars.textposition) == ["outside", "inside"] and bars.cliponaxis is False
+    assert bars.insidetextanchor == "start"
     assert list(marks.text) == ["study: 74%", "study: 69%"]
     assert "MS MARCO + ORCAS" in marks.name and "Fröbe" in marks.name
 
