@@ -143,6 +143,10 @@ _IRREGULAR_PLURALS = {
 }
 _INVARIANT = frozenset(["news", "series", "species", "gas", "bus", "lens", "us"])
 """Words that end in s without being plurals ('news' is not 'new')."""
+_TRACES = {"y": "i", "ic": "i"}
+"""What a stripped suffix leaves behind: an i, so that 'story' and 'store', 'policy' and
+'police', 'party' and 'part' stay apart once a final e is dropped, while 'countries' and
+'country', 'economy' and 'economic' still meet."""
 _SUFFIXES = (
     "izations",
     "isations",
@@ -214,7 +218,7 @@ def stem(word: str) -> str:
         word = word[:-2] + "y"
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            word = word[: -len(suffix)]
+            word = word[: -len(suffix)] + _TRACES.get(suffix, "")
             break
     return word[:-1] if len(word) > 4 and word.endswith("e") else word
 

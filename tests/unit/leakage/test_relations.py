@@ -86,14 +86,14 @@ def test_the_shipped_title_relation_is_the_fit_on_the_judged_titles():
     features = relation_features(normalize(rows.title), normalize(rows.train_text))
     truth = rows.title_relation.to_numpy()
     c, _ = choose_c(features, truth, rows.topic.to_numpy())
-    assert c == 0.1
+    assert c == 0.01
     fresh = fit_relation(features, truth, c)
     shipped = relate(features, pd.Series(["title"] * len(rows)))
     assert (shipped == fresh.predict(features)).all()
     assert TITLE_RELATION.classes == fresh.classes
-    # in sample, so above the nested 0.66-0.68 the README reports; the rule: 0.62
-    assert (shipped == truth).mean() == pytest.approx(0.726, abs=5e-4)
-    assert (features.rule == truth).mean() == pytest.approx(0.618, abs=5e-4)
+    # in sample, so above the nested 0.67-0.68 the README reports; the rule: 0.62
+    assert (shipped == truth).mean() == pytest.approx(0.696, abs=5e-4)
+    assert (features.rule == truth).mean() == pytest.approx(0.616, abs=5e-4)
 
 
 def test_a_title_is_related_by_the_model_a_variant_by_the_rule():
