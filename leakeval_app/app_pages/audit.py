@@ -65,7 +65,8 @@ if result is not None and len(result.table):
             rows = result.table[result.table.split == split]
             show_fig(audit_figure, rows, measure, [*result.keys, factor], result.baseline)
             st.caption(result.caption)
-            summary = result.summary()[result.summary().split == split]
+            summary = result.summary()
+            summary = summary[summary.split == split]
             key_columns = [factor, "leaked_topics", "other_topics", "gain_leaked"]
             key_columns += ["gain_other", "difference", "ci_low", "ci_high", "p_adjusted"]
             show_table(summary, slide=key_columns)

@@ -176,6 +176,7 @@ def _audited(study: Study, view: View, pair: dict) -> Story:
     facts = Facts(
         kind="audit",
         pair=pair,
+        subject_factor=design.system,
         a=str(model),
         b=str(design.baseline),
         mean_a=float(sides[model].reindex(gain.index).mean()),

@@ -56,6 +56,9 @@ class Facts:
     share_low: float
     share_high: float
     """The share of the whole gain that the leaked topics contribute, with its interval."""
+    subject_factor: str | None = None
+    """The factor of `pair` whose level the headline's subject names (an audit's system),
+    so the place after it leaves that factor out."""
 
 
 @dataclass(frozen=True)
@@ -139,9 +142,7 @@ def _headline(facts: Facts, measure: Measure) -> str:
     else:
         verb = "improves" if gained > 0 else "worsens"
         change = f"{verb} {measure.label}{lower} from {facts.mean_b:.3f} to {facts.mean_a:.3f}"
-    # an audit's subject names the model already: the place is the rest of its levels
-    named = facts.a if facts.kind == "audit" else None
-    where = {factor: level for factor, level in facts.pair.items() if str(level) != named}
+    where = {f: level for f, level in facts.pair.items() if f != facts.subject_factor}
     return f"{subject} {change} {_where(where)}.".replace("  ", " ")
 
 

@@ -884,11 +884,14 @@ def test_the_audit_looks_closer_at_one_model_of_the_twins(app, demo_experiment, 
 
     from leakeval_core import api
 
+    design, experiment = demo_experiment.design, demo_experiment
+    first_collection = next(iter(experiment.collections))  # the page opens on it
     at = app("leakeval_app/app_pages/audit.py")
     assert not [b for b in at.selectbox if b.key and b.key.endswith(":audit_model")]  # lazy
     open_tab(at, "audit_tab", "Closer look")
     look = widget(at.selectbox, "audit_model")
-    assert look.options[0].startswith("model=") and "train_size=" in look.options[0]
+    assert look.options[0].startswith(f"{design.system}=")
+    assert f"{design.size}=" in look.options[0]
     chosen = look.options[1]
     look.set_value(chosen).run()
     assert not at.exception, [e.value for e in at.exception]
@@ -898,11 +901,15 @@ def test_the_audit_looks_closer_at_one_model_of_the_twins(app, demo_experiment, 
     }
     bins = charts["Gain by how close the nearest training query is"]["data"][0]["text"]
     everywhere = api.audit(demo_experiment)
-    assert len(everywhere.looks()) == len(everywhere.closer) == 3 * 15  # named apart
-    result = everywhere.at({"collection": "robust04"})
-    expected = result.at(result.looks()[chosen]).dose
+    conditions = len(experiment.collections) * len(experiment.levels(design.system))
+    conditions *= len(experiment.levels(design.size))
+    assert len(everywhere.looks()) == len(everywhere.closer) == conditions  # named apart
+    result = everywhere.at({"collection": first_collection})
+    one = result.at(result.looks()[chosen])
+    expected = one.dose
     assert bins == [f"{n} topics" for n in expected.topics]
-    assert expected.topics.sum() == 250  # one model's topics, each in one bin
+    row = one.table[one.table.split == "leaked"].iloc[0]
+    assert expected.topics.sum() == row.leaked_topics + row.other_topics  # each in one bin
 
 
 def test_the_audit_leaderboard_is_its_own_tab(app, demo_experiment):
@@ -912,6 +919,7 @@ def test_the_audit_leaderboard_is_its_own_tab(app, demo_experiment):
     assert all("clean_mean" not in frame.value for frame in at.dataframe)  # lazy
     open_tab(at, "audit_tab", "Leaderboard")
     (board,) = [frame.value for frame in at.dataframe if "clean_mean" in frame.value]
-    expected = api.audit(demo_experiment).at({"collection": "robust04"}).leaderboard
+    first_collection = next(iter(demo_experiment.collections))  # the page opens on it
+    expected = api.audit(demo_experiment).at({"collection": first_collection}).leaderboard
     assert board["clean_mean"].tolist() == expected["clean_mean"].tolist()
     assert any("Kendall's τ" in c.value for c in at.caption)

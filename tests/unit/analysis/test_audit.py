@@ -211,5 +211,7 @@ def test_a_systems_band_on_the_leaderboard_is_a_condition_means_band():
     long = pd.DataFrame({"model": "skewed", "qid": index, "value": skewed.to_numpy()})
     means = condition_means(PerQuery(long, ("model",), "none", pd.DataFrame()), ["model"])
     assert (row.ci_low, row.ci_high) == (means.ci_low.iloc[0], means.ci_high.iloc[0])
-    assert row.ci_low == 0.0  # the plain t band reaches below 0
+    half = sps.t.ppf(0.975, 5) * skewed.std(ddof=1) / np.sqrt(6)
+    assert skewed.mean() - half < 0.0  # the plain t band reaches below 0
+    assert row.ci_low == 0.0 and row.ci_high == pytest.approx(skewed.mean() + half)
     assert row.clean_ci_low == row.clean_ci_high == 0.0  # four zeros: no spread
