@@ -1,70 +1,252 @@
-"""The audit's calibration and speed, on planted data (run by hand; the README quotes it).
+"""The leaked-minus-other test's calibration on real per-topic gains, and its verdicts.
 
-    .venv/bin/python bench/audit_bench.py [--replicates 1000]
+    .venv/bin/python bench/audit_bench.py [--realdata ../shared/realdata] [--replicates 2000]
 
-- coverage: a model equal to the baseline plus a uniform gain plus δ on leaked topics, 200
-  topics (60% leaked), noise sd 0.15: the share of replicates whose interval (the shifts the
-  permutation test does not reject, and the BCa bootstrap) covers δ;
-- size: with δ = 0, the share of p < 0.05, and a Kolmogorov–Smirnov test of the p's against
-  the uniform;
-- speed: one audit of the demo (45 pairs of twins) and of the real example, if present.
+Writes bench/results/audit_bench.md and .json. The gains are real: nDCG@10 of BM25+RM3 over
+BM25 per topic on Robust04 (250 topics, BM25 from its five fold runs) and on TREC 2018 Common
+Core (title and description queries, 50 topics each), scored by leakeval from
+../shared/realdata. On each, k topics are flagged at random as leaked (so nothing is
+planted, δ = 0) and the test is run; a second null spreads the flagged topics' gains twice
+as wide about the mean (leaked topics that vary more, with the same mean). Measured:
+
+- size: the share of replicates with p < 0.05, for Welch's t-test and for the permutation
+  test, at each k. `MIN_TOPICS` is the smallest k from which Welch's size stays within
+  0.05 plus two Monte Carlo standard errors on every real gain and both nulls;
+- verdicts: `leaked_vs_other` on each replicate, with δ = 0 (the share answered `no
+  evidence` or `cannot tell`, wanted ≥ 95%) and with δ = the mde the function reports on
+  that replicate's unshifted data planted on the flagged topics (the share answered
+  `inflated`, wanted ≥ 80%);
+- speed: one test of each kind, and the audit of the demo (45 pairs of twins).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
-from scipy import stats as sps
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from leakeval_core.analysis.audit import did, gains  # noqa: E402
-from tests.unit.analysis.test_audit import planted  # noqa: E402
+from leakeval_core.analysis.options import Statistics  # noqa: E402
+from leakeval_core.analysis.split import (  # noqa: E402
+    MIN_TOPICS,
+    ShiftTest,
+    Split,
+    WelchTest,
+    leaked_vs_other,
+    minimum_detectable,
+)
+
+KS = (2, 3, 4, 5, 6, 8, 10, 15, 25)
+ALPHA = 0.05
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--replicates", type=int, default=1000)
-    parser.add_argument("--resamples", type=int, default=2000)
-    args = parser.parse_args()
-    delta, n = 0.08, args.replicates
-    covered = {"test": 0, "bootstrap": 0}
-    for seed in range(n):
-        model, baseline, leaked = planted(10_000 + seed, delta)
-        gain = gains(model, baseline, "higher")
-        for interval in covered:
-            row = did(gain, leaked, interval=interval, resamples=args.resamples, seed=seed)
-            covered[interval] += row["ci_low"] <= delta <= row["ci_high"]
-    for interval, hits in covered.items():
-        print(f"coverage of δ = {delta}, {interval} interval: {hits / n:.3f} ({hits}/{n})")
-    ps = []
-    for seed in range(n):
-        model, baseline, leaked = planted(20_000 + seed, 0.0)
-        ps.append(
-            did(gains(model, baseline, "higher"), leaked, resamples=args.resamples, seed=seed)["p"]
-        )
-    ps = np.array(ps)
-    print(
-        f"with δ = 0: p < 0.05 in {np.mean(ps < 0.05):.3f}; KS p = "
-        f"{sps.kstest(ps, 'uniform').pvalue:.3f} ({n} replicates)"
+def real_gains(realdata: Path) -> dict[str, np.ndarray]:
+    """Per-topic nDCG@10 gains of BM25+RM3 over BM25, scored by leakeval."""
+    import pandas as pd
+
+    import leakeval_core as le
+
+    out = {}
+    robust = realdata / "robust04"
+    bm25 = pd.concat(
+        [
+            le.score(robust / "qrels.txt", {"f": path}, "ndcg_cut_10").table
+            for path in sorted((robust / "runs").glob("bm25.top150.fold*.run"))
+        ]
     )
+    rm3 = le.score(
+        robust / "qrels.txt", {"rm3": robust / "runs/bm25-rm3.top1000.run"}, "ndcg_cut_10"
+    )
+    joined = rm3.table.merge(bm25, on=["qid", "measure"], suffixes=("", "_bm25"))
+    out["robust04 rm3-bm25"] = (joined.value - joined.value_bm25).to_numpy()
+    core = realdata / "core18"
+    for query in ("title", "desc"):
+        scored = le.score(
+            core / "qrels.txt",
+            {
+                "rm3": core / f"runs/bm25-rm3-{query}.top1000.run",
+                "bm25": core / "runs/bm25.top1000.run",
+            },
+            "ndcg_cut_10",
+        ).table.pivot(index="qid", columns="run", values="value")
+        out[f"core18 rm3-{query}-bm25"] = (scored.rm3 - scored.bm25).to_numpy()
+    return out
+
+
+def flagged(rng: np.random.Generator, n: int, k: int) -> np.ndarray:
+    flags = np.zeros(n, bool)
+    flags[rng.choice(n, k, replace=False)] = True
+    return flags
+
+
+def spread(gain: np.ndarray, flags: np.ndarray) -> np.ndarray:
+    """The flagged topics' gains twice as far from the overall mean: same mean, more spread."""
+    out = gain.copy()
+    out[flags] = gain.mean() + 2 * (gain[flags] - gain.mean())
+    return out
+
+
+def sizes(gains: dict, replicates: int, permutations: int) -> list[dict]:
+    rows = []
+    for name, gain in gains.items():
+        for null in ("random flags", "wider leaked spread"):
+            for k in KS:
+                if k > len(gain) // 2:
+                    continue
+                rng = np.random.default_rng(k)
+                welch = perm = 0
+                for r in range(replicates):
+                    flags = flagged(rng, len(gain), k)
+                    values = spread(gain, flags) if null != "random flags" else gain
+                    welch += WelchTest(values[flags], values[~flags]).p() < ALPHA
+                    if r < permutations:
+                        perm += ShiftTest(values, flags, None, 2_000, r).p() < ALPHA
+                for test, hits, reps in (
+                    ("welch", welch, replicates),
+                    ("permutation", perm, min(permutations, replicates)),
+                ):
+                    rows.append(
+                        {
+                            "gains": name,
+                            "null": null,
+                            "k": k,
+                            "test": test,
+                            "size": hits / reps,
+                            "mc_se": float(np.sqrt(ALPHA * (1 - ALPHA) / reps)),
+                        }
+                    )
+                print(rows[-2:], flush=True)
+    return rows
+
+
+def smallest_calibrated(rows: list[dict]) -> int:
+    """The smallest k from which Welch's size stays within α plus two MC errors."""
+    bad = [r["k"] for r in rows if r["test"] == "welch" and r["size"] > ALPHA + 2 * r["mc_se"]]
+    return min(k for k in KS if all(b < k for b in bad))
+
+
+def verdicts(gains: dict, replicates: int, test: str) -> list[dict]:
+    statistics = Statistics(test=test)
+    rows = []
+    for name, gain in gains.items():
+        for k in (MIN_TOPICS, 10, 25):
+            if k > len(gain) // 2:
+                continue
+            rng = np.random.default_rng(1_000 + k)
+            null_ok = found = 0
+            for _ in range(replicates):
+                flags = flagged(rng, len(gain), k)
+                null = leaked_vs_other([{}], [Split(gain, flags)], statistics, ())
+                null_ok += null.verdict.iloc[0] in ("no evidence", "cannot tell")
+                shift = minimum_detectable(gain[flags], gain[~flags], ALPHA)
+                planted = leaked_vs_other(
+                    [{}], [Split(gain + shift * flags, flags)], statistics, ()
+                )
+                found += planted.verdict.iloc[0] == "inflated"
+            rows.append(
+                {
+                    "gains": name,
+                    "test": test,
+                    "k": k,
+                    "no evidence or cannot tell at δ = 0": null_ok / replicates,
+                    "inflated at δ = mde": found / replicates,
+                }
+            )
+            print(rows[-1], flush=True)
+    return rows
+
+
+def speed(gains: dict) -> dict:
+    gain = gains["robust04 rm3-bm25"]
+    flags = flagged(np.random.default_rng(0), len(gain), 125)
+    out = {}
+    for name, make in (
+        ("welch", lambda: WelchTest(gain[flags], gain[~flags]).p()),
+        ("permutation (10,000)", lambda: ShiftTest(gain, flags, None, 10_000, 0).p()),
+    ):
+        start = time.perf_counter()
+        for _ in range(20):
+            make()
+        out[name] = (time.perf_counter() - start) / 20
     from leakeval_core import api
     from leakeval_core.demo.generator import generate_demo
 
     demo = ROOT / "data" / "demo"
     if not (demo / "experiment.toml").exists():
         generate_demo(demo)
-    study = api.Study.open(demo)
-    study.scores(api.View().conventions)
-    study.leakage()
-    start = time.perf_counter()
-    api.audit(study)
-    print(f"audit of the demo's 45 pairs of twins: {time.perf_counter() - start:.1f} s")
+    for test in ("ttest", "randomization"):
+        study = api.Study.open(demo)
+        study.scores(api.View().conventions)
+        study.leakage()
+        start = time.perf_counter()
+        api.audit(study, test=test)
+        out[f"demo audit, 45 pairs ({test})"] = time.perf_counter() - start
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--realdata", type=Path, default=ROOT.parent / "shared" / "realdata")
+    parser.add_argument("--replicates", type=int, default=2000)
+    parser.add_argument("--permutations", type=int, default=400)
+    parser.add_argument("--verdict-replicates", type=int, default=400)
+    args = parser.parse_args()
+    gains = real_gains(args.realdata)
+    size_rows = sizes(gains, args.replicates, args.permutations)
+    verdict_rows = verdicts(gains, args.verdict_replicates, "ttest") + verdicts(
+        gains, args.verdict_replicates // 4, "randomization"
+    )
+    timing = speed(gains)
+    chosen = smallest_calibrated(size_rows)
+    results = {
+        "min_topics_shipped": MIN_TOPICS,
+        "min_topics_calibrated": chosen,
+        "size": size_rows,
+        "verdicts": verdict_rows,
+        "seconds": timing,
+        "replicates": vars(args) | {"realdata": str(args.realdata)},
+    }
+    out = ROOT / "bench" / "results"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "audit_bench.json").write_text(json.dumps(results, indent=2) + "\n")
+    (out / "audit_bench.md").write_text(markdown(results))
+    print(markdown(results))
+
+
+def markdown(results: dict) -> str:
+    import pandas as pd
+
+    from leakeval_core.present.tables import to_markdown
+
+    size = pd.DataFrame(results["size"]).round(3)
+    wide = size.pivot_table(index=["gains", "null", "test"], columns="k", values="size")
+    lines = [
+        "# Leaked minus other: calibration on real gains",
+        "",
+        f"Smallest k (topics on the smaller side) from which Welch's size stays within "
+        f"α + 2 MC errors on every real gain and null: **{results['min_topics_calibrated']}**; "
+        f"shipped `MIN_TOPICS` = {results['min_topics_shipped']}.",
+        "",
+        "## Size: share of p < 0.05 when nothing is planted",
+        "",
+        to_markdown(wide.reset_index()),
+        "",
+        "## Verdicts (one row, m = 1)",
+        "",
+        to_markdown(pd.DataFrame(results["verdicts"]).round(3)),
+        "",
+        "## Seconds",
+        "",
+        to_markdown(pd.Series(results["seconds"]).round(4).rename("s").reset_index()),
+        "",
+    ]
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

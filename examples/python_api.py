@@ -76,7 +76,7 @@ def main(demo: Path) -> None:
     # %%
     view = le.View(measure="ndcg_cut_10", threshold=0.5)
     inflated = le.inflation(study, view=view)
-    by_size = inflated.table.groupby("train_size")[["delta_leaked", "delta_other"]].mean()
+    by_size = inflated.table.groupby("train_size")[["gain_leaked", "gain_other"]].mean()
     print(by_size.round(4).to_string())
     print(f"dashboard link for these settings: {view.to_url('http://127.0.0.1:8501')}")
 

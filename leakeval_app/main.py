@@ -215,7 +215,7 @@ def run() -> None:
         st.caption(
             f"{preset}: depth {c.depth}, relevant from grade {c.relevance_level}, {c.gain} gain"
         )
-        st.caption(view.statistics.describe())
+        st.caption(view.statistics.describe("both"))
         st.caption(
             f"**Conventions.** {c.describe()}. Folds are combined per query before any mean."
         )

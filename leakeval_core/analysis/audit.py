@@ -3,11 +3,11 @@ topic, split by whether the topic has a near-duplicate in the training data.
 
 The baseline (BM25, or the first stage the model re-ranks) cannot have memorised training
 queries, so it stands in for each topic's difficulty: the estimate is the difference between
-the mean gain on leaked topics and on the others (a difference in differences). It is tested
-by permuting the leaked flags over topics, optionally within strata of the baseline's score,
-so that hard and easy topics are compared with their own kind, and given a bootstrap
-interval. This is observational: leaked topics may differ from the others in ways the
-baseline does not measure, and the pages and the report say so.
+the mean gain on leaked topics and on the others (a difference in differences), answered by
+`split.leaked_vs_other` like every leaked-minus-other question (a permutation of the flags
+may keep each topic within its stratum of the baseline's score, so that hard and easy topics
+are compared with their own kind). This is observational: leaked topics may differ from the
+others in ways the baseline does not measure, and the pages and the report say so.
 
 The same per-topic view serves an experiment with twins: there the gain is the leaked
 condition's over the clean one.
@@ -16,37 +16,26 @@ condition's over the clean one.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
-from itertools import combinations, product
-from math import comb, prod
 
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
 from leakeval_core.analysis.compare import mean_band
-from leakeval_core.analysis.corrections import Correction, correct
+from leakeval_core.analysis.options import Statistics
 from leakeval_core.analysis.paired import TIE_TOLERANCE
 from leakeval_core.analysis.ranking import kendall_tau_b
+from leakeval_core.analysis.split import MIN_TOPICS, RESAMPLES, Split, at_level
 from leakeval_core.errors import LeakevalError
 
 __all__ = [
-    "RESAMPLES",
-    "ShiftTest",
-    "adjust",
-    "bootstrap_interval",
-    "did",
     "dose_response",
     "gain_share",
     "gains",
     "leaderboard",
-    "permutation_p",
     "sensitivity",
     "strata_of",
 ]
-
-RESAMPLES = 10_000
-"""Permutations and bootstrap draws per test: MC error of a p near 0.05 is about 0.002."""
 
 
 def gains(model: pd.Series, baseline: pd.Series, better: str) -> pd.Series:
@@ -66,210 +55,6 @@ def strata_of(baseline: pd.Series, groups: int) -> pd.Series:
         np.minimum((ranks.to_numpy() - 1) * groups // len(ranks), groups - 1).astype(int),
         index=baseline.index,
     )
-
-
-@lru_cache(maxsize=16)
-def _draws(n: int, k: int, resamples: int, seed: int) -> np.ndarray:
-    """`resamples` random choices of k of n positions, seeded: the same for every model
-    audited on one set of topics, so they are drawn once."""
-    rng = np.random.default_rng(seed)
-    picks = np.argpartition(rng.random((resamples, n)), k, axis=1)[:, :k] if k < n else None
-    if picks is None:
-        picks = np.tile(np.arange(n), (resamples, 1))
-    picks.setflags(write=False)
-    return picks
-
-
-def _assignments(
-    values: np.ndarray, flags: np.ndarray, strata: np.ndarray, resamples: int, seed: int
-) -> tuple[np.ndarray, np.ndarray, bool]:
-    """Per permutation of the flags within the strata: the sum of the values and the number
-    of truly flagged topics among the permuted flagged ones. Every assignment when they
-    number at most `resamples` (exact), else `resamples` seeded draws."""
-    both = np.c_[values, flags.astype(float)]
-    groups = [(both[strata == s], int(flags[strata == s].sum())) for s in np.unique(strata)]
-    exact = prod(comb(len(rows), k) for rows, k in groups) <= resamples
-    parts = []
-    for layer, (rows, k) in enumerate(groups):
-        if exact:
-            picks = np.array(list(combinations(range(len(rows)), k)), dtype=int).reshape(-1, k)
-        else:
-            picks = _draws(len(rows), k, resamples, seed + layer)
-        parts.append(rows[picks].sum(axis=1))  # (assignments, 2)
-    if exact:
-        totals = np.array([np.sum(chosen, axis=0) for chosen in product(*parts)])
-    else:
-        totals = np.sum(parts, axis=0)
-    return totals[:, 0], totals[:, 1], exact
-
-
-class ShiftTest:
-    """The permutation test of "flagged topics gain `shift` more than the others", for every
-    shift at once: p at shift 0 is the test's p, and the shifts it does not reject form the
-    interval dual to it (so the interval excludes 0 exactly when p is below its level).
-
-    Under a shift s the flagged values become v − s; for a permuted assignment its
-    difference in means is then a − s·b, where a is its difference at shift 0 and b the
-    share of truly flagged topics it puts on the flagged side minus the share it puts on
-    the other side. One set of permutations therefore serves every shift.
-    """
-
-    def __init__(
-        self,
-        values: np.ndarray,
-        flags: np.ndarray,
-        strata: np.ndarray | None = None,
-        resamples: int = RESAMPLES,
-        seed: int = 0,
-    ) -> None:
-        values = np.asarray(values, dtype=float)
-        flags = np.asarray(flags, dtype=bool)
-        strata = np.zeros(len(values), int) if strata is None else np.asarray(strata)
-        self.n1, self.n0 = int(flags.sum()), int((~flags).sum())
-        self.observed = (
-            values[flags].mean() - values[~flags].mean() if self.n1 and self.n0 else np.nan
-        )
-        self.spread = float(np.ptp(values)) if len(values) else 0.0
-        self.exact = False
-        if self.n1 and self.n0:
-            sums, hits, self.exact = _assignments(values, flags, strata, resamples, seed)
-            total = values.sum()
-            self.a = sums / self.n1 - (total - sums) / self.n0
-            self.b = hits / self.n1 - (self.n1 - hits) / self.n0
-
-    def p(self, shift: float = 0.0) -> float:
-        if not (self.n1 and self.n0):
-            return float("nan")
-        extreme = np.abs(self.a - shift * self.b) >= abs(self.observed - shift) - TIE_TOLERANCE
-        if self.exact:
-            return float(extreme.mean())
-        return float((1 + extreme.sum()) / (1 + len(self.a)))
-
-    def interval(self, level: float) -> tuple[float, float]:
-        """The hull of the shifts not rejected at `level` (p > level), found exactly.
-
-        A permutation is at least as extreme as the data at shift s when
-        (a − s·b)² ≥ (d − s)², a quadratic inequality in s: its solutions are an interval
-        or the outside of one. Counting, along s, how many permutations are extreme gives p
-        at every shift at once.
-        """
-        if not (self.n1 and self.n0) or not np.isfinite(self.observed):
-            return float("nan"), float("nan")
-        if self.spread <= TIE_TOLERANCE:
-            return float(self.observed), float(self.observed)
-        d, a, b = self.observed, self.a, self.b
-        quad, lin, const = b * b - 1.0, -2.0 * (a * b - d), a * a - d * d
-        starts, ends = [], []  # each extreme set as closed intervals, ±inf allowed
-        with np.errstate(invalid="ignore", divide="ignore"):
-            disc = lin * lin - 4.0 * quad * const
-            root = np.sqrt(np.maximum(disc, 0.0))
-            r1 = (-lin - root) / (2.0 * quad)
-            r2 = (-lin + root) / (2.0 * quad)
-            low, high = np.minimum(r1, r2), np.maximum(r1, r2)
-            flat = np.abs(quad) <= 1e-12
-            down, up = (quad < 0) & ~flat, (quad > 0) & ~flat
-            # opening downwards: extreme between the roots (nowhere without them)
-            inside = down & (disc >= 0)
-            starts.append(low[inside])
-            ends.append(high[inside])
-            # opening upwards: extreme outside the roots (everywhere without them)
-            everywhere = up & (disc < 0)
-            outside = up & (disc >= 0)
-            starts += [np.full(everywhere.sum(), -np.inf), np.full(outside.sum(), -np.inf)]
-            ends += [np.full(everywhere.sum(), np.inf), low[outside]]
-            starts.append(high[outside])
-            ends.append(np.full(outside.sum(), np.inf))
-            # linear (|b| = 1): lin·s + const ≥ 0, a half-line, or all or nothing
-            line = flat & (np.abs(lin) > 1e-12)
-            cut = -const[line] / lin[line]
-            rising = lin[line] > 0
-            starts += [cut[rising], np.full((~rising).sum(), -np.inf)]
-            ends += [np.full(rising.sum(), np.inf), cut[~rising]]
-            always = flat & (np.abs(lin) <= 1e-12) & (const >= -1e-12)
-            starts.append(np.full(always.sum(), -np.inf))
-            ends.append(np.full(always.sum(), np.inf))
-        starts, ends = np.concatenate(starts), np.concatenate(ends)
-        points = np.unique(np.r_[starts, ends, d][np.isfinite(np.r_[starts, ends, d])])
-        # the count at each point and on each open stretch between neighbours and beyond
-        probes = np.r_[points, points[0] - 1.0, (points[:-1] + points[1:]) / 2, points[-1] + 1.0]
-        lefts = np.r_[points, -np.inf, points]
-        rights = np.r_[points, points, np.inf]
-        count = np.searchsorted(np.sort(starts), probes, side="right") - np.searchsorted(
-            np.sort(ends), probes, side="left"
-        )
-        share = count / len(a) if self.exact else (1 + count) / (1 + len(a))
-        accepted = share > level
-        return float(lefts[accepted].min()), float(rights[accepted].max())
-
-
-def permutation_p(
-    values: np.ndarray,
-    flags: np.ndarray,
-    strata: np.ndarray | None = None,
-    resamples: int = RESAMPLES,
-    seed: int = 0,
-) -> float:
-    """Two-sided p of mean(values[flags]) − mean(values[~flags]) under permutations of the
-    flags over topics, within each stratum (their flagged counts kept).
-
-    Exact when all distinct assignments number at most `resamples` (then p is the share at
-    least as extreme); otherwise `resamples` seeded draws, p = (1 + hits) / (1 + draws).
-    """
-    return ShiftTest(values, flags, strata, resamples, seed).p()
-
-
-def bootstrap_interval(
-    on: np.ndarray, off: np.ndarray, confidence: float, resamples: int, seed: int
-) -> tuple[float, float]:
-    """BCa bootstrap interval of mean(on) − mean(off), each group resampled on its own."""
-    if len(on) < 2 or len(off) < 2:
-        return float("nan"), float("nan")
-    if np.ptp(np.r_[on, off]) <= TIE_TOLERANCE:
-        value = float(on.mean() - off.mean())
-        return value, value
-    result = sps.bootstrap(
-        (on, off),
-        lambda a, b, axis: a.mean(axis=axis) - b.mean(axis=axis),
-        vectorized=True,
-        n_resamples=resamples,
-        confidence_level=confidence,
-        method="BCa",
-        rng=np.random.default_rng(seed),
-    )
-    return float(result.confidence_interval.low), float(result.confidence_interval.high)
-
-
-def did(
-    gain: pd.Series,
-    flags: pd.Series,
-    strata: pd.Series | None = None,
-    level: float = 0.05,
-    interval: str = "test",
-    resamples: int = RESAMPLES,
-    seed: int = 0,
-) -> dict:
-    """The difference in differences for one model: its mean gain on flagged topics minus
-    its mean gain on the others, its permutation p, and its interval at confidence
-    1 − `level`: the shifts the permutation test does not reject (`test`, dual to p) or a
-    BCa bootstrap with each group resampled (`bootstrap`)."""
-    flags = flags.reindex(gain.index, fill_value=False).astype(bool)
-    on, off = gain[flags].to_numpy(), gain[~flags].to_numpy()
-    layers = None if strata is None else strata.reindex(gain.index).to_numpy()
-    test = ShiftTest(gain.to_numpy(), flags.to_numpy(), layers, resamples, seed)
-    if interval == "bootstrap":
-        low, high = bootstrap_interval(on, off, 1 - level, resamples, seed)
-    else:
-        low, high = test.interval(level)
-    return {
-        "leaked_topics": len(on),
-        "other_topics": len(off),
-        "gain_leaked": float(on.mean()) if len(on) else float("nan"),
-        "gain_other": float(off.mean()) if len(off) else float("nan"),
-        "difference": float(test.observed),
-        "ci_low": low,
-        "ci_high": high,
-        "p": test.p(),
-    }
 
 
 def gain_share(
@@ -298,17 +83,6 @@ def gain_share(
         return share, float("nan"), float("nan")  # the total gain itself is not clear
     low, high = np.nanquantile(shares, [(1 - confidence) / 2, (1 + confidence) / 2])
     return share, float(low), float(high)
-
-
-def adjust(table: pd.DataFrame, family: Sequence[str], correction: Correction, alpha: float):
-    """Adjust `p` within each family of rows (one collection's models, say)."""
-    groups = table.groupby(list(family), sort=False) if family else [(None, table)]
-    for _, rows in groups:
-        table.loc[rows.index, "p_adjusted"] = correct(rows.p.fillna(1.0).to_numpy(), correction)
-        table.loc[rows.index, "family_size"] = len(rows)
-    table["family_size"] = table.family_size.astype(int)
-    table["significant"] = table.p_adjusted < alpha
-    return table
 
 
 def _mean_interval(values: np.ndarray, confidence: float) -> tuple[float, float, float]:
@@ -407,24 +181,22 @@ def sensitivity(
     gain: pd.Series,
     similarity: pd.Series,
     thresholds: Sequence[float],
-    confidence: float = 0.95,
+    statistics: Statistics,
+    level: float,
     resamples: int = 2_000,
-    seed: int = 0,
 ) -> pd.DataFrame:
-    """The difference in differences at each detection threshold: does the conclusion hold
-    whichever cut-off says leaked? (`similarity`: each topic's nearest, 0 without one.)"""
+    """The leaked-minus-other answer at each detection threshold, with the same test and at
+    the same level as the row it belongs to: does the conclusion hold whichever cut-off says
+    leaked? (`similarity`: each topic's nearest, 0 without one.) Thresholds that leave too
+    few topics on a side to test are left out."""
     near = similarity.reindex(gain.index).fillna(0.0)
     rows = []
     for threshold in thresholds:
-        flags = near >= threshold
-        if flags.sum() < 2 or (~flags).sum() < 2:
+        flags = (near >= threshold).to_numpy()
+        if min(flags.sum(), (~flags).sum()) < MIN_TOPICS:
             continue
-        rows.append(
-            {
-                "threshold": float(threshold),
-                **did(gain, flags, None, 1 - confidence, "test", resamples, seed),
-            }
-        )
+        answer = at_level(Split(gain.to_numpy(), flags), statistics, level, resamples)
+        rows.append({"threshold": float(threshold), "confidence": 1 - level, **answer})
     return pd.DataFrame(rows)
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from leakeval_core.analysis.corrections import correct, per_comparison_alpha
+from leakeval_core.analysis.corrections import adjust_families
 from leakeval_core.analysis.folds import Levels, PerQuery, select
 from leakeval_core.analysis.options import Statistics
 from leakeval_core.analysis.paired import TIE_TOLERANCE, compare_pair, difference_interval
@@ -258,18 +258,9 @@ def compare_levels(
 def _finish_family(
     out: pd.DataFrame, deltas: list[np.ndarray], statistics: Statistics, family: list[str]
 ) -> pd.DataFrame:
-    """Adjust `out`'s p within each family (rows sharing the `family` columns; all rows when
-    empty) and add each row's interval at the level the correction tests it at: one
-    definition for every table of comparisons."""
-    families = out.groupby(family, sort=False).p if family else [(None, out.p)]
-    for _, p in families:
-        out.loc[p.index, "p_adjusted"] = correct(p.to_numpy(), statistics.correction)
-        out.loc[p.index, "family_size"] = len(p)
-        out.loc[p.index, "level"] = per_comparison_alpha(
-            p.to_numpy(), statistics.correction, statistics.alpha
-        )
-    out["family_size"] = out.family_size.astype(int)
-    out["significant"] = out.p_adjusted < statistics.alpha
+    """Adjust `out`'s p within each family (`adjust_families`) and add each row's interval
+    at the level the correction tests it at: one definition for every table of comparisons."""
+    out = pd.concat([out, adjust_families(out, family, statistics)], axis=1)
     out["confidence"] = 1.0 - out.level
     bounds = [
         difference_interval(delta, level, statistics)

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 
-from leakeval_core.analysis.options import Correction
+from leakeval_core.analysis.options import Correction, Statistics
 from leakeval_core.errors import LeakevalError
 
-__all__ = ["Correction", "correct", "per_comparison_alpha"]
+__all__ = ["Correction", "adjust_families", "correct", "per_comparison_alpha"]
 
 
 def _check(method: str) -> None:
@@ -53,3 +54,32 @@ def per_comparison_alpha(
     levels = np.empty(m)
     levels[order] = alpha * ratio
     return levels
+
+
+def adjust_families(
+    table: pd.DataFrame, family: Sequence[str], statistics: Statistics
+) -> pd.DataFrame:
+    """The one family correction every table of tests uses (comparisons, inflation, the
+    audit): `table.p` adjusted within each family (rows sharing the `family` columns; all
+    rows when empty), with each row's family size m and the level it is tested at.
+
+    A row without a p (too few topics to test) is no test: it is left out of its family,
+    so m counts the tests that were run, and its p_adjusted and level stay NaN.
+    Returns p_adjusted, family_size, significant and level, aligned with `table`.
+    """
+    out = pd.DataFrame(
+        {"p_adjusted": np.nan, "family_size": 0, "significant": False, "level": np.nan},
+        index=table.index,
+    )
+    tested = table[table.p.notna()]
+    groups = tested.groupby(list(family), sort=False).p if family else [(None, tested.p)]
+    for _, p in groups:
+        values = p.to_numpy(float)
+        out.loc[p.index, "p_adjusted"] = correct(values, statistics.correction)
+        out.loc[p.index, "family_size"] = len(values)
+        out.loc[p.index, "level"] = per_comparison_alpha(
+            values, statistics.correction, statistics.alpha
+        )
+    out["family_size"] = out.family_size.astype(int)
+    out["significant"] = (out.p_adjusted < statistics.alpha).astype(bool)
+    return out

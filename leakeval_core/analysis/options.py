@@ -56,7 +56,26 @@ class Statistics:
             self.correction
         ]
 
-    def describe(self) -> str:
-        test = "paired t-test" if self.test == "ttest" else "paired randomization test"
+    @property
+    def paired_test(self) -> str:
+        """The test of one condition against another, over the queries both scored."""
+        return "paired t-test" if self.test == "ttest" else "paired randomization test"
+
+    @property
+    def split_test(self) -> str:
+        """The test of leaked minus other topics (`analysis.split`): two groups of topics."""
+        if self.test == "randomization":
+            return "permutation test of the leaked flags over topics"
+        return "Welch's t-test over topics"
+
+    def describe(self, question: Literal["paired", "split", "both"] = "paired") -> str:
+        """The settings in words, naming the test that gives the p of `question`: a
+        comparison of conditions, leaked minus other topics, or both (the sidebar)."""
+        test = {
+            "paired": self.paired_test,
+            "split": self.split_test,
+            "both": f"{self.paired_test} between conditions, {self.split_test} for leaked "
+            "minus other",
+        }[question]
         interval = "" if self.interval == "test" else ", bootstrap intervals"
         return f"{test}, {self.correction_label}, α = {self.alpha}{interval}"

@@ -54,7 +54,9 @@ class CloserLook:
     nearest: pd.DataFrame
     """similarity and category of each topic's nearest training query, by qid."""
     threshold: float
-    seed: int
+    statistics: Statistics
+    level: float
+    """The level its table row is tested at: the sensitivity curve is drawn at it too."""
 
     def is_at(self, levels: Mapping[str, object]) -> bool:
         """As `rows_at` selects rows: levels of factors it is not placed by are ignored."""
@@ -65,18 +67,22 @@ class CloserLook:
         """The gain by similarity bin and by category, and the trend, each row placed."""
         from leakeval_core.analysis.audit import dose_response
 
-        bins, kinds, slope = dose_response(self.gain, self.nearest, self.threshold, seed=self.seed)
+        bins, kinds, slope = dose_response(
+            self.gain, self.nearest, self.threshold, seed=self.statistics.seed
+        )
         placed = dict(self.placed)
         return bins.assign(**placed), kinds.assign(**placed), pd.DataFrame([{**placed, **slope}])
 
     @cached_property
     def sensitivity(self) -> pd.DataFrame:
-        """The difference and its interval at every detection threshold."""
+        """The difference and its interval at every detection threshold, with the row's
+        test at the row's level."""
         from leakeval_core.analysis.audit import sensitivity
 
         steps = sorted({*SENSITIVITY_STEPS, round(self.threshold, 3)})
         similarity = self.nearest.similarity.reindex(self.gain.index).fillna(0.0)
-        return sensitivity(self.gain, similarity, steps, seed=self.seed).assign(**self.placed)
+        table = sensitivity(self.gain, similarity, steps, self.statistics, self.level)
+        return table.assign(**self.placed)
 
 
 @dataclass(frozen=True)
@@ -186,7 +192,7 @@ class Audit(Result):
             "baseline": self.baseline,
             "threshold": self.threshold,
             "leakage": self.source,
-            "statistics": self.statistics.describe(),
+            "statistics": self.statistics.describe("split"),
             "caption": self.caption,
             "caveat": self.caveat,
             "audit": records(self.table),
@@ -253,7 +259,7 @@ def audit(
 def _audit(source, view: View, baseline, strata: int, groups, covers, progress) -> Audit:
     """`groups` and `covers` given in the call take the place of the experiment's own."""
     from leakeval_core.analysis import audit as analysis
-    from leakeval_core.analysis.corrections import per_comparison_alpha
+    from leakeval_core.analysis.split import Split, leaked_vs_other
     from leakeval_core.api.inputs import topic_table
     from leakeval_core.api.study import with_collection
 
@@ -272,7 +278,13 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
         source.groups() if groups is None else with_collection(topic_table(groups), source)
     )
 
-    rows, tests, closer = [], [], []
+    if strata > 1 and statistics.test != "randomization":
+        raise LeakevalError(
+            "strata keep each topic's leaked flag within its group of the baseline's score, "
+            "which only the permutation test can do: add --test randomization (or "
+            "test=randomization)"
+        )
+    rows, splits, closer = [], [], []
     for where, model, model_levels, base_levels in contrasts:
         model_scores = _scores(per_query.table, model_levels)
         base_scores = _scores(per_query.table, base_levels)
@@ -284,51 +296,34 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
             continue
         layers = analysis.strata_of(base_scores.reindex(gain.index), strata) if strata > 1 else None
         for split, flags in _splits(gain.index, collection, leaked, groups_table):
-            test = analysis.ShiftTest(
-                gain.to_numpy(),
-                flags.to_numpy(),
-                None if layers is None else layers.to_numpy(),
-                analysis.RESAMPLES,
-                statistics.seed,
+            rows.append({**where, factor: model, "split": split})
+            splits.append(
+                Split(
+                    gain.to_numpy(),
+                    flags.to_numpy(),
+                    None if layers is None else layers.to_numpy(),
+                )
             )
-            on, off = gain[flags], gain[~flags]
-            rows.append(
-                {
-                    **where,
-                    factor: model,
-                    "split": split,
-                    "leaked_topics": len(on),
-                    "other_topics": len(off),
-                    "gain_leaked": float(on.mean()) if len(on) else np.nan,
-                    "gain_other": float(off.mean()) if len(off) else np.nan,
-                    "difference": float(test.observed),
-                    "p": test.p(),
-                }
-            )
-            tests.append((test, on.to_numpy(), off.to_numpy()))
         near = nearest[nearest.collection == collection].set_index("qid")[
             ["similarity", "category"]
         ]
-        closer.append(CloserLook({**where, factor: model}, gain, near, threshold, statistics.seed))
+        closer.append(({**where, factor: model}, gain, near))
     if not rows:
         raise LeakevalError("no topic is scored by both the model and the baseline")
-    table = pd.DataFrame(rows)
-    family = ["collection", "split"]  # one collection's models and conditions
-    table = analysis.adjust(table, family, statistics.correction, statistics.alpha)
-    levels = np.empty(len(table))
-    for _, part in table.groupby(family, sort=False):
-        levels[part.index] = per_comparison_alpha(
-            part.p.fillna(1.0).to_numpy(), statistics.correction, statistics.alpha
+    # one family: one collection's models (and conditions) on one split of the topics
+    table = leaked_vs_other(rows, splits, statistics, ("collection", "split"))
+    first = table.drop_duplicates([*keys, factor]).set_index([*keys, factor]).confidence
+    closer = [
+        CloserLook(
+            placed,
+            gain,
+            near,
+            threshold,
+            statistics,
+            1 - first.get(tuple(placed[k] for k in [*keys, factor]), 1 - statistics.alpha),
         )
-    bounds = [
-        analysis.bootstrap_interval(on, off, 1 - level, analysis.RESAMPLES, statistics.seed)
-        if statistics.interval == "bootstrap"
-        else test.interval(level)
-        for (test, on, off), level in zip(tests, levels, strict=True)
+        for placed, gain, near in closer
     ]
-    table["confidence"] = 1 - levels
-    table["ci_low"] = [low for low, _ in bounds]
-    table["ci_high"] = [high for _, high in bounds]
     board, tau = _leaderboard(source, per_query, view, factor, keys, leaked, covered)
     where_from = source.pairs(view).source if isinstance(source, Study) else source.source
     return Audit(
@@ -467,17 +462,11 @@ def _ordered(table: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
 
 
 def _caption(measure, statistics, baseline: str, threshold: float, source: str, strata: int):
-    layered = f", within {strata} strata of the baseline's score" if strata > 1 else ""
-    interval = (
-        "a BCa bootstrap interval"
-        if statistics.interval == "bootstrap"
-        else "the interval of shifts the permutation test does not reject (it excludes 0 "
-        "exactly when the row is significant)"
-    )
+    from leakeval_core.analysis.split import describe
+
     return (
         f"{measure.label} gain over {baseline} ({measure.better} is better, so a positive "
         "gain is an improvement) on leaked topics minus on the others. Leaked: a training "
-        f"query with similarity ≥ {threshold:.3f} ({source}). p: permutation of the leaked "
-        f"flags over topics{layered}; adjusted ({statistics.correction_label}) over each "
-        f"collection's models; {interval}, at the level the correction tests each row at."
+        f"query with similarity ≥ {threshold:.3f} ({source}). "
+        + describe(statistics, "each collection's models", strata)
     )

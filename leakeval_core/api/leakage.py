@@ -79,6 +79,7 @@ def inflation(
 
 def _inflation(source, view: View, factor, leaked, clean, top, progress=None) -> Inflation:
     from leakeval_core.analysis.inflation import inflation as split_by_leakage
+    from leakeval_core.analysis.split import describe
 
     design = source.design_with(factor, leaked, clean)
     design.require("Inflation", "leakage")
@@ -90,16 +91,15 @@ def _inflation(source, view: View, factor, leaked, clean, top, progress=None) ->
         design,
         measure.better,
         top,
-        view.statistics.correction,
-        view.statistics.alpha,
+        view.statistics,
     )
     threshold = source.threshold(view)
     where = source.pairs(view).source if isinstance(source, Study) else source.source
     caption = (
-        f"{measure.label}: mean per-topic delta ({design.leaked} − {design.clean}) on topics "
-        f"with a near-duplicate (similarity ≥ {threshold:.3f}, {where}) and on the others. "
-        "p_difference: Welch's t-test of the two groups' deltas; p_difference_adjusted: "
-        f"{view.statistics.correction_label} over each collection's pairs of conditions."
+        f"{measure.label}: mean per-topic gain of {design.leaked} over {design.clean} "
+        f"({measure.better} is better, so a positive gain is an improvement) on topics with a "
+        f"near-duplicate (similarity ≥ {threshold:.3f}, {where}) and on the others. "
+        + describe(view.statistics, "each collection's pairs of conditions")
     )
     return Inflation(split.table, split.top, threshold, where, measure, caption)
 

@@ -50,8 +50,10 @@ def story_factors(data: Any) -> list[str]:
 
 
 def story_pair(data: Any, view: View | None = None, **settings: Any) -> dict:
-    """The pair a story opens on: where leaked topics gain most over the others, by the
-    measure's own direction, within the view's collection when it names one."""
+    """The pair a story opens on, within the view's collection when it names one. Twins:
+    where leaked topics gain most over the others, by the measure's own direction (the
+    clearest case, labelled as picked after looking). Audit: the first model the design
+    gives, picked before looking at any result."""
     from leakeval_core.present.story import default_pair
 
     view = view_of(view, settings)
@@ -60,26 +62,32 @@ def story_pair(data: Any, view: View | None = None, **settings: Any) -> dict:
     if view.collection is not None and "collection" in table:
         within = table[table.collection == view.collection]
         table = within if len(within) else table
-    return default_pair(table, story_factors(study), view.parsed_measure.better)
+    factors = story_factors(study)
+    if story_kind(study) == "audit":
+        first = table.iloc[0]
+        return {f: first[f].item() if hasattr(first[f], "item") else first[f] for f in factors}
+    return default_pair(table, factors, view.parsed_measure.better)
 
 
 def _rows(study: Study, view: View):
-    """The rows a story picks from: inflation per pair (twins), audit per model (audit)."""
+    """The rows a story picks from: inflation per pair (twins), audit per model (audit),
+    in the order the design gives."""
     from leakeval_core.api.audits import audit
     from leakeval_core.api.leakage import inflation
 
     if story_kind(study) == "twins":
         return inflation(study, view=view).table
     result = audit(study, view=view)
-    return result.table[result.table.split == "leaked"]
+    return result.table[result.table.split == "leaked"].reset_index(drop=True)
 
 
 def story(
     data: Any, *, view: View | None = None, pair: Mapping[str, object] | None = None, **settings
 ) -> Story:
     """The story of one pair of conditions (default: `story_pair`), or, for an experiment
-    with a baseline and no clean twins, of one model audited against the baseline: the
-    headline with its numbers, the test of the difference, a chart, the top topics.
+    with a baseline and no clean twins, of one model audited against the baseline, beside
+    every other model's answer: the headline with its numbers, the test of the difference,
+    a chart, the top topics.
 
     >>> told = story(demo_path, measure="ndcg_cut_10")
     >>> told.headline.startswith("Leaked training improves nDCG@10 from")
@@ -88,48 +96,65 @@ def story(
     view = view_of(view, settings)
     study = Study.open(data)
     kind = story_kind(study)
-    pair = dict(pair) if pair is not None else story_pair(study, view)
-    return (_twins if kind == "twins" else _audited)(study, view, pair)
+    if pair is not None:
+        opening, pair = "chosen", dict(pair)
+    else:
+        opening = "clearest" if kind == "twins" else "first"
+        pair = story_pair(study, view)
+    return (_twins if kind == "twins" else _audited)(study, view, pair, opening)
 
 
-def _twins(study: Study, view: View, pair: dict) -> Story:
+def _facts(row, **given):
+    """The Facts fields every story takes from its leaked-minus-other row."""
+    from leakeval_core.present.story import Facts
+
+    return Facts(
+        leaked_topics=int(row.leaked_topics),
+        other_topics=int(row.other_topics),
+        gain_leaked=float(row.gain_leaked),
+        gain_other=float(row.gain_other),
+        difference=float(row.difference),
+        ci_low=float(row.ci_low),
+        ci_high=float(row.ci_high),
+        p=float(row.p),
+        p_adjusted=float(row.p_adjusted),
+        family_size=int(row.family_size),
+        test=str(row.test),
+        verdict=str(row.verdict),
+        mde=float(row.mde),
+        confidence=float(row.confidence),
+        **given,
+    )
+
+
+def _twins(study: Study, view: View, pair: dict, opening: str) -> Story:
     from leakeval_core.analysis.audit import gain_share
     from leakeval_core.api.comparison import paired
     from leakeval_core.api.leakage import inflation
     from leakeval_core.api.results import rows_at
-    from leakeval_core.present.story import Facts, tell
+    from leakeval_core.present.story import tell
 
     design, measure, statistics = study.design, view.parsed_measure, view.statistics
     result = inflation(study, view=view)
-    row = rows_at(result.table, pair).iloc[0]
+    rows = rows_at(result.table, pair)
+    row = rows.iloc[0]
     sign = 1.0 if measure.better == "higher" else -1.0
     a = {**pair, design.leakage: design.leaked}
     b = {**pair, design.leakage: design.clean}
     joined = paired(study, view, a, b).table.dropna(subset=["delta"])
-    low, high = sorted((sign * row.ci_low, sign * row.ci_high))
     share = gain_share(
         sign * joined.delta.to_numpy(), joined.leaked.to_numpy(), seed=statistics.seed
     )
-    facts = Facts(
+    facts = _facts(
+        row,
         kind="twins",
         pair=pair,
         a=f"leaked training ({design.leakage} {design.leaked})",
         b=f"clean training ({design.leakage} {design.clean})",
         mean_a=float(joined.a.mean()),
         mean_b=float(joined.b.mean()),
-        leaked_topics=int(row.leaked_topics),
-        other_topics=int(row.other_topics),
-        gain_leaked=sign * float(row.delta_leaked),
-        gain_other=sign * float(row.delta_other),
-        difference=sign * float(row.difference),
-        ci_low=low,
-        ci_high=high,
-        p=float(row.p_difference),
-        p_adjusted=float(row.p_difference_adjusted),
-        family_size=int(row.family_size),
         family="pairs of conditions"
         + (f" of {row.collection}" if "collection" in row.index else ""),
-        test="Welch's t-test over topics",
         share=share[0],
         share_low=share[1],
         share_high=share[2],
@@ -145,20 +170,21 @@ def _twins(study: Study, view: View, pair: dict) -> Story:
         view,
         {str(design.leaked): "A (leaked)", str(design.clean): "B (clean)"},
     )
-    return tell(facts, measure, statistics, trend.reset_index(drop=True), x, top)
+    return tell(facts, measure, statistics, trend.reset_index(drop=True), x, top, rows, opening)
 
 
-def _audited(study: Study, view: View, pair: dict) -> Story:
+def _audited(study: Study, view: View, pair: dict, opening: str) -> Story:
     import pandas as pd
 
     from leakeval_core.analysis.audit import gain_share, gains
     from leakeval_core.api.audits import audit
     from leakeval_core.api.results import rows_at
-    from leakeval_core.present.story import Facts, tell
+    from leakeval_core.present.story import tell
 
     design, measure, statistics = study.design, view.parsed_measure, view.statistics
     result = audit(study, view=view)
-    row = rows_at(result.table[result.table.split == "leaked"], pair).iloc[0]
+    leaked_rows = result.table[result.table.split == "leaked"]
+    row = rows_at(leaked_rows, pair).iloc[0]
     model = pair[design.system]
     where = {k: v for k, v in pair.items() if k != design.system}
     per_query = study.per_query(view.measure, view.conventions).table
@@ -173,7 +199,8 @@ def _audited(study: Study, view: View, pair: dict) -> Story:
     leaked = study.leaked(view)
     flags = gain.index.isin(leaked.qid[leaked.collection == pair["collection"]])
     share = gain_share(gain.to_numpy(), flags, seed=statistics.seed)
-    facts = Facts(
+    facts = _facts(
+        row,
         kind="audit",
         pair=pair,
         subject_factor=design.system,
@@ -181,18 +208,7 @@ def _audited(study: Study, view: View, pair: dict) -> Story:
         b=str(design.baseline),
         mean_a=float(sides[model].reindex(gain.index).mean()),
         mean_b=float(sides[design.baseline].reindex(gain.index).mean()),
-        leaked_topics=int(row.leaked_topics),
-        other_topics=int(row.other_topics),
-        gain_leaked=float(row.gain_leaked),
-        gain_other=float(row.gain_other),
-        difference=float(row.difference),
-        ci_low=float(row.ci_low),
-        ci_high=float(row.ci_high),
-        p=float(row.p),
-        p_adjusted=float(row.p_adjusted),
-        family_size=int(row.family_size),
         family=f"models of {pair['collection']}",
-        test="permutation test of the leaked flags over topics",
         share=share[0],
         share_low=share[1],
         share_high=share[2],
@@ -208,7 +224,10 @@ def _audited(study: Study, view: View, pair: dict) -> Story:
     top = top[top.gain > 0].sort_values(["gain", "qid"], ascending=[False, True]).head(10)
     top = _with_queries(top.assign(collection=pair["collection"]), pair, study, view, {})
     chart = result.at(pair).categories
-    return tell(facts, measure, statistics, chart.reset_index(drop=True), None, top)
+    answers = rows_at(leaked_rows, where)
+    return tell(
+        facts, measure, statistics, chart.reset_index(drop=True), None, top, answers, opening
+    )
 
 
 def _with_queries(top, pair: dict, study: Study, view: View, names: dict):

@@ -17,9 +17,20 @@ import numpy as np
 import pandas as pd
 
 from leakeval_core.analysis.options import Statistics
+from leakeval_core.analysis.split import MIN_TOPICS
 from leakeval_core.evaluation.measures import Measure
 
-__all__ = ["Facts", "Story", "amount", "default_pair", "numbers", "tell"]
+__all__ = [
+    "Facts",
+    "Story",
+    "amount",
+    "default_pair",
+    "interval_text",
+    "numbers",
+    "signed",
+    "tell",
+    "verdict_sentence",
+]
 
 
 @dataclass(frozen=True)
@@ -52,6 +63,12 @@ class Facts:
     """What the correction ran over: "pairs of conditions of robust04"."""
     test: str
     """How the difference was tested, in words."""
+    verdict: str
+    """`analysis.split.VERDICTS`: inflated, reversed, no evidence or cannot tell."""
+    mde: float
+    """The smallest difference the test would detect with 80% power at its level."""
+    confidence: float
+    """The interval's confidence: 1 − the level the correction tests the row at."""
     share: float
     share_low: float
     share_high: float
@@ -59,6 +76,12 @@ class Facts:
     subject_factor: str | None = None
     """The factor of `pair` whose level the headline's subject names (an audit's system),
     so the place after it leaves that factor out."""
+
+    @property
+    def share_reference(self) -> float:
+        """The share of the gain the leaked topics would carry if they gained like the
+        others: their share of the topics. A share near it is what no inflation looks like."""
+        return self.leaked_topics / max(self.leaked_topics + self.other_topics, 1)
 
 
 @dataclass(frozen=True)
@@ -70,6 +93,9 @@ class Story:
     """Where the gain lands, in one sentence: leaked topics, the others, the leaked share."""
     evidence: str
     """The test of the difference between leaked and other topics, in words."""
+    answer: str
+    """The leakage answer in one sentence: the verdict, the difference and its interval,
+    and for `no evidence` the smallest inflation the test would have detected."""
     chart: pd.DataFrame = field(repr=False)
     """Twins: the inflation rows along `x`, the pair's other levels fixed. Audit: the gain
     by the nearest training query's category."""
@@ -79,6 +105,20 @@ class Story:
     """The topics that carry the gain: qid, title, both sides' values, the gain, and the
     training query (with its similarity and category) that makes each one leaked."""
     facts: Facts = field(repr=False)
+    answers: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
+    """Audit: every audited model's answer on the pair's collection, in the design's order
+    (verdict, difference, interval, mde). Twins: the pair's row."""
+    opening: str = "chosen"
+    """How the pair was picked: `chosen` (by the reader or the link), `clearest` (twins:
+    where leaked topics gain most, picked after looking) or `first` (audit: the design's
+    first model, picked before looking)."""
+
+    @property
+    def top_title(self) -> str:
+        """The topics table's title: it says "inflate" only when the test says inflated."""
+        if self.facts.verdict == "inflated":
+            return "Topics that inflate it most"
+        return "Leaked topics with the largest gains"
 
 
 def default_pair(summary: pd.DataFrame, factors: list[str], better: str = "higher") -> dict:
@@ -99,28 +139,92 @@ def tell(
     chart: pd.DataFrame,
     x: str | None,
     top: pd.DataFrame,
+    answers: pd.DataFrame | None = None,
+    opening: str = "chosen",
 ) -> Story:
+    answer = verdict_sentence(facts, measure)
     return Story(
         facts.kind,
         facts.pair,
-        _headline(facts, measure),
+        answer if facts.kind == "audit" else _headline(facts, measure),
         _detail(facts, measure),
         _evidence(facts, measure, statistics),
+        answer,
         chart,
         x,
         top,
         facts,
+        pd.DataFrame() if answers is None else answers,
+        opening,
     )
+
+
+def signed(value: float, digits: int = 2) -> str:
+    """A signed number that never reads "-0.00": a value that rounds to zero at `digits`
+    gets up to two more digits until one shows, and is "0" when none does."""
+    for places in range(digits, digits + 3):
+        if round(value, places) != 0:
+            return f"{value:+.{places}f}"
+    return "0"
 
 
 def amount(value: float, measure: Measure, digits: int = 2) -> str:
     """A gain in the measure's better direction, as a reader says it: +0.19 (higher is
-    better), or "1.29 better" / "0.40 worse" for a lower-is-better measure."""
-    if np.isnan(value):
+    better), or "1.29 better" / "0.40 worse" for a lower-is-better measure. "–" for none."""
+    if value is None or np.isnan(value):
         return "–"
     if measure.better == "higher":
-        return f"{value:+.{digits}f}"
-    return f"{abs(value):.{digits}f} {'better' if value >= 0 else 'worse'}"
+        return signed(value, digits)
+    text = signed(value, digits)
+    if text == "0":
+        return "0"
+    return f"{text[1:]} {'better' if value > 0 else 'worse'}"
+
+
+def interval_text(low: float, high: float, measure: Measure, digits: int = 2) -> str:
+    """ "[−0.07, +0.07]", or "" where there is no interval."""
+    if np.isnan(low) or np.isnan(high):
+        return ""
+    return f"[{amount(low, measure, digits)}, {amount(high, measure, digits)}]"
+
+
+def verdict_sentence(facts: Facts, measure: Measure) -> str:
+    """The leakage answer in one sentence, which is what a reader walks away with."""
+    who = facts.a if facts.kind == "audit" else "leaked training"
+    where = _where({f: v for f, v in facts.pair.items() if f != facts.subject_factor})
+    difference = amount(facts.difference, measure)
+    interval = interval_text(facts.ci_low, facts.ci_high, measure)
+    shown = f"{difference} {interval}".strip()
+    label = measure.label
+    if facts.verdict == "cannot tell":
+        if facts.leaked_topics == 0:
+            why = "no topic is leaked at this threshold"
+        elif facts.other_topics == 0:
+            why = "every topic is leaked at this threshold, so none is left to compare with"
+        else:
+            fewer = min(facts.leaked_topics, facts.other_topics)
+            side = "leaked" if facts.leaked_topics <= facts.other_topics else "other"
+            topics = "topic is" if fewer == 1 else "topics are"
+            why = (
+                f"only {fewer} {side} {topics} there, and the test needs at least "
+                f"{MIN_TOPICS} on each side"
+            )
+        return f"Cannot tell whether leaked topics inflate {who}'s {label} {where}: {why}."
+    if facts.verdict == "inflated":
+        return (
+            f"Leaked topics inflate {who}'s {label} {where}: they gain {shown} more than the "
+            f"other topics ({facts.confidence:.1%} interval, significant after correction)."
+        )
+    if facts.verdict == "reversed":
+        return (
+            f"Leaked topics gain less than the others under {who} {where} ({label} "
+            f"{shown}, significant after correction): no sign of inflation."
+        )
+    return (
+        f"No sign that leaked topics inflate {who}'s {label} {where}: leaked minus other is "
+        f"{shown}, not significant; an inflation of {amount(facts.mde, measure)} or more "
+        "would have been detected (80% power)."
+    )
 
 
 def _where(pair: dict) -> str:
@@ -147,18 +251,24 @@ def _headline(facts: Facts, measure: Measure) -> str:
 
 
 def _detail(facts: Facts, measure: Measure) -> str:
-    """Where the gain lands: on the leaked topics and the others, and the leaked share."""
+    """Where the gain lands: on the leaked topics and the others, and the leaked share
+    beside what no inflation would give. An audit's overall change opens it (its headline
+    is the leakage answer)."""
     split = (
         f"{amount(facts.gain_leaked, measure)} on the {facts.leaked_topics} topics with a "
         "near-duplicate among the training queries, "
         f"{amount(facts.gain_other, measure)} on the {facts.other_topics} without"
     )
+    split = split[0].upper() + split[1:]
+    opening = _headline(facts, measure) + " " if facts.kind == "audit" else ""
     if np.isnan(facts.share) or np.isnan(facts.share_low):
-        return split[0].upper() + split[1:] + "."  # no clear total gain to share out
+        return f"{opening}{split}."  # no clear total gain to share out
     others = " (the other topics lose)" if facts.share > 1 else ""
     return (
-        f"{split[0].upper() + split[1:]}: {facts.share:.0%} [{facts.share_low:.0%}, "
-        f"{facts.share_high:.0%}] of the gain comes from the leaked topics{others}."
+        f"{opening}{split}: {facts.share:.0%} [{facts.share_low:.0%}, "
+        f"{facts.share_high:.0%}] of the gain comes from the leaked topics{others}, against "
+        f"{facts.share_reference:.0%} if they gained like the others (their share of the "
+        "topics)."
     )
 
 
@@ -166,6 +276,7 @@ def numbers(facts: Facts, measure: Measure) -> list[tuple[str, str, str | None, 
     """The story's figures as (label, value, its interval or None, what it is), for a row
     of metric cards."""
     shared = not (np.isnan(facts.share) or np.isnan(facts.share_low))
+    reference = f"{facts.share_reference:.0%}"
     return [
         (
             f"Gain on {facts.leaked_topics} leaked topics",
@@ -183,17 +294,19 @@ def numbers(facts: Facts, measure: Measure) -> list[tuple[str, str, str | None, 
         (
             "Leaked minus other",
             amount(facts.difference, measure),
-            None
-            if np.isnan(facts.ci_low)
-            else f"[{amount(facts.ci_low, measure)}, {amount(facts.ci_high, measure)}]",
-            "The difference, with the interval its test gives at the corrected level.",
+            interval_text(facts.ci_low, facts.ci_high, measure) or None,
+            f"The difference, with the {facts.test}'s interval at the corrected level "
+            f"({facts.confidence:.1%})."
+            if not np.isnan(facts.confidence)
+            else "The difference; too few topics on a side to test it.",
         ),
         (
-            "Share from leaked topics",
+            f"Share from leaked topics (no inflation: {reference})",
             f"{facts.share:.0%}" if shared else "–",
             f"[{facts.share_low:.0%}, {facts.share_high:.0%}]" if shared else None,
             "The leaked topics' summed gain over everyone's, with a 95% bootstrap interval "
-            "over topics; '–' where the total gain is not clearly positive.",
+            f"over topics. Without inflation it would be about {reference}, the leaked "
+            "topics' share of all topics; '–' where the total gain is not clearly positive.",
         ),
     ]
 
@@ -202,22 +315,21 @@ def _evidence(facts: Facts, measure: Measure, statistics: Statistics) -> str:
     difference = amount(facts.difference, measure)
     if np.isnan(facts.p_adjusted):
         return (
-            f"Leaked minus other: {difference} {measure.label}; too few topics on one side "
-            "to test it."
+            f"Leaked minus other: {difference} {measure.label}; cannot tell: fewer than "
+            f"{MIN_TOPICS} leaked or other topics to test it ({facts.test})."
         )
-    verdict = "significant" if facts.p_adjusted < statistics.alpha else "not significant"
-    interval = (
-        f" [{amount(facts.ci_low, measure)}, {amount(facts.ci_high, measure)}]"
-        if not np.isnan(facts.ci_low)
-        else ""
-    )
+    significant = "significant" if facts.p_adjusted < statistics.alpha else "not significant"
+    interval = interval_text(facts.ci_low, facts.ci_high, measure)
+    interval = f" {interval}" if interval else ""
     adjusted = (
         ""
         if statistics.correction == "none" or facts.family_size <= 1
         else f", adjusted {facts.p_adjusted:.2g} by {statistics.correction_label} over the "
         f"{facts.family_size} {facts.family}"
     )
+    power = f"; mde {amount(facts.mde, measure)}" if facts.verdict == "no evidence" else ""
     return (
-        f"Leaked minus other: {difference} {measure.label}{interval}, {verdict} at α = "
-        f"{statistics.alpha:g} ({facts.test}, p = {facts.p:.2g}{adjusted})."
+        f"Leaked minus other: {difference} {measure.label}{interval} "
+        f"({facts.confidence:.1%} interval), {significant} at α = {statistics.alpha:g} "
+        f"({facts.test}, p = {facts.p:.2g}{adjusted}{power}). Verdict: {facts.verdict}."
     )

@@ -11,15 +11,9 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from leakeval_core.analysis.audit import (
-    did,
-    dose_response,
-    gains,
-    leaderboard,
-    permutation_p,
-    sensitivity,
-    strata_of,
-)
+from leakeval_core.analysis.audit import dose_response, gains, leaderboard, sensitivity, strata_of
+from leakeval_core.analysis.options import Statistics
+from leakeval_core.analysis.split import ShiftTest, Split, at_level
 
 PLANTED = 2_027_001
 
@@ -38,11 +32,24 @@ def planted(seed: int, delta: float, topics: int = 200, leaked_share: float = 0.
     return model, baseline, leaked
 
 
-def test_a_planted_gain_on_leaked_topics_is_found_and_covered():
+def did(gain, leaked, strata=None, resamples=2_000, seed=0, test="randomization"):
+    """One model's leaked-minus-other answer at 95%, uncorrected."""
+    flags = leaked.reindex(gain.index).to_numpy(bool)
+    layers = None if strata is None else strata.reindex(gain.index).to_numpy()
+    split = Split(gain.to_numpy(), flags, layers)
+    return at_level(split, Statistics(test=test, seed=seed), 0.05, resamples)
+
+
+def permutation_p(values, flags, strata=None, resamples=10_000, seed=0):
+    return ShiftTest(values, flags, strata, resamples, seed).p()
+
+
+@pytest.mark.parametrize("test", ["randomization", "ttest"])
+def test_a_planted_gain_on_leaked_topics_is_found_and_covered(test):
     delta, covered, estimates = 0.08, 0, []
     for seed in range(100):
         model, baseline, leaked = planted(seed, delta)
-        result = did(gains(model, baseline, "higher"), leaked, resamples=2_000, seed=seed)
+        result = did(gains(model, baseline, "higher"), leaked, seed=seed, test=test)
         estimates.append(result["difference"])
         covered += result["ci_low"] <= delta <= result["ci_high"]
     assert covered >= 94, covered
@@ -173,11 +180,18 @@ def test_sensitivity_recomputes_the_estimate_at_each_threshold():
     model, baseline, _ = planted(21, 0.0)
     similarity = pd.Series(np.linspace(0, 1, len(model)), index=model.index)
     gain = gains(model, baseline, "higher")
-    table = sensitivity(gain, similarity, [0.25, 0.5, 0.75], resamples=500)
-    assert table.threshold.tolist() == [0.25, 0.5, 0.75]
+    level = 0.01
+    table = sensitivity(gain, similarity, [0.25, 0.5, 0.75, 0.999], Statistics(), level)
+    assert table.threshold.tolist() == [0.25, 0.5, 0.75]  # 0.999 leaves too few leaked topics
+    assert (table.confidence == 1 - level).all()  # the row's level, not a fixed 95%
     for row in table.itertuples():
         flags = similarity >= row.threshold
-        assert row.difference == pytest.approx(gain[flags].mean() - gain[~flags].mean())
+        on, off = gain[flags], gain[~flags]
+        assert row.difference == pytest.approx(on.mean() - off.mean())
+        welch = sps.ttest_ind(on, off, equal_var=False)
+        assert row.p == pytest.approx(welch.pvalue)
+        bounds = welch.confidence_interval(1 - level)
+        assert (row.ci_low, row.ci_high) == pytest.approx((bounds.low, bounds.high))
 
 
 def test_the_leaderboard_ranks_on_all_and_on_clean_topics():

@@ -213,12 +213,13 @@ def test_inflation_on_demo_shrinks_with_train_size(demo_experiment, demo_scores)
     table = per_query(demo_scores, "ndcg_cut_10")
     flags = leaked_qids(ground_truth(demo_experiment), 0.0)  # the planted pairs
     result = inflation(table, flags, demo_experiment.design)
-    by_size = result.table.groupby("train_size").delta_leaked.mean()
+    by_size = result.table.groupby("train_size").gain_leaked.mean()
     assert by_size.is_monotonic_decreasing
     assert by_size.iloc[0] > 0.05
-    assert not (result.table.p_other_adjusted < 0.05).any()
     at_2000 = result.table.query("train_size == 2000 and collection == 'robust04'")
-    assert (at_2000.p_leaked_adjusted < 0.05).all()  # 250 topics: every model
+    assert (at_2000.verdict == "inflated").all()  # 250 topics: every model
+    quiet = result.table[result.table.verdict == "no evidence"]
+    assert (quiet.mde > 0).all() and quiet.mde.notna().all()
     assert (result.top.groupby(["collection", "model", "train_size"]).size() <= 10).all()
     top = result.top.iloc[0]
     assert top.delta == pytest.approx(top.leaked - top.none)
@@ -246,28 +247,36 @@ def test_inflation_pairs_every_condition_as_compare_paired_pairs_one(demo_experi
         one_sided += pair.only_b
         on, off = pair.table[pair.table.leaked].delta, pair.table[~pair.table.leaked].delta
         assert (row.leaked_topics, row.other_topics) == (len(on), len(off))
-        assert row.delta_leaked == pytest.approx(on.mean(), abs=1e-15)
-        assert row.delta_other == pytest.approx(off.mean(), abs=1e-15)
+        assert row.gain_leaked == pytest.approx(on.mean(), abs=1e-15)
+        assert row.gain_other == pytest.approx(off.mean(), abs=1e-15)
     assert len(result.table) == full.table.groupby(others).ngroups
     assert one_sided == len(dropped)
 
 
-def test_inflation_by_hand():
+@pytest.mark.parametrize("better", ["higher", "lower"])
+def test_inflation_by_hand(better):
+    leaked = [0.9, 0.8, 0.5, 0.5, 0.7, 0.6, 0.6, 0.6, 0.5, 0.4]
+    clean = [0.5, 0.6, 0.5, 0.4, 0.4, 0.5, 0.6, 0.7, 0.5, 0.3]
+    qids = [str(q) for q in range(10)]
     rows = [
-        ("c", lv, q, v)
-        for lv, vals in (("leaked", [0.9, 0.8, 0.5, 0.5]), ("none", [0.5, 0.6, 0.5, 0.4]))
-        for q, v in zip("1234", vals, strict=True)
+        ("c", level, q, v)
+        for level, values in (("leaked", leaked), ("none", clean))
+        for q, v in zip(qids, values, strict=True)
     ]
     table = pd.DataFrame(rows, columns=["collection", "leakage", "qid", "value"])
     pq = PerQuery(table, ("collection", "leakage"), "none", pd.DataFrame())
     design = Design(leakage="leakage", leaked="leaked", clean="none")
-    result = inflation(pq, pd.DataFrame({"collection": ["c", "c"], "qid": ["1", "2"]}), design)
+    flags = pd.DataFrame({"collection": "c", "qid": qids[:5]})
+    result = inflation(pq, flags, design, better)
     row = result.table.iloc[0]
-    assert row.delta_leaked == pytest.approx(0.3) and row.delta_other == pytest.approx(0.05)
-    assert row.p_difference == pytest.approx(
-        sps.ttest_ind([0.4, 0.2], [0.0, 0.1], equal_var=False).pvalue
-    )
-    assert result.top.qid.tolist() == ["1", "2"]
+    sign = 1 if better == "higher" else -1
+    delta = sign * (np.array(leaked) - np.array(clean))  # the gain, in the better direction
+    assert row.gain_leaked == pytest.approx(delta[:5].mean())
+    assert row.gain_other == pytest.approx(delta[5:].mean())
+    assert row.p == pytest.approx(sps.ttest_ind(delta[:5], delta[5:], equal_var=False).pvalue)
+    assert row.test == "Welch's t-test over topics"
+    if better == "higher":
+        assert result.top.qid.tolist() == ["0", "4", "1", "3"]  # 2 gains nothing
 
 
 def test_ranking_change_on_demo(demo_scores):
