@@ -162,7 +162,10 @@ def run() -> None:
                     horizontal=True,
                     help="linear: gain = grade (trec_eval, BEIR). exponential: 2^grade − 1.",
                 )
-        tests = {"ttest": "paired t-test", "randomization": "randomization test"}
+        tests = {
+            "ttest": "t-tests (paired; Welch's for leaked vs other)",
+            "randomization": "randomization tests",
+        }
         corrections = {"bonferroni": "Bonferroni", "holm": "Holm", "none": "no correction"}
         intervals = {
             "test": "the test's own (dual to the marks)",
@@ -178,8 +181,11 @@ def run() -> None:
                     list(tests),
                     default=Statistics.test,
                     format_func=tests.get,
-                    help="Paired over queries: Student's t (the study's protocol) or a sign-flip "
-                    "randomization test (10,000 seeded permutations).",
+                    help="Conditions against each other, paired over queries: Student's t "
+                    "(the study's protocol) or a sign-flip randomization test. Leaked against "
+                    "other topics (Story, Inflation, Leakage audit), two groups of topics: "
+                    "Welch's t-test, or a permutation of the leaked flags (10,000 seeded "
+                    "draws each).",
                 )
                 state.control(
                     st.selectbox,

@@ -9,8 +9,9 @@ Runs (linked, or for Robust04's BM25 joined from its five fold files, never comm
   runs/core18/bm25-rm3.run          Pyserini BM25+RM3, title queries (capreolus)
   runs/core18/bm25-rm3-desc.run     Pyserini BM25+RM3, description queries (capreolus)
 Leakage (written from the judgments leakeval ships, leakeval_core/demo/source, MIT):
-  judged-pairs.csv    every judged (topic, training query) pair: similarity 1 for a
-                      near-duplicate, 0 for a look-alike of another need
+  judged-pairs.csv    every judged (topic, training query) pair, method "judged":
+                      near_duplicate (and similarity) 1 for a near-duplicate, 0 for a
+                      look-alike of another need; leaked as judged, at any threshold
   judged-topics.csv   the topics those judgments cover: the even-numbered Robust04 and
                       Core 2018 topics (the development half); odd ones were not judged here
 Your own model: put its runs at runs/<collection>/<name>.run and reopen the app.
@@ -70,7 +71,16 @@ def main(realdata: Path) -> None:
     with judged.open() as source, open(HERE / "judged-pairs.csv", "w", newline="") as fh:
         writer = csv.writer(fh)
         writer.writerow(
-            ["collection", "test_qid", "train_qid", "train_text", "similarity", "category"]
+            [
+                "collection",
+                "test_qid",
+                "train_qid",
+                "train_text",
+                "method",
+                "similarity",
+                "near_duplicate",
+                "category",
+            ]
         )
         for row in csv.DictReader(source, delimiter="\t"):
             for name in COLLECTIONS:
@@ -82,7 +92,9 @@ def main(realdata: Path) -> None:
                             row["topic"],
                             row["train_qid"],
                             row["train_text"],
+                            "judged",
                             1.0 if near else 0.0,
+                            int(near),
                             row["title_relation"] if near else "",
                         ]
                     )

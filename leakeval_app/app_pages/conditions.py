@@ -129,7 +129,7 @@ with tab_inflation:
             show_fig(inflation_figure, result.table, measure, inflation_x, inflation_facet)
             st.caption(result.caption)
             show_table(result.table, height=300)
-            st.markdown("**Topics that inflate most**")
+            st.markdown("**Leaked topics with the largest gains**")
             show_table(result.top, height=300)
 with tab_tau:
     if tab_tau.open:

@@ -9,7 +9,7 @@ from leakeval_core import api
 from leakeval_core.errors import LeakevalError
 from leakeval_core.present.audit_plots import category_gain_figure
 from leakeval_core.present.condition_plots import inflation_figure
-from leakeval_core.present.story import amount
+from leakeval_core.present.story import amount, answers_table
 
 ctx = current()
 experiment, measure, design = ctx.experiment, ctx.measure, ctx.experiment.design
@@ -57,16 +57,21 @@ for column, (label, value, interval, meaning) in zip(
         delta_arrow="off",
         help=None if presenting else meaning,
     )
+st.markdown(f"**{story.answer}**" if kind == "twins" else story.detail)
 st.markdown(story.evidence)
+if kind == "audit":
+    st.markdown(f"**Every model against {design.baseline}**, in the design's order")
+    st.table(
+        answers_table(story.answers, measure, str(design.system)).set_index(str(design.system))
+    )
 if pair == default and not presenting:
     st.caption(
-        "Shown first: the "
-        + ("pair of conditions" if kind == "twins" else "model")
-        + " whose leaked topics gain most over the others, the clearest case, picked after "
-        "looking (its p is adjusted over all the "
-        + ("pairs" if kind == "twins" else "models")
-        + " of its collection)."
-        + " Choose any other above."
+        "Shown first: the pair of conditions whose leaked topics gain most over the others, "
+        "the clearest case, picked after looking (its p is adjusted over all the pairs of "
+        "its collection). Choose any other above."
+        if kind == "twins"
+        else "Shown first: the design's first model, picked before looking at any result. "
+        "Choose any other above."
     )
 if kind == "audit":
     st.caption(api.AUDIT_NOTE if presenting else api.AUDIT_CAVEAT)
@@ -135,7 +140,7 @@ with chart:
                 f"the other levels as chosen. {leaked_means}"
             )
 with top:
-    st.markdown("**Topics that inflate it most**, with the training query that leaked each")
+    st.markdown(f"**{story.top_title}**, with the training query that leaked each")
     shown = story.top
     if presenting:  # a plain table at the slide's type, eight rows, nothing to select
         slide = shown[["title", "gain", "leaked training query"]].head(8)

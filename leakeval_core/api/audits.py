@@ -33,8 +33,8 @@ __all__ = ["AUDIT_CAVEAT", "AUDIT_NOTE", "Audit", "CloserLook", "audit", "why_no
 AUDIT_CAVEAT = (
     "Observational: the baseline adjusts only for the topic difficulty it measures, and "
     "topics with a near-duplicate in the training queries may differ from the others in "
-    "other ways (their subject, how specific they are). A difference that the permutation "
-    "test and its interval support is a reason to look closer, not proof of memorisation."
+    "other ways (their subject, how specific they are). A difference that its test and "
+    "interval support is a reason to look closer, not proof of memorisation."
 )
 AUDIT_NOTE = "Observational: the baseline adjusts only for the topic difficulty it measures."
 """The caveat in a line, where a slide has room for no more."""
@@ -112,6 +112,10 @@ class Audit(Result):
     leakage factor (its leaked level)."""
     caption: str = ""
     caveat: str = AUDIT_CAVEAT
+    leaked: Mapping[str, str] = field(default_factory=dict)
+    """Per collection, how many topics are leaked and by which rule (`Study.leaked_rule`)."""
+    warnings: tuple[str, ...] = ()
+    """What every reader of these figures must be told (`Study.leakage_warnings`)."""
 
     def summary(self) -> pd.DataFrame:
         keep = [
@@ -126,7 +130,8 @@ class Audit(Result):
             "ci_low",
             "ci_high",
             "p_adjusted",
-            "significant",
+            "mde",
+            "verdict",
         ]
         return self.table[[c for c in keep if c in self.table]]
 
@@ -195,6 +200,8 @@ class Audit(Result):
             "statistics": self.statistics.describe("split"),
             "caption": self.caption,
             "caveat": self.caveat,
+            "leaked": dict(self.leaked),
+            "warnings": list(self.warnings),
             "audit": records(self.table),
             "dose_response": records(self.dose),
             "categories": records(self.categories),
@@ -234,16 +241,15 @@ def audit(
     the audit to the topics the leakage judgment covers. `strata` > 1 permutes the leaked
     flags within that many quantile groups of the baseline's score.
 
-    >>> import pandas as pd
-    >>> qrels = {str(q): {"d": 1} for q in range(8)}
-    >>> bm25 = {str(q): {"d": 1.0, "x": 2.0} for q in range(8)}  # relevant second
-    >>> mine = {str(q): {"d": 2.0 if q < 4 else 1.0, "x": 1.5} for q in range(8)}
+    >>> qrels = {str(q): {"d": 1} for q in range(12)}
+    >>> bm25 = {str(q): {"d": 1.0, "x": 2.0} for q in range(12)}  # relevant second
+    >>> mine = {str(q): {"d": 2.0 if q < 6 else 1.0, "x": 1.5} for q in range(12)}
     >>> result = audit(qrels, {"bm25": bm25, "mine": mine}, baseline="bm25",
-    ...                leakage=["0", "1", "2", "3"], measure="P_1")
-    >>> result.table[["run", "gain_leaked", "gain_other", "difference"]].to_dict("records")
-    [{'run': 'mine', 'gain_leaked': 1.0, 'gain_other': 0.0, 'difference': 1.0}]
-    >>> round(float(result.table.p.iloc[0]), 4)  # 2 of the 70 assignments are as extreme
-    0.0286
+    ...                leakage=[str(q) for q in range(6)], measure="P_1")
+    >>> result.table[["run", "gain_leaked", "gain_other", "verdict"]].to_dict("records")
+    [{'run': 'mine', 'gain_leaked': 1.0, 'gain_other': 0.0, 'verdict': 'inflated'}]
+    >>> result.leaked
+    {'collection': '6 leaked of 12: human-judged pairs'}
     """
     view = view_of(view, settings)
     source = source_of(data, runs, columns, leakage)
@@ -262,6 +268,7 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
     from leakeval_core.analysis.split import Split, leaked_vs_other
     from leakeval_core.api.inputs import topic_table
     from leakeval_core.api.study import with_collection
+    from leakeval_core.present.story import leaked_sentence
 
     measure, statistics = view.parsed_measure, view.statistics
     per_query = source.per_query(view.measure, view.conventions, progress)
@@ -325,7 +332,8 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
         for placed, gain, near in closer
     ]
     board, tau = _leaderboard(source, per_query, view, factor, keys, leaked, covered)
-    where_from = source.pairs(view).source if isinstance(source, Study) else source.source
+    where_from = source.pairs(view).source
+    rules = source.leaked_rule(view)
     return Audit(
         table=_ordered(table, [*keys, factor]),
         closer=tuple(closer),
@@ -338,7 +346,11 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
         statistics=statistics,
         keys=tuple(keys),
         factor=factor,
-        caption=_caption(measure, statistics, baseline_name, threshold, where_from, strata),
+        caption=_caption(
+            measure, statistics, baseline_name, leaked_sentence(rules, where_from), strata
+        ),
+        leaked=rules,
+        warnings=tuple(source.leakage_warnings(view)),
     )
 
 
@@ -461,12 +473,11 @@ def _ordered(table: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
     return table[[*first, *(c for c in table.columns if c not in first)]]
 
 
-def _caption(measure, statistics, baseline: str, threshold: float, source: str, strata: int):
+def _caption(measure, statistics, baseline: str, leaked: str, strata: int):
     from leakeval_core.analysis.split import describe
 
     return (
         f"{measure.label} gain over {baseline} ({measure.better} is better, so a positive "
-        "gain is an improvement) on leaked topics minus on the others. Leaked: a training "
-        f"query with similarity ≥ {threshold:.3f} ({source}). "
+        f"gain is an improvement) on leaked topics minus on the others. {leaked} "
         + describe(statistics, "each collection's models", strata)
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +18,17 @@ from leakeval_core.errors import LeakevalError
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["COLUMN_ALIASES", "Table", "as_table", "leaked_topics", "named_runs", "topics_frame"]
+    from leakeval_core.leakage.rule import LeakageTable
+
+__all__ = [
+    "COLUMN_ALIASES",
+    "Table",
+    "as_table",
+    "detected_pairs",
+    "leakage_pairs",
+    "named_runs",
+    "topics_frame",
+]
 
 Table = Any
 """A path, a pandas DataFrame, a pyarrow Table, a dict of dicts (qid -> docid -> value),
@@ -108,17 +119,10 @@ def _is_mapping(qid: object, docs: object, what: str) -> bool:
     return True
 
 
-def _renamed(
-    frame,
-    wanted: tuple[str, ...],
-    what: str,
-    columns: Mapping[str, str] | None,
-    *,
-    qid_only: bool = False,
-):
+def _renamed(frame, wanted: tuple[str, ...], what: str, columns: Mapping[str, str] | None):
     mapping = dict(columns or {})
     found = {}
-    for name in ("qid", *(() if qid_only else ("docid",)), *wanted):
+    for name in ("qid", "docid", *wanted):
         given = [k for k, v in mapping.items() if v == name and k in frame.columns]
         alias = [c for c in frame.columns if str(c).lower() in COLUMN_ALIASES[name]]
         source = (given or alias or [None])[0]
@@ -164,58 +168,89 @@ def _checked(frame, column: str, what: str):
     return out
 
 
-def leaked_topics(leakage: Any, threshold: float) -> list[str]:
-    """The topic ids a given leakage names: a list of ids; or pairs (a frame, or a CSV in
-    the `[leakage] table` format) with a qid or test_qid column and, optionally, a
-    similarity, kept at or above `threshold`."""
+def leakage_pairs(leakage: Any, collection: str) -> LeakageTable:
+    """Given leakage as the pairs the leaked rule reads (`leakage.rule`): a pairs file
+    (`leakeval leakage`'s with its sidecar, another tool's CSV, or the study's labels TSV), a
+    frame of pairs, a `LeakageTable`, a list of leaked topic ids (judged leaked), or a list of
+    such sources, merged as a union in which each pair keeps its own rule. The pairs are
+    `collection`'s: those of a table naming several collections are the ones named so."""
+    from leakeval_core.leakage.rule import LeakageTable
+
+    sources = leakage if _is_sources(leakage) else [leakage]
+    pairs = LeakageTable.union([_pairs_of(source) for source in sources])
+    named = set(pairs.table.collection) - {""}
+    table = pairs.table
+    if collection in named:
+        table = table[table.collection.isin([collection, ""])]
+    elif len(named) > 1:
+        raise LeakevalError(
+            f"leakage: the pairs are of collections {', '.join(sorted(named))}, none of them "
+            f"{collection!r}: name the collection (collection=)"
+        )
+    return replace(pairs, table=table.assign(collection=collection).reset_index(drop=True))
+
+
+def detected_pairs(
+    pairs: pd.DataFrame,
+    method: str,
+    train_queries: object,
+    sample_of: str | None = None,
+    threshold: float | None = None,
+) -> LeakageTable:
+    """Pairs `detect_leakage` found with `method` in `train_queries`, read as the pairs
+    file `leakeval leakage` writes of them is read back: with the log, its size (the
+    detection's report), the log it is a sample of, and the threshold they are cut at
+    (default: the method's)."""
+    from leakeval_core.leakage.given import pairs_from_frame
+
+    name = Path(train_queries).name if isinstance(train_queries, os.PathLike) else train_queries
+    report = {
+        **pairs.attrs.get("read", {}),
+        "train_queries": str(train_queries),
+        "method": method,
+        "sample_of": sample_of,
+        "threshold": threshold,
+    }
+    return pairs_from_frame(pairs, f"{method} detection against {name}", sidecar=report)
+
+
+def _is_sources(value: Any) -> bool:
+    """Whether a list holds sources of pairs (files, frames, tables) rather than topic ids."""
     import pandas as pd
 
-    if isinstance(leakage, str | os.PathLike):
-        path = Path(leakage)
-        if not path.is_file():
-            raise LeakevalError(f"leakage: {path}: no such file")
-        leakage = pd.read_csv(path, dtype={"qid": str, "test_qid": str})
-    if isinstance(leakage, pd.DataFrame):
-        table = _renamed(leakage, (), "leakage", None, qid_only=True)
-        if "similarity" in leakage.columns:
-            similarity = pd.to_numeric(leakage.similarity, errors="coerce")
-            if similarity.isna().any():
-                row = int(similarity.isna().to_numpy().argmax())
-                raise LeakevalError(f"leakage: row {row + 1}: similarity is not a number")
-            table = table[(similarity >= threshold).to_numpy()]
-        return sorted(set(table.qid.astype(str)))
-    if isinstance(leakage, Iterable) and not isinstance(leakage, bytes | Mapping):
-        return sorted({str(q) for q in leakage})
+    from leakeval_core.leakage.rule import LeakageTable
+
+    if not isinstance(value, list | tuple) or not value:
+        return False
+    files = [isinstance(v, str) and Path(v).is_file() for v in value]
+    if any(files) and not all(files[i] for i, v in enumerate(value) if isinstance(v, str)):
+        raise LeakevalError("leakage: a list mixes pairs files and topic ids; give one or other")
+    return all(
+        f or isinstance(v, pd.DataFrame | LeakageTable | os.PathLike)
+        for f, v in zip(files, value, strict=True)
+    )
+
+
+def _pairs_of(source: Any) -> LeakageTable:
+    import pandas as pd
+
+    from leakeval_core.leakage.given import judged_topics, pairs_from_frame, read_pairs
+    from leakeval_core.leakage.rule import LeakageTable
+
+    if isinstance(source, LeakageTable):
+        return source
+    if isinstance(source, str | os.PathLike):
+        return read_pairs(source)
+    if hasattr(source, "to_pandas") and not isinstance(source, pd.DataFrame):
+        source = source.to_pandas()  # a pyarrow Table
+    if isinstance(source, pd.DataFrame):
+        return pairs_from_frame(source, "the given pairs")
+    if isinstance(source, Iterable) and not isinstance(source, bytes | Mapping):
+        return judged_topics(source)
     raise LeakevalError(
-        f"leakage: expected pairs (a DataFrame or CSV) or topic ids, got {type(leakage).__name__}"
+        "leakage: expected pairs (a file, a DataFrame) or topic ids, or a list of pairs, "
+        f"got {type(source).__name__}"
     )
-
-
-def leakage_pairs(leakage: Any) -> pd.DataFrame:
-    """Given leakage as pairs: test_qid, train_qid, similarity, category (what a pairs
-    table or CSV has of them; a list of topic ids becomes pairs of similarity 1)."""
-    import pandas as pd
-
-    if isinstance(leakage, str | os.PathLike):
-        path = Path(leakage)
-        if not path.is_file():
-            raise LeakevalError(f"leakage: {path}: no such file")
-        leakage = pd.read_csv(path, dtype={"qid": str, "test_qid": str, "train_qid": str})
-    if not isinstance(leakage, pd.DataFrame):
-        ids = leaked_topics(leakage, 0.0)
-        return pd.DataFrame({"test_qid": ids, "train_qid": "", "similarity": 1.0, "category": ""})
-    table = _renamed(leakage, (), "leakage", None, qid_only=True).rename(
-        columns={"qid": "test_qid"}
-    )
-    table["train_qid"] = leakage["train_qid"].astype(str) if "train_qid" in leakage else ""
-    table["similarity"] = (
-        pd.to_numeric(leakage.similarity, errors="coerce") if "similarity" in leakage else 1.0
-    )
-    if table.similarity.isna().any():
-        row = int(table.similarity.isna().to_numpy().argmax())
-        raise LeakevalError(f"leakage: row {row + 1}: similarity is not a number")
-    table["category"] = leakage["category"].fillna("").astype(str) if "category" in leakage else ""
-    return table.reset_index(drop=True)
 
 
 def topic_table(value: Any, need_group: bool = True) -> pd.DataFrame:

@@ -66,7 +66,7 @@ def inflation(
 
     >>> result = inflation(demo_path, measure="ndcg_cut_10")
     >>> at_2000 = result.table.query("train_size == 2000")
-    >>> bool(at_2000.delta_leaked.mean() > at_2000.delta_other.mean() + 0.05)
+    >>> bool(at_2000.gain_leaked.mean() > at_2000.gain_other.mean() + 0.05)
     True
     """
     view = view_of(view, settings)
@@ -80,6 +80,7 @@ def inflation(
 def _inflation(source, view: View, factor, leaked, clean, top, progress=None) -> Inflation:
     from leakeval_core.analysis.inflation import inflation as split_by_leakage
     from leakeval_core.analysis.split import describe
+    from leakeval_core.present.story import leaked_sentence
 
     design = source.design_with(factor, leaked, clean)
     design.require("Inflation", "leakage")
@@ -94,14 +95,24 @@ def _inflation(source, view: View, factor, leaked, clean, top, progress=None) ->
         view.statistics,
     )
     threshold = source.threshold(view)
-    where = source.pairs(view).source if isinstance(source, Study) else source.source
+    where = source.pairs(view).source
+    rules = source.leaked_rule(view)
     caption = (
         f"{measure.label}: mean per-topic gain of {design.leaked} over {design.clean} "
-        f"({measure.better} is better, so a positive gain is an improvement) on topics with a "
-        f"near-duplicate (similarity ≥ {threshold:.3f}, {where}) and on the others. "
+        f"({measure.better} is better, so a positive gain is an improvement) on the leaked "
+        f"topics and on the others. {leaked_sentence(rules, where)} "
         + describe(view.statistics, "each collection's pairs of conditions")
     )
-    return Inflation(split.table, split.top, threshold, where, measure, caption)
+    return Inflation(
+        split.table,
+        split.top,
+        threshold,
+        where,
+        measure,
+        caption,
+        rules,
+        tuple(source.leakage_warnings(view)),
+    )
 
 
 def detect_leakage(

@@ -17,7 +17,16 @@ from leakeval_core.errors import LeakevalError
 if TYPE_CHECKING:
     from leakeval_core.present.story import Story
 
-__all__ = ["report", "story", "story_factors", "story_kind", "story_numbers", "story_pair"]
+__all__ = [
+    "report",
+    "story",
+    "story_answers",
+    "story_factors",
+    "story_kind",
+    "story_numbers",
+    "story_pair",
+    "story_record",
+]
 
 
 def story_kind(data: Any) -> str:
@@ -33,6 +42,36 @@ def story_kind(data: Any) -> str:
         + design.why_not("x", "leakage").split("needs ", 1)[1]
         + ", or a baseline system to audit against (`[design] baseline = …`)"
     )
+
+
+def story_record(told: Story) -> dict:
+    """The story as `leakeval story --json` writes it: its sentences, the pair, how it was
+    picked, and every answer it stands beside (each audited model's, in the design's
+    order), with its verdict."""
+    from leakeval_core.api.audits import json_ready
+
+    keep = [c for c in told.answers.columns if c != "split"]
+    return {
+        "kind": told.kind,
+        "headline": told.headline,
+        "answer": told.answer,
+        "detail": told.detail,
+        "evidence": told.evidence,
+        "pair": {f: str(v) for f, v in told.pair.items()},
+        "opening": told.opening,
+        "verdict": told.facts.verdict,
+        "leaked": told.leaked,
+        "warnings": list(told.warnings),
+        "answers": json_ready(told.answers[keep]).to_dict("records"),
+    }
+
+
+def story_answers(told: Story, measure) -> list[str]:
+    """Each answer beside the story's own, in a line: the audit Story's list of models."""
+    from leakeval_core.present.story import answer_line
+
+    system = told.facts.subject_factor
+    return [answer_line(row, measure, system) for row in told.answers.to_dict("records")]
 
 
 def story_numbers(told: Story, measure) -> list[tuple[str, str, str | None, str]]:
@@ -170,7 +209,17 @@ def _twins(study: Study, view: View, pair: dict, opening: str) -> Story:
         view,
         {str(design.leaked): "A (leaked)", str(design.clean): "B (clean)"},
     )
-    return tell(facts, measure, statistics, trend.reset_index(drop=True), x, top, rows, opening)
+    return tell(
+        facts,
+        measure,
+        statistics,
+        trend.reset_index(drop=True),
+        x,
+        top,
+        rows,
+        opening,
+        *_leakage_notes(study, view, pair),
+    )
 
 
 def _audited(study: Study, view: View, pair: dict, opening: str) -> Story:
@@ -226,8 +275,25 @@ def _audited(study: Study, view: View, pair: dict, opening: str) -> Story:
     chart = result.at(pair).categories
     answers = rows_at(leaked_rows, where)
     return tell(
-        facts, measure, statistics, chart.reset_index(drop=True), None, top, answers, opening
+        facts,
+        measure,
+        statistics,
+        chart.reset_index(drop=True),
+        None,
+        top,
+        answers,
+        opening,
+        *_leakage_notes(study, view, pair),
     )
+
+
+def _leakage_notes(study: Study, view: View, pair: dict) -> tuple[str, tuple[str, ...]]:
+    """The story's leaked rule for its collection, and the warnings it must carry."""
+    from leakeval_core.present.story import leaked_sentence
+
+    rules = study.leaked_rule(view)
+    sentence = leaked_sentence(rules, study.pairs(view).source, pair.get("collection"))
+    return sentence, tuple(study.leakage_warnings(view))
 
 
 def _with_queries(top, pair: dict, study: Study, view: View, names: dict):
@@ -299,9 +365,12 @@ def report(
         parts.story = f"Not applicable: {exc}"
     if not study.pairs(view).empty:
         from leakeval_core.api.leakage import leakage_overview
+        from leakeval_core.present.story import leaked_sentence
 
         parts.overlap = leakage_overview(study, view)
         parts.threshold, parts.pairs_source = study.threshold(view), study.pairs(view).source
+        parts.leaked = leaked_sentence(study.leaked_rule(view), parts.pairs_source)
+        parts.warnings = tuple(study.leakage_warnings(view))
     for collection in study.levels("collection"):
         by = [f for f in roles if f]
         parts.means[collection] = condition_means(study, view, by, {"collection": collection})

@@ -127,9 +127,10 @@ class Inflation(Result):
     """How much of each leaked-vs-clean gain lands on the topics that have a near-duplicate."""
 
     table: pd.DataFrame = field(repr=False)
-    """Per pair of conditions: topics and mean delta on each side, the difference, Welch's
-    t-test of it, paired t-tests of each side against 0, each adjusted within its
-    collection (`family_size` pairs)."""
+    """Per pair of conditions: the leaked-minus-other answer (`analysis.split`) for the
+    leaked condition's gain over its clean twin: topics and mean gain on each side, the
+    difference, its test, p adjusted within its collection (`family_size` pairs), the
+    interval, the mde and the verdict."""
     top: pd.DataFrame = field(repr=False)
     """The topics that inflate each pair's gain most."""
     threshold: float
@@ -137,9 +138,13 @@ class Inflation(Result):
     """Where the leakage pairs come from."""
     measure: Measure
     caption: str = ""
+    leaked: Mapping[str, str] = field(default_factory=dict)
+    """Per collection, how many topics are leaked and by which rule (`Study.leaked_rule`)."""
+    warnings: tuple[str, ...] = ()
+    """What every reader of these figures must be told (`Study.leakage_warnings`)."""
 
     def summary(self) -> pd.DataFrame:
-        keep = [c for c in self.table.columns if not c.startswith("p_") or c.endswith("adjusted")]
+        keep = [c for c in self.table.columns if c not in ("p", "significant", "confidence")]
         return self.table[keep]
 
     def at(self, levels: Mapping[str, object]) -> Inflation:

@@ -12,6 +12,7 @@ exactly as an experiment's conditions.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from leakeval_core.leakage.labels import LabelledPairs
     from leakeval_core.leakage.table import LeakageTable
 
-__all__ = ["RunSet", "Study", "needs_pairs"]
+__all__ = ["RunSet", "Study", "collection_of", "needs_pairs"]
 
 
 def needs_pairs(feature: str, error: str = "") -> str:
@@ -214,11 +215,13 @@ class Study:
         return self.leakage(self.method(view))
 
     def threshold(self, view: View) -> float:
-        """The view's threshold, else its detection method's own."""
+        """The threshold in force for the main detection method: the view's, else the
+        method's own (judged pairs ignore it)."""
         return view.threshold_or(self.pairs(view).threshold)
 
     def leaked(self, view: View, feature: str | None = None) -> pd.DataFrame | None:
-        """collection, qid of every topic with a near-duplicate at the view's threshold.
+        """collection, qid of every leaked topic (`leakage.rule`): judged pairs as judged,
+        detected ones at the view's threshold, else their method's own.
 
         Without pairs: None, or, when `feature` says what needs them, the error saying how
         to add them.
@@ -230,7 +233,26 @@ class Study:
             if feature is not None:
                 raise LeakevalError(needs_pairs(feature, pairs.error))
             return None
-        return leaked_qids(pairs, self.threshold(view))
+        return leaked_qids(pairs, view.threshold)
+
+    def counted(self) -> pd.DataFrame:
+        """collection, qid of the topics leaked ones are counted among: those the pairs
+        cover (`[leakage] covers`), else every topic."""
+        covered = self.covered()
+        return (self.titles() if covered is None else covered)[["collection", "qid"]]
+
+    def leaked_rule(self, view: View) -> dict[str, str]:
+        """Per collection, how many topics are leaked and by which rule, in words: "9 leaked
+        of 250: lexical similarity ≥ 0.691" (`LeakageTable.statements`)."""
+        return self.pairs(view).statements(self.counted(), view.threshold)
+
+    def leakage_warnings(self, view: View) -> list[str]:
+        """Sentences every answer must carry (an empty list when none): the training log is
+        a sample of the log it stands for; a collection's flagged share is below half the
+        leakage study's."""
+        from leakeval_core.leakage.table import leakage_warnings
+
+        return leakage_warnings(self.pairs(view), self.counted(), view.threshold)
 
     def nearest(self, view: View) -> pd.DataFrame:
         """collection, qid, similarity and category of each topic's nearest training query
@@ -382,7 +404,11 @@ class RunSet:
         runs: Any,
         columns: Mapping[str, str] | None = None,
         leakage: Any = None,
+        collection: str | None = None,
     ) -> None:
+        """`leakage`: a pairs file, frame or table, a list of leaked topic ids, or a list of
+        pairs sources (their union); `collection` names the collection, by default after
+        the qrels file (`collection_of`), which finds the leakage study's share for it."""
         from leakeval_core.api.inputs import as_table, named_runs
 
         self.qrels = as_table(qrels, "grade", "qrels", columns)
@@ -390,7 +416,7 @@ class RunSet:
             name: as_table(run, "score", f"run {name!r}", columns)
             for name, run in named_runs(runs).items()
         }
-        self.collection_name = Path(qrels).stem if isinstance(qrels, str | Path) else "qrels"
+        self.collection_name = collection or collection_of(qrels)
         self.given_leakage = leakage
         self._memo = _Memo()
 
@@ -398,14 +424,22 @@ class RunSet:
     def collection_names(self) -> list[str]:
         return [self.collection_name]
 
-    def nearest(self, view: View) -> pd.DataFrame:
-        """Each topic's nearest training query, where the given leakage has similarities."""
+    def pairs(self, view: View | None = None) -> LeakageTable:
+        """The given leakage as pairs (an empty table, source "none", without any)."""
         from leakeval_core.api.inputs import leakage_pairs
+        from leakeval_core.leakage.table import LEAKAGE_COLUMNS, LeakageTable
 
-        if self.given_leakage is None:
-            return pd.DataFrame(columns=["collection", "qid", "similarity", "category"])
-        pairs = leakage_pairs(self.given_leakage).assign(collection=self.collection_name)
-        return nearest_pairs(pairs)
+        def build() -> LeakageTable:
+            if self.given_leakage is None:
+                return LeakageTable(pd.DataFrame(columns=LEAKAGE_COLUMNS), "none")
+            return leakage_pairs(self.given_leakage, self.collection_name)
+
+        return self._memo.get(("pairs",), build)
+
+    def nearest(self, view: View) -> pd.DataFrame:
+        """Each topic's nearest training query (a judged pair's similarity is its
+        judgment: 1 or 0)."""
+        return nearest_pairs(self.pairs(view).table)
 
     def covered(self) -> pd.DataFrame | None:
         return None  # a set of runs has no topic files of its own: `audit` takes them
@@ -475,14 +509,12 @@ class RunSet:
         return self._memo.get(("per_query", measure, conventions), build)
 
     def threshold(self, view: View) -> float:
-        from leakeval_core.leakage.options import GIVEN_THRESHOLD
-
-        return view.threshold_or(GIVEN_THRESHOLD)
+        """The threshold in force for the main detection method of the given pairs."""
+        return view.threshold_or(self.pairs(view).threshold)
 
     def leaked(self, view: View, feature: str | None = None) -> pd.DataFrame | None:
-        """The topics the given leakage names: a pairs table (test_qid or qid, optional
-        similarity, filtered at the view's threshold), a pairs CSV, or a list of qids."""
-        from leakeval_core.api.inputs import leaked_topics
+        """collection, qid of every topic the given leakage makes leaked (`leakage.rule`)."""
+        from leakeval_core.leakage.table import leaked_qids
 
         if self.given_leakage is None:
             if feature is not None:
@@ -491,9 +523,44 @@ class RunSet:
                     "file, or a list of topic ids)"
                 )
             return None
-        qids = leaked_topics(self.given_leakage, self.threshold(view))
-        return pd.DataFrame({"collection": self.collection_name, "qid": qids})
+        return leaked_qids(self.pairs(view), view.threshold)
+
+    def counted(self) -> pd.DataFrame:
+        """collection, qid of the topics the qrels judge: those leaked ones are counted
+        among."""
+        qids = self.qrels["qid"]
+        qids = qids.to_pandas() if hasattr(qids, "to_pandas") else qids
+        return pd.DataFrame(
+            {"collection": self.collection_name, "qid": pd.unique(qids.astype(str))}
+        )
+
+    def leaked_rule(self, view: View) -> dict[str, str]:
+        """As `Study.leaked_rule`: {collection: "9 leaked of 249: lexical similarity ≥
+        0.691"}."""
+        return self.pairs(view).statements(self.counted(), view.threshold)
+
+    def leakage_warnings(self, view: View) -> list[str]:
+        """As `Study.leakage_warnings`."""
+        from leakeval_core.leakage.table import leakage_warnings
+
+        return leakage_warnings(self.pairs(view), self.counted(), view.threshold)
 
     @property
     def source(self) -> str:
-        return "the given leakage" if self.given_leakage is not None else "none"
+        return self.pairs().source
+
+
+GENERIC_NAMES = frozenset({"qrels", "qrel", "test", "judgments", "judgements", "truth", "labels"})
+"""Qrels file names that say nothing of their collection: its folder names it instead."""
+
+
+def collection_of(qrels: Any) -> str:
+    """A collection's name from its qrels file: the file's stem unless generic (qrels.txt,
+    test.qrels), then its folder's (`realdata/robust04/qrels.txt` is robust04)."""
+    if not isinstance(qrels, str | os.PathLike):
+        return "collection"
+    path = Path(qrels)
+    stem = path.name.split(".")[0]
+    if stem.lower() not in GENERIC_NAMES:
+        return stem
+    return path.resolve().parent.name or "collection"

@@ -16,6 +16,7 @@ from leakeval_core.cli.common import (
     view_from,
     write,
 )
+from leakeval_core.cli.leakage import add_sample_option
 from leakeval_core.errors import LeakevalError
 
 __all__ = ["register"]
@@ -39,10 +40,15 @@ def register(sub) -> None:
         "(with an experiment; default: [design] baseline)",
     )
     audit.add_argument(
-        "--pairs", help="leakage pairs: CSV with test_qid (or qid), similarity, category"
+        "--pairs",
+        action="append",
+        help="leakage pairs: a CSV `leakeval leakage` wrote (its .json sidecar is read), other "
+        "pairs (test_qid or qid; similarity, method, near_duplicate where known; without "
+        "similarity, judged), or the study's labels TSV; repeat for their union",
     )
     audit.add_argument("--topics", help="detect the pairs: topics file or ir_datasets id")
     audit.add_argument("--train-queries", help="detect the pairs in this training query log")
+    add_sample_option(audit)
     audit.add_argument("--groups", help="CSV of qid,group: a split per group, beside leakage")
     audit.add_argument("--covers", help="CSV with a qid column: audit only these topics")
     audit.add_argument(
@@ -56,8 +62,9 @@ def register(sub) -> None:
         "--threshold",
         type=float,
         default=None,
-        help="similarity at which a topic counts as leaked, in [0, 1] (default: the "
-        "detection method's own, or 0.8 for pairs given as a file)",
+        help="similarity at which a topic counts as leaked, in [0, 1] (default: each "
+        "detection method's own, or the one a pairs file was written with, or 0.8 for pairs "
+        "of unknown method); judged pairs are leaked as judged",
     )
     add_statistics_options(audit)
     add_dataclass_options(audit, DetectionOptions, skip=("top_k", "min_similarity", "chunk_size"))
@@ -105,6 +112,8 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     summary = result.summary()
     print(format_table(summary, "markdown", result.caption))
     print(f"\n{result.caveat}")
+    for warning in result.warnings:
+        print(f"Warning: {warning}")
     if args.out:
         write(result.table.to_csv(index=False), args.out)
     if args.json:
@@ -113,13 +122,20 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 
 
 def _pairs(args: argparse.Namespace, view):
-    """The leakage pairs: the given file, or detected from the topics and the log."""
+    """The leakage pairs: the given files (a union), or detected from the topics and the
+    log, read by the same rule (each method's own threshold unless --threshold)."""
     from leakeval_core import api
+    from leakeval_core.api.inputs import detected_pairs
 
     if args.pairs and (args.topics or args.train_queries):
         raise LeakevalError("give --pairs, or --topics with --train-queries, not both")
     if args.pairs:
-        return args.pairs
+        if args.sample_of:
+            raise LeakevalError(
+                "--sample-of goes with --train-queries: a pairs file's .json sidecar says "
+                "which log it was detected in"
+            )
+        return list(args.pairs)
     if not (args.topics and args.train_queries):
         if args.groups:
             return None  # the groups alone split the topics
@@ -129,4 +145,4 @@ def _pairs(args: argparse.Namespace, view):
         args.topics, args.train_queries, options, progress=progress("comparing", "query")
     )
     print(f"leakeval: {len(pairs)} candidate pairs detected ({options.method})", file=sys.stderr)
-    return pairs
+    return detected_pairs(pairs, options.method, args.train_queries, args.sample_of)

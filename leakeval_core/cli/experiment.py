@@ -152,6 +152,8 @@ def _cmd_inflation(args: argparse.Namespace) -> int:
     )
     report_failures(study, view)
     write(format_table(result.table, args.format, result.caption), args.out)
+    for warning in result.warnings:
+        print(f"leakeval: warning: {warning}", file=sys.stderr)
     if not args.out:
         print(f"\nTop {args.top} inflating topics per condition:")
         sys.stdout.write(format_table(result.top, args.format))
@@ -181,11 +183,18 @@ def _cmd_story(args: argparse.Namespace) -> int:
     pair = {f: study.level(f, text) for f, text in (args.level or [])}
     told = api.story(study, view=view, pair=pair or None)
     if args.json:
-        pair = {f: str(v) for f, v in told.pair.items()}
-        text = {"headline": told.headline, "detail": told.detail, "evidence": told.evidence}
-        print(json.dumps({**text, "pair": pair}, indent=2))
+        print(json.dumps(api.story_record(told), indent=2))
     else:
         print(told.headline)
+        if told.answer != told.headline:
+            print(told.answer)
         print(told.detail)
         print(told.evidence)
+        print(told.leaked)
+        for warning in told.warnings:
+            print(f"Warning: {warning}")
+        if told.kind == "audit":
+            print()
+            for line in api.story_answers(told, view.parsed_measure):
+                print(f"- {line}")
     return 0

@@ -7,11 +7,11 @@ import json
 import sys
 from pathlib import Path
 
-from leakeval_core.api.terms import LOCAL_CLUSTER, DetectionOptions, threshold_for
+from leakeval_core.api.terms import LOCAL_CLUSTER, DetectionOptions
 from leakeval_core.cli.common import add_dataclass_options, from_options, progress
 from leakeval_core.errors import LeakevalError
 
-__all__ = ["register"]
+__all__ = ["add_sample_option", "register"]
 
 
 def register(sub) -> None:
@@ -39,8 +39,10 @@ def register(sub) -> None:
         "--threshold",
         type=float,
         default=None,
-        help="near_duplicate decision (default: the method's calibrated threshold)",
+        help="near_duplicate decision (default: the method's calibrated threshold); the "
+        "sidecar keeps it, so reading the CSV back flags the same topics",
     )
+    add_sample_option(leakage)
     leakage.add_argument(
         "--dask",
         nargs="?",
@@ -72,8 +74,19 @@ def register(sub) -> None:
     split.set_defaults(handler=_cmd_split_log)
 
 
+def add_sample_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--sample-of",
+        metavar="LOG",
+        help="the full log the training queries are a sample of (msmarco-document/train, "
+        "msmarco-passage/train, msmarco-document/orcas, or an alias such as orcas), so every "
+        "answer says how much of it was searched (an experiment: [training_queries] sample_of)",
+    )
+
+
 def _cmd_leakage(args: argparse.Namespace) -> int:
     from leakeval_core import api
+    from leakeval_core.api.inputs import detected_pairs
 
     fields = tuple(f.strip() for f in args.fields.split(",") if f.strip())
     if (args.experiment is None) == (args.topics is None):
@@ -94,16 +107,20 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
         shard_progress=progress("shards", unit="shard"),
     )
     report = pairs.attrs["read"]
-    threshold = threshold_for(options.method) if args.threshold is None else args.threshold
-    pairs["near_duplicate"] = pairs.similarity >= threshold
+    experiment = api.load_experiment(args.experiment) if args.experiment else None
+    train_queries = args.train_queries or experiment.training_queries
+    sample_of = args.sample_of or (experiment.sample_of if experiment else None)
+    # cut as written, so that reading the file back flags the very pairs marked here
+    pairs["similarity"] = pairs.similarity.round(6)
+    detected = detected_pairs(pairs, options.method, train_queries, sample_of, args.threshold)
+    pairs["near_duplicate"] = detected.reached().to_numpy()
     pairs.to_csv(args.out, index=False, float_format="%.6f")
     sidecar = {
         "topics": args.topics or args.experiment,
-        "train_queries": str(
-            args.train_queries or api.load_experiment(args.experiment).training_queries
-        ),
+        "train_queries": str(train_queries),
+        "sample_of": detected.logs[0].sample_of,
         "method": options.method,
-        "threshold": threshold,
+        "threshold": detected.threshold,
         "dask": args.dask,
         **report,
     }
@@ -111,9 +128,12 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
     flagged = pairs[pairs.near_duplicate].test_qid.nunique()
     print(
         f"{len(pairs)} candidate pairs; {flagged} of {pairs.attrs['topics']} topics "
-        f"have a near-duplicate at similarity >= {threshold}",
+        f"have a near-duplicate at similarity >= {detected.threshold}",
         file=sys.stderr,
     )
+    for log in detected.logs:
+        if log.sample_warning():
+            print(f"leakeval: {log.sample_warning()}", file=sys.stderr)
     for skipped in report.get("skipped_shards", []):
         print(f"leakeval: skipped {skipped['error']}", file=sys.stderr)
     return 0

@@ -37,7 +37,7 @@ _TOP_KEYS = {
 }
 _SECTION_KEYS = {
     "collections": {"topics", "qrels", "ir_datasets"},
-    "training_queries": {"path", "ir_datasets"},
+    "training_queries": {"path", "ir_datasets", "sample_of"},
     "leakage": {"ground_truth", "table", "labels", "method", "covers", "groups"},
     "runs": {"pattern"},
     "design": set(ROLES),
@@ -69,6 +69,11 @@ class Experiment:
     """One record per run, sorted by factors: `run_id` (path relative to root), `path`, then
     one value per factor (int when every level is a number)."""
     training_queries: Path | str | None = None
+    sample_of: str | None = None
+    """`[training_queries] sample_of`: the full log the training log is a sample of (an
+    ir_datasets id or alias, such as `msmarco-document/train`), so that every answer says
+    how much of it was searched. The leakage layer checks that it is a log it knows the
+    size of (`leakage.logs`), as it checks `[leakage] method`."""
     ground_truth: Path | None = None
     """Known near-duplicate pairs (the demo writes its own); a stand-in for detection."""
     leakage_table: Path | None = None
@@ -182,6 +187,8 @@ def load_experiment(path: str | Path) -> Experiment:
     runs = _discover(manifest, root, pattern, factors, collections)
 
     training = config.get("training_queries", {})
+    if "sample_of" in training and not ({"path", "ir_datasets"} & set(training)):
+        raise ParseError(manifest, None, "training_queries.sample_of needs a path to the log")
     leakage = config.get("leakage", {})
     levels = {name: sorted({run[name] for run in runs}) for name in factors if name != "collection"}
     try:
@@ -201,12 +208,13 @@ def load_experiment(path: str | Path) -> Experiment:
             _existing(manifest, root, training.get("path"), "training_queries.path")
             or training.get("ir_datasets")
         ),
+        sample_of=_string(manifest, training.get("sample_of"), "training_queries.sample_of"),
         ground_truth=_existing(manifest, root, leakage.get("ground_truth"), "leakage.ground_truth"),
         leakage_table=_existing(manifest, root, leakage.get("table"), "leakage.table"),
         labels=_existing(manifest, root, leakage.get("labels"), "leakage.labels"),
         covers=_existing(manifest, root, leakage.get("covers"), "leakage.covers"),
         groups=_existing(manifest, root, leakage.get("groups"), "leakage.groups"),
-        detection_method=_detection_method(manifest, leakage.get("method")),
+        detection_method=_string(manifest, leakage.get("method"), "leakage.method"),
         design=design,
     )
 
@@ -251,12 +259,13 @@ def _check_keys(manifest: Path, config: dict) -> None:
                 )
 
 
-def _detection_method(manifest: Path, value: object) -> str | None:
-    """`[leakage] method` as written; the leakage layer checks that it names a method
-    (`leakage.table.experiment_method`), since the methods are its to know."""
+def _string(manifest: Path, value: object, key: str) -> str | None:
+    """`[leakage] method` or `[training_queries] sample_of` as written; the leakage layer
+    checks that it names a method or a known log (`leakage.table.experiment_method`,
+    `experiment_log`), since those are its to know."""
     if value is None or isinstance(value, str):
         return value
-    raise ParseError(manifest, None, f"leakage.method must be a string, got {value!r}")
+    raise ParseError(manifest, None, f"{key} must be a string, got {value!r}")
 
 
 def _existing(manifest: Path, root: Path, value: str | None, key: str) -> Path | None:

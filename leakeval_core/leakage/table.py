@@ -6,7 +6,7 @@ similarity threshold, so moving a slider never recomputes anything.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import pandas as pd
@@ -17,23 +17,28 @@ from leakeval_core.experiment.manifest import MANIFEST, Experiment
 from leakeval_core.experiment.scores import Progress
 from leakeval_core.leakage import options as detection_options
 from leakeval_core.leakage.detect import LEAKAGE_COLUMNS, TopicTexts, detect, topic_texts
+from leakeval_core.leakage.logs import LOG_SIZES, TrainingLog, known_log, sample_warnings
 from leakeval_core.leakage.options import METHODS, DetectionOptions, threshold_for
 from leakeval_core.leakage.relations import CATEGORIES
+from leakeval_core.leakage.rule import JUDGED, LeakageTable
 
 __all__ = [
     "CATEGORIES",
+    "JUDGED",
     "LEAKAGE_COLUMNS",
     "STUDY_SHARES",
     "LeakageTable",
     "agreement",
     "category_counts",
     "detect_leakage",
+    "experiment_log",
     "experiment_method",
     "experiment_methods",
     "experiment_topic_texts",
     "ground_truth",
     "leak_share",
     "leakage_key",
+    "leakage_warnings",
     "leaked_qids",
     "load_leakage",
 ]
@@ -41,27 +46,6 @@ __all__ = [
 
 STUDY_SHARES = {"robust04": 172 / 250, "core17": 37 / 50, "core18": 38 / 50}
 """Share of topics with a near-duplicate in MS MARCO / ORCAS (Fröbe et al., SPIRE 2022)."""
-
-
-@dataclass(frozen=True)
-class LeakageTable:
-    table: pd.DataFrame = field(repr=False)
-    source: str
-    """Where the pairs come from, shown next to every leaked flag."""
-    error: str = ""
-    """Why the pairs could not be had (then the table is empty and pages say so)."""
-
-    method: str = "given"
-    """The detection method that scored the pairs (`given` for a table or ground truth)."""
-
-    @property
-    def empty(self) -> bool:
-        return self.table.empty
-
-    @property
-    def threshold(self) -> float:
-        """The method's default near-duplicate threshold (chosen on human judgments)."""
-        return threshold_for(self.method)
 
 
 def load_leakage(
@@ -155,7 +139,36 @@ def detect_leakage(
             )
     table, _ = hit if hit is not None else cache.get_or_build("leakage", key, build)
     name = source.name if isinstance(source, Path) else str(source)
-    return LeakageTable(table, f"{options.method} detection against {name}", method=options.method)
+    log = experiment_log(experiment)
+    return LeakageTable(
+        table,
+        f"{options.method} detection against {name}",
+        method=options.method,
+        defaults={options.method: threshold_for(options.method)},
+        logs=() if log is None else (log,),
+    )
+
+
+def experiment_log(experiment: Experiment) -> TrainingLog | None:
+    """The experiment's training log and what it stands for (`[training_queries]
+    sample_of`), counted only when it declares one: an ir_datasets id stands for itself.
+    A `sample_of` leakeval does not know the size of is an error at its line."""
+    source = experiment.training_queries
+    if source is None:
+        return None
+    name = source.name if isinstance(source, Path) else str(source)
+    if experiment.sample_of is None:
+        return TrainingLog(name)
+    from leakeval_core.experiment.collections import log_size
+
+    try:
+        full = known_log(experiment.sample_of)
+    except LeakevalError as exc:
+        manifest = experiment.root / MANIFEST
+        lines = manifest.read_text(encoding="utf-8").splitlines()
+        line = next((i for i, t in enumerate(lines, 1) if t.strip().startswith("sample_of")), None)
+        raise ParseError(manifest, line, str(exc)) from None
+    return TrainingLog(name, log_size(source, LOG_SIZES[full]), full)
 
 
 def leakage_key(
@@ -202,60 +215,47 @@ def experiment_topic_texts(
 
 
 def _read_pairs(experiment: Experiment, path: Path) -> LeakageTable:
-    try:
-        table = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise ParseError(path, None, f"unreadable leakage table: {exc}") from None
-    missing = [c for c in ("test_qid", "train_qid", "train_text") if c not in table.columns]
-    if missing:
-        raise ParseError(path, 1, f"leakage table lacks column(s) {', '.join(missing)}")
-    if "collection" not in table.columns:
+    """A `[leakage] table` or ground truth, read as every given pairs file is (`given.py`);
+    pairs without a collection column belong to the only collection. Where its sidecar
+    names no log, the experiment's declared `[training_queries]` is the one it came from."""
+    from leakeval_core.leakage.given import read_pairs
+
+    pairs = read_pairs(path)
+    table = pairs.table
+    if (table.collection == "").any():
         if len(experiment.collections) != 1:
             raise ParseError(path, 1, "leakage table needs a collection column")
-        table["collection"] = next(iter(experiment.collections))
-    for column, default in (
-        ("field", "title"),
-        ("test_text", ""),
-        ("method", "given"),
-        ("similarity", "1.0"),
-        ("category", ""),
-    ):
-        if column not in table.columns:
-            table[column] = default
-    table["similarity"] = pd.to_numeric(table.similarity, errors="coerce")
-    if table.similarity.isna().any():
-        raise ParseError(
-            path, int(table.similarity.isna().to_numpy().argmax()) + 2, "similarity is not a number"
-        )
+        only = next(iter(experiment.collections))
+        table = table.assign(collection=table.collection.replace("", only))
+    log = experiment_log(experiment)
     source = (
         "ground truth of the simulated demo"
         if path == experiment.ground_truth and experiment.simulated
-        else f"{path.name}"
+        else pairs.source
     )
-    # a table leakeval wrote (`leakeval leakage --experiment`) keeps its method's threshold
-    methods = table.method.unique()
-    method = methods[0] if len(methods) == 1 and methods[0] in METHODS else "given"
-    return LeakageTable(table[LEAKAGE_COLUMNS].reset_index(drop=True), source, method=method)
-
-
-def leaked_qids(leakage: LeakageTable, threshold: float) -> pd.DataFrame:
-    """collection, qid of every topic with a pair at or above the threshold."""
-    pairs = leakage.table[leakage.table.similarity >= threshold]
-    return (
-        pairs[["collection", "test_qid"]]
-        .drop_duplicates()
-        .rename(columns={"test_qid": "qid"})
-        .reset_index(drop=True)
+    return replace(
+        pairs,
+        table=table,
+        source=source,
+        logs=pairs.logs or (() if log is None or log.sample_of is None else (log,)),
     )
 
 
-def category_counts(leakage: LeakageTable, threshold: float) -> pd.DataFrame:
-    pairs = leakage.table[leakage.table.similarity >= threshold]
+def leaked_qids(leakage: LeakageTable, threshold: float | None = None) -> pd.DataFrame:
+    """collection, qid of every leaked topic: judged pairs as judged, the others at
+    `threshold` (the View's) or else their method's default (`rule.py`)."""
+    return leakage.leaked(threshold)
+
+
+def category_counts(leakage: LeakageTable, threshold: float | None = None) -> pd.DataFrame:
+    pairs = leakage.table[leakage.reached(threshold)]
     counts = pairs.category.value_counts().reindex(list(CATEGORIES), fill_value=0)
     return pd.DataFrame({"category": counts.index, "pairs": counts.to_numpy()})
 
 
-def leak_share(leakage: LeakageTable, topics: pd.DataFrame, threshold: float) -> pd.DataFrame:
+def leak_share(
+    leakage: LeakageTable, topics: pd.DataFrame, threshold: float | None = None
+) -> pd.DataFrame:
     """Per collection: topics, leaked topics, their share, and the study's share.
 
     `topics` has collection and qid columns: every topic of each collection.
@@ -294,3 +294,17 @@ def ground_truth(experiment: Experiment) -> LeakageTable | None:
     if experiment.ground_truth is None:
         return None
     return _read_pairs(experiment, experiment.ground_truth)
+
+
+def leakage_warnings(
+    leakage: LeakageTable, topics: pd.DataFrame, threshold: float | None = None
+) -> list[str]:
+    """The sentences every answer built on these pairs must carry (none: an empty list): a
+    training log that is a sample of the log it stands for, and a known collection whose
+    flagged share of `topics` (collection, qid) is below half the leakage study's."""
+    if leakage.empty:
+        return []
+    shares = leak_share(leakage, topics, threshold).dropna(subset=["study_share"])
+    return sample_warnings(
+        leakage.logs, zip(shares.collection, shares.share, shares.study_share, strict=True)
+    )

@@ -78,6 +78,10 @@ class ReportParts:
     """Kendall's tau per pair of leakage levels, or why the section does not apply."""
     audit: Any = None
     """The audit against the design's baseline (an `api.Audit`), where it names one."""
+    leaked: str = ""
+    """Which topics count as leaked, in one sentence (`story.leaked_sentence`)."""
+    warnings: tuple[str, ...] = ()
+    """What the reader must know before any figure (`Study.leakage_warnings`)."""
 
     @property
     def roles(self) -> tuple[str, str | None, str | None]:
@@ -89,7 +93,7 @@ def render_report(parts: ReportParts, top: int = 10) -> str:
     x, colour, facet = parts.roles
     palette = Palette.of_experiment(parts.experiment)
     measure = parts.measure
-    sections = _story(parts) + _overlap(parts)
+    sections = _warnings(parts) + _story(parts) + _overlap(parts)
     sections += [
         (
             f"{collection}: {measure.label} by condition",
@@ -132,14 +136,32 @@ def render_report(parts: ReportParts, top: int = 10) -> str:
     return html_report(f"leakeval report: {experiment.name}", sections, notes)
 
 
+def _warnings(parts: ReportParts) -> list[tuple[str, str, object]]:
+    """What every reader must know before any figure: a sampled log, a low flagged share."""
+    if not parts.warnings:
+        return []
+    return [("Read this first", " ".join(parts.warnings), "")]
+
+
 def _story(parts: ReportParts) -> list[tuple[str, str, object]]:
-    """The Story first, as the meeting saw it: its headline, the test, the trend, the topics."""
+    """The Story first, as the meeting saw it: its answer, the test, the trend, the topics."""
+    from leakeval_core.present.story import answers_table
+
     told = parts.story
     if isinstance(told, str) or told is None:
         return [("Story", told or "", "")]
-    text = f"{told.headline} {told.detail} {told.evidence}"
+    answer = "" if told.answer == told.headline else f"{told.answer} "
+    text = f"{told.headline} {answer}{told.detail} {told.evidence} {told.leaked}"
     sections: list[tuple[str, str, object]] = [("Story", text, "")]
     if told.kind == "audit":
+        system = str(parts.design.system)
+        sections.append(
+            (
+                f"Every model against {told.facts.b}",
+                "Each audited model's answer on the Story's collection, in the design's order.",
+                answers_table(told.answers, parts.measure, system),
+            )
+        )
         sections.append(
             (
                 "Gain by the kind of near-duplicate",
@@ -157,9 +179,7 @@ def _story(parts: ReportParts) -> list[tuple[str, str, object]]:
                 inflation_figure(told.chart, parts.measure, told.x, None, 360),
             )
         )
-    sections.append(
-        ("Topics that inflate it most", "With the training query that leaked each.", told.top)
-    )
+    sections.append((told.top_title, "With the training query that leaked each.", told.top))
     return sections
 
 
@@ -177,9 +197,8 @@ def _overlap(parts: ReportParts) -> list[tuple[str, str, object]]:
     return [
         (
             "Leakage overlap",
-            f"Topics with a near-duplicate among the training queries: a pair of similarity "
-            f"at least {parts.threshold:.3f} ({parts.pairs_source}). The marks are the leakage "
-            "study's shares over all of MS MARCO and ORCAS.",
+            f"Topics with a near-duplicate among the training queries. {parts.leaked} The "
+            "marks are the leakage study's shares over all of MS MARCO and ORCAS.",
             (leak_share_figure(parts.overlap.share, parts.threshold), parts.overlap.share),
         ),
         (

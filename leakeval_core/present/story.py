@@ -24,10 +24,14 @@ __all__ = [
     "Facts",
     "Story",
     "amount",
+    "answer_line",
+    "answers_table",
     "default_pair",
     "interval_text",
+    "leaked_sentence",
     "numbers",
     "signed",
+    "size",
     "tell",
     "verdict_sentence",
 ]
@@ -112,6 +116,11 @@ class Story:
     """How the pair was picked: `chosen` (by the reader or the link), `clearest` (twins:
     where leaked topics gain most, picked after looking) or `first` (audit: the design's
     first model, picked before looking)."""
+    leaked: str = ""
+    """Which topics count as leaked, in one sentence (`leaked_sentence`)."""
+    warnings: tuple[str, ...] = ()
+    """What the reader must be told beside the answer: a sampled log, a flagged share far
+    below the study's."""
 
     @property
     def top_title(self) -> str:
@@ -141,6 +150,8 @@ def tell(
     top: pd.DataFrame,
     answers: pd.DataFrame | None = None,
     opening: str = "chosen",
+    leaked: str = "",
+    warnings: tuple[str, ...] = (),
 ) -> Story:
     answer = verdict_sentence(facts, measure)
     return Story(
@@ -156,6 +167,8 @@ def tell(
         facts,
         pd.DataFrame() if answers is None else answers,
         opening,
+        leaked,
+        warnings,
     )
 
 
@@ -181,6 +194,11 @@ def amount(value: float, measure: Measure, digits: int = 2) -> str:
     return f"{text[1:]} {'better' if value > 0 else 'worse'}"
 
 
+def size(value: float, measure: Measure, digits: int = 2) -> str:
+    """A positive amount in the better direction without its sign: "0.34" (an mde)."""
+    return amount(value, measure, digits).removeprefix("+")
+
+
 def interval_text(low: float, high: float, measure: Measure, digits: int = 2) -> str:
     """ "[−0.07, +0.07]", or "" where there is no interval."""
     if np.isnan(low) or np.isnan(high):
@@ -190,7 +208,7 @@ def interval_text(low: float, high: float, measure: Measure, digits: int = 2) ->
 
 def verdict_sentence(facts: Facts, measure: Measure) -> str:
     """The leakage answer in one sentence, which is what a reader walks away with."""
-    who = facts.a if facts.kind == "audit" else "leaked training"
+    who = facts.a if facts.kind == "audit" else "the leaked-trained model"
     where = _where({f: v for f, v in facts.pair.items() if f != facts.subject_factor})
     difference = amount(facts.difference, measure)
     interval = interval_text(facts.ci_low, facts.ci_high, measure)
@@ -222,9 +240,60 @@ def verdict_sentence(facts: Facts, measure: Measure) -> str:
         )
     return (
         f"No sign that leaked topics inflate {who}'s {label} {where}: leaked minus other is "
-        f"{shown}, not significant; an inflation of {amount(facts.mde, measure)} or more "
+        f"{shown}, not significant; an inflation of {size(facts.mde, measure)} or more "
         "would have been detected (80% power)."
     )
+
+
+def answer_line(row: dict, measure: Measure, system: str | None = None) -> str:
+    """One leaked-minus-other row in a line: who, verdict, difference with its interval, and
+    the mde where nothing was found ("monot5: no evidence, -0.0005 [-0.07, +0.07]; an
+    inflation of 0.07 would have been detected")."""
+    who = str(row[system]) if system else ""
+    difference = amount(row["difference"], measure)
+    interval = interval_text(row["ci_low"], row["ci_high"], measure)
+    text = f"{row['verdict']}, leaked minus other {difference} {interval}".strip()
+    if row["verdict"] == "no evidence":
+        text += f"; an inflation of {size(row['mde'], measure)} would have been detected"
+    elif row["verdict"] == "cannot tell":
+        text += (
+            f" ({row['leaked_topics']} leaked, {row['other_topics']} other topics; the test "
+            f"needs {MIN_TOPICS} on each side)"
+        )
+    return f"{who}: {text}" if who else text
+
+
+def answers_table(answers: pd.DataFrame, measure: Measure, system: str) -> pd.DataFrame:
+    """Every audited model's answer as the Story lists it: text columns that fit a slide."""
+    return pd.DataFrame(
+        {
+            system: answers[system].astype(str),
+            "verdict": answers.verdict,
+            "leaked minus other": [amount(v, measure, 3) for v in answers.difference],
+            "interval": [
+                interval_text(low, high, measure) or "–"
+                for low, high in zip(answers.ci_low, answers.ci_high, strict=True)
+            ],
+            "detectable (mde)": [size(v, measure) if not np.isnan(v) else "–" for v in answers.mde],
+            "topics leaked / other": [
+                f"{a} / {b}"
+                for a, b in zip(answers.leaked_topics, answers.other_topics, strict=True)
+            ],
+        }
+    )
+
+
+def leaked_sentence(rules: dict[str, str], source: str = "", collection: str | None = None) -> str:
+    """Which topics count as leaked, in one sentence: "Leaked topics (from pairs.csv): 9
+    leaked of 250: lexical similarity ≥ 0.691.", per collection where there are several
+    (`Study.leaked_rule`), or only `collection`'s."""
+    if collection is not None and collection in rules:
+        rules = {collection: rules[collection]}
+    where = f" (from {source})" if source else ""
+    if len(rules) == 1:
+        return f"Leaked topics{where}: {next(iter(rules.values()))}."
+    joined = "; ".join(f"{name}, {text}" for name, text in rules.items())
+    return f"Leaked topics{where}: {joined}."
 
 
 def _where(pair: dict) -> str:
@@ -327,7 +396,7 @@ def _evidence(facts: Facts, measure: Measure, statistics: Statistics) -> str:
         else f", adjusted {facts.p_adjusted:.2g} by {statistics.correction_label} over the "
         f"{facts.family_size} {facts.family}"
     )
-    power = f"; mde {amount(facts.mde, measure)}" if facts.verdict == "no evidence" else ""
+    power = f"; mde {size(facts.mde, measure)}" if facts.verdict == "no evidence" else ""
     return (
         f"Leaked minus other: {difference} {measure.label}{interval} "
         f"({facts.confidence:.1%} interval), {significant} at α = {statistics.alpha:g} "

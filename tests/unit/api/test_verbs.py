@@ -148,7 +148,7 @@ def test_the_example_script_runs(demo_dir, demo_cache):
     )
     assert done.returncode == 0, done.stderr
     assert "leaked-vs-clean comparisons are significant" in done.stdout
-    assert "delta_leaked" in done.stdout and "Leaked training" in done.stdout
+    assert "gain_leaked" in done.stdout and "Leaked training" in done.stdout
 
 
 def test_a_study_keeps_the_recently_used_results_of_many_settings(demo_experiment):

@@ -287,7 +287,7 @@ def test_inflation_and_report(demo_dir, tmp_path, monkeypatch, capsys):
     out = tmp_path / "inflation.csv"
     assert main(["inflation", str(demo_dir), "--format", "csv", "--out", str(out)]) == 0
     summary = pd.read_csv(out)
-    assert len(summary) == 45 and {"delta_leaked", "delta_other", "p_difference"} <= set(
+    assert len(summary) == 45 and {"gain_leaked", "gain_other", "verdict", "mde"} <= set(
         summary.columns
     )
     report = tmp_path / "report.html"

@@ -9,6 +9,7 @@ from scipy import stats as sps
 from leakeval_core import api
 from leakeval_core.analysis.folds import per_query
 from leakeval_core.analysis.inflation import inflation
+from leakeval_core.analysis.options import Statistics
 from leakeval_core.leakage.table import ground_truth, leaked_qids
 from leakeval_core.present.story import amount, default_pair
 from tests.support import write
@@ -117,12 +118,12 @@ def test_inflation_adjusts_within_each_collection(demo_experiment, demo_scores):
     summary = result.table
     assert (summary.groupby("collection").family_size.first() == 15).all()
     core17 = summary[summary.collection == "core17"]
-    expected = np.minimum(core17.p_difference.to_numpy() * 15, 1.0)
-    assert np.allclose(core17.p_difference_adjusted, expected)
+    expected = np.minimum(core17.p.to_numpy() * 15, 1.0)
+    assert np.allclose(core17.p_adjusted, expected)
     # the interval is Welch's at the level Bonferroni tests each row at: dual to the mark
     row = core17.iloc[0]
     assert row.confidence == pytest.approx(1 - 0.05 / 15)
-    assert (row.ci_low > 0) == (row.p_difference_adjusted < 0.05)
+    assert (row.ci_low > 0) == (row.p_adjusted < 0.05)
 
 
 def test_an_audit_story_tells_the_model_against_the_baseline(tmp_path):
@@ -152,10 +153,17 @@ def test_an_audit_story_tells_the_model_against_the_baseline(tmp_path):
     )
     story = api.story(tmp_path, measure="P_1")
     assert story.kind == "audit" and story.pair == {"collection": "c", "model": "mine"}
-    assert story.headline == "Against bm25, mine improves P@1 from 0.000 to 0.500 on c."
-    assert story.detail.startswith("+1.00 on the 6 topics with a near-duplicate")
-    assert "+0.00 on the 6 without: 100% [100%, 100%] of the gain comes from the leaked" in (
+    assert story.opening == "first"  # the design's first model, picked before looking
+    # the headline is the leakage answer; the overall change opens the detail
+    assert story.headline.startswith("Leaked topics inflate mine's P@1 on c: they gain +1.00")
+    assert story.detail.startswith("Against bm25, mine improves P@1 from 0.000 to 0.500 on c.")
+    assert "+1.00 on the 6 topics with a near-duplicate" in story.detail
+    assert "0 on the 6 without: 100% [100%, 100%] of the gain comes from the leaked" in (
         story.detail
     )
-    # C(12, 6) = 924 assignments, exactly 2 as extreme: p = 2/924
-    assert f"p = {2 / 924:.2g}" in story.evidence and "permutation test" in story.evidence
+    assert "against 50% if they gained like the others" in story.detail  # the reference
+    assert "Welch's t-test over topics" in story.evidence and "Verdict: inflated" in story.evidence
+    assert story.answers.model.tolist() == ["mine"] and story.top_title.endswith("most")
+    # with the permutation test: C(12, 6) = 924 assignments, exactly 2 as extreme
+    permuted = api.story(tmp_path, measure="P_1", statistics=Statistics(test="randomization"))
+    assert f"p = {2 / 924:.2g}" in permuted.evidence and "permutation test" in permuted.evidence

@@ -1,0 +1,189 @@
+"""Which topics count as leaked: one rule, on every path.
+
+A topic is leaked when one of its pairs reaches the threshold of the method that produced the
+pair: that method's default (`options.THRESHOLDS`, `GIVEN_THRESHOLD` for a method leakeval does
+not know, or the threshold a pairs file says it was cut at) unless the View sets one. Pairs a
+person judged are leaked as judged, whatever the threshold: a slider must not overrule a
+judgment. An experiment folder, a pairs file, inline detection, the app and the API all hold
+their pairs as a `LeakageTable` and ask it, so they cannot count differently, and each says
+how many topics are leaked and by which rule in the same words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from leakeval_core.errors import LeakevalError
+from leakeval_core.leakage.logs import TrainingLog
+from leakeval_core.leakage.options import threshold_for
+
+__all__ = ["GIVEN", "JUDGED", "LeakageTable"]
+
+JUDGED = "judged"
+"""The method of a pair a person judged. Its similarity is the judgment, 1 for a
+near-duplicate and 0 for another information need, so views that order or bin pairs by
+similarity (nearest query, dose-response, sensitivity) keep the judgment too."""
+GIVEN = "given"
+"""The method of given pairs that do not name theirs: cut at `GIVEN_THRESHOLD`."""
+
+
+@dataclass(frozen=True)
+class LeakageTable:
+    """Leakage pairs (`detect.LEAKAGE_COLUMNS`, one row per test topic and training query),
+    with what the rule needs to read them: each method's default threshold and the logs the
+    pairs were found in."""
+
+    table: pd.DataFrame = field(repr=False)
+    source: str
+    """Where the pairs come from, shown next to every leaked flag."""
+    error: str = ""
+    """Why the pairs could not be had (then the table is empty and pages say so)."""
+    method: str = GIVEN
+    """The main method: the detection method of most pairs (`judged` when a person judged
+    them all). The View's threshold and `threshold` speak of it."""
+    defaults: Mapping[str, float] = field(default_factory=dict)
+    """A detected method's default threshold where the pairs were cut at another than its
+    own (`leakeval leakage --threshold`, written in the pairs file's sidecar)."""
+    logs: tuple[TrainingLog, ...] = ()
+    """The training logs the pairs were found in, where known (for the sample warning)."""
+
+    @property
+    def empty(self) -> bool:
+        return self.table.empty
+
+    @property
+    def threshold(self) -> float:
+        """The main method's default threshold (1 for judged pairs: their similarity is the
+        judgment)."""
+        return self.default(self.method)
+
+    def default(self, method: str) -> float:
+        if method == JUDGED:
+            return 1.0
+        return float(self.defaults.get(method, threshold_for(method)))
+
+    def reached(self, threshold: float | None = None) -> pd.Series:
+        """Per pair, whether it makes its topic leaked: judged pairs as judged, the others at
+        `threshold` (the View's) or else their method's default."""
+        table = self.table
+        judged = (table.method == JUDGED).to_numpy()
+        if threshold is None:
+            cut = table.method.map({m: self.default(m) for m in table.method.unique()})
+        else:
+            cut = pd.Series(float(threshold), index=table.index)
+        cut = cut.where(~judged, 1.0)
+        return pd.Series(table.similarity.to_numpy() >= cut.to_numpy(), index=table.index)
+
+    def leaked(self, threshold: float | None = None) -> pd.DataFrame:
+        """collection, qid of every leaked topic."""
+        pairs = self.table[self.reached(threshold)]
+        return (
+            pairs[["collection", "test_qid"]]
+            .drop_duplicates()
+            .rename(columns={"test_qid": "qid"})
+            .reset_index(drop=True)
+        )
+
+    def rule(self, threshold: float | None = None, methods: Iterable[str] | None = None) -> str:
+        """The rule in words, e.g. "human-judged pairs or lexical similarity ≥ 0.691"."""
+        methods = self.table.method if methods is None else pd.Series(list(methods), dtype=str)
+        counts = methods.value_counts(sort=True)
+        detected = [m for m in counts.index if m != JUDGED]
+        parts = ["human-judged pairs"] if JUDGED in counts.index else []
+        parts += [
+            f"{m} similarity ≥ {number(self.default(m) if threshold is None else threshold)}"
+            for m in detected
+        ]
+        return " or ".join(parts)
+
+    def statements(
+        self, topics: pd.DataFrame | None = None, threshold: float | None = None
+    ) -> dict[str, str]:
+        """Per collection, how many topics are leaked and by which rule: "9 leaked of 250:
+        lexical similarity ≥ 0.691", "85 leaked of 125: human-judged pairs", "0 leaked of
+        250: no pair reaches lexical similarity ≥ 0.691".
+
+        `topics` (collection, qid) are the topics counted, every topic of each collection
+        (or those the pairs cover); without them the count has no "of N" and the
+        collections are the pairs'.
+        """
+        leaked = self.leaked(threshold)
+        names = (
+            sorted(topics.collection.unique())
+            if topics is not None
+            else sorted(self.table.collection.unique())
+        )
+        out = {}
+        for name in names:
+            flagged = set(leaked.qid[leaked.collection == name])
+            of = ""
+            if topics is not None:
+                counted = set(topics.qid[topics.collection == name].astype(str))
+                flagged &= counted
+                of = f" of {len(counted)}"
+            own = self.table.method[self.table.collection == name]
+            out[name] = f"{len(flagged)} leaked{of}: " + self._why(
+                len(flagged), list(own.unique()) or self._methods(), threshold
+            )
+        return out
+
+    def _methods(self) -> list[str]:
+        """The methods of these pairs; of none found, the detection's (none: no pairs)."""
+        found = list(self.table.method.unique())
+        return found or ([] if self.source == "none" else [self.method])
+
+    def _why(self, flagged: int, methods: list[str], threshold: float | None) -> str:
+        if not methods:
+            return "no leakage pairs"
+        if flagged:
+            return self.rule(threshold, methods)
+        judged = "no human-judged near-duplicate" if JUDGED in methods else ""
+        detected = self.rule(threshold, [m for m in methods if m != JUDGED])
+        return " and ".join(p for p in (judged, detected and f"no pair reaches {detected}") if p)
+
+    @classmethod
+    def union(cls, tables: Iterable[LeakageTable]) -> LeakageTable:
+        """Pairs of several sources as one: each pair keeps its own method, so its own rule.
+        Two sources that cut one method at different defaults are an error: one threshold
+        per method is what the rule can state."""
+        tables = list(tables)
+        if len(tables) == 1:
+            return tables[0]
+        defaults: dict[str, float] = {}
+        for table in tables:
+            for method, value in table.defaults.items():
+                if defaults.setdefault(method, value) != value:
+                    raise LeakevalError(
+                        f"the leakage pairs cut {method} at {number(defaults[method])} and at "
+                        f"{number(value)}; give the threshold to use (--threshold, threshold=)"
+                    )
+        frames = [t.table for t in tables if not t.empty]
+        pairs = (
+            pd.concat(frames, ignore_index=True).drop_duplicates(ignore_index=True)
+            if frames
+            else tables[0].table
+        )
+        return cls(
+            pairs,
+            " + ".join(t.source for t in tables),
+            method=main_method(pairs.method, tables[0].method),
+            defaults=defaults,
+            logs=tuple(dict.fromkeys(log for t in tables for log in t.logs)),
+        )
+
+
+def main_method(methods: pd.Series, fallback: str = GIVEN) -> str:
+    """The detection method of most pairs; `judged` when a person judged them all."""
+    counts = methods.value_counts()
+    detected = [m for m in counts.index if m != JUDGED]
+    if detected:
+        return str(detected[0])
+    return JUDGED if len(counts) else fallback
+
+
+def number(value: float) -> str:
+    """A threshold as the rule states it: 0.691, 0.8, 1."""
+    return f"{value:.4g}"
