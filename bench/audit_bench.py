@@ -11,13 +11,14 @@ as wide about the mean (leaked topics that vary more, with the same mean). Measu
 
 - size: the share of replicates with p < 0.05, for Welch's t-test and for the permutation
   test, at each k. `MIN_TOPICS` is the smallest k from which Welch's size stays within
-  `TOLERANCE` times 0.05 on every real gain and both nulls (real gains are skewed, and a
-  two-sample t-test converges slowly on them: within two Monte Carlo errors of 0.05 takes
-  k = 25 on Robust04, which would leave a 50-topic collection untestable);
+  Bradley's liberal bound, 1.5 × 0.05, on every real gain and both nulls (real gains are
+  skewed, and a two-sample t-test converges slowly on them: within two Monte Carlo errors
+  of 0.05 takes k = 25 on Robust04, which would leave most 50-topic collections untestable);
 - verdicts: `leaked_vs_other` on each replicate, with δ = 0 (the share answered `no
   evidence` or `cannot tell`, wanted ≥ 95%) and with δ = the mde the function reports on
   that replicate's unshifted data planted on the flagged topics (the share answered
-  `inflated`, wanted ≥ 80%);
+  `inflated`, wanted ≥ 80%); on planted data (200 topics, gains drawn anew per replicate
+  with normal noise, sd 0.15, as the unit tests plant them) and on the real gains;
 - speed: one test of each kind, and the audit of the demo (45 pairs of twins).
 """
 
@@ -46,8 +47,9 @@ from leakeval_core.analysis.split import (  # noqa: E402
 
 KS = (2, 3, 4, 5, 6, 8, 10, 15, 25)
 ALPHA = 0.05
-TOLERANCE = 1.3
-"""The most a test's true size may exceed its nominal level, as a ratio."""
+TOLERANCE = 1.5
+"""The most a test's true size may exceed its nominal level, as a ratio: Bradley's (1978)
+liberal criterion of robustness, a size within [0.5 α, 1.5 α]."""
 
 
 def real_gains(realdata: Path) -> dict[str, np.ndarray]:
@@ -135,28 +137,36 @@ def smallest_calibrated(rows: list[dict]) -> int:
     return min(k for k in KS if all(b < k for b in bad))
 
 
+def planted(rng: np.random.Generator) -> np.ndarray:
+    """200 topics' gains drawn anew: a uniform gain of 0.05 plus normal noise (sd 0.15)."""
+    return rng.normal(0.05, 0.15, 200)
+
+
 def verdicts(gains: dict, replicates: int, test: str) -> list[dict]:
     statistics = Statistics(test=test)
     rows = []
-    for name, gain in gains.items():
-        for k in (MIN_TOPICS, 10, 25):
-            if k > len(gain) // 2:
+    for name, fixed in {"planted (normal noise)": None, **gains}.items():
+        for k in (MIN_TOPICS, 10, 25, 100):
+            n = 200 if fixed is None else len(fixed)
+            if k > n // 2:
                 continue
             rng = np.random.default_rng(1_000 + k)
             null_ok = found = 0
             for _ in range(replicates):
-                flags = flagged(rng, len(gain), k)
+                gain = planted(rng) if fixed is None else fixed
+                flags = flagged(rng, n, k)
                 null = leaked_vs_other([{}], [Split(gain, flags)], statistics, ())
                 null_ok += null.verdict.iloc[0] in ("no evidence", "cannot tell")
                 shift = minimum_detectable(gain[flags], gain[~flags], ALPHA)
-                planted = leaked_vs_other(
+                shifted = leaked_vs_other(
                     [{}], [Split(gain + shift * flags, flags)], statistics, ()
                 )
-                found += planted.verdict.iloc[0] == "inflated"
+                found += shifted.verdict.iloc[0] == "inflated"
             rows.append(
                 {
                     "gains": name,
                     "test": test,
+                    "replicates": replicates,
                     "k": k,
                     "no evidence or cannot tell at δ = 0": null_ok / replicates,
                     "inflated at δ = mde": found / replicates,
@@ -189,7 +199,7 @@ def speed(gains: dict) -> dict:
         study.scores(api.View().conventions)
         study.leakage()
         start = time.perf_counter()
-        api.audit(study, test=test)
+        api.audit(study, statistics=Statistics(test=test))
         out[f"demo audit, 45 pairs ({test})"] = time.perf_counter() - start
     return out
 
@@ -206,14 +216,12 @@ def main() -> None:
     verdict_rows = verdicts(gains, args.verdict_replicates, "ttest") + verdicts(
         gains, args.verdict_replicates // 4, "randomization"
     )
-    timing = speed(gains)
-    chosen = smallest_calibrated(size_rows)
     results = {
         "min_topics_shipped": MIN_TOPICS,
-        "min_topics_calibrated": chosen,
+        "min_topics_calibrated": smallest_calibrated(size_rows),
         "size": size_rows,
         "verdicts": verdict_rows,
-        "seconds": timing,
+        "seconds": speed(gains),
         "replicates": vars(args) | {"realdata": str(args.realdata)},
     }
     out = ROOT / "bench" / "results"
@@ -234,7 +242,8 @@ def markdown(results: dict) -> str:
         "# Leaked minus other: calibration on real gains",
         "",
         f"Smallest k (topics on the smaller side) from which Welch's size stays within "
-        f"{TOLERANCE} α on every real gain and null: **{results['min_topics_calibrated']}**; "
+        f"{TOLERANCE} α (Bradley's liberal criterion) on every real gain and null: "
+        f"**{results['min_topics_calibrated']}**; "
         f"shipped `MIN_TOPICS` = {results['min_topics_shipped']}.",
         "",
         "## Size: share of p < 0.05 when nothing is planted",

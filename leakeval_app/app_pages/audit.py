@@ -15,6 +15,7 @@ from leakeval_core.present.audit_plots import (
     dose_figure,
     sensitivity_figure,
 )
+from leakeval_core.present.display import fixed, leaderboard_table
 
 ctx = current()
 experiment, measure, design = ctx.experiment, ctx.measure, ctx.experiment.design
@@ -95,19 +96,31 @@ if result is not None and len(result.table):
             closer = result.at(looks[look])
             left, right = st.columns(2)
             with left:
-                show_fig(dose_figure, closer.dose, measure, result.baseline)
+                show_fig(dose_figure, closer.dose, measure, result.baseline, slide_height=430)
                 trend = closer.trend
                 if len(trend):
                     row = trend.iloc[0]
                     st.caption(
                         f"Spearman's ρ between the nearest training query's similarity and the "
-                        f"gain, over {int(row.topics)} topics: {row.rho:+.3f} (permutation "
-                        f"p = {row.p:.3g}). A positive ρ: the closer the leaked query, the "
-                        "larger the gain."
+                        f"gain, over {int(row.topics)} topics: {fixed(row.rho, 3, sign=True)} "
+                        f"(permutation p = {row.p:.3g}). A positive ρ: the closer the leaked "
+                        "query, the larger the gain."
                     )
             with right:
-                show_fig(category_gain_figure, closer.categories, measure, result.baseline)
-            show_fig(sensitivity_figure, closer.sensitivity, measure, result.threshold)
+                show_fig(
+                    category_gain_figure,
+                    closer.categories,
+                    measure,
+                    result.baseline,
+                    slide_height=430,
+                )
+            show_fig(
+                sensitivity_figure,
+                closer.sensitivity,
+                measure,
+                result.threshold,
+                slide_height=440,
+            )
             st.caption(
                 "The same estimate at every detection threshold, with its 95% interval (the "
                 "shifts the permutation test does not reject). Detection is imperfect: "
@@ -119,13 +132,16 @@ if result is not None and len(result.table):
                 st.markdown(
                     "**Leaderboard on all topics and on the topics without a near-duplicate**"
                 )
-                show_table(result.leaderboard)
+                board, note = leaderboard_table(result.leaderboard, result.keys)
+                show_table(board, slide=list(board.columns))
+                st.caption(note)
                 for tau in result.tau.itertuples():
                     st.caption(
                         f"Kendall's τ between the two rankings of {tau.systems} systems: "
-                        f"{tau.tau:+.2f} (95% bootstrap interval over topics "
-                        f"{tau.tau_low:+.2f} to {tau.tau_high:+.2f}); 1 means the clean topics "
-                        "rank the systems as all topics do."
+                        f"{fixed(tau.tau, 2, sign=True)} (95% bootstrap interval over topics "
+                        f"{fixed(tau.tau_low, 2, sign=True)} to "
+                        f"{fixed(tau.tau_high, 2, sign=True)}); 1 means the clean topics rank "
+                        "the systems as all topics do."
                     )
             else:
                 st.caption(

@@ -8,6 +8,7 @@ from leakeval_app.render import collection_or_stop, show_fig, show_table
 from leakeval_app.sections import show_detection_quality
 from leakeval_core import api
 from leakeval_core.errors import LeakevalError
+from leakeval_core.present.display import agreement_figures
 from leakeval_core.present.leakage_plots import (
     category_counts_figure,
     leak_share_figure,
@@ -73,13 +74,15 @@ for name in ctx.experiment.collections:
 view = views.leakage_overview(ctx)
 if view.agreement is not None:
     score = view.agreement
+    shown = agreement_figures(score, threshold)
     cols = st.columns(4)
     cols[0].metric("Topics flagged", score["flagged"])
     cols[1].metric("Topics with planted duplicates", score["known"])
-    cols[2].metric("Precision vs ground truth", f"{score['precision']:.2f}")
-    cols[3].metric("Recall vs ground truth", f"{score['recall']:.2f}")
+    cols[2].metric("Precision vs ground truth", shown["precision"])
+    cols[3].metric("Recall vs ground truth", shown["recall"])
     st.caption(
-        "The demo knows which near-duplicates it planted, so detection is scored "
+        (shown["note"] + " " if shown["note"] else "")
+        + "The demo knows which near-duplicates it planted, so detection is scored "
         "against them at the current threshold (topic level)."
     )
 

@@ -59,6 +59,8 @@ for column, (label, value, interval, meaning) in zip(
     )
 st.markdown(f"**{story.answer}**" if kind == "twins" else story.detail)
 st.markdown(story.evidence)
+for warning in story.warnings:
+    st.warning(warning, icon=":material/warning:")
 if kind == "audit":
     st.markdown(f"**Every model against {design.baseline}**, in the design's order")
     st.table(
@@ -122,9 +124,7 @@ if not presenting:  # presentation mode: nothing to click, the story alone
 
 chart, top = st.columns([5, 7] if presenting else [2, 3])
 with chart:
-    leaked_means = (
-        f"Leaked: a training query with similarity ≥ {ctx.threshold:.2f} ({ctx.leakage.source})."
-    )
+    leaked_means = story.leaked
     if kind == "audit":
         show_fig(category_gain_figure, story.chart, measure, str(design.baseline), slide_height=430)
         if not presenting:

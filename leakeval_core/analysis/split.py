@@ -49,7 +49,7 @@ __all__ = [
     "minimum_detectable",
 ]
 
-MIN_TOPICS = 5
+MIN_TOPICS = 6
 """Fewest topics on each side (leaked, other) for the test to mean anything. Below it the
 answer is `cannot tell`: on real per-topic gains, Welch's test with fewer leaked topics
 rejects a true null far more often than its level says (`bench/audit_bench.py`, whose

@@ -100,11 +100,12 @@ def _cmd_app(args: argparse.Namespace) -> int:
 
 
 def serve(command: list[str], env: dict[str, str]) -> int:
-    """Run the server until it exits; a SIGTERM or SIGHUP sent to `leakeval app` stops it too.
+    """Run the server until it exits; Ctrl-C (SIGINT), SIGTERM or SIGHUP stop it promptly.
 
-    Ctrl-C reaches the whole process group, but a signal sent to this process alone (a
-    supervisor, a test tearing down) would otherwise leave the server running, orphaned,
-    holding its port and a core's worth of threads.
+    Ctrl-C in a terminal reaches the whole process group, but a signal sent to this process
+    alone (a supervisor, `kill -INT`, a test tearing down) would otherwise leave the server
+    running, orphaned, holding its port and a core's worth of threads. So each is passed on
+    as a SIGTERM, and a server that has not stopped within `GRACE` seconds is killed.
     """
     server: subprocess.Popen | None = None
 
@@ -117,11 +118,30 @@ def serve(command: list[str], env: dict[str, str]) -> int:
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), stop)
     server = subprocess.Popen(command, env=env)
+    try:
+        return server.wait()
+    except KeyboardInterrupt:
+        # the server may have had the same Ctrl-C, or none (SIGINT sent to this process)
+        return _stop(server)
+
+
+GRACE = 5.0
+"""Seconds a stopping server has to close its connections before it is killed."""
+
+
+def _stop(server: subprocess.Popen) -> int:
+    """Stop the server (SIGTERM, then SIGKILL after GRACE s); 130, as a shell reports an
+    interrupted command, unless it had already failed."""
+    server.terminate()
     while True:
         try:
-            return server.wait()
-        except KeyboardInterrupt:  # the server got the same Ctrl-C and is stopping
-            continue
+            code = server.wait(timeout=GRACE)
+            break
+        except subprocess.TimeoutExpired:
+            server.kill()
+        except KeyboardInterrupt:  # another Ctrl-C: the user is in a hurry
+            server.kill()
+    return code if code not in (0, -signal.SIGTERM, -signal.SIGINT) else 130
 
 
 def entry_script() -> Path:

@@ -2,7 +2,9 @@
 training query (similarity bins, categories), and the estimate across detection thresholds.
 
 Every gain is in the measure's better direction (positive is an improvement over the
-baseline, for a lower-is-better measure too), and every axis says so.
+baseline, for a lower-is-better measure too), and every axis says so. Every label reads
+horizontally: a bar's topic count is in its axis label, never written over the bar and its
+interval.
 """
 
 from __future__ import annotations
@@ -18,7 +20,25 @@ __all__ = ["audit_figure", "category_gain_figure", "dose_figure", "sensitivity_f
 
 
 def _gain_title(measure: Measure, over: str) -> str:
-    return f"{measure.label} gain over {over} (positive: better)"
+    # two lines: one ran past a narrow chart (the Story's column) and into its title
+    return f"{measure.label} gain over {over}<br>(positive: better)"
+
+
+def _topics(n: object) -> str:
+    n = int(n)
+    return f"{n} topic" if n == 1 else f"{n:,} topics"
+
+
+def _nothing_to_show(fig: go.Figure, text: str) -> None:
+    fig.add_annotation(
+        text=text,
+        x=0.5,
+        y=0.5,
+        xref="paper",
+        yref="paper",
+        showarrow=False,
+        font={"size": 14, "color": NEUTRAL},
+    )
 
 
 def _error(frame: pd.DataFrame, value: str = "gain") -> dict:
@@ -57,9 +77,17 @@ def audit_figure(
         )
     )
     fig.add_vline(x=0, line_color=NEUTRAL, line_dash="dot")
+    if not np.isfinite(rows.difference.to_numpy(dtype=float)).any():
+        fewest = int(rows.leaked_topics.min()) if len(rows) else 0
+        _nothing_to_show(
+            fig,
+            "No leaked topics at this threshold: nothing to compare"
+            if fewest == 0
+            else "Too few leaked or other topics to compare",
+        )
     fig.update_xaxes(
-        title=f"{measure.label} gain over {baseline}: leaked minus other topics "
-        "(positive: leaked topics gain more)"
+        title=f"{measure.label} gain over {baseline}: leaked minus other topics"
+        "<br>(positive: leaked topics gain more)"
     )
     fig.update_yaxes(title=None, autorange="reversed", type="category")
     # 40 px a model, never fewer than three rows' worth: with one model the margins would
@@ -76,10 +104,13 @@ def _bin_label(position: int, low: float, high: float) -> str:
 
 
 def dose_figure(bins: pd.DataFrame, measure: Measure, baseline: str) -> go.Figure:
-    """Mean gain per bin of the nearest training query's similarity, with t intervals."""
+    """Mean gain per bin of the nearest training query's similarity, with t intervals; each
+    bin's topic count under its label."""
     labels = [
-        _bin_label(b, lo, hi)
-        for b, lo, hi in zip(bins.bin, bins.similarity_low, bins.similarity_high, strict=True)
+        f"{_bin_label(b, lo, hi)}<br>{_topics(n)}"
+        for b, lo, hi, n in zip(
+            bins.bin, bins.similarity_low, bins.similarity_high, bins.topics, strict=True
+        )
     ]
     fig = go.Figure(
         go.Bar(
@@ -87,39 +118,35 @@ def dose_figure(bins: pd.DataFrame, measure: Measure, baseline: str) -> go.Figur
             y=bins.gain,
             marker_color=[CLEAN_COLOR if b == 0 else LEAKED_COLOR for b in bins.bin],
             error_y=_error(bins) | {"color": NEUTRAL},
-            text=[f"{n} topics" for n in bins.topics],
-            textposition="inside",
-            customdata=bins.topics,
-            hovertemplate="similarity %{x}: %{y:+.4f} over %{customdata} topics<extra></extra>",
+            hovertemplate="similarity %{x}: %{y:+.4f}<extra></extra>",
         )
     )
     fig.add_hline(y=0, line_color=NEUTRAL, line_dash="dot")
-    fig.update_xaxes(title="similarity of the nearest training query", type="category")
+    fig.update_xaxes(title="similarity of the nearest training query", type="category", tickangle=0)
     fig.update_yaxes(title=_gain_title(measure, baseline))
-    return style(fig, "Gain by how close the nearest training query is")
+    return style(fig, "Gain by how close the nearest training query is", height=400)
 
 
 def category_gain_figure(categories: pd.DataFrame, measure: Measure, baseline: str) -> go.Figure:
-    """Mean gain per category of the nearest training query, with t intervals."""
+    """Mean gain per category of the nearest training query, with t intervals: a bar per
+    category, lying down, so that its name and topic count read across, at any width."""
+    rows = categories.iloc[::-1]  # plotly draws the first category at the bottom
     fig = go.Figure(
         go.Bar(
-            x=categories.category,
-            y=categories.gain,
+            y=[f"{c} ({_topics(n)})" for c, n in zip(rows.category, rows.topics, strict=True)],
+            x=rows.gain,
+            orientation="h",
             marker_color=[
-                CLEAN_COLOR if c == "no near-duplicate" else LEAKED_COLOR
-                for c in categories.category
+                CLEAN_COLOR if c == "no near-duplicate" else LEAKED_COLOR for c in rows.category
             ],
-            error_y=_error(categories) | {"color": NEUTRAL},
-            text=[f"{n} topics" for n in categories.topics],
-            textposition="inside",
-            customdata=categories.topics,
-            hovertemplate="%{x}: %{y:+.4f} over %{customdata} topics<extra></extra>",
+            error_x=_error(rows) | {"color": NEUTRAL},
+            hovertemplate="%{y}: %{x:+.4f}<extra></extra>",
         )
     )
-    fig.add_hline(y=0, line_color=NEUTRAL, line_dash="dot")
-    fig.update_xaxes(title="the nearest training query is the topic's …", type="category")
-    fig.update_yaxes(title=_gain_title(measure, baseline))
-    return style(fig, "Gain by the kind of near-duplicate")
+    fig.add_vline(x=0, line_color=NEUTRAL, line_dash="dot")
+    fig.update_xaxes(title=_gain_title(measure, baseline))
+    fig.update_yaxes(title="nearest training query", type="category")
+    return style(fig, "Gain by the kind of near-duplicate", height=400)
 
 
 def sensitivity_figure(table: pd.DataFrame, measure: Measure, threshold: float) -> go.Figure:
@@ -155,7 +182,7 @@ def sensitivity_figure(table: pd.DataFrame, measure: Measure, threshold: float) 
         annotation_text="in use",
         annotation_position="top",
     )
-    fig.update_xaxes(title="detection threshold (similarity at which a topic counts as leaked)")
+    fig.update_xaxes(title="detection threshold<br>(similarity at which a topic counts as leaked)")
     # two lines, and room for them: in one the title ran past the plot into the chart's title
     fig.update_yaxes(
         title=f"{measure.label} gain, leaked minus other<br>(positive: leaked topics gain more)"

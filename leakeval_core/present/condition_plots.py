@@ -308,8 +308,8 @@ def inflation_figure(
     """Mean per-query gain on leaked topics vs the others, along x (e.g. train size)."""
     panels, fig = _facet_panels(summary, facet)
     series = (
-        ("delta_leaked", "topics with a near-duplicate", LEAKED_COLOR),
-        ("delta_other", "other topics", CLEAN_COLOR),
+        ("gain_leaked", "topics with a near-duplicate", LEAKED_COLOR),
+        ("gain_other", "other topics", CLEAN_COLOR),
     )
     for col, panel in enumerate(panels, start=1):
         part = (summary if facet is None else summary[summary[facet] == panel]).sort_values(x)
@@ -331,11 +331,13 @@ def inflation_figure(
             )
         fig.add_hline(y=0, line_color=NEUTRAL, line_dash="dot", row=1, col=col)
         fig.update_xaxes(title=x, type="category", row=1, col=col)
-    direction = "higher" if measure.better == "higher" else "lower"
     fig.update_yaxes(
-        title=f"Δ {measure.label}, leaked − clean<br>({direction} is better)", row=1, col=1
+        title=f"{measure.label} gain, leaked over clean<br>(positive: better)", row=1, col=1
     )
-    title = f"Where the gain from leakage lands<br><sup>Δ {measure.label} per topic group</sup>"
+    title = (
+        f"Where the gain from leakage lands<br><sup>mean {measure.label} gain per topic group, "
+        f"in its better direction ({measure.better} is better)</sup>"
+    )
     style(fig, title, height=height)
     return fig
 

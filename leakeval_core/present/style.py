@@ -21,11 +21,13 @@ __all__ = [
     "UNJUDGED_COLOR",
     "Palette",
     "bottom_legend",
+    "fit_titles",
     "grade_color",
     "is_ordered",
     "slide_fig",
     "style",
     "themed",
+    "wrap",
 ]
 
 # One palette per role, on every page and in the report: orange is leaked and blue is clean
@@ -142,6 +144,60 @@ def style(fig: go.Figure, title: str, height: int = 380) -> go.Figure:
     fig.update_xaxes(**AXIS)
     fig.update_yaxes(**AXIS)
     fig.layout.template = None  # after the updates: plotly.py fills in its default on creation
+    return fit_titles(fig)
+
+
+CHAR_WIDTH = 0.56
+"""An average character of the dashboard's font, as a share of its size (generous: digits
+and capitals are wider than the lower case that most titles are made of)."""
+LINE_HEIGHT = 1.3
+"""A line of an axis title, as a multiple of its font size."""
+
+
+def wrap(text: str, chars: int) -> str:
+    """`text` in lines of at most `chars` characters, broken at spaces (a word longer than
+    that keeps its own line); its own line breaks (<br>) are kept where every line fits."""
+    lines = text.split("<br>")
+    if all(len(line) <= chars for line in lines):
+        return text
+    out: list[str] = []
+    for word in " ".join(lines).split():
+        if out and len(out[-1]) + 1 + len(word) <= chars:
+            out[-1] += " " + word
+        else:
+            out.append(word)
+    return "<br>".join(out)
+
+
+def title_lines(text: str | None) -> int:
+    return 0 if not text else text.count("<br>") + 1
+
+
+def plot_height(fig: go.Figure) -> float:
+    """The height of the plotting area, margins taken off (before plotly's automargin, which
+    only ever takes more)."""
+    layout = fig.layout
+    margin = layout.margin
+    return (layout.height or 450) - (margin.t or 0) - (margin.b or 0)
+
+
+def fit_titles(fig: go.Figure) -> go.Figure:
+    """Each y axis's title broken into lines no longer than its axis is tall.
+
+    Plotly centres a y title on its axis and never wraps it: one longer than the axis ran up
+    into the chart's title and down past the x labels (at 1280×720, and on a slide, whose
+    type is larger). Called again by `slide_fig` once the type has its slide size.
+    """
+    room = plot_height(fig)
+    default = fig.layout.font.size or 14
+    for axis in fig.select_yaxes():
+        text = axis.title.text
+        if not text:
+            continue
+        size = axis.title.font.size or default
+        share = (axis.domain[1] - axis.domain[0]) if axis.domain else 1.0
+        chars = max(int(0.92 * room * share / (CHAR_WIDTH * size)), 10)
+        axis.title.text = wrap(text, chars)
     return fig
 
 
@@ -196,4 +252,4 @@ def slide_fig(figure: go.Figure, height: int | None = None, scale: float = 1.0) 
     figure.update_annotations(font_size=size)
     if height is not None:
         figure.update_layout(height=round(height * scale))
-    return figure
+    return fit_titles(figure)

@@ -321,7 +321,10 @@ def test_closed_settings_still_apply_and_show_under_their_expanders(app):
     assert [e.label for e in at.sidebar.expander] == ["Conventions", "Statistics"]
     captions = [c.value for c in at.sidebar.caption]
     assert "leakeval: depth 100, relevant from grade 2, linear gain" in captions
-    assert "paired t-test, Bonferroni, α = 0.01" in captions
+    assert (
+        "paired t-test between conditions, Welch's t-test over topics for leaked minus other, "
+        "Bonferroni, α = 0.01"
+    ) in captions
     assert "relevant: grade ≥ 2" in at.sidebar.caption[-1].value
 
     at.session_state["settings_statistics"] = True
@@ -330,15 +333,18 @@ def test_closed_settings_still_apply_and_show_under_their_expanders(app):
     at.session_state["settings_statistics"] = False
     at.run()
     assert len(at.sidebar.selectbox) == 2  # experiment and measure only
-    assert "paired t-test, Holm, α = 0.01" in [c.value for c in at.sidebar.caption]
+    assert (
+        "paired t-test between conditions, Welch's t-test over topics for leaked minus other, "
+        "Holm, α = 0.01"
+    ) in [c.value for c in at.sidebar.caption]
     assert at.query_params["correction"] == "holm"
 
 
 def test_comparison_inflation_tab(app):
     at = open_tab(app("leakeval_app/app_pages/conditions.py"), "conditions_tab", "Inflation")
     summary = at.dataframe[0].value
-    assert {"delta_leaked", "delta_other", "p_difference"} <= set(summary.columns)
-    assert summary.groupby("train_size").delta_leaked.mean().is_monotonic_decreasing
+    assert {"gain_leaked", "gain_other", "p_adjusted", "mde", "verdict"} <= set(summary.columns)
+    assert summary.groupby("train_size").gain_leaked.mean().is_monotonic_decreasing
 
 
 def test_ranking_change_follows_the_collection_and_carries_its_uncertainty(app):
@@ -670,7 +676,7 @@ def test_story_tells_the_numbers_the_inflation_tab_the_report_and_the_cli_show(
     at = app()  # the story is the landing page
     pair = _story_pair(at)
     assert set(pair) == {"collection", "model", "train_size"}
-    evidence = at.markdown[0].value
+    evidence = at.markdown[1].value
     cards = {m.label: m.value for m in at.metric}
     # the core function the report and `leakeval inflation` call, on every pair of conditions
     leakage = detected(demo_experiment, demo_cache)
@@ -679,14 +685,16 @@ def test_story_tells_the_numbers_the_inflation_tab_the_report_and_the_cli_show(
     summary = whole.table
     row = summary[(summary[list(pair)] == pd.Series(pair)).all(axis=1)].iloc[0]
     assert row.difference == summary.difference.max()  # the clearest case first
-    assert cards[f"Gain on {row.leaked_topics} leaked topics"] == f"{row.delta_leaked:+.2f}"
-    assert f"adjusted {row.p_difference_adjusted:.2g} by Bonferroni over the 15 pairs" in evidence
+    assert cards[f"Gain on {row.leaked_topics} leaked topics"] == f"{row.gain_leaked:+.2f}"
+    assert f"adjusted {row.p_adjusted:.2g} by Bonferroni over the 15 pairs" in evidence
+    assert f"Verdict: {row.verdict}." in evidence and at.markdown[0].value.startswith("**Leaked")
     # the Inflation tab at the same levels shows the same adjusted p
     at.button[1].click().run()  # "All pairs, with their tests"
     assert not at.exception and at.header[0].value == "Condition comparison"
     tab = at.dataframe[0].value
     shown = tab[tab.train_size == pair["train_size"]].iloc[0]
-    assert shown.p_difference_adjusted == pytest.approx(row.p_difference_adjusted)
+    assert shown.p_adjusted == pytest.approx(row.p_adjusted)
+    assert shown.verdict == row.verdict
     assert shown.family_size == 15
 
 
@@ -751,7 +759,7 @@ def test_a_copied_link_reopens_the_open_tab(app):
     link.query_params["conditions_tab"] = "Inflation"
     link.switch_page("leakeval_app/app_pages/conditions.py").run()
     assert not link.exception
-    assert any("delta_leaked" in d.value.columns for d in link.dataframe)
+    assert any("gain_leaked" in d.value.columns for d in link.dataframe)
 
 
 def test_the_report_download_stays_after_a_rerun(app):
@@ -827,7 +835,7 @@ def test_the_collection_and_the_open_tab_follow_the_user_across_pages(app):
     assert widget(at.selectbox, "collection").value == "core18"
     at.switch_page("leakeval_app/app_pages/conditions.py").run()
     assert not at.exception
-    assert any("delta_leaked" in d.value.columns for d in at.dataframe)  # Inflation is open
+    assert any("gain_leaked" in d.value.columns for d in at.dataframe)  # Inflation is open
     assert set(at.dataframe[0].value.collection) == {"core18"}
 
 
@@ -899,7 +907,9 @@ def test_the_audit_looks_closer_at_one_model_of_the_twins(app, demo_experiment, 
         json.loads(c.proto.spec)["layout"]["title"]["text"]: json.loads(c.proto.spec)
         for c in at.get("plotly_chart")
     }
-    bins = charts["Gain by how close the nearest training query is"]["data"][0]["text"]
+    # each bin's topic count is in its axis label, under the similarities
+    labels = charts["Gain by how close the nearest training query is"]["data"][0]["x"]
+    bins = [label.split("<br>")[1] for label in labels]
     everywhere = api.audit(demo_experiment)
     conditions = len(experiment.collections) * len(experiment.levels(design.system))
     conditions *= len(experiment.levels(design.size))
@@ -914,12 +924,15 @@ def test_the_audit_looks_closer_at_one_model_of_the_twins(app, demo_experiment, 
 
 def test_the_audit_leaderboard_is_its_own_tab(app, demo_experiment):
     from leakeval_core import api
+    from leakeval_core.present.display import fixed
 
+    clean = "Mean (clean topics)"  # the screen's header; the downloads keep clean_mean
     at = app("leakeval_app/app_pages/audit.py")
-    assert all("clean_mean" not in frame.value for frame in at.dataframe)  # lazy
+    assert all(clean not in frame.value for frame in at.dataframe)  # lazy
     open_tab(at, "audit_tab", "Leaderboard")
-    (board,) = [frame.value for frame in at.dataframe if "clean_mean" in frame.value]
+    (board,) = [frame.value for frame in at.dataframe if clean in frame.value]
     first_collection = next(iter(demo_experiment.collections))  # the page opens on it
     expected = api.audit(demo_experiment).at({"collection": first_collection}).leaderboard
-    assert board["clean_mean"].tolist() == expected["clean_mean"].tolist()
+    assert board[clean].tolist() == [fixed(v) for v in expected["clean_mean"]]
+    assert not [c for c in board.columns if c.startswith(("clean_", "ci_", "rank_"))]
     assert any("Kendall's τ" in c.value for c in at.caption)

@@ -41,7 +41,7 @@ def test_renamed_design_drives_every_view(open_app, renamed_dir):
     open_tab(at, "conditions_tab", "Inflation")
     assert not at.info and at.dataframe, "inflation shows its tables"
     summary = at.dataframe[0].value
-    assert {"system", "n_train", "delta_leaked", "delta_other"} <= set(summary.columns)
+    assert {"system", "n_train", "gain_leaked", "gain_other"} <= set(summary.columns)
     open_tab(at, "conditions_tab", "Ranking change")
     assert not at.info and len(at.dataframe[0].value) == 5  # one tau per n_train
 

@@ -60,7 +60,7 @@ def test_every_command_works_or_says_why(experiment, tmp_path, capsys):
 
     status, out, err = run(capsys, "inflation", str(experiment))
     if has_leakage:
-        assert status == 0 and "delta_leaked" in out
+        assert status == 0 and "gain_leaked" in out
     else:
         assert status == 2 and err.count("\n") == 1
         assert "Inflation needs a factor with a leaked and a clean level" in err
@@ -95,8 +95,8 @@ def test_renamed_factors_give_the_demos_numbers(demo_dir, renamed_dir, tmp_path,
         leaked_qids(ground_truth(experiment), 0.8),
         experiment.design,
     ).table.query("collection == 'core17'")
-    assert inflated.delta_leaked.tolist() == pytest.approx(expected.delta_leaked.tolist())
-    assert inflated.p_difference.tolist() == pytest.approx(expected.p_difference.tolist())
+    assert inflated.gain_leaked.tolist() == pytest.approx(expected.gain_leaked.tolist())
+    assert inflated.p.tolist() == pytest.approx(expected.p.tolist())
     assert list(inflated.columns[:3]) == ["collection", "system", "n_train"]
 
 
@@ -127,7 +127,7 @@ def test_overriding_the_leakage_levels_on_the_command_line(
     )
     assert status == 0
     flipped = pd.read_csv(tmp_path / "i.csv")
-    assert (flipped.query("n_train == 2000").delta_leaked < 0).all()
+    assert (flipped.query("n_train == 2000").gain_leaked < 0).all()
     status, _, err = run(
         capsys, "inflation", str(renamed_dir), "--leaked", "clean", "--clean", "clean"
     )

@@ -5,6 +5,7 @@ comparison; the API itself is held to trec_eval's expected output and to scipy e
 from __future__ import annotations
 
 import csv
+import html
 import re
 
 import pandas as pd
@@ -174,13 +175,18 @@ def test_compare_rows_agree_across_the_api_the_cli_the_app_and_the_report(doors,
 INFLATED = [
     "leaked_topics",
     "other_topics",
-    "delta_leaked",
-    "delta_other",
+    "gain_leaked",
+    "gain_other",
     "difference",
-    "p_difference",
-    "p_difference_adjusted",
+    "p",
+    "p_adjusted",
     "family_size",
+    "confidence",
+    "ci_low",
+    "ci_high",
+    "mde",
 ]
+"""Every figure of a leaked-minus-other answer: each door shows the same, cell by cell."""
 
 
 def test_inflation_rows_agree_across_the_api_the_cli_the_app_and_the_report(doors, app):
@@ -189,22 +195,60 @@ def test_inflation_rows_agree_across_the_api_the_cli_the_app_and_the_report(door
     assert len(cli) == len(rows) == 45
     for column in INFLATED:
         assert cli[column].tolist() == pytest.approx(rows[column].tolist(), rel=1e-5), column
+    assert cli.verdict.tolist() == rows.verdict.tolist()
 
     at = open_tab(app("leakeval_app/app_pages/conditions.py"), "conditions_tab", "Inflation")
     on_screen = at.dataframe[0].value
     here = rows[rows.collection == widget(at.selectbox, "collection").value]
     assert len(on_screen) == len(here) == 15
-    for column in INFLATED:
+    for column in [*INFLATED, "verdict", "test"]:
         assert on_screen[column].tolist() == here[column].tolist(), column
 
     reported = report_table(doors["report"], "Inflation")
-    for column in ("leaked_topics", "other_topics", "family_size"):
-        assert reported[column].tolist() == rows[column].astype(str).tolist()
-    for column in ("delta_leaked", "delta_other", "difference"):
+    for column in ("leaked_topics", "other_topics", "family_size", "verdict", "test"):
+        cells = [html.unescape(cell) for cell in reported[column]]
+        assert cells == rows[column].astype(str).tolist(), column
+    for column in ("gain_leaked", "gain_other", "difference", "ci_low", "ci_high", "mde"):
         assert reported[column].tolist() == [shown(v) for v in rows[column]], column
-    assert reported.p_difference_adjusted.tolist() == [
-        shown_p(v) for v in rows.p_difference_adjusted
-    ]
+    assert reported.p_adjusted.tolist() == [shown_p(v) for v in rows.p_adjusted]
+
+
+def test_every_pair_of_twins_gets_one_answer_from_inflation_the_audit_and_the_story(
+    doors, demo_dir, demo_cache, tmp_path, capsys
+):
+    """One question, one test: inflation, the audit of the twins (API and `leakeval audit
+    --json`) and the Story of each pair give the same p, adjusted p, interval, mde and
+    verdict, pair by pair."""
+    import json
+
+    rows = doors["inflation"]
+    study = api.Study.open(demo_dir, demo_cache)
+    audited = api.audit(study).table
+    factors = [c for c in ("collection", "model", "train_size") if c in rows]
+    joined = rows.merge(audited, on=factors, suffixes=("", " audit"))
+    assert len(joined) == len(rows) == 45
+    for column in [*INFLATED, "verdict", "test"]:
+        assert joined[column].tolist() == joined[f"{column} audit"].tolist(), column
+    assert main(["audit", str(demo_dir), "--json", str(tmp_path / "a.json")]) == 0
+    capsys.readouterr()
+    written = pd.DataFrame(json.loads((tmp_path / "a.json").read_text())["audit"])
+    for column in [*INFLATED, "verdict"]:
+        assert written[column].tolist() == audited[column].tolist(), column
+    for row in rows.itertuples():
+        pair = {f: getattr(row, f) for f in factors}
+        facts = api.story(study, pair=pair).facts
+        assert (facts.p, facts.p_adjusted, facts.ci_low, facts.ci_high, facts.mde) == (
+            row.p,
+            row.p_adjusted,
+            row.ci_low,
+            row.ci_high,
+            row.mde,
+        )
+        assert (facts.verdict, facts.confidence, facts.test) == (
+            row.verdict,
+            row.confidence,
+            row.test,
+        )
 
 
 def test_the_story_headline_agrees_across_the_api_the_cli_the_app_and_the_report(
@@ -213,14 +257,21 @@ def test_the_story_headline_agrees_across_the_api_the_cli_the_app_and_the_report
     told = doors["story"]
     capsys.readouterr()
     assert main(["story", str(demo_dir)]) == 0
-    assert capsys.readouterr().out.splitlines() == [told.headline, told.detail, told.evidence]
+    assert capsys.readouterr().out.splitlines() == [
+        told.headline,
+        told.answer,
+        told.detail,
+        told.evidence,
+        told.leaked,
+    ]
     at = app()
     assert at.header[0].value == told.headline
-    assert at.markdown[0].value == told.evidence
+    assert at.markdown[0].value == f"**{told.answer}**"
+    assert at.markdown[1].value == told.evidence
     cards = api.story_numbers(told, api.View().parsed_measure)
     shown = [(m.label, m.value, m.delta or None) for m in at.metric]
     assert shown == [(label, value, interval) for label, value, interval, _ in cards]
-    text = f"{told.headline} {told.detail} {told.evidence}"
+    text = f"{told.headline} {told.answer} {told.detail} {told.evidence} {told.leaked}"
     assert f"<h2>Story</h2><p>{text}</p>".replace("'", "&#x27;") in doors["report"]
 
 

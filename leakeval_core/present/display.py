@@ -1,0 +1,122 @@
+"""Figures as a page shows them: tables with headers a reader knows and numbers as text, and
+a sentence where a figure is undefined, never "nan" or "-0.00"."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+__all__ = ["DASH", "agreement_figures", "fixed", "leaderboard_table", "share"]
+
+DASH = "–"
+"""What a table shows for a figure that does not exist (no clean topic, no interval)."""
+
+
+def _missing(value: object) -> bool:
+    try:
+        return value is None or bool(pd.isna(value)) or not math.isfinite(float(value))
+    except (TypeError, ValueError):
+        return True
+
+
+def fixed(value: object, digits: int = 3, sign: bool = False) -> str:
+    """`value` with `digits` decimals; one that rounds to zero is "0.000", never "-0.000";
+    a missing one is a dash."""
+    if _missing(value):
+        return DASH
+    number = round(float(value), digits) + 0.0  # + 0.0 turns -0.0 into 0.0
+    return f"{number:+.{digits}f}" if sign and number != 0 else f"{number:.{digits}f}"
+
+
+def share(value: object) -> str:
+    """A proportion as a whole percentage ("67%"); a missing one is a dash."""
+    return DASH if _missing(value) else f"{round(100 * float(value)):d}%"
+
+
+def _interval(low: object, high: object, digits: int) -> str:
+    if _missing(low) or _missing(high):
+        return DASH
+    return f"[{fixed(low, digits)}, {fixed(high, digits)}]"
+
+
+def _rank_change(value: object) -> str:
+    if _missing(value):
+        return DASH
+    change = int(value)
+    return f"{change:+d}" if change else "0"
+
+
+def leaderboard_table(
+    board: pd.DataFrame,
+    places: Sequence[str] = (),
+    confidence: float = 0.95,
+    digits: int = 3,
+) -> tuple[pd.DataFrame, str]:
+    """The leaderboard (`api.audit(...).leaderboard`) as a page shows it: readable headers,
+    each interval in one "[low, high]" column, the two ranks in one ("3 → 1"), and only the
+    `places` columns (the factors the rows are split by) that vary. Narrow enough for a
+    1280-pixel window.
+
+    Returns the table, every figure as text (a missing one a dash, never "nan" or "None"),
+    and a sentence saying how many topics each mean is over. The downloads keep the raw
+    columns: this is for the screen only.
+    """
+    if board.empty:
+        return board, ""
+    level = f"{round(100 * confidence):d}%"
+    out = pd.DataFrame(index=board.index)
+    for place in places:
+        if place in board.columns and board[place].nunique(dropna=False) > 1:
+            out[place] = board[place].astype(str)
+    out["System"] = board["system"].astype(str)
+    counts = []
+    for prefix, name in (("", "all"), ("clean_", "clean")):
+        topics = board[f"{prefix}topics"]
+        if topics.nunique() > 1:
+            out[f"Topics ({name})"] = topics.astype(int)
+        else:
+            counts.append(int(topics.iloc[0]))
+        out[f"Mean ({name} topics)"] = [fixed(v, digits) for v in board[f"{prefix}mean"]]
+        out[f"{level} CI ({name})" if prefix else f"{level} CI"] = [
+            _interval(lo, hi, digits)
+            for lo, hi in zip(board[f"{prefix}ci_low"], board[f"{prefix}ci_high"], strict=True)
+        ]
+    out["Rank (all → clean)"] = [
+        f"{int(a)} → {DASH if _missing(c) else int(c)}"
+        for a, c in zip(board["rank"], board["clean_rank"], strict=True)
+    ]
+    out["Rank change"] = [_rank_change(v) for v in board["rank_change"]]
+    note = (
+        f"All topics: the {counts[0]:,} every system was scored on; clean topics: the "
+        f"{counts[1]:,} of them without a near-duplicate. {level} t intervals. Rank change: "
+        "positive, the system ranks higher on the clean topics."
+        if len(counts) == 2
+        else f"{level} t intervals. Rank change: positive, the system ranks higher on the "
+        "clean topics."
+    )
+    return out.reset_index(drop=True), note
+
+
+def agreement_figures(score: Mapping[str, object], threshold: float) -> dict[str, str]:
+    """Detection scored against the planted duplicates (`views.leakage_overview(...)
+    .agreement`): "precision" and "recall" as text, and a "note" that says why one is
+    undefined (no topic flagged at this threshold, or none planted), else "".
+
+    Precision over no flagged topic is 0/0: the page says so instead of showing "nan"."""
+    flagged, known = int(score["flagged"]), int(score["known"])
+    precision, recall = score.get("precision"), score.get("recall")
+    notes = []
+    if flagged == 0 or _missing(precision):
+        notes.append(f"No topic is flagged at threshold {threshold:.2f}, so precision is undefined")
+    if known == 0 or _missing(recall):
+        notes.append("no topic has a planted duplicate, so recall is undefined")
+    elif notes:
+        notes.append(f"recall {share(recall)}")
+    note = "; ".join(notes)
+    return {
+        "precision": "undefined" if _missing(precision) else fixed(precision, 2),
+        "recall": "undefined" if _missing(recall) else fixed(recall, 2),
+        "note": (note[0].upper() + note[1:] + ".") if note else "",
+    }

@@ -1,0 +1,57 @@
+"""`leakeval app` stops on Ctrl-C: a SIGINT sent to it alone (not to its process group, as a
+terminal would) used to leave it, and the server it started, running."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+
+from tests.app.test_browser import free_port
+from tests.support import ROOT
+
+
+def test_sigint_stops_leakeval_app(demo_dir, tmp_path):
+    port = free_port()
+    command = [sys.executable, "-m", "leakeval_core.cli", "app", str(demo_dir.parent)]
+    proc = subprocess.Popen(
+        [*command, "--port", str(port)],
+        cwd=ROOT,
+        env={**os.environ, "LEAKEVAL_CACHE": str(tmp_path / "cache")},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # its own group: the SIGINT reaches `leakeval app` alone
+    )
+    try:
+        health = f"http://127.0.0.1:{port}/_stcore/health"
+        hung = time.monotonic() + 300  # a guard against a hang: a failed start exits at once
+        serving = False
+        while not serving and proc.poll() is None and time.monotonic() < hung:
+            try:
+                with urllib.request.urlopen(health, timeout=5) as response:
+                    serving = response.status == 200
+            except OSError:
+                time.sleep(0.2)
+        assert serving, f"leakeval app did not start (exit code {proc.poll()})"
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        try:
+            code = proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            raise AssertionError("leakeval app was still running 30 s after a SIGINT") from None
+        assert code is not None
+        assert time.monotonic() - sent < 10
+        # and its server is gone with it: the port answers no more
+        try:
+            urllib.request.urlopen(health, timeout=2)
+        except OSError:
+            pass
+        else:
+            raise AssertionError("the server still answers after `leakeval app` exited")
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)

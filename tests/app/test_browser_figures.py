@@ -1,0 +1,139 @@
+"""In Chromium at 1280×720: the leakage pages at thresholds 0, 0.5 and 1 show no "nan" and
+no "-0.00", every chart keeps its axis titles inside its box and clear of its title, and the
+audit's leaderboard fits the window. One server for the module (test_browser's fixtures)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.app.test_browser import (
+    DRAWN_CHART,
+    SHOTS,
+    start_app,
+    stop_app,
+    wait_until_idle,
+)
+from tests.app.test_browser import pytestmark as browser_marks
+from tests.chromium import CHROMIUM, CHROMIUM_ARGS
+
+pytestmark = browser_marks
+
+
+@pytest.fixture(scope="module")
+def served(demo_dir, demo_cache):
+    """One server for the module, on the session's demo and cache, as test_browser's."""
+    proc, url = start_app(demo_dir.parent, demo_cache.root)
+    yield url
+    stop_app(proc)
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+UNDEFINED = re.compile(r"\bnan\b|[-−]0\.0+\b", re.IGNORECASE)
+VIEWS = [
+    ("leakage", "Leakage overlap", {}),
+    ("audit", "Leakage audit", {"audit_tab": "Per model"}),
+    ("audit", "Leakage audit", {"audit_tab": "Closer look"}),
+]
+BOXES = """(chart) => {
+    const box = (e) => { const r = e.getBoundingClientRect();
+        return {x: r.x, y: r.y, right: r.right, bottom: r.bottom, width: r.width}; };
+    const all = (sel) => [...chart.querySelectorAll(sel)].filter((e) => e.textContent.trim())
+        .map(box);
+    return {chart: box(chart), x: all('.g-xtitle'), y: all('.g-ytitle'),
+            title: all('.g-gtitle')};
+}"""
+
+
+def open_view(page, url: str, heading: str) -> None:
+    page.goto(url)
+    page.locator("h2", has_text=heading).first.wait_for(timeout=180_000)
+    wait_until_idle(page)
+    page.locator(DRAWN_CHART).first.wait_for(timeout=120_000)
+    wait_until_idle(page)
+
+
+def shown_text(page) -> str:
+    main = page.locator('[data-testid="stMain"]')
+    return main.inner_text() + "\n" + "\n".join(main.locator("svg text").all_text_contents())
+
+
+def inside(inner: dict, outer: dict, slack: float = 1.0) -> bool:
+    return (
+        inner["x"] >= outer["x"] - slack
+        and inner["right"] <= outer["right"] + slack
+        and inner["y"] >= outer["y"] - slack
+        and inner["bottom"] <= outer["bottom"] + slack
+    )
+
+
+def overlap(a: dict, b: dict) -> bool:
+    return not (
+        a["right"] <= b["x"]
+        or b["right"] <= a["x"]
+        or a["bottom"] <= b["y"]
+        or b["bottom"] <= a["y"]
+    )
+
+
+@pytest.mark.parametrize("threshold", ["0", "0.5", "1"])
+def test_leakage_pages_show_no_nan_and_keep_axis_titles_in_view(served, chromium, threshold):
+    page = chromium.new_page(viewport={"width": 1280, "height": 720})
+    try:
+        for path, heading, query in VIEWS:
+            params = "&".join(f"{k}={v.replace(' ', '+')}" for k, v in query.items())
+            open_view(page, f"{served}/{path}?threshold={threshold}&{params}", heading)
+            where = f"{path} {query} at threshold {threshold}"
+            assert page.locator('[data-testid="stException"]').count() == 0, where
+            bad = UNDEFINED.findall(shown_text(page))
+            assert not bad, f"{where} shows {bad}"
+            charts = page.locator(f"{DRAWN_CHART}:visible").all()
+            assert charts, where
+            for chart in charts:
+                boxes = chart.locator("xpath=ancestor::div[contains(@class,'js-plotly-plot')]")
+                found = boxes.first.evaluate(BOXES)
+                frame = found["chart"]
+                assert found["x"], f"{where}: a chart without an x-axis title"
+                for title in found["x"] + found["y"]:
+                    assert inside(title, frame), f"{where}: an axis title outside its chart"
+                    assert title["x"] >= 0 and title["right"] <= 1280, where
+                for title in found["y"]:
+                    for heading_box in found["title"]:
+                        assert not overlap(title, heading_box), (
+                            f"{where}: the y title runs into the chart's title"
+                        )
+            name = f"figures-{path}-{'-'.join(query.values()) or 'main'}-t{threshold}"
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SHOTS / f"{name.replace(' ', '-')}.png"))
+    finally:
+        page.close()
+
+
+def test_the_leaderboard_fits_a_1280_window(served, chromium):
+    page = chromium.new_page(viewport={"width": 1280, "height": 720})
+    try:
+        page.goto(f"{served}/audit?audit_tab=Leaderboard")
+        page.locator("h2", has_text="Leakage audit").first.wait_for(timeout=180_000)
+        table = page.locator('[data-testid="stDataFrame"]').first
+        table.wait_for(timeout=120_000)
+        wait_until_idle(page)
+        widths = table.evaluate(
+            """(t) => { const s = t.querySelector('.dvn-scroller');
+                return s ? [s.scrollWidth, s.clientWidth] : null; }"""
+        )
+        assert widths is not None
+        assert widths[0] <= widths[1] + 1, f"the leaderboard is cut at the right: {widths}"
+        header = table.evaluate("(t) => t.textContent")
+        assert "clean_ci_low" not in header
+    finally:
+        page.close()
