@@ -142,17 +142,18 @@ def planted(rng: np.random.Generator) -> np.ndarray:
     return rng.normal(0.05, 0.15, 200)
 
 
-def verdicts(gains: dict, replicates: int, test: str) -> list[dict]:
+def verdicts(gains: dict, replicates: int, planted_replicates: int, test: str) -> list[dict]:
     statistics = Statistics(test=test)
     rows = []
     for name, fixed in {"planted (normal noise)": None, **gains}.items():
+        runs = planted_replicates if fixed is None else replicates
         for k in (MIN_TOPICS, 10, 25, 100):
             n = 200 if fixed is None else len(fixed)
             if k > n // 2:
                 continue
             rng = np.random.default_rng(1_000 + k)
             null_ok = found = 0
-            for _ in range(replicates):
+            for _ in range(runs):
                 gain = planted(rng) if fixed is None else fixed
                 flags = flagged(rng, n, k)
                 null = leaked_vs_other([{}], [Split(gain, flags)], statistics, ())
@@ -166,10 +167,10 @@ def verdicts(gains: dict, replicates: int, test: str) -> list[dict]:
                 {
                     "gains": name,
                     "test": test,
-                    "replicates": replicates,
+                    "replicates": runs,
                     "k": k,
-                    "no evidence or cannot tell at δ = 0": null_ok / replicates,
-                    "inflated at δ = mde": found / replicates,
+                    "no evidence or cannot tell at δ = 0": null_ok / runs,
+                    "inflated at δ = mde": found / runs,
                 }
             )
             print(rows[-1], flush=True)
@@ -210,12 +211,13 @@ def main() -> None:
     parser.add_argument("--replicates", type=int, default=2000)
     parser.add_argument("--permutations", type=int, default=400)
     parser.add_argument("--verdict-replicates", type=int, default=400)
+    parser.add_argument("--planted-replicates", type=int, default=2000)
     args = parser.parse_args()
     gains = real_gains(args.realdata)
     size_rows = sizes(gains, args.replicates, args.permutations)
-    verdict_rows = verdicts(gains, args.verdict_replicates, "ttest") + verdicts(
-        gains, args.verdict_replicates // 4, "randomization"
-    )
+    verdict_rows = verdicts(
+        gains, args.verdict_replicates, args.planted_replicates, "ttest"
+    ) + verdicts(gains, args.verdict_replicates // 4, args.planted_replicates // 4, "randomization")
     results = {
         "min_topics_shipped": MIN_TOPICS,
         "min_topics_calibrated": smallest_calibrated(size_rows),

@@ -16,6 +16,7 @@ from leakeval_core.present.audit_plots import (
     sensitivity_figure,
 )
 from leakeval_core.present.display import fixed, leaderboard_table
+from leakeval_core.present.story import answers_table
 
 ctx = current()
 experiment, measure, design = ctx.experiment, ctx.measure, ctx.experiment.design
@@ -29,19 +30,26 @@ st.caption(
 names = list(experiment.collections)
 collection = state.control(st.selectbox, "Collection", "collection", names, default=names[0])
 cols = st.columns(2)
+strata = 1
 with cols[0]:
-    strata = state.control(
-        st.selectbox,
-        "Permute the leaked flags",
-        "audit_strata",
-        [1, 4],
-        default=1,
-        format_func=lambda n: (
-            "over all topics" if n == 1 else f"within {n} strata of the baseline's score"
-        ),
-        help="Stratified: leaked topics are compared with others of similar difficulty, as "
-        "the baseline measures it.",
-    )
+    if ctx.view.statistics.test == "randomization":
+        strata = state.control(
+            st.selectbox,
+            "Permute the leaked flags",
+            "audit_strata",
+            [1, 4],
+            default=1,
+            format_func=lambda n: (
+                "over all topics" if n == 1 else f"within {n} strata of the baseline's score"
+            ),
+            help="Stratified: leaked topics are compared with others of similar difficulty, "
+            "as the baseline measures it.",
+        )
+    elif not ctx.view.present:
+        st.caption(
+            f"Test: {ctx.view.statistics.split_test}. To permute the leaked flags within "
+            "strata of the baseline's score, choose the randomization tests under Statistics."
+        )
 tab_models, tab_closer, tab_board, tab_upload = state.tabs(
     ["Per model", "Closer look", "Leaderboard", "Audit uploaded runs"], "audit_tab"
 )
@@ -66,11 +74,10 @@ if result is not None and len(result.table):
             rows = result.table[result.table.split == split]
             show_fig(audit_figure, rows, measure, [*result.keys, factor], result.baseline)
             st.caption(result.caption)
-            summary = result.summary()
-            summary = summary[summary.split == split]
-            key_columns = [factor, "leaked_topics", "other_topics", "gain_leaked"]
-            key_columns += ["gain_other", "difference", "ci_low", "ci_high", "p_adjusted"]
-            show_table(summary, slide=key_columns)
+            shown = answers_table(rows, measure, factor, result.keys)
+            show_table(shown, slide=list(shown.columns))
+            for warning in result.warnings:
+                st.warning(warning, icon=":material/warning:")
             if not ctx.view.present:
                 downloads = st.columns(2)
                 downloads[0].download_button(
@@ -122,9 +129,10 @@ if result is not None and len(result.table):
                 slide_height=440,
             )
             st.caption(
-                "The same estimate at every detection threshold, with its 95% interval (the "
-                "shifts the permutation test does not reject). Detection is imperfect: "
-                "the Leakage overlap page measures it on human judgments."
+                "The same estimate at every detection threshold, with the interval of its "
+                f"test ({ctx.view.statistics.split_test}) at the level its row on the Per "
+                "model tab is tested at. Detection is imperfect: the Leakage overlap page "
+                "measures it on human judgments."
             )
     with tab_board:
         if tab_board.open:

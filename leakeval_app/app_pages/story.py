@@ -45,7 +45,8 @@ for column, factor in zip(controls, factors, strict=False):
         pair[factor] = state.control(st.selectbox, factor, name, levels, default=default[factor])
 
 story = views.story(ctx, tuple(pair.items()))
-st.header(story.headline, anchor=False)
+# an audit's headline is its answer, a sentence with figures: a smaller heading holds it
+(st.header if kind == "twins" else st.subheader)(story.headline, anchor=False)
 for column, (label, value, interval, meaning) in zip(
     st.columns(4), api.story_numbers(story, measure), strict=True
 ):
@@ -57,15 +58,28 @@ for column, (label, value, interval, meaning) in zip(
         delta_arrow="off",
         help=None if presenting else meaning,
     )
-st.markdown(f"**{story.answer}**" if kind == "twins" else story.detail)
-st.markdown(story.evidence)
+if presenting:  # a slide: the cards and tables hold the figures, one line the test
+    if kind == "twins":
+        st.markdown(f"**{story.answer}**")
+    note = f" {api.AUDIT_NOTE}" if kind == "audit" else f" Verdict: {story.facts.verdict}."
+    st.caption(api.story_test_line(story, ctx.view) + note)
+else:
+    st.markdown(f"**{story.answer}**" if kind == "twins" else story.detail)
+    st.markdown(story.evidence)
 for warning in story.warnings:
     st.warning(warning, icon=":material/warning:")
-if kind == "audit":
+
+
+def every_model() -> None:
+    """Every audited model's answer, in the design's order: the question the Story asks."""
     st.markdown(f"**Every model against {design.baseline}**, in the design's order")
-    st.table(
-        answers_table(story.answers, measure, str(design.system)).set_index(str(design.system))
-    )
+    answers = answers_table(story.answers, measure, str(design.system))
+    brief = [c for c in answers.columns if c.startswith(("Verdict", "Leaked", "Interval", "mde"))]
+    st.table(answers.set_index(str(design.system))[brief])
+
+
+if kind == "audit" and not presenting:  # a slide has it beside the chart
+    every_model()
 if pair == default and not presenting:
     st.caption(
         "Shown first: the pair of conditions whose leaked topics gain most over the others, "
@@ -75,8 +89,8 @@ if pair == default and not presenting:
         else "Shown first: the design's first model, picked before looking at any result. "
         "Choose any other above."
     )
-if kind == "audit":
-    st.caption(api.AUDIT_NOTE if presenting else api.AUDIT_CAVEAT)
+if kind == "audit" and not presenting:
+    st.caption(api.AUDIT_CAVEAT)
 
 
 def open_drilldown(qid: str | None = None) -> None:
@@ -126,7 +140,7 @@ chart, top = st.columns([5, 7] if presenting else [2, 3])
 with chart:
     leaked_means = story.leaked
     if kind == "audit":
-        show_fig(category_gain_figure, story.chart, measure, str(design.baseline), slide_height=430)
+        show_fig(category_gain_figure, story.chart, measure, str(design.baseline), slide_height=380)
         if not presenting:
             st.caption(
                 f"Mean per-topic gain of {story.facts.a} over {design.baseline} by the kind of "
@@ -140,10 +154,13 @@ with chart:
                 f"the other levels as chosen. {leaked_means}"
             )
 with top:
+    if presenting and kind == "audit":
+        every_model()
     st.markdown(f"**{story.top_title}**, with the training query that leaked each")
     shown = story.top
-    if presenting:  # a plain table at the slide's type, eight rows, nothing to select
-        slide = shown[["title", "gain", "leaked training query"]].head(8)
+    if presenting:  # a plain table at the slide's type, a few rows, nothing to select
+        rows = 8 if kind == "twins" else max(2, 5 - len(story.answers))
+        slide = shown[["title", "gain", "leaked training query"]].head(rows)
         st.table(
             slide.assign(gain=slide.gain.map(lambda g: amount(g, measure, 3))), hide_index=True
         )

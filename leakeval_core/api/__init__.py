@@ -57,6 +57,7 @@ _LAZY = {
     "story_numbers": "meeting",
     "story_pair": "meeting",
     "story_record": "meeting",
+    "story_test_line": "meeting",
     "score": "scoring",
     "collection_stats": "experiments",
     "evaluate_labels": "leakage",

@@ -26,6 +26,7 @@ __all__ = [
     "story_numbers",
     "story_pair",
     "story_record",
+    "story_test_line",
 ]
 
 
@@ -72,6 +73,13 @@ def story_answers(told: Story, measure) -> list[str]:
 
     system = told.facts.subject_factor
     return [answer_line(row, measure, system) for row in told.answers.to_dict("records")]
+
+
+def story_test_line(told: Story, view: View | None = None) -> str:
+    """How the story's answers were tested, in a line (a slide's caption)."""
+    from leakeval_core.present.story import test_line
+
+    return test_line(told.facts, (view or View()).statistics)
 
 
 def story_numbers(told: Story, measure) -> list[tuple[str, str, str | None, str]]:

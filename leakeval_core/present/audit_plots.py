@@ -62,7 +62,7 @@ def audit_figure(
     for column in varying[1:]:
         label = label + " · " + table[column].astype(str)
     rows = table.assign(label=label)
-    colours = [LEAKED_COLOR if s else INK for s in rows.significant.astype(bool)]
+    colours = rows.verdict.map({"inflated": LEAKED_COLOR, "reversed": CLEAN_COLOR}).fillna(INK)
     fig = go.Figure(
         go.Scatter(
             x=rows.difference,
@@ -70,9 +70,12 @@ def audit_figure(
             mode="markers",
             marker={"color": colours, "size": 12},
             error_x=_error(rows, "difference") | {"color": NEUTRAL},
-            customdata=np.c_[rows.p_adjusted, rows.leaked_topics, rows.other_topics],
-            hovertemplate="%{y}: %{x:+.4f}<br>adjusted p %{customdata[0]:.3g}"
-            "<br>%{customdata[1]} leaked vs %{customdata[2]} other topics<extra></extra>",
+            customdata=np.c_[
+                rows.p_adjusted, rows.leaked_topics, rows.other_topics, rows.verdict, rows.mde
+            ],
+            hovertemplate="%{y}: %{x:+.4f}, %{customdata[3]}<br>adjusted p "
+            "%{customdata[0]:.3g}, mde %{customdata[4]:.3f}<br>%{customdata[1]} leaked vs "
+            "%{customdata[2]} other topics<extra></extra>",
             showlegend=False,
         )
     )
@@ -93,7 +96,11 @@ def audit_figure(
     # 40 px a model, never fewer than three rows' worth: with one model the margins would
     # leave its row no height to draw in
     height = 160 + 40 * max(len(rows), 3)
-    return style(fig, "Leakage inflation per model (orange: significant)", height)
+    title = (
+        "Leaked minus other, per model<br><sup>orange: inflated · blue: the other topics gain "
+        "more · grey: not significant, or too few topics to test</sup>"
+    )
+    return style(fig, title, height)
 
 
 def _bin_label(position: int, low: float, high: float) -> str:

@@ -335,8 +335,7 @@ def inflation_figure(
         title=f"{measure.label} gain, leaked over clean<br>(positive: better)", row=1, col=1
     )
     title = (
-        f"Where the gain from leakage lands<br><sup>mean {measure.label} gain per topic group, "
-        f"in its better direction ({measure.better} is better)</sup>"
+        f"Where the gain from leakage lands<br><sup>mean {measure.label} gain per topic group</sup>"
     )
     style(fig, title, height=height)
     return fig

@@ -10,6 +10,7 @@ relevant rank falls.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -33,6 +34,7 @@ __all__ = [
     "signed",
     "size",
     "tell",
+    "test_line",
     "verdict_sentence",
 ]
 
@@ -80,6 +82,13 @@ class Facts:
     subject_factor: str | None = None
     """The factor of `pair` whose level the headline's subject names (an audit's system),
     so the place after it leaves that factor out."""
+
+    @property
+    def shared(self) -> bool:
+        """Whether the leaked share of the gain means something: a clearly positive total
+        gain (its interval exists) and topics on both sides."""
+        clear = not (np.isnan(self.share) or np.isnan(self.share_low))
+        return clear and self.leaked_topics > 0 and self.other_topics > 0
 
     @property
     def share_reference(self) -> float:
@@ -206,6 +215,20 @@ def interval_text(low: float, high: float, measure: Measure, digits: int = 2) ->
     return f"[{amount(low, measure, digits)}, {amount(high, measure, digits)}]"
 
 
+def _untested(facts: Facts) -> str:
+    """Why a row was not tested, in words."""
+    if facts.leaked_topics == 0:
+        return "no topic is leaked at this threshold"
+    if facts.other_topics == 0:
+        return "every topic is leaked at this threshold, so none is left to compare with"
+    fewer = min(facts.leaked_topics, facts.other_topics)
+    side = "leaked" if facts.leaked_topics <= facts.other_topics else "other"
+    topics = "topic is" if fewer == 1 else "topics are"
+    return (
+        f"only {fewer} {side} {topics} there, and the test needs at least {MIN_TOPICS} on each side"
+    )
+
+
 def verdict_sentence(facts: Facts, measure: Measure) -> str:
     """The leakage answer in one sentence, which is what a reader walks away with."""
     who = facts.a if facts.kind == "audit" else "the leaked-trained model"
@@ -215,33 +238,21 @@ def verdict_sentence(facts: Facts, measure: Measure) -> str:
     shown = f"{difference} {interval}".strip()
     label = measure.label
     if facts.verdict == "cannot tell":
-        if facts.leaked_topics == 0:
-            why = "no topic is leaked at this threshold"
-        elif facts.other_topics == 0:
-            why = "every topic is leaked at this threshold, so none is left to compare with"
-        else:
-            fewer = min(facts.leaked_topics, facts.other_topics)
-            side = "leaked" if facts.leaked_topics <= facts.other_topics else "other"
-            topics = "topic is" if fewer == 1 else "topics are"
-            why = (
-                f"only {fewer} {side} {topics} there, and the test needs at least "
-                f"{MIN_TOPICS} on each side"
-            )
+        why = _untested(facts)
         return f"Cannot tell whether leaked topics inflate {who}'s {label} {where}: {why}."
     if facts.verdict == "inflated":
         return (
             f"Leaked topics inflate {who}'s {label} {where}: they gain {shown} more than the "
-            f"other topics ({facts.confidence:.1%} interval, significant after correction)."
+            "others."
         )
     if facts.verdict == "reversed":
         return (
-            f"Leaked topics gain less than the others under {who} {where} ({label} "
-            f"{shown}, significant after correction): no sign of inflation."
+            f"Leaked topics gain less than the others under {who} {where}: {label} "
+            f"leaked − other {shown}, no sign of inflation."
         )
     return (
-        f"No sign that leaked topics inflate {who}'s {label} {where}: leaked minus other is "
-        f"{shown}, not significant; an inflation of {size(facts.mde, measure)} or more "
-        "would have been detected (80% power)."
+        f"No sign that leaked topics inflate {who}'s {label} {where}: leaked − other "
+        f"{shown}; an inflation of {size(facts.mde, measure)} or more would have been detected."
     )
 
 
@@ -263,24 +274,36 @@ def answer_line(row: dict, measure: Measure, system: str | None = None) -> str:
     return f"{who}: {text}" if who else text
 
 
-def answers_table(answers: pd.DataFrame, measure: Measure, system: str) -> pd.DataFrame:
-    """Every audited model's answer as the Story lists it: text columns that fit a slide."""
-    return pd.DataFrame(
-        {
-            system: answers[system].astype(str),
-            "verdict": answers.verdict,
-            "leaked minus other": [amount(v, measure, 3) for v in answers.difference],
-            "interval": [
-                interval_text(low, high, measure) or "–"
-                for low, high in zip(answers.ci_low, answers.ci_high, strict=True)
-            ],
-            "detectable (mde)": [size(v, measure) if not np.isnan(v) else "–" for v in answers.mde],
-            "topics leaked / other": [
-                f"{a} / {b}"
-                for a, b in zip(answers.leaked_topics, answers.other_topics, strict=True)
-            ],
-        }
-    )
+def answers_table(
+    answers: pd.DataFrame, measure: Measure, system: str, places: Sequence[str] = ()
+) -> pd.DataFrame:
+    """Leaked-minus-other rows as a page shows them (the Story's list of models, the Leakage
+    audit's table): readable headers, every figure as text in the measure's better
+    direction, "–" where a row was not tested, never "nan" or "-0.000". Of `places` (the
+    factors that place a row), only those that vary are kept, so the table fits 1280 px."""
+    levels = answers.confidence.dropna().unique()
+    interval = f"Interval ({levels[0]:.1%})" if len(levels) == 1 else "Interval"
+    out = pd.DataFrame(index=answers.index)
+    for place in places:
+        if place in answers and place != system and answers[place].nunique() > 1:
+            out[place] = answers[place].astype(str)
+    out[system] = answers[system].astype(str)
+    out["Verdict"] = answers.verdict
+    out["Gain, leaked"] = [amount(v, measure, 3) for v in answers.gain_leaked]
+    out["Gain, other"] = [amount(v, measure, 3) for v in answers.gain_other]
+    out["Leaked − other"] = [amount(v, measure, 3) for v in answers.difference]
+    out[interval] = [
+        interval_text(low, high, measure, 3) or "–"
+        for low, high in zip(answers.ci_low, answers.ci_high, strict=True)
+    ]
+    if len(levels) > 1:
+        out["Confidence"] = [f"{c:.1%}" if not np.isnan(c) else "–" for c in answers.confidence]
+    out["Adjusted p"] = [f"{p:.2g}" if not np.isnan(p) else "–" for p in answers.p_adjusted]
+    out["mde"] = [size(v, measure, 3) if not np.isnan(v) else "–" for v in answers.mde]
+    out["Topics (leaked / other)"] = [
+        f"{a} / {b}" for a, b in zip(answers.leaked_topics, answers.other_topics, strict=True)
+    ]
+    return out.reset_index(drop=True)
 
 
 def leaked_sentence(rules: dict[str, str], source: str = "", collection: str | None = None) -> str:
@@ -330,8 +353,8 @@ def _detail(facts: Facts, measure: Measure) -> str:
     )
     split = split[0].upper() + split[1:]
     opening = _headline(facts, measure) + " " if facts.kind == "audit" else ""
-    if np.isnan(facts.share) or np.isnan(facts.share_low):
-        return f"{opening}{split}."  # no clear total gain to share out
+    if not facts.shared:
+        return f"{opening}{split}."
     others = " (the other topics lose)" if facts.share > 1 else ""
     return (
         f"{opening}{split}: {facts.share:.0%} [{facts.share_low:.0%}, "
@@ -344,7 +367,7 @@ def _detail(facts: Facts, measure: Measure) -> str:
 def numbers(facts: Facts, measure: Measure) -> list[tuple[str, str, str | None, str]]:
     """The story's figures as (label, value, its interval or None, what it is), for a row
     of metric cards."""
-    shared = not (np.isnan(facts.share) or np.isnan(facts.share_low))
+    shared = facts.shared
     reference = f"{facts.share_reference:.0%}"
     return [
         (
@@ -370,9 +393,11 @@ def numbers(facts: Facts, measure: Measure) -> list[tuple[str, str, str | None, 
             else "The difference; too few topics on a side to test it.",
         ),
         (
-            f"Share from leaked topics (no inflation: {reference})",
+            "Leaked share of the gain",
             f"{facts.share:.0%}" if shared else "–",
-            f"[{facts.share_low:.0%}, {facts.share_high:.0%}]" if shared else None,
+            f"[{facts.share_low:.0%}, {facts.share_high:.0%}], no inflation: {reference}"
+            if shared
+            else f"no inflation: {reference}",
             "The leaked topics' summed gain over everyone's, with a 95% bootstrap interval "
             f"over topics. Without inflation it would be about {reference}, the leaked "
             "topics' share of all topics; '–' where the total gain is not clearly positive.",
@@ -380,13 +405,22 @@ def numbers(facts: Facts, measure: Measure) -> list[tuple[str, str, str | None, 
     ]
 
 
+def test_line(facts: Facts, statistics: Statistics) -> str:
+    """How the answers were tested, in a line a slide has room for."""
+    adjusted = (
+        ""
+        if statistics.correction == "none" or facts.family_size <= 1
+        else f", {statistics.correction_label} over the {facts.family_size} {facts.family}"
+    )
+    level = f"; {facts.confidence:.1%} intervals" if not np.isnan(facts.confidence) else ""
+    return f"{facts.test[0].upper()}{facts.test[1:]}{adjusted}{level}; α = {statistics.alpha:g}."
+
+
 def _evidence(facts: Facts, measure: Measure, statistics: Statistics) -> str:
     difference = amount(facts.difference, measure)
     if np.isnan(facts.p_adjusted):
-        return (
-            f"Leaked minus other: {difference} {measure.label}; cannot tell: fewer than "
-            f"{MIN_TOPICS} leaked or other topics to test it ({facts.test})."
-        )
+        shown = "" if np.isnan(facts.difference) else f" {difference} {measure.label};"
+        return f"Leaked minus other:{shown} not tested: {_untested(facts)}. Verdict: cannot tell."
     significant = "significant" if facts.p_adjusted < statistics.alpha else "not significant"
     interval = interval_text(facts.ci_low, facts.ci_high, measure)
     interval = f" {interval}" if interval else ""

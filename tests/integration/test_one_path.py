@@ -331,18 +331,22 @@ def test_audit_rows_agree_across_the_api_the_cli_json_the_app_and_the_report(
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
     at.switch_page("leakeval_app/app_pages/audit.py").run()
     assert not at.exception, [e.value for e in at.exception]
-    on_screen = at.dataframe[0].value
-    for column in (
-        "leaked_topics",
-        "other_topics",
-        "gain_leaked",
-        "gain_other",
-        "difference",
-        "ci_low",
-        "ci_high",
-        "p_adjusted",
+    on_screen = at.dataframe[0].value  # text: the same figures, rounded to 3 decimals
+    assert on_screen.model.tolist() == rows.model.tolist()
+    for header, column in (
+        ("Gain, leaked", "gain_leaked"),
+        ("Gain, other", "gain_other"),
+        ("Leaked − other", "difference"),
+        ("mde", "mde"),
     ):
-        assert on_screen[column].tolist() == rows[column].tolist(), column
+        shown_values = [float(v) for v in on_screen[header]]
+        assert shown_values == pytest.approx(rows[column].round(3).tolist(), abs=1e-9), column
+    interval = next(c for c in on_screen.columns if c.startswith("Interval"))
+    assert interval == f"Interval ({rows.confidence.iloc[0]:.1%})"
+    bounds = [float(x) for v in on_screen[interval] for x in v.strip("[]").split(", ")]
+    assert bounds == pytest.approx(rows[["ci_low", "ci_high"]].round(3).to_numpy().ravel())
+    assert on_screen["Adjusted p"].tolist() == [f"{p:.2g}" for p in rows.p_adjusted]
+    assert on_screen.Verdict.tolist() == rows.verdict.tolist()
 
     reported = report_table(api.report(audit_dir), "Leakage audit")
     assert reported.model.tolist() == rows.model.tolist()

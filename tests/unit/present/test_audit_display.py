@@ -60,6 +60,8 @@ def per_model(difference: float = 0.05) -> pd.DataFrame:
             "leaked_topics": [54, 54] if np.isfinite(difference) else [0, 0],
             "other_topics": [196, 196],
             "significant": [True, False],
+            "verdict": ["inflated", "no evidence"],
+            "mde": [0.04, 0.05],
         }
     )
 
@@ -217,3 +219,14 @@ def test_precision_over_no_flagged_topic_is_a_sentence_not_nan():
 )
 def test_a_figure_is_never_nan_or_minus_zero(value, text):
     assert fixed(value) == text
+
+
+def test_the_per_model_chart_colours_a_model_by_its_verdict_not_by_significance_alone():
+    """A significant difference the other way is not inflation: it is not drawn orange."""
+    from leakeval_core.present.style import CLEAN_COLOR, INK, LEAKED_COLOR
+
+    rows = pd.concat([per_model(), per_model(-0.05)], ignore_index=True)
+    rows["model"] = ["a", "b", "c", "d"]
+    rows["verdict"] = ["inflated", "no evidence", "reversed", "cannot tell"]
+    colours = list(audit_figure(rows, MEASURE, ["model"], "bm25").data[0].marker.color)
+    assert colours == [LEAKED_COLOR, INK, CLEAN_COLOR, INK]

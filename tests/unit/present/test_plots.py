@@ -202,6 +202,8 @@ def test_an_audit_of_one_model_leaves_its_row_room_to_draw():
                 "leaked_topics": 80,
                 "other_topics": 40,
                 "significant": False,
+                "verdict": "no evidence",
+                "mde": 0.05,
             }
         )
         layout = audit_figure(rows, parse_measures("ndcg_cut_10")[0], ["model"], "bm25").layout
