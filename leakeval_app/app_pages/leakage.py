@@ -7,6 +7,7 @@ from leakeval_app.context import current
 from leakeval_app.render import collection_or_stop, show_fig, show_table
 from leakeval_app.sections import show_detection_quality
 from leakeval_core import api
+from leakeval_core.api.terms import JUDGED
 from leakeval_core.errors import LeakevalError
 from leakeval_core.present.display import agreement_figures
 from leakeval_core.present.leakage_plots import (
@@ -14,6 +15,7 @@ from leakeval_core.present.leakage_plots import (
     leak_share_figure,
     similarity_figure,
 )
+from leakeval_core.present.story import leaked_sentence
 
 ctx = current()
 st.header("Leakage overlap")
@@ -55,20 +57,26 @@ if leakage.empty:
     st.stop()
 st.caption(f"Pairs of test topic and training query from: **{leakage.source}**.")
 
-threshold = state.control(
-    st.slider,
-    "Near-duplicate threshold (similarity ≥)",
-    "threshold",
-    default=ctx.threshold,
-    parse=state.bounded(float, 0.0, 1.0),
-    min_value=0.0,
-    max_value=1.0,
-    step=0.01,
-    help="Moving it only re-filters the pairs; nothing is recomputed. Every page counts "
-    "a topic as leaked at this threshold.",
-)
-if threshold != ctx.threshold:
-    st.rerun()  # every page reads the threshold from the context app.py builds
+if leakage.method == JUDGED:  # a person's judgment has no threshold to move
+    threshold = ctx.threshold
+else:
+    threshold = state.control(
+        st.slider,
+        "Near-duplicate threshold (similarity ≥)",
+        "threshold",
+        default=ctx.threshold,
+        parse=state.bounded(float, 0.0, 1.0),
+        min_value=0.0,
+        max_value=1.0,
+        step=0.01,
+        help="Moving it only re-filters the pairs; nothing is recomputed. Every page counts "
+        "a topic as leaked at this threshold (pairs a person judged stay as judged).",
+    )
+    if threshold != ctx.threshold:
+        st.rerun()  # every page reads the threshold from the context app.py builds
+st.markdown(leaked_sentence(ctx.study.leaked_rule(ctx.view)))
+for warning in ctx.study.leakage_warnings(ctx.view):
+    st.warning(warning, icon=":material/warning:")
 for name in ctx.experiment.collections:
     collection_or_stop(ctx, name)  # a collection that cannot be read shows its error
 view = views.leakage_overview(ctx)

@@ -147,7 +147,7 @@ with chart:
                 f"its nearest training query, with 95% t intervals. {leaked_means}"
             )
     elif story.x is not None:
-        show_fig(inflation_figure, story.chart, measure, story.x, None, 360, slide_height=430)
+        show_fig(inflation_figure, story.chart, measure, story.x, None, 360, slide_height=400)
         if not presenting:
             st.caption(
                 f"Mean per-topic gain of {design.leaked} over {design.clean} along {story.x}, "

@@ -9,6 +9,7 @@ from __future__ import annotations
 from leakeval_core.analysis.options import Statistics
 from leakeval_core.leakage.options import (
     APP_DETECTION_LIMIT,
+    JUDGED,
     LOCAL_CLUSTER,
     METHODS,
     DetectionOptions,
@@ -19,6 +20,7 @@ from leakeval_core.leakage.options import (
 
 __all__ = [
     "APP_DETECTION_LIMIT",
+    "JUDGED",
     "LOCAL_CLUSTER",
     "METHODS",
     "DetectionOptions",

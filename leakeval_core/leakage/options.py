@@ -14,6 +14,7 @@ from leakeval_core.errors import LeakevalError
 __all__ = [
     "APP_DETECTION_LIMIT",
     "GIVEN_THRESHOLD",
+    "JUDGED",
     "LOCAL_CLUSTER",
     "METHODS",
     "THRESHOLDS",
@@ -42,6 +43,10 @@ THRESHOLDS = {
 judgments: the highest similarity that keeps 90% of the judged near-duplicates, so that a
 topic a person would call leaked is rarely missed. `bench/detection_bench.py` chooses them
 and reports their precision and recall, which the README quotes."""
+JUDGED = "judged"
+"""The method of a pair a person judged. Its similarity is the judgment, 1 for a
+near-duplicate and 0 for another information need, so views that order or bin pairs by
+similarity (nearest query, dose-response, sensitivity) keep the judgment too."""
 GIVEN_THRESHOLD = 0.8
 """For pairs given as a table: their similarities are on a scale leakeval did not set."""
 

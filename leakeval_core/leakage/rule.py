@@ -18,14 +18,10 @@ import pandas as pd
 
 from leakeval_core.errors import LeakevalError
 from leakeval_core.leakage.logs import TrainingLog
-from leakeval_core.leakage.options import threshold_for
+from leakeval_core.leakage.options import JUDGED, threshold_for
 
 __all__ = ["GIVEN", "JUDGED", "LeakageTable"]
 
-JUDGED = "judged"
-"""The method of a pair a person judged. Its similarity is the judgment, 1 for a
-near-duplicate and 0 for another information need, so views that order or bin pairs by
-similarity (nearest query, dose-response, sensitivity) keep the judgment too."""
 GIVEN = "given"
 """The method of given pairs that do not name theirs: cut at `GIVEN_THRESHOLD`."""
 

@@ -289,7 +289,7 @@ def test_renamed_design_in_chromium(renamed_dir, browser, tmp_path):
         page.locator(DRAWN_CHART).first.wait_for(timeout=60_000)
         wait_until_idle(page)
         page.get_by_role("tab", name="Inflation").click()
-        page.get_by_text("Topics that inflate most").wait_for(timeout=60_000)
+        page.get_by_text("Leaked topics with the largest gains").wait_for(timeout=60_000)
         wait_until_idle(page)
         assert page.get_by_text("contamination = contaminated").count() > 0  # the legend
         for name in PAGES:
@@ -465,7 +465,10 @@ def test_sidebar_settings_stay_open_and_slider_keys_keep_every_step(app_url, bro
     correction.wait_for(timeout=30_000)
     choose_option(page, sidebar.get_by_role("combobox", name="Correction"), "Holm")
     wait_until_idle(page)
-    sidebar.get_by_text("paired t-test, Holm, α = 0.05").wait_for(timeout=30_000)
+    sidebar.get_by_text(
+        "paired t-test between conditions, Welch's t-test over topics for leaked minus other, "
+        "Holm, α = 0.05"
+    ).wait_for(timeout=30_000)
     assert correction.is_visible()  # still open after the change
     thumb = page.get_by_test_id("stMain").locator('input[type="range"]').first
     start = float(thumb.input_value())
@@ -527,7 +530,7 @@ def test_a_copied_link_shows_the_same_numbers_on_every_page(app_url, browser):
     choose_option(page, main.get_by_role("combobox", name="collection"), "core18")
     wait_until_idle(page)
     page.get_by_role("tab", name="Inflation").click()
-    page.get_by_text("Topics that inflate most").wait_for(timeout=60_000)
+    page.get_by_text("Leaked topics with the largest gains").wait_for(timeout=60_000)
     wait_until_idle(page)
     link = urlparse(page.url)
     assert {"threshold=0.61", "collection=core18", "conditions_tab=Inflation"} <= set(
@@ -566,18 +569,21 @@ def test_a_copied_link_shows_the_same_numbers_on_every_page(app_url, browser):
 
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)], ids=["1280x720", "1920x1080"])
 def test_the_real_audit_opens_on_its_story(real_audit, browser, tmp_path, size):
-    """BM25+RM3 against BM25 on the real collections: the Story is the audit's, and says the
-    negative control shows no significant leakage inflation."""
+    """BM25+RM3 against BM25 on the real collections: the Story is the audit's, its headline
+    the leakage answer for the design's first model, and it says the negative control shows
+    no sign of inflation, for every model."""
     proc, url = start_app(real_audit.parent, tmp_path / "cache")
     try:
         page = browser.new_page(viewport={"width": size[0], "height": size[1]})
         page.goto(url)
-        headline = page.locator("h2", has_text="Against bm25").first
+        headline = page.locator("h3", has_text="No sign that leaked topics inflate").first
         headline.wait_for(timeout=180_000)
         page.locator(DRAWN_CHART).first.wait_for(timeout=60_000)
         wait_until_idle(page)
         assert page.locator('[data-testid="stException"]').count() == 0
         assert page.get_by_text("not significant").count() > 0
+        assert page.get_by_text("Every model against bm25").count() == 1
+        assert page.get_by_text("no evidence", exact=True).count() >= 2  # each model's verdict
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"real-audit-story-{size[0]}x{size[1]}.png"))
         page.locator('[data-testid="stSidebarNav"]').get_by_text("Leakage audit").click()

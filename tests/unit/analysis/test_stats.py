@@ -255,9 +255,9 @@ def test_inflation_pairs_every_condition_as_compare_paired_pairs_one(demo_experi
 
 @pytest.mark.parametrize("better", ["higher", "lower"])
 def test_inflation_by_hand(better):
-    leaked = [0.9, 0.8, 0.5, 0.5, 0.7, 0.6, 0.6, 0.6, 0.5, 0.4]
-    clean = [0.5, 0.6, 0.5, 0.4, 0.4, 0.5, 0.6, 0.7, 0.5, 0.3]
-    qids = [str(q) for q in range(10)]
+    leaked = [0.9, 0.8, 0.5, 0.5, 0.7, 0.6, 0.6, 0.6, 0.5, 0.4, 0.3, 0.5]
+    clean = [0.5, 0.6, 0.5, 0.4, 0.4, 0.5, 0.6, 0.7, 0.5, 0.3, 0.4, 0.5]
+    qids = [str(q) for q in range(12)]
     rows = [
         ("c", level, q, v)
         for level, values in (("leaked", leaked), ("none", clean))
@@ -266,17 +266,17 @@ def test_inflation_by_hand(better):
     table = pd.DataFrame(rows, columns=["collection", "leakage", "qid", "value"])
     pq = PerQuery(table, ("collection", "leakage"), "none", pd.DataFrame())
     design = Design(leakage="leakage", leaked="leaked", clean="none")
-    flags = pd.DataFrame({"collection": "c", "qid": qids[:5]})
+    flags = pd.DataFrame({"collection": "c", "qid": qids[:6]})
     result = inflation(pq, flags, design, better)
     row = result.table.iloc[0]
     sign = 1 if better == "higher" else -1
     delta = sign * (np.array(leaked) - np.array(clean))  # the gain, in the better direction
-    assert row.gain_leaked == pytest.approx(delta[:5].mean())
-    assert row.gain_other == pytest.approx(delta[5:].mean())
-    assert row.p == pytest.approx(sps.ttest_ind(delta[:5], delta[5:], equal_var=False).pvalue)
+    assert row.gain_leaked == pytest.approx(delta[:6].mean())
+    assert row.gain_other == pytest.approx(delta[6:].mean())
+    assert row.p == pytest.approx(sps.ttest_ind(delta[:6], delta[6:], equal_var=False).pvalue)
     assert row.test == "Welch's t-test over topics"
     if better == "higher":
-        assert result.top.qid.tolist() == ["0", "4", "1", "3"]  # 2 gains nothing
+        assert result.top.qid.tolist() == ["0", "4", "1", "3", "5"]  # 2 gains nothing
 
 
 def test_ranking_change_on_demo(demo_scores):
