@@ -188,8 +188,7 @@ class Audit(Result):
     def as_dict(self) -> dict:
         """Every figure, for `leakeval audit --json`: the app shows these and nothing else."""
 
-        def records(frame: pd.DataFrame) -> list[dict]:
-            return json_ready(frame).to_dict("records")
+        from leakeval_core.api.results import records
 
         return {
             "measure": self.measure.name,
@@ -210,11 +209,6 @@ class Audit(Result):
             "leaderboard": records(self.leaderboard),
             "ranking": records(self.tau),
         }
-
-
-def json_ready(frame: pd.DataFrame) -> pd.DataFrame:
-    """Plain Python values, NaN as None."""
-    return frame.astype(object).where(frame.notna(), None)
 
 
 def audit(

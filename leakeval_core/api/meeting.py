@@ -49,7 +49,7 @@ def story_record(told: Story) -> dict:
     """The story as `leakeval story --json` writes it: its sentences, the pair, how it was
     picked, and every answer it stands beside (each audited model's, in the design's
     order), with its verdict."""
-    from leakeval_core.api.audits import json_ready
+    from leakeval_core.api.results import records
 
     keep = [c for c in told.answers.columns if c != "split"]
     return {
@@ -63,7 +63,7 @@ def story_record(told: Story) -> dict:
         "verdict": told.facts.verdict,
         "leaked": told.leaked,
         "warnings": list(told.warnings),
-        "answers": json_ready(told.answers[keep]).to_dict("records"),
+        "answers": records(told.answers[keep]),
     }
 
 

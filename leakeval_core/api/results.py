@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from leakeval_core.evaluation.measures import Measure
     from leakeval_core.evaluation.scoring import RunScores, ScoreDiagnostics
 
-__all__ = ["Comparison", "Inflation", "Result", "Scores", "rows_at"]
+__all__ = ["Comparison", "Inflation", "Result", "Scores", "records", "rows_at"]
 
 
 def rows_at(table: pd.DataFrame, levels: Mapping[str, object]) -> pd.DataFrame:
@@ -151,3 +151,23 @@ class Inflation(Result):
         from dataclasses import replace
 
         return replace(self, table=rows_at(self.table, levels), top=rows_at(self.top, levels))
+
+    def as_dict(self) -> dict:
+        """Every figure, for `leakeval inflation --format json`: each row with its verdict
+        and mde, which topics are leaked by which rule, and the warnings."""
+        return {
+            "measure": self.measure.name,
+            "better": self.measure.better,
+            "threshold": self.threshold,
+            "leakage": self.source,
+            "caption": self.caption,
+            "leaked": dict(self.leaked),
+            "warnings": list(self.warnings),
+            "inflation": records(self.table),
+            "top": records(self.top),
+        }
+
+
+def records(frame: pd.DataFrame) -> list[dict]:
+    """A table as JSON-ready rows: plain Python values, NaN as None."""
+    return frame.astype(object).where(frame.notna(), None).to_dict("records")

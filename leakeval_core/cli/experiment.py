@@ -55,7 +55,12 @@ def register(sub) -> None:
     _add_leakage_options(inflation)
     add_statistics_options(inflation)
     inflation.add_argument("--top", type=int, default=10, help="topics that inflate most")
-    inflation.add_argument("--format", choices=FORMATS, default="markdown")
+    inflation.add_argument(
+        "--format",
+        choices=(*FORMATS, "json"),
+        default="markdown",
+        help="json: every row with its verdict and mde, the leaked rule and the warnings",
+    )
     inflation.add_argument("--out", help="write the summary here instead of stdout")
     inflation.set_defaults(handler=_cmd_inflation)
 
@@ -151,9 +156,14 @@ def _cmd_inflation(args: argparse.Namespace) -> int:
         progress=progress("scoring"),
     )
     report_failures(study, view)
-    write(format_table(result.table, args.format, result.caption), args.out)
     for warning in result.warnings:
         print(f"leakeval: warning: {warning}", file=sys.stderr)
+    if args.format == "json":
+        import json
+
+        write(json.dumps(result.as_dict(), indent=2) + "\n", args.out)
+        return 0
+    write(format_table(result.table, args.format, result.caption), args.out)
     if not args.out:
         print(f"\nTop {args.top} inflating topics per condition:")
         sys.stdout.write(format_table(result.top, args.format))

@@ -1,6 +1,6 @@
 """In Chromium at 1280×720: the leakage pages at thresholds 0, 0.5 and 1 show no "nan" and
 no "-0.00", every chart keeps its axis titles inside its box and clear of its title, and the
-audit's leaderboard fits the window. One server for the module (test_browser's fixtures)."""
+audit's leaderboard fits the window. One server for the module (tests/app/conftest.py)."""
 
 from __future__ import annotations
 
@@ -8,35 +8,10 @@ import re
 
 import pytest
 
-from tests.app.test_browser import (
-    DRAWN_CHART,
-    SHOTS,
-    start_app,
-    stop_app,
-    wait_until_idle,
-)
+from tests.app.test_browser import DRAWN_CHART, SHOTS, wait_until_idle
 from tests.app.test_browser import pytestmark as browser_marks
-from tests.chromium import CHROMIUM, CHROMIUM_ARGS
 
 pytestmark = browser_marks
-
-
-@pytest.fixture(scope="module")
-def served(demo_dir, demo_cache):
-    """One server for the module, on the session's demo and cache, as test_browser's."""
-    proc, url = start_app(demo_dir.parent, demo_cache.root)
-    yield url
-    stop_app(proc)
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
 
 
 UNDEFINED = re.compile(r"\bnan\b|[-−]0\.0+\b", re.IGNORECASE)
@@ -87,12 +62,12 @@ def overlap(a: dict, b: dict) -> bool:
 
 
 @pytest.mark.parametrize("threshold", ["0", "0.5", "1"])
-def test_leakage_pages_show_no_nan_and_keep_axis_titles_in_view(served, chromium, threshold):
-    page = chromium.new_page(viewport={"width": 1280, "height": 720})
+def test_leakage_pages_show_no_nan_and_keep_axis_titles_in_view(app_url, browser, threshold):
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
     try:
         for path, heading, query in VIEWS:
             params = "&".join(f"{k}={v.replace(' ', '+')}" for k, v in query.items())
-            open_view(page, f"{served}/{path}?threshold={threshold}&{params}", heading)
+            open_view(page, f"{app_url}/{path}?threshold={threshold}&{params}", heading)
             where = f"{path} {query} at threshold {threshold}"
             assert page.locator('[data-testid="stException"]').count() == 0, where
             bad = UNDEFINED.findall(shown_text(page))
@@ -119,10 +94,10 @@ def test_leakage_pages_show_no_nan_and_keep_axis_titles_in_view(served, chromium
         page.close()
 
 
-def test_the_leaderboard_fits_a_1280_window(served, chromium):
-    page = chromium.new_page(viewport={"width": 1280, "height": 720})
+def test_the_leaderboard_fits_a_1280_window(app_url, browser):
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
     try:
-        page.goto(f"{served}/audit?audit_tab=Leaderboard")
+        page.goto(f"{app_url}/audit?audit_tab=Leaderboard")
         page.locator("h2", has_text="Leakage audit").first.wait_for(timeout=180_000)
         table = page.locator('[data-testid="stDataFrame"]').first
         table.wait_for(timeout=120_000)

@@ -361,7 +361,7 @@ def test_a_models_closer_look_is_computed_alone_and_is_the_one_every_figure_hold
     every figure (`as_dict`, the JSON the CLI writes)."""
     import json
 
-    from leakeval_core.api.audits import json_ready
+    from leakeval_core.api.results import records
 
     result = api.audit(audit_dir)
     assert len(result.closer) == 2
@@ -380,7 +380,7 @@ def test_a_models_closer_look_is_computed_alone_and_is_the_one_every_figure_hold
         ("sensitivity", "sensitivity"),
     ):
         mine = [row for row in everything[key] if row["model"] == first.placed["model"]]
-        alone = json.loads(json.dumps(json_ready(shown[name]).to_dict("records")))
+        alone = json.loads(json.dumps(records(shown[name])))
         assert mine == alone and len(mine) > 0, name
 
 

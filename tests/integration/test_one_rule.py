@@ -66,23 +66,23 @@ def pairs_file(robust):
     return out
 
 
+def audit_argv(robust, *leakage: str) -> list[str]:
+    """`leakeval audit` of the real RM3 run against BM25 on Robust04, with this leakage."""
+    return [
+        "audit",
+        "--qrels",
+        str(realdata("robust04", "qrels.txt")),
+        "--run",
+        str(robust / "runs" / "rm3.run"),
+        "--baseline",
+        str(robust / "runs" / "bm25.run"),
+        *leakage,
+    ]
+
+
 def audit_cli(robust, tmp_path, *leakage: str) -> dict:
     out = tmp_path / "audit.json"
-    code = main(
-        [
-            "audit",
-            "--qrels",
-            str(realdata("robust04", "qrels.txt")),
-            "--run",
-            str(robust / "runs" / "rm3.run"),
-            "--baseline",
-            str(robust / "runs" / "bm25.run"),
-            *leakage,
-            "--json",
-            str(out),
-        ]
-    )
-    assert code == 0
+    assert main([*audit_argv(robust, *leakage), "--json", str(out)]) == 0
     return json.loads(out.read_text())
 
 
@@ -173,20 +173,7 @@ def test_the_labels_tsv_passes_as_pairs_and_repeated_pairs_are_a_union(
 
 def test_a_broken_pairs_file_is_named_at_its_line(robust, tmp_path, capsys):
     broken = write(tmp_path / "pairs.csv", "test_qid,similarity\n301,0.9\n302,high\n")
-    code = main(
-        [
-            "audit",
-            "--qrels",
-            str(realdata("robust04", "qrels.txt")),
-            "--run",
-            str(robust / "runs" / "rm3.run"),
-            "--baseline",
-            str(robust / "runs" / "bm25.run"),
-            "--pairs",
-            str(broken),
-        ]
-    )
-    assert code == 2
+    assert main(audit_argv(robust, "--pairs", str(broken))) == 2
     assert capsys.readouterr().err.strip() == (
         f"leakeval: {broken}:3: similarity 'high' is not a number"
     )

@@ -300,6 +300,65 @@ def test_inflation_and_report(demo_dir, tmp_path, monkeypatch, capsys):
     assert not re.search(r"<(script|link|img)[^>]+(src|href)=\"?https?:", text)
 
 
+def test_every_inflation_and_audit_row_has_a_verdict_and_an_mde_in_the_json(
+    demo_dir, tmp_path, monkeypatch, capsys
+):
+    import json
+
+    from leakeval_core.analysis.split import VERDICTS
+
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "inflation.json"
+    assert main(["inflation", str(demo_dir), "--format", "json", "--out", str(out)]) == 0
+    inflated = json.loads(out.read_text())
+    assert len(inflated["inflation"]) == 45 and inflated["leaked"]
+    assert main(["audit", str(demo_dir), "--json", str(tmp_path / "audit.json")]) == 0
+    audited = json.loads((tmp_path / "audit.json").read_text())
+    assert audited["statistics"].startswith("Welch's t-test over topics")
+    for row in [*inflated["inflation"], *audited["audit"]]:
+        assert row["verdict"] in VERDICTS
+        # an mde wherever the row was tested, so "no evidence" always says what it could see
+        assert (row["mde"] is None) == (row["verdict"] == "cannot tell")
+        assert row["verdict"] != "no evidence" or row["mde"] > 0
+
+
+def test_one_leaked_topic_cannot_tell_and_a_planted_inflation_is_inflated(tmp_path, capsys):
+    """Files path: 12 topics; the model finds the relevant document first on the topics
+    given as leaked (all 6 of them, or one)."""
+    import json
+
+    qids = [str(q) for q in range(1, 13)]
+    write(tmp_path / "qrels.txt", "".join(f"{q} 0 d{q} 1\n" for q in qids))
+    for name, first in (("bm25", set()), ("mine", set(qids[:6]))):
+        lines = [
+            f"{q} Q0 {doc} {rank} {score} x\n"
+            for q in qids
+            for rank, (doc, score) in enumerate(
+                [(f"d{q}", 2), ("other", 1)] if q in first else [("other", 2), (f"d{q}", 1)],
+                start=1,
+            )
+        ]
+        write(tmp_path / f"{name}.run", "".join(lines))
+    verdicts = {}
+    for leaked in (qids[:6], qids[:1]):
+        pairs = tmp_path / f"pairs{len(leaked)}.csv"
+        write(pairs, "test_qid,near_duplicate\n" + "".join(f"{q},1\n" for q in leaked))
+        out = tmp_path / f"audit{len(leaked)}.json"
+        argv = [
+            "audit",
+            "--qrels",
+            str(tmp_path / "qrels.txt"),
+            "--run",
+            str(tmp_path / "mine.run"),
+        ]
+        argv += ["--baseline", str(tmp_path / "bm25.run"), "--pairs", str(pairs)]
+        assert main([*argv, "--measure", "P_1", "--json", str(out)]) == 0
+        row = json.loads(out.read_text())["audit"][0]
+        verdicts[len(leaked)] = row["verdict"]
+    assert verdicts == {6: "inflated", 1: "cannot tell"}
+    assert "1 leaked of 12: human-judged pairs" in capsys.readouterr().out
+
+
 def test_cache_clear(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
     (tmp_path / "cache" / "run-scores").mkdir(parents=True)
