@@ -301,13 +301,13 @@ def test_inflation_and_report(demo_dir, tmp_path, monkeypatch, capsys):
 
 
 def test_every_inflation_and_audit_row_has_a_verdict_and_an_mde_in_the_json(
-    demo_dir, tmp_path, monkeypatch, capsys
+    demo_dir, demo_cache, tmp_path, monkeypatch, capsys
 ):
     import json
 
     from leakeval_core.analysis.split import VERDICTS
 
-    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(demo_cache.root))  # the session's scores
     out = tmp_path / "inflation.json"
     assert main(["inflation", str(demo_dir), "--format", "json", "--out", str(out)]) == 0
     inflated = json.loads(out.read_text())
