@@ -12,6 +12,7 @@ from leakeval_core.api.terms import is_hybrid
 from leakeval_core.errors import LeakevalError
 from leakeval_core.present.leakage_plots import detection_curves_figure
 from leakeval_core.present.meeting import interval_caption
+from leakeval_core.present.story import leaked_sentence
 
 
 def show_detection_quality(
@@ -99,7 +100,7 @@ def show_upload_comparison(scored: dict, collection: str) -> None:
         levels[factor] = column.selectbox(
             factor, options, index=options.index(default), key=f"upload_{factor}"
         )
-    leakage, threshold = ctx.leakage, ctx.threshold
+    leakage = ctx.leakage
     try:
         table, only_run, only_condition = views.upload_versus(ctx, scored[run], levels)
     except LeakevalError as exc:
@@ -118,8 +119,9 @@ def show_upload_comparison(scored: dict, collection: str) -> None:
         if only_run or only_condition
         else ""
     )
+    rules = ctx.study.leaked_rule(ctx.view)
     split = (
-        f" Leaked: a training query with similarity ≥ {threshold:.2f} ({leakage.source})."
+        " " + leaked_sentence(rules, leakage.source, levels.get("collection"))
         if not leakage.empty
         else " No leakage table, so no leaked/other split."
     )

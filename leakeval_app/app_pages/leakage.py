@@ -94,7 +94,7 @@ if view.agreement is not None:
         "against them at the current threshold (topic level)."
     )
 
-show_fig(leak_share_figure, view.share, threshold)
+show_fig(leak_share_figure, view.share, leakage.rule(ctx.view.threshold))
 if view.share.study_share.notna().any():
     st.caption(
         "The marks are the leakage study's shares (Fröbe et al., SPIRE 2022): topics with a "
@@ -123,7 +123,7 @@ with tab_pairs:
         )
         categories = [] if presenting else filters[1].multiselect("Category", list(api.CATEGORIES))
         text = "" if presenting else filters[2].text_input("Topic or training query contains")
-        pairs = leakage.table[leakage.table.similarity >= threshold]
+        pairs = leakage.table[leakage.reached(ctx.view.threshold)]  # the leaked rule's pairs
         if collections:
             pairs = pairs[pairs.collection.isin(collections)]
         if categories:

@@ -19,6 +19,7 @@ from leakeval_app.render import (
 from leakeval_core import api
 from leakeval_core.present.condition_plots import scatter_ab_figure
 from leakeval_core.present.query_plots import ranked_lists_figure
+from leakeval_core.present.story import leaked_sentence
 
 ctx = current()
 experiment = ctx.experiment
@@ -43,7 +44,7 @@ for factor in factors:
         b[factor] = state.control(st.selectbox, factor, f"b_{factor}", levels, default=default_b)
 
 measure = ctx.measure
-leakage, threshold = ctx.leakage, ctx.threshold
+leakage = ctx.leakage
 pairs, wide = views.paired(ctx, a, b)
 table = pairs.table
 if table.empty:
@@ -55,13 +56,14 @@ cols = st.columns(5)
 cols[0].metric(f"Mean {measure.label}, A", number(table.a.mean()))
 cols[1].metric(f"Mean {measure.label}, B", number(table.b.mean()))
 cols[2].metric("Mean A − B, all queries", number(table.delta.mean()))
-cols[3].metric(f"A − B on leaked topics ({len(flagged)})", number(flagged.delta.mean()))
-cols[4].metric(f"A − B on other topics ({len(clean)})", number(clean.delta.mean()))
+cols[3].metric(f"A − B, {len(flagged)} leaked", number(flagged.delta.mean()))
+cols[4].metric(f"A − B, {len(clean)} other", number(clean.delta.mean()))
 notes = [f"{len(table)} queries paired by id"]
 if pairs.only_a or pairs.only_b:
     notes.append(f"{pairs.only_a} only in A and {pairs.only_b} only in B are left out")
 if not leakage.empty:
-    notes.append(f"leaked = a training query with similarity ≥ {threshold:.2f} ({leakage.source})")
+    rules = ctx.study.leaked_rule(ctx.view)
+    notes.append(leaked_sentence(rules, leakage.source, collection).removesuffix("."))
 if measure.better == "lower":
     notes.append(f"{measure.label} is lower-is-better: negative A − B means A is better")
 st.caption("; ".join(notes) + ".")
@@ -169,7 +171,7 @@ with tab_one:
         cols[3].metric(
             "Leaked topic",
             "yes" if row.leaked else "no",
-            help=f"a training query with similarity ≥ {threshold:.2f}",
+            help=ctx.study.leaked_rule(ctx.view).get(collection),
         )
         if not leakage.empty:
             near = leakage.table[

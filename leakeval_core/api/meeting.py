@@ -311,8 +311,9 @@ def _with_queries(top, pair: dict, study: Study, view: View, names: dict):
     rows = top.copy()
     if "collection" not in rows.columns:
         rows["collection"] = pair.get("collection", study.titles().collection.iloc[0])
-    pairs = study.pairs(view).table
-    best = nearest_pairs(pairs[pairs.similarity >= study.threshold(view)])
+    given = study.pairs(view)
+    pairs = given.table[given.reached(view.threshold)]  # the pairs that make a topic leaked
+    best = nearest_pairs(pairs)
     texts = (
         pairs.sort_values(["similarity", "train_qid"], ascending=[False, True], kind="stable")
         .drop_duplicates(["collection", "test_qid"])
@@ -376,8 +377,9 @@ def report(
         from leakeval_core.present.story import leaked_sentence
 
         parts.overlap = leakage_overview(study, view)
-        parts.threshold, parts.pairs_source = study.threshold(view), study.pairs(view).source
+        parts.pairs_source = study.pairs(view).source
         parts.leaked = leaked_sentence(study.leaked_rule(view), parts.pairs_source)
+        parts.rule = study.pairs(view).rule(view.threshold)
         parts.warnings = tuple(study.leakage_warnings(view))
     for collection in study.levels("collection"):
         by = [f for f in roles if f]

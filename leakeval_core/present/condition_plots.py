@@ -94,7 +94,7 @@ def scatter_ab_figure(
             )
         )
     above = "A better" if measure.better == "higher" else "B better"
-    fig.update_xaxes(title=f"B: {label_b} — {measure.axis_title}")
+    fig.update_xaxes(title=f"B: {label_b}<br>{measure.axis_title}")
     fig.update_yaxes(title=f"A: {label_a}")
     return style(fig, f"{measure.label} per query (above the diagonal: {above})", height=520)
 

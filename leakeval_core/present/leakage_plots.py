@@ -19,8 +19,9 @@ __all__ = [
 STUDY = "Fröbe et al. 2022, full MS MARCO + ORCAS logs"
 
 
-def leak_share_figure(shares: pd.DataFrame, threshold: float) -> go.Figure:
-    """Share of topics with a near-duplicate per collection, beside the study's share.
+def leak_share_figure(shares: pd.DataFrame, rule: str) -> go.Figure:
+    """Share of topics with a near-duplicate per collection, beside the study's share;
+    `rule` says which pairs make a topic leaked ("lexical similarity ≥ 0.691").
 
     The study searched the whole MS MARCO and ORCAS query logs; an experiment with a sample
     of a log finds fewer, so each mark says whose figure it is. Counts sit at the foot of
@@ -68,7 +69,7 @@ def leak_share_figure(shares: pd.DataFrame, threshold: float) -> go.Figure:
         title="share of topics with a near-duplicate", tickformat=".0%", range=[0, 1.1]
     )
     fig.update_xaxes(title="collection")
-    return style(fig, f"Topics with a near-duplicate in training (similarity ≥ {threshold:.2f})")
+    return style(fig, f"Topics with a near-duplicate in training<br><sup>leaked: {rule}</sup>")
 
 
 def similarity_figure(pairs: pd.DataFrame, threshold: float, bins: int = 40) -> go.Figure:

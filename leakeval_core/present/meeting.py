@@ -66,7 +66,6 @@ class ReportParts:
     """The Story (`present.story.Story`), or why it does not apply."""
     overlap: Any = None
     """Which topics leaked (`api.LeakageOverview`), where the experiment has pairs."""
-    threshold: float | None = None
     pairs_source: str = ""
     means: dict[str, pd.DataFrame] = field(default_factory=dict)
     """Per collection: each condition's mean with its interval."""
@@ -80,6 +79,8 @@ class ReportParts:
     """The audit against the design's baseline (an `api.Audit`), where it names one."""
     leaked: str = ""
     """Which topics count as leaked, in one sentence (`story.leaked_sentence`)."""
+    rule: str = ""
+    """The rule alone, for a chart's title: "lexical similarity ≥ 0.691"."""
     warnings: tuple[str, ...] = ()
     """What the reader must know before any figure (`Study.leakage_warnings`)."""
 
@@ -199,11 +200,11 @@ def _overlap(parts: ReportParts) -> list[tuple[str, str, object]]:
             "Leakage overlap",
             f"Topics with a near-duplicate among the training queries. {parts.leaked} The "
             "marks are the leakage study's shares over all of MS MARCO and ORCAS.",
-            (leak_share_figure(parts.overlap.share, parts.threshold), parts.overlap.share),
+            (leak_share_figure(parts.overlap.share, parts.rule), parts.overlap.share),
         ),
         (
             "Kinds of near-duplicate",
-            "The pairs at that threshold by how the training query relates to the topic.",
+            "The pairs that make a topic leaked, by how the training query relates to it.",
             category_counts_figure(parts.overlap.categories),
         ),
     ]

@@ -159,8 +159,8 @@ def test_drilldown_means_match_the_scores_table(app, demo_scores, demo_experimen
     delta = wide.leaked - wide.none
     on = delta[delta.index.isin(flags)]
     off = delta[~delta.index.isin(flags)]
-    assert metric(at, f"A − B on leaked topics ({len(on)})") == f"{on.mean():.4f}"
-    assert metric(at, f"A − B on other topics ({len(off)})") == f"{off.mean():.4f}"
+    assert metric(at, f"A − B, {len(on)} leaked") == f"{on.mean():.4f}"
+    assert metric(at, f"A − B, {len(off)} other") == f"{off.mean():.4f}"
     widget(at.selectbox, "b_model").set_value("monot5").run()
     other = condition[condition.leakage == "none"]  # still colbert: B changed model only
     assert metric(at, "Mean nDCG@10, B") != f"{other.value.mean():.4f}"

@@ -1,5 +1,5 @@
-"""In Chromium at 1280×720: the leakage pages at thresholds 0, 0.5 and 1 show no "nan" and
-no "-0.00", every chart keeps its axis titles inside its box and clear of its title, and the
+"""In Chromium at 1280×720: every page at thresholds 0, 0.5 and 1 shows no "nan" and no
+"-0.00", every chart keeps its axis titles inside its box and clear of its title, and the
 audit's leaderboard fits the window. One server for the module (tests/app/conftest.py)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from tests.app.test_browser import DRAWN_CHART, SHOTS, wait_until_idle
+from tests.app.test_browser import DRAWN_CHART, HEADING, MAIN_CONTENT, SHOTS, wait_until_idle
 from tests.app.test_browser import pytestmark as browser_marks
 
 pytestmark = browser_marks
@@ -16,7 +16,11 @@ pytestmark = browser_marks
 
 UNDEFINED = re.compile(r"\bnan\b|[-−]0\.0+\b", re.IGNORECASE)
 VIEWS = [
+    ("", "Story", {}),
+    ("datasets", "Dataset browser", {}),
     ("leakage", "Leakage overlap", {}),
+    ("queries", "Per-query drill-down", {}),
+    ("conditions", "Condition comparison", {"conditions_tab": "Inflation"}),
     ("audit", "Leakage audit", {"audit_tab": "Per model"}),
     ("audit", "Leakage audit", {"audit_tab": "Closer look"}),
 ]
@@ -30,11 +34,11 @@ BOXES = """(chart) => {
 }"""
 
 
-def open_view(page, url: str, heading: str) -> None:
+def open_view(page, url: str, name: str) -> None:
     page.goto(url)
-    page.locator("h2", has_text=heading).first.wait_for(timeout=180_000)
+    page.locator("h2", has_text=HEADING.get(name, name)).first.wait_for(timeout=180_000)
     wait_until_idle(page)
-    page.locator(DRAWN_CHART).first.wait_for(timeout=120_000)
+    page.locator(MAIN_CONTENT[name]).first.wait_for(timeout=120_000)
     wait_until_idle(page)
 
 
@@ -62,18 +66,18 @@ def overlap(a: dict, b: dict) -> bool:
 
 
 @pytest.mark.parametrize("threshold", ["0", "0.5", "1"])
-def test_leakage_pages_show_no_nan_and_keep_axis_titles_in_view(app_url, browser, threshold):
+def test_every_page_shows_no_nan_and_keeps_axis_titles_in_view(app_url, browser, threshold):
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     try:
-        for path, heading, query in VIEWS:
+        for path, name, query in VIEWS:
             params = "&".join(f"{k}={v.replace(' ', '+')}" for k, v in query.items())
-            open_view(page, f"{app_url}/{path}?threshold={threshold}&{params}", heading)
+            open_view(page, f"{app_url}/{path}?threshold={threshold}&{params}", name)
             where = f"{path} {query} at threshold {threshold}"
             assert page.locator('[data-testid="stException"]').count() == 0, where
             bad = UNDEFINED.findall(shown_text(page))
             assert not bad, f"{where} shows {bad}"
             charts = page.locator(f"{DRAWN_CHART}:visible").all()
-            assert charts, where
+            assert charts or MAIN_CONTENT[name] != DRAWN_CHART, where
             for chart in charts:
                 boxes = chart.locator("xpath=ancestor::div[contains(@class,'js-plotly-plot')]")
                 found = boxes.first.evaluate(BOXES)
@@ -87,9 +91,9 @@ def test_leakage_pages_show_no_nan_and_keep_axis_titles_in_view(app_url, browser
                         assert not overlap(title, heading_box), (
                             f"{where}: the y title runs into the chart's title"
                         )
-            name = f"figures-{path}-{'-'.join(query.values()) or 'main'}-t{threshold}"
+            shot = f"figures-{path or 'story'}-{'-'.join(query.values()) or 'main'}-t{threshold}"
             SHOTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(SHOTS / f"{name.replace(' ', '-')}.png"))
+            page.screenshot(path=str(SHOTS / f"{shot.replace(' ', '-')}.png"))
     finally:
         page.close()
 

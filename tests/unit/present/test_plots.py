@@ -177,7 +177,7 @@ def test_leak_shares_label_zero_bars_and_say_whose_the_marks_are():
             "study_share": [37 / 50, 172 / 250],
         }
     )
-    bars, marks = leak_share_figure(shares, 0.8).data
+    bars, marks = leak_share_figure(shares, "lexical similarity ≥ 0.8").data
     assert list(bars.text) == ["0% (0/50)", "30% (75/250)"]
     # the 0% above its bar; a taller bar's count at its foot, clear of the study's mark
     assert list(bars.textposition) == ["outside", "inside"] and bars.cliponaxis is False
