@@ -80,8 +80,6 @@ unicode packages rejects them."""
 
 LATEX_COLUMNS = (
     "n",
-    "leaked_topics",
-    "other_topics",
     "gain_leaked",
     "gain_other",
     "delta",
@@ -93,11 +91,12 @@ LATEX_COLUMNS = (
 )
 """The figures a paper's table keeps, beside the columns that say which row it is: the
 rest (test statistic, raw p, wins, ties) stay in the CSV, so the table fits a column."""
+LATEX_LEFT_OUT = ("significant", "leaked_topics", "other_topics")
+"""Columns a paper's table leaves out wherever they stand: the dagger marks significance, and
+the caption's leaked rule gives the leaked and other topics per collection."""
 LATEX_HEADERS = {
-    "leaked_topics": "leaked",
-    "other_topics": "other",
-    "gain_leaked": "gain leaked",
-    "gain_other": "gain other",
+    "gain_leaked": "leaked",
+    "gain_other": "other",
     "difference": "diff.",
     "p_adjusted": "adj. $p$",
     "interval": "interval",
@@ -117,7 +116,7 @@ def _latex_escape(text: str) -> str:
 def latex_columns(frame: pd.DataFrame) -> list[str]:
     """The columns of a paper's table: those that say which row it is (every column before
     the first figure), then the key figures."""
-    columns = [c for c in frame.columns if c != "significant"]
+    columns = [c for c in frame.columns if c not in LATEX_LEFT_OUT]
     figures = [i for i, c in enumerate(columns) if c in LATEX_COLUMNS]
     if not figures:
         return columns
