@@ -411,3 +411,29 @@ def test_the_audit_from_files_is_the_experiments(audit_dir, tmp_path, capsys):
     assert files.run.tolist() == folder.table.model.tolist()
     for column in AUDITED:
         assert files[column].tolist() == pytest.approx(folder.table[column].tolist(), rel=1e-12)
+
+
+def test_the_audit_story_json_answers_for_every_model_in_the_designs_order(
+    audit_dir, tmp_path, capsys, monkeypatch
+):
+    """`leakeval story --json` on an audit experiment: the headline is the leakage answer for
+    the design's first model, picked before looking, and every audited model's answer is
+    listed with its verdict, as the audit computes it."""
+    import json
+
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    assert main(["story", str(audit_dir), "--json"]) == 0
+    told = json.loads(capsys.readouterr().out)
+    rows = api.audit(audit_dir).table
+    here = rows[(rows.split == "leaked") & (rows.collection == told["pair"]["collection"])]
+    assert told["kind"] == "audit" and told["opening"] == "first"
+    assert told["headline"] == told["answer"]
+    assert [a["model"] for a in told["answers"]] == here.model.tolist()
+    assert told["pair"]["model"] == here.model.iloc[0]
+    for answer, row in zip(told["answers"], here.itertuples(), strict=True):
+        assert (answer["verdict"], answer["p_adjusted"], answer["mde"]) == (
+            row.verdict,
+            row.p_adjusted,
+            row.mde,
+        )
+    assert told["leaked"].startswith("Leaked topics")
