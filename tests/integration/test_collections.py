@@ -2,7 +2,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -68,27 +67,22 @@ def test_ir_datasets_and_files_agree():
 @needs_irds
 def test_documents_absent_is_none_not_an_error():
     collection = load_collection(CollectionSpec("core17", ir_datasets="core17"))
-    start = time.monotonic()
-    assert document_text(collection, "497476") is None
-    assert time.monotonic() - start < 10
+    assert document_text(collection, "497476") is None  # how fast: bench/offline_bench.py
 
 
 def test_offline_failure_is_fast_and_names_the_file(tmp_path):
     env = {**os.environ, "IR_DATASETS_HOME": str(tmp_path / "irds")}
-    start = time.monotonic()
     out = subprocess.run(
         [sys.executable, "-m", "leakeval_core.cli", "collection", "stats", "core17"],
         capture_output=True,
         text=True,
         env=env,
-        timeout=60,
+        timeout=60,  # a bound, not a target: bench/offline_bench.py times it
     )
-    elapsed = time.monotonic() - start
     assert out.returncode == 2
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("leakeval: ")
     assert str(tmp_path / "irds" / "nyt" / "trec-core-2017" / "queries.txt") in lines[0]
-    assert elapsed < 15, elapsed
 
 
 def test_collection_list(capsys):

@@ -43,6 +43,18 @@ def robust(tmp_path_factory):
     return root
 
 
+def detect_lexically() -> list[str]:
+    """The flags that detect Robust04's topics lexically in the real MS MARCO sample."""
+    return [
+        "--topics",
+        str(realdata("robust04", "topics.txt")),
+        "--train-queries",
+        str(realdata("msmarco", "doctrain-queries.sample.csv")),
+        "--method",
+        "lexical",
+    ]
+
+
 @pytest.fixture(scope="module")
 def pairs_file(robust):
     """The pairs `leakeval leakage --method lexical` writes, with its sidecar."""
@@ -50,12 +62,7 @@ def pairs_file(robust):
     code = main(
         [
             "leakage",
-            "--topics",
-            str(realdata("robust04", "topics.txt")),
-            "--train-queries",
-            str(realdata("msmarco", "doctrain-queries.sample.csv")),
-            "--method",
-            "lexical",
+            *detect_lexically(),
             "--sample-of",
             "msmarco-document/train",
             "--out",
@@ -120,16 +127,7 @@ def test_four_paths_flag_the_same_topics(robust, pairs_file, tmp_path):
     assert result.table.leaked_topics.iloc[0] == 9
 
     assert leaked_in(audit_cli(robust, tmp_path, "--pairs", str(pairs_file))) == 9
-    inline = audit_cli(
-        robust,
-        tmp_path,
-        "--topics",
-        str(realdata("robust04", "topics.txt")),
-        "--train-queries",
-        str(realdata("msmarco", "doctrain-queries.sample.csv")),
-        "--method",
-        "lexical",
-    )
+    inline = audit_cli(robust, tmp_path, *detect_lexically())
     assert leaked_in(inline) == 9
 
 
