@@ -13,7 +13,7 @@ beside it.
 `--nested` reports the figures the README quotes instead: for each method, every choice
 behind it (signals, the definition word list's halves, C, the encoder for `ensemble` and
 `all`) made inside the training folds of a topic-grouped nested CV
-(`leakeval_core/leakage/selection.py`); the outer folds' pooled ROC AUC with a 95% interval
+(`leakeval_fit/detector_selection.py`); the outer folds' pooled ROC AUC with a 95% interval
 from resampling topics, its spread over re-drawn outer splits, the different needs rejected
 at 90% / 95% recall, precision and recall at thresholds chosen inside the training folds,
 and which candidate each outer fold chose.
@@ -98,9 +98,9 @@ def relations(labels, repeats: int) -> None:
     """Agreement with the annotators' relation of near-duplicates to the topic's title and to
     the matched variant: the rule alone, and the rule or a fitted model chosen inside the
     training folds (`leakage.relations`), on the same outer folds."""
-    from leakeval_core.leakage import relation_selection as nested_rel
     from leakeval_core.leakage import relations as rel
     from leakeval_core.leakage.text import normalize
+    from leakeval_fit import relation_selection as nested_rel
 
     near = labels.table[labels.table.near_duplicate == 1]
     print(
@@ -133,9 +133,9 @@ def matched_categories(labels, repeats: int) -> None:
     a title), with the title relation refitted inside each outer fold (C chosen inside it)
     and only held-out topics scored: the shipped figure is in-sample for title matches."""
     from leakeval_core.leakage import relations as rel
-    from leakeval_core.leakage.relation_selection import choose_c
-    from leakeval_core.leakage.selection import grouped_folds
     from leakeval_core.leakage.text import normalize
+    from leakeval_fit.detector_selection import grouped_folds
+    from leakeval_fit.relation_selection import choose_c, fit_relation
 
     near = labels.table[labels.table.near_duplicate == 1]
     titles = near[near.title_relation != ""].reset_index(drop=True)
@@ -158,7 +158,7 @@ def matched_categories(labels, repeats: int) -> None:
             c, _ = choose_c(title_features[fit], title_truth[fit], title_topics[fit], seed=seed)
             rows = held[on_title[held]]
             if c is not None and len(rows):
-                model = rel.fit_relation(title_features[fit], title_truth[fit], c)
+                model = fit_relation(title_features[fit], title_truth[fit], c)
                 predicted[rows] = model.predict(features.iloc[rows])
             per_fold.append((predicted[held] == truth[held]).mean())
         print(f"  nested, split {seed}: {np.mean(per_fold):.3f} (mean over held-out folds)")
@@ -168,8 +168,8 @@ def fit_title_relation(labels) -> None:
     """The shipped TITLE_RELATION: C chosen by grouped CV on every judged title relation (the
     procedure `--relations` measures), then fitted on them all. Prints the literal."""
     from leakeval_core.leakage import relations as rel
-    from leakeval_core.leakage.relation_selection import choose_c
     from leakeval_core.leakage.text import normalize
+    from leakeval_fit.relation_selection import choose_c, fit_relation
 
     near = labels.table[labels.table.near_duplicate == 1]
     rows = near[near.title_relation != ""].reset_index(drop=True)
@@ -179,7 +179,7 @@ def fit_title_relation(labels) -> None:
     print(f"chosen: {'the rule' if c is None else f'C = {c:g}'} (inner agreement {inner:.3f})")
     if c is None:
         return
-    model = rel.fit_relation(features, truth, c)
+    model = fit_relation(features, truth, c)
 
     def numbers(values) -> str:
         return "(" + ", ".join(f"{v:.4f}" for v in values) + ",)"
@@ -201,7 +201,7 @@ def nested(labels, repeats: int, signals: str | None) -> list[dict]:
 
     from sklearn.metrics import average_precision_score
 
-    from leakeval_core.leakage import selection
+    from leakeval_fit import detector_selection as selection
 
     encoders = tuple(e for e in ("minilm", "mpnet") if encoder_installed(e))
     start = time.perf_counter()

@@ -5,7 +5,8 @@ generalization.
 agrees with the annotators on 59% of pairs, so there a multinomial logistic model decides,
 over what the rule looks at (its own answer, which content words each side lacks, question
 form) and signs the rule ignores (a missing word and an added one sharing their first
-letters, an added year). `relation_selection` measures both on held-out topics.
+letters, an added year). `leakeval_fit.relation_selection` fits the model and measures
+both on held-out topics.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ __all__ = [
     "HOW_RELATED",
     "TITLE_RELATION",
     "RelationModel",
-    "fit_relation",
     "relate",
     "relation_features",
 ]
@@ -217,24 +217,3 @@ def relate(features: pd.DataFrame, fields: pd.Series) -> np.ndarray:
     if titled.any():
         out[titled] = TITLE_RELATION.predict(features[titled])
     return out
-
-
-def fit_relation(features: pd.DataFrame, truth: np.ndarray, c: float) -> RelationModel:
-    """The model at regularisation `c` (sklearn's C) fitted on these pairs."""
-    from sklearn.linear_model import LogisticRegression
-
-    x = features[list(FEATURES)].to_numpy(dtype=float)
-    mean, scale = x.mean(axis=0), x.std(axis=0)
-    scale = np.where(scale > 0, scale, 1.0)  # a feature constant here adds nothing
-    model = LogisticRegression(C=c, max_iter=5000).fit((x - mean) / scale, truth)
-    weights, intercepts = model.coef_, model.intercept_
-    if len(model.classes_) == 2:  # one row, for the second class: the first's logit is 0
-        weights = np.vstack([np.zeros_like(weights[0]), weights[0]])
-        intercepts = np.r_[0.0, intercepts]
-    return RelationModel(
-        tuple(map(float, mean)),
-        tuple(map(float, scale)),
-        tuple(tuple(map(float, row)) for row in weights),
-        tuple(map(float, intercepts)),
-        tuple(map(str, model.classes_)),
-    )

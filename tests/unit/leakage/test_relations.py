@@ -1,6 +1,6 @@
-"""`leakage.relations`: the features the fitted relation sees, and the nested selection's
-mechanics (written examples only test mechanics; quality figures come from the bench on the
-real labels)."""
+"""`leakage.relations`: the features the fitted relation sees, and the mechanics of its nested
+selection (`leakeval_fit.relation_selection`; written examples only test mechanics, quality
+figures come from the bench on the real labels)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from leakeval_core.leakage.relation_selection import agreement_interval, nested_relations
 from leakeval_core.leakage.relations import relate, relation_features
 from leakeval_core.leakage.text import normalize
+from leakeval_fit.relation_selection import agreement_interval, nested_relations
 
 
 def test_features_count_what_each_side_lacks():
@@ -76,8 +76,8 @@ def test_agreement_is_the_mean_over_outer_folds():
 def test_the_shipped_title_relation_is_the_fit_on_the_judged_titles():
     """TITLE_RELATION is the fitting procedure's output on the development labels (its C
     chosen by grouped CV), rounded: it relates every judged pair as a fresh fit does."""
-    from leakeval_core.leakage.relation_selection import choose_c
-    from leakeval_core.leakage.relations import TITLE_RELATION, fit_relation, relate
+    from leakeval_core.leakage.relations import TITLE_RELATION, relate
+    from leakeval_fit.relation_selection import choose_c, fit_relation
     from tests.unit.leakage.test_evaluate import dev_labels
 
     table = dev_labels().table

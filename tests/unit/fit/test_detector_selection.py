@@ -11,14 +11,14 @@ import pandas as pd
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from leakeval_core.leakage.selection import (
+from leakeval_fit.detector_selection import (
     Candidate,
     NestedResult,
     calibration,
     candidate_space,
+    choose_candidate,
     grouped_folds,
     nested_cross_validation,
-    select,
     signal_table,
     topic_bootstrap,
 )
@@ -81,7 +81,7 @@ def test_selection_finds_the_informative_signal():
         Candidate(("lexical",)),
         Candidate(("minilm:semantic", "minilm:title_coverage"), 1.0),
     ]
-    best, out_of_fold = select(candidates, features, y, groups)
+    best, out_of_fold = choose_candidate(candidates, features, y, groups)
     assert best == candidates[1] and len(out_of_fold) == len(y)
     assert roc_auc_score(y, out_of_fold) > 0.8
     result = nested_cross_validation(candidates, features, y, groups)

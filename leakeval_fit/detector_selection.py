@@ -29,10 +29,10 @@ __all__ = [
     "NestedResult",
     "calibration",
     "candidate_space",
+    "choose_candidate",
     "fold_auc",
     "grouped_folds",
     "nested_cross_validation",
-    "select",
     "signal_table",
     "topic_bootstrap",
     "topic_resamples",
@@ -191,7 +191,7 @@ def nested_cross_validation(
     chosen = []
     for fold, (train, test) in enumerate(grouped_folds(y, groups, outer, seed)):
         fold_of[test] = fold
-        best, inner_scores = select(
+        best, inner_scores = choose_candidate(
             candidates, features.iloc[train], y[train], groups[train], inner, seed
         )
         chosen.append(best.name)
@@ -216,7 +216,7 @@ def calibration(scores: np.ndarray, y: np.ndarray) -> Callable[[np.ndarray], np.
     return lambda s: model.predict_proba(np.asarray(s, float).reshape(-1, 1))[:, 1]
 
 
-def select(
+def choose_candidate(
     candidates: list[Candidate],
     features: pd.DataFrame,
     y: np.ndarray,

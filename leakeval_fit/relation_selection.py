@@ -1,7 +1,7 @@
 """Is a fitted relation better than the rule? Measured as detection quality is
-(`selection`): nested, topic-grouped CV.
+(`detector_selection`): nested, topic-grouped CV.
 
-For each outer fold the rule or the model (`relations.fit_relation`) at one C is chosen by
+For each outer fold the rule or the model (`fit_relation`) at one C is chosen by
 inner agreement on the training topics; only the held-out topics' agreement is reported,
 with an interval from resampling topics within folds.
 """
@@ -13,10 +13,16 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from leakeval_core.leakage.relations import fit_relation
-from leakeval_core.leakage.selection import CS, grouped_folds, topic_resamples
+from leakeval_core.leakage.relations import FEATURES, RelationModel
+from leakeval_fit.detector_selection import CS, grouped_folds, topic_resamples
 
-__all__ = ["RelationResult", "agreement_interval", "choose_c", "nested_relations"]
+__all__ = [
+    "RelationResult",
+    "agreement_interval",
+    "choose_c",
+    "fit_relation",
+    "nested_relations",
+]
 
 RULE = "rule"
 
@@ -107,3 +113,24 @@ def agreement_interval(
     ]
     low, high = np.percentile(values, [2.5, 97.5])
     return float(low), float(high)
+
+
+def fit_relation(features: pd.DataFrame, truth: np.ndarray, c: float) -> RelationModel:
+    """The model at regularisation `c` (sklearn's C) fitted on these pairs."""
+    from sklearn.linear_model import LogisticRegression
+
+    x = features[list(FEATURES)].to_numpy(dtype=float)
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale = np.where(scale > 0, scale, 1.0)  # a feature constant here adds nothing
+    model = LogisticRegression(C=c, max_iter=5000).fit((x - mean) / scale, truth)
+    weights, intercepts = model.coef_, model.intercept_
+    if len(model.classes_) == 2:  # one row, for the second class: the first's logit is 0
+        weights = np.vstack([np.zeros_like(weights[0]), weights[0]])
+        intercepts = np.r_[0.0, intercepts]
+    return RelationModel(
+        tuple(map(float, mean)),
+        tuple(map(float, scale)),
+        tuple(tuple(map(float, row)) for row in weights),
+        tuple(map(float, intercepts)),
+        tuple(map(str, model.classes_)),
+    )
