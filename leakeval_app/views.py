@@ -50,12 +50,12 @@ def _inflation(key, settings: View, leaked, clean, _study) -> api.Inflation:
     return api.inflation(_study, view=settings, leaked=leaked, clean=clean)
 
 
-def ranking(ctx: AppContext, within: tuple) -> pd.DataFrame:
-    return _ranking(ctx.key, ctx.settings, within, ctx.study)
+def ranking_change(ctx: AppContext, within: tuple) -> pd.DataFrame:
+    return _ranking_change(ctx.key, ctx.settings, within, ctx.study)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def _ranking(key, settings: View, within: tuple, _study) -> pd.DataFrame:
+def _ranking_change(key, settings: View, within: tuple, _study) -> pd.DataFrame:
     return api.ranking_change(_study, settings, within)
 
 

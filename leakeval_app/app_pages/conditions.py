@@ -137,7 +137,7 @@ with tab_tau:
             st.info(why, icon=":material/info:")
         else:
             within = [f for f in ("collection", x) if f not in (design.system, design.leakage)]
-            taus = api.rows_at(views.ranking(ctx, tuple(dict.fromkeys(within))), fixed)
+            taus = api.rows_at(views.ranking_change(ctx, tuple(dict.fromkeys(within))), fixed)
             show_fig(tau_figure, taus, within[-1], ctx.palette)
             st.caption(
                 f"Kendall's τ between the {design.system} rankings under two {design.leakage} "

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from leakeval_core.evaluation.conventions import Conventions
-from leakeval_core.evaluation.ranking import rank_run
+from leakeval_core.evaluation.run_order import rank_run
 
 __all__ = ["collection_summary", "grade_counts", "ranked_list", "topic_table"]
 

@@ -168,7 +168,7 @@ def ranking_change(
     data: Study | Any, view: View, within: Sequence[str], design: Design | None = None
 ) -> pd.DataFrame:
     """Kendall's tau between the system rankings under two leakage levels, with intervals."""
-    from leakeval_core.analysis.ranking import ranking_change as change
+    from leakeval_core.analysis.rank_agreement import ranking_change as change
 
     study = Study.open(data)
     design = design or study.design

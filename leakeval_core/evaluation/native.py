@@ -17,7 +17,7 @@ import numpy as np
 from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.measures import FAMILIES, Measure
 from leakeval_core.evaluation.qrels import PreparedQrels
-from leakeval_core.evaluation.ranking import Ranked
+from leakeval_core.evaluation.run_order import Ranked
 
 __all__ = ["COMPUTE", "native_scores"]
 

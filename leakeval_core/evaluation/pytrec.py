@@ -14,7 +14,7 @@ import numpy as np
 
 from leakeval_core.evaluation.measures import Measure, parse_measures
 from leakeval_core.evaluation.qrels import PreparedQrels
-from leakeval_core.evaluation.ranking import Ranked, rank
+from leakeval_core.evaluation.run_order import Ranked, rank
 from leakeval_core.io.arrays import from_numpy
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ Two providers compute the same numbers and the tests hold them together:
   enough to score hundreds of runs;
 - pytrec_eval (`pytrec`), the reference, which also serves every other trec_eval measure.
 
-Both see the run in leakeval's own order (`ranking`): score descending, then docid in the
+Both see the run in leakeval's own order (`run_order`): score descending, then docid in the
 tie order, cut at `depth`.
 """
 
@@ -26,7 +26,7 @@ from leakeval_core.evaluation.measures import Measure, parse_measure, parse_meas
 from leakeval_core.evaluation.native import native_scores
 from leakeval_core.evaluation.pytrec import pytrec_columns
 from leakeval_core.evaluation.qrels import PreparedQrels
-from leakeval_core.evaluation.ranking import Ranked, rank
+from leakeval_core.evaluation.run_order import Ranked, rank
 from leakeval_core.io import trec
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from leakeval_core.analysis.paired import (
     randomization_test,
     t_interval,
 )
-from leakeval_core.analysis.ranking import ranking_change
+from leakeval_core.analysis.rank_agreement import ranking_change
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.design import Design
 from leakeval_core.leakage.table import ground_truth, leaked_qids
@@ -295,7 +295,7 @@ def test_kendall_tau_b_is_scipys(seed):
     rng = np.random.default_rng(seed)
     x, y = rng.integers(0, 4, size=(2, 6)).astype(float)  # with ties
     expected = sps.kendalltau(x, y).statistic
-    from leakeval_core.analysis.ranking import kendall_tau_b
+    from leakeval_core.analysis.rank_agreement import kendall_tau_b
 
     assert kendall_tau_b(x, y) == pytest.approx(expected, nan_ok=True)
 

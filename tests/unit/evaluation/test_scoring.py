@@ -9,7 +9,7 @@ from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.measures import parse_measure
 from leakeval_core.evaluation.pytrec import score_with_pytrec_eval
 from leakeval_core.evaluation.qrels import PreparedQrels
-from leakeval_core.evaluation.ranking import rank_run
+from leakeval_core.evaluation.run_order import rank_run
 from leakeval_core.evaluation.scoring import score_run
 from leakeval_core.io import trec
 from tests.support import realdata
