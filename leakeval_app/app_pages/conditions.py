@@ -207,15 +207,15 @@ with tab_more:
                 on_click="ignore",
                 key="report_download",
             )
-        with st.expander("Metric-convention audit: how these means move under other conventions"):
+        with st.expander("Convention sensitivity: how these means move under other conventions"):
             conditions = means[by].assign(**fixed).to_dict("records")
             st.caption(
                 f"Recomputes the {len(conditions)} conditions on screen with one convention "
                 "changed at a time; the first run rescoring many runs takes a while."
             )
-            if st.button("Run the audit", key="audit_conditions"):
+            if st.button("Recompute", key="audit_conditions"):
                 bar = st.progress(0.0)
-                audit = api.convention_audit(
+                sensitivity = api.convention_sensitivity(
                     ctx.study,
                     ctx.settings,
                     conditions,
@@ -224,4 +224,4 @@ with tab_more:
                     ),
                 )
                 bar.empty()
-                show_table(audit)
+                show_table(sensitivity)

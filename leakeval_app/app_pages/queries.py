@@ -219,11 +219,11 @@ with tab_one:
 if presenting:
     st.stop()
 audit = lazy_expander(
-    "Metric-convention audit: how these numbers move under other conventions", "queries_audit"
+    "Convention sensitivity: how these numbers move under other conventions", "queries_audit"
 )
 with audit:
     if audit.open:
         st.caption("Recomputes conditions A and B with one convention changed at a time.")
-        if st.button("Run the audit", key="audit_queries"):
+        if st.button("Recompute", key="audit_queries"):
             with st.spinner("Rescoring A and B under each alternative…"):
-                show_table(api.convention_audit(ctx.study, ctx.settings, [a, b]))
+                show_table(api.convention_sensitivity(ctx.study, ctx.settings, [a, b]))

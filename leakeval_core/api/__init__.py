@@ -28,7 +28,7 @@ _LAZY = {
     "compare": "comparison",
     "condition_label": "comparison",
     "condition_means": "comparison",
-    "convention_audit": "comparison",
+    "convention_sensitivity": "comparison",
     "fold_rule": "comparison",
     "paired": "comparison",
     "per_query_table": "comparison",

@@ -221,13 +221,13 @@ def versus_run(
     )
 
 
-def convention_audit(
+def convention_sensitivity(
     data: Study | Any, view: View, conditions: list[Mapping], progress: Progress | None = None
 ) -> pd.DataFrame:
     """The conditions' means recomputed with one convention changed at a time."""
-    from leakeval_core.analysis.convention_audit import audit_conventions
+    from leakeval_core.analysis import convention_sensitivity as sensitivity
 
     study = Study.open(data)
-    return audit_conventions(
+    return sensitivity.convention_sensitivity(
         study.experiment, conditions, view.measure, view.conventions, progress=progress
     )

@@ -1,4 +1,4 @@
-"""Metric-convention audit: the same view recomputed under each alternative convention.
+"""Convention sensitivity: the same view recomputed under each alternative convention.
 
 Graded qrels are where published numbers silently disagree (gain, relevance threshold, tie
 order, missing queries); this puts the size of each disagreement on screen.
@@ -18,7 +18,7 @@ from leakeval_core.experiment.cache import Cache
 from leakeval_core.experiment.manifest import Experiment
 from leakeval_core.experiment.scores import Progress, score_experiment
 
-__all__ = ["audit_conventions", "convention_variants"]
+__all__ = ["convention_sensitivity", "convention_variants"]
 
 
 def convention_variants(base: Conventions) -> list[tuple[str, Conventions]]:
@@ -38,7 +38,7 @@ def convention_variants(base: Conventions) -> list[tuple[str, Conventions]]:
     ]
 
 
-def audit_conventions(
+def convention_sensitivity(
     experiment: Experiment,
     conditions: Sequence[Mapping[str, object]],
     measure: str,
