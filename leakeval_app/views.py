@@ -66,7 +66,7 @@ def topics(ctx: AppContext, name: str) -> tuple[pd.DataFrame, dict]:
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def _topics(key, settings: View, name: str, _study) -> tuple[pd.DataFrame, dict]:
-    return api.topic_table(_study, settings, name)
+    return api.collection_topics(_study, settings, name)
 
 
 def detection_quality(ctx: AppContext):

@@ -8,10 +8,10 @@ import pandas as pd
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.run_order import rank_run
 
-__all__ = ["collection_summary", "grade_counts", "ranked_list", "topic_table"]
+__all__ = ["collection_summary", "grade_counts", "ranked_list", "topic_judgments"]
 
 
-def topic_table(
+def topic_judgments(
     topics: pd.DataFrame, qrels: pd.DataFrame, leaked: pd.DataFrame | None = None
 ) -> pd.DataFrame:
     """One row per topic: its text, judged and per-grade counts, and the leaked flag.

@@ -18,11 +18,14 @@ from leakeval_core.analysis.split import Split, leaked_vs_other
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.design import Design
 
-__all__ = ["Inflation", "inflation"]
+__all__ = ["InflationTables", "inflation"]
 
 
 @dataclass(frozen=True)
-class Inflation:
+class InflationTables:
+    """What `inflation` computes; the API's `Inflation` result adds the measure, the leakage
+    threshold and source, and the caption."""
+
     table: pd.DataFrame = field(repr=False)
     """Per combination of the other factors: the leaked-minus-other answer
     (`split.leaked_vs_other`) for the leaked condition's per-topic gain over its clean twin,
@@ -38,7 +41,7 @@ def inflation(
     better: str = "higher",
     top: int = 10,
     statistics: Statistics = Statistics(),
-) -> Inflation:
+) -> InflationTables:
     """Split each leaked-vs-clean pair's per-query gain by leaked and other topics.
 
     `leaked` holds (collection, qid) of topics with a near-duplicate; `design` names the
@@ -78,7 +81,7 @@ def inflation(
     top_table = top_table[[c for c in order if c in top_table.columns]].rename(
         columns={"a": str(leaked_level), "b": str(clean_level)}
     )
-    return Inflation(summary, top_table)
+    return InflationTables(summary, top_table)
 
 
 def _pairs(

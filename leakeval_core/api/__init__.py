@@ -48,7 +48,7 @@ _LAZY = {
     "inflation": "leakage",
     "labels_seen_in_fitting": "leakage",
     "leakage_overview": "leakage",
-    "topic_table": "leakage",
+    "collection_topics": "leakage",
     "report": "meeting",
     "story": "meeting",
     "story_answers": "meeting",

@@ -260,7 +260,7 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
     """`groups` and `covers` given in the call take the place of the experiment's own."""
     from leakeval_core.analysis import audit as analysis
     from leakeval_core.analysis.split import Split, leaked_vs_other
-    from leakeval_core.api.inputs import topic_table
+    from leakeval_core.api.inputs import as_topic_groups
     from leakeval_core.api.study import with_collection
     from leakeval_core.present.story import leaked_sentence
 
@@ -272,11 +272,11 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
     covered = (
         source.covered()
         if covers is None
-        else with_collection(topic_table(covers, need_group=False), source)
+        else with_collection(as_topic_groups(covers, need_group=False), source)
     )
     nearest = source.nearest(view)
     groups_table = (
-        source.groups() if groups is None else with_collection(topic_table(groups), source)
+        source.groups() if groups is None else with_collection(as_topic_groups(groups), source)
     )
 
     if strata > 1 and statistics.test != "randomization":

@@ -24,6 +24,7 @@ __all__ = [
     "COLUMN_ALIASES",
     "Table",
     "as_table",
+    "as_topic_groups",
     "detected_pairs",
     "leakage_pairs",
     "named_runs",
@@ -253,7 +254,7 @@ def _pairs_of(source: Any) -> LeakageTable:
     )
 
 
-def topic_table(value: Any, need_group: bool = True) -> pd.DataFrame:
+def as_topic_groups(value: Any, need_group: bool = True) -> pd.DataFrame:
     """Topic groups (or, without `need_group`, a topic list) given as a file, a frame with
     qid (and group, optionally collection) columns, or a mapping of qid to group."""
     import pandas as pd

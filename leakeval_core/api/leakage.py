@@ -32,12 +32,12 @@ __all__ = [
     "TARGET_RECALL",
     "LeakageOverview",
     "at_threshold",
+    "collection_topics",
     "detect_leakage",
     "detection_quality",
     "evaluate_labels",
     "inflation",
     "leakage_overview",
-    "topic_table",
 ]
 
 
@@ -257,10 +257,9 @@ def leakage_overview(data: Study | Any, view: View) -> LeakageOverview:
     )
 
 
-def topic_table(data: Study | Any, view: View, name: str) -> tuple[pd.DataFrame, dict]:
+def collection_topics(data: Study | Any, view: View, name: str) -> tuple[pd.DataFrame, dict]:
     """A collection's topics with judgment counts and leaked flags, and its summary."""
-    from leakeval_core.analysis.collection import collection_summary
-    from leakeval_core.analysis.collection import topic_table as table
+    from leakeval_core.analysis.collection import collection_summary, topic_judgments
 
     study = Study.open(data)
     collection = study.collection(name)
@@ -268,7 +267,7 @@ def topic_table(data: Study | Any, view: View, name: str) -> tuple[pd.DataFrame,
     if leaked is not None:
         leaked = leaked[leaked.collection == name]
     return (
-        table(collection.topics, collection.qrels, leaked),
+        topic_judgments(collection.topics, collection.qrels, leaked),
         collection_summary(collection.topics, collection.qrels),
     )
 
