@@ -35,7 +35,6 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from leakeval_core.analysis.options import Statistics  # noqa: E402
 from leakeval_core.analysis.split import (  # noqa: E402
     MIN_TOPICS,
     ShiftTest,
@@ -44,6 +43,7 @@ from leakeval_core.analysis.split import (  # noqa: E402
     leaked_vs_other,
     minimum_detectable,
 )
+from leakeval_core.analysis.statistics_options import Statistics  # noqa: E402
 
 KS = (2, 3, 4, 5, 6, 8, 10, 15, 25)
 ALPHA = 0.05

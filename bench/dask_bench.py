@@ -23,8 +23,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from leakage_bench import study_topics, synthetic_log  # noqa: E402
 
+from leakeval_core.leakage.detection_options import DetectionOptions  # noqa: E402
 from leakeval_core.leakage.distributed import dask_map  # noqa: E402
-from leakeval_core.leakage.options import DetectionOptions  # noqa: E402
 from leakeval_core.leakage.sharded import detect_shards, local_results  # noqa: E402
 
 

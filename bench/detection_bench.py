@@ -30,14 +30,14 @@ import numpy as np
 import pandas as pd
 
 from leakeval_core.leakage import hybrid
-from leakeval_core.leakage.evaluate import evaluate_detection, labelled_scores
-from leakeval_core.leakage.labels import read_labels
-from leakeval_core.leakage.options import (
+from leakeval_core.leakage.detection_options import (
     available_methods,
     encoder_installed,
     encoder_of,
     is_hybrid,
 )
+from leakeval_core.leakage.evaluate import evaluate_detection, labelled_scores
+from leakeval_core.leakage.labels import read_labels
 from leakeval_core.leakage.similarity import match
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -25,7 +25,7 @@ REAL = ROOT.parent / "shared" / "realdata"
 
 from leakeval_core.io import queries  # noqa: E402
 from leakeval_core.leakage.detect import TopicTexts, detect, topic_texts  # noqa: E402
-from leakeval_core.leakage.options import DetectionOptions  # noqa: E402
+from leakeval_core.leakage.detection_options import DetectionOptions  # noqa: E402
 
 
 def synthetic_log(n: int, chunk: int, seed: int = 0):

@@ -18,9 +18,9 @@ from leakeval_core.errors import LeakevalError, ParseError
 
 _LAZY = {
     "Conventions": "leakeval_core.evaluation.conventions",
-    "DetectionOptions": "leakeval_core.leakage.options",
+    "DetectionOptions": "leakeval_core.leakage.detection_options",
     "Design": "leakeval_core.experiment.design",
-    "Statistics": "leakeval_core.analysis.options",
+    "Statistics": "leakeval_core.analysis.statistics_options",
     "Audit": "leakeval_core.api",
     "Comparison": "leakeval_core.api",
     "Inflation": "leakeval_core.api",

@@ -54,7 +54,7 @@ def shared(*parts: str) -> Path:
 
 def needs_encoder(encoder: str = "minilm") -> None:
     """Skip where a sentence encoder is not installed (`make setup` installs both)."""
-    from leakeval_core.leakage.options import encoder_installed
+    from leakeval_core.leakage.detection_options import encoder_installed
 
     if not encoder_installed(encoder):
         pytest.skip(f"the {encoder} encoder is not installed")

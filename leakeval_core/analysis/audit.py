@@ -22,10 +22,10 @@ import pandas as pd
 from scipy import stats as sps
 
 from leakeval_core.analysis.compare import mean_band
-from leakeval_core.analysis.options import Statistics
 from leakeval_core.analysis.paired import TIE_TOLERANCE
 from leakeval_core.analysis.rank_agreement import kendall_tau_b
 from leakeval_core.analysis.split import MIN_TOPICS, RESAMPLES, Split, at_level
+from leakeval_core.analysis.statistics_options import Statistics
 from leakeval_core.errors import LeakevalError
 
 __all__ = [

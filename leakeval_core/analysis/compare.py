@@ -15,8 +15,8 @@ from scipy import stats as sps
 
 from leakeval_core.analysis.corrections import adjust_families
 from leakeval_core.analysis.folds import Levels, PerQuery, select
-from leakeval_core.analysis.options import Statistics
 from leakeval_core.analysis.paired import TIE_TOLERANCE, compare_pair, difference_interval
+from leakeval_core.analysis.statistics_options import Statistics
 from leakeval_core.errors import LeakevalError
 
 __all__ = [

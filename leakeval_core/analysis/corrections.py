@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from leakeval_core.analysis.options import Correction, Statistics
+from leakeval_core.analysis.statistics_options import Correction, Statistics
 from leakeval_core.errors import LeakevalError
 
 __all__ = ["Correction", "adjust_families", "correct", "per_comparison_alpha"]

@@ -13,8 +13,8 @@ import pandas as pd
 
 from leakeval_core.analysis.compare import Paired, top_inflating
 from leakeval_core.analysis.folds import PerQuery
-from leakeval_core.analysis.options import Statistics
 from leakeval_core.analysis.split import Split, leaked_vs_other
+from leakeval_core.analysis.statistics_options import Statistics
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.design import Design
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from leakeval_core.analysis.options import Statistics, Test
+from leakeval_core.analysis.statistics_options import Statistics, Test
 from leakeval_core.errors import LeakevalError
 
 __all__ = [

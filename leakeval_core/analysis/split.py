@@ -31,8 +31,8 @@ import pandas as pd
 from scipy import stats as sps
 
 from leakeval_core.analysis.corrections import adjust_families
-from leakeval_core.analysis.options import Statistics
 from leakeval_core.analysis.paired import TIE_TOLERANCE
+from leakeval_core.analysis.statistics_options import Statistics
 
 __all__ = [
     "MIN_TOPICS",

@@ -25,7 +25,7 @@ from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.scores import Progress
 
 if TYPE_CHECKING:
-    from leakeval_core.analysis.options import Statistics
+    from leakeval_core.analysis.statistics_options import Statistics
     from leakeval_core.evaluation.measures import Measure
 
 __all__ = ["AUDIT_CAVEAT", "AUDIT_NOTE", "Audit", "CloserLook", "audit", "why_not_audit"]

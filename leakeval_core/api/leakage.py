@@ -13,8 +13,8 @@ from leakeval_core.api.study import Study
 from leakeval_core.api.view import View
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.scores import Progress
+from leakeval_core.leakage.detection_options import DetectionOptions
 from leakeval_core.leakage.evaluate import TARGET_RECALL, at_threshold
-from leakeval_core.leakage.options import DetectionOptions
 from leakeval_core.leakage.relations import HOW_RELATED
 from leakeval_core.leakage.table import CATEGORIES
 from leakeval_core.leakage.text import CATEGORY_RULES
@@ -278,8 +278,8 @@ def detection_quality(data: Study | Any, view: View) -> DetectionQuality | None:
     The method's pairs may have been computed ahead of time; measuring it embeds the
     labelled pairs anew, which needs its encoder installed here.
     """
+    from leakeval_core.leakage.detection_options import available_methods, encoder_of
     from leakeval_core.leakage.evaluate import evaluate_detection
-    from leakeval_core.leakage.options import available_methods, encoder_of
 
     study = Study.open(data)
     labelled = study.labels()
@@ -316,9 +316,9 @@ def evaluate_labels(
     """Each method (default: every installed one) measured against human-labelled pairs,
     cross-validated with folds grouped by topic."""
     from leakeval_core.experiment.collections import topics_from
+    from leakeval_core.leakage.detection_options import available_methods
     from leakeval_core.leakage.evaluate import evaluate_detection
     from leakeval_core.leakage.labels import read_labels
-    from leakeval_core.leakage.options import available_methods
 
     labelled = read_labels(labels, topics_from(topics) if topics else None)
     methods = available_methods() if methods is None else methods

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pandas as pd
 
-    from leakeval_core.analysis.options import Statistics
+    from leakeval_core.analysis.statistics_options import Statistics
     from leakeval_core.evaluation.conventions import Conventions
     from leakeval_core.evaluation.measures import Measure
     from leakeval_core.evaluation.scoring import RunScores, ScoreDiagnostics

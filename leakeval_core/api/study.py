@@ -189,7 +189,7 @@ class Study:
         """The experiment's leakage pairs; a detection that fails is kept as the table's
         `error`, so that everything that does not need leaked flags still works."""
 
-        from leakeval_core.leakage.options import DetectionOptions
+        from leakeval_core.leakage.detection_options import DetectionOptions
         from leakeval_core.leakage.table import LEAKAGE_COLUMNS, LeakageTable, load_leakage
 
         method = method or self.method()

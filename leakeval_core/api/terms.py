@@ -6,8 +6,8 @@ the API layer. Nothing heavy is imported: the CLI builds its parser from these.
 
 from __future__ import annotations
 
-from leakeval_core.analysis.options import Statistics
-from leakeval_core.leakage.options import (
+from leakeval_core.analysis.statistics_options import Statistics
+from leakeval_core.leakage.detection_options import (
     APP_DETECTION_LIMIT,
     JUDGED,
     LOCAL_CLUSTER,

@@ -20,11 +20,11 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, get_args
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from leakeval_core.analysis.options import Correction, Interval, Statistics, Test
+from leakeval_core.analysis.statistics_options import Correction, Interval, Statistics, Test
 from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.measures import DEFAULT_MEASURES, parse_measure
-from leakeval_core.leakage.options import METHODS
+from leakeval_core.leakage.detection_options import METHODS
 
 __all__ = ["PAGES", "View", "decode_params"]
 

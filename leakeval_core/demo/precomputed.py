@@ -22,7 +22,7 @@ from leakeval_core.evaluation.measures import DASHBOARD_MEASURES
 from leakeval_core.experiment.cache import PRECOMPUTED, Cache
 from leakeval_core.experiment.manifest import load_experiment
 from leakeval_core.experiment.scores import score_experiment
-from leakeval_core.leakage.options import DetectionOptions
+from leakeval_core.leakage.detection_options import DetectionOptions
 from leakeval_core.leakage.table import leakage_key
 
 __all__ = ["DEMO_METHOD", "SHIPPED_METHODS", "precompute", "shipped_pairs"]

@@ -16,7 +16,7 @@ from leakeval_core.demo.generator import generate_demo
 from leakeval_core.demo.precomputed import SHIPPED_METHODS
 from leakeval_core.experiment.cache import Cache
 from leakeval_core.experiment.manifest import load_experiment
-from leakeval_core.leakage.options import DetectionOptions, method_for
+from leakeval_core.leakage.detection_options import DetectionOptions, method_for
 from leakeval_core.leakage.table import detect_leakage
 
 

@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 
 from leakeval_core.errors import LeakevalError
+from leakeval_core.leakage.detection_options import METHODS, DetectionOptions
 from leakeval_core.leakage.lexical import LexicalModel
-from leakeval_core.leakage.options import METHODS, DetectionOptions
 from leakeval_core.leakage.search import (
     IDF_SAMPLE,
     TopicIndex,

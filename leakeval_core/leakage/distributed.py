@@ -22,7 +22,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from leakeval_core.errors import LeakevalError
-from leakeval_core.leakage.options import LOCAL_CLUSTER
+from leakeval_core.leakage.detection_options import LOCAL_CLUSTER
 from leakeval_core.leakage.search import ShardResult, TopicIndex, search_shard
 
 __all__ = ["EXTRA_HINT", "connect", "dask_map", "dask_results"]

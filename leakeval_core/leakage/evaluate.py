@@ -15,9 +15,9 @@ import pandas as pd
 
 from leakeval_core.leakage import hybrid
 from leakeval_core.leakage.detect import topic_texts
+from leakeval_core.leakage.detection_options import METHODS, is_hybrid
 from leakeval_core.leakage.labels import RELATIONS, LabelledPairs
 from leakeval_core.leakage.lexical import LexicalModel
-from leakeval_core.leakage.options import METHODS, is_hybrid
 from leakeval_core.leakage.similarity import base_similarity, categories, match
 from leakeval_core.leakage.text import normalize
 

@@ -26,9 +26,9 @@ import pandas as pd
 from leakeval_core.errors import LeakevalError, ParseError
 from leakeval_core.io.trec import load_bytes
 from leakeval_core.leakage.detect import LEAKAGE_COLUMNS
+from leakeval_core.leakage.detection_options import threshold_for
 from leakeval_core.leakage.labels import read_labels
 from leakeval_core.leakage.logs import TrainingLog, known_log
-from leakeval_core.leakage.options import threshold_for
 from leakeval_core.leakage.rule import GIVEN, JUDGED, LeakageTable, main_method, number
 
 __all__ = ["QID_COLUMNS", "judged_topics", "pairs_from_frame", "read_pairs"]

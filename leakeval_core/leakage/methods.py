@@ -6,8 +6,8 @@ from __future__ import annotations
 import pandas as pd
 
 from leakeval_core.leakage import hybrid
+from leakeval_core.leakage.detection_options import encoder_of, is_hybrid
 from leakeval_core.leakage.lexical import LexicalModel
-from leakeval_core.leakage.options import encoder_of, is_hybrid
 from leakeval_core.leakage.similarity import base_similarity, categories, match
 
 __all__ = ["score_pairs"]

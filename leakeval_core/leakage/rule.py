@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from leakeval_core.errors import LeakevalError
+from leakeval_core.leakage.detection_options import JUDGED, threshold_for
 from leakeval_core.leakage.logs import TrainingLog
-from leakeval_core.leakage.options import JUDGED, threshold_for
 
 __all__ = ["GIVEN", "JUDGED", "LeakageTable"]
 

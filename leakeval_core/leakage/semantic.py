@@ -18,7 +18,7 @@ from functools import lru_cache
 import numpy as np
 
 from leakeval_core.errors import LeakevalError
-from leakeval_core.leakage.options import encoder_installed
+from leakeval_core.leakage.detection_options import encoder_installed
 
 __all__ = ["ENCODERS", "cosine_pairs", "embed"]
 

@@ -25,7 +25,7 @@ from leakeval_core.leakage.detect import (
     build_index,
     pairs_from_candidates,
 )
-from leakeval_core.leakage.options import DetectionOptions
+from leakeval_core.leakage.detection_options import DetectionOptions
 from leakeval_core.leakage.search import (
     IDF_SAMPLE,
     ShardResult,

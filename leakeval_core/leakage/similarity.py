@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from leakeval_core.leakage.detection_options import encoder_of
 from leakeval_core.leakage.lexical import LexicalModel
-from leakeval_core.leakage.options import encoder_of
 from leakeval_core.leakage.relations import relate, relation_features
 from leakeval_core.leakage.text import normalize
 

@@ -15,10 +15,10 @@ from leakeval_core.errors import LeakevalError, ParseError
 from leakeval_core.experiment.cache import Cache, hash_key
 from leakeval_core.experiment.manifest import MANIFEST, Experiment
 from leakeval_core.experiment.scores import Progress
-from leakeval_core.leakage import options as detection_options
+from leakeval_core.leakage import detection_options
 from leakeval_core.leakage.detect import LEAKAGE_COLUMNS, TopicTexts, detect, topic_texts
+from leakeval_core.leakage.detection_options import METHODS, DetectionOptions, threshold_for
 from leakeval_core.leakage.logs import LOG_SIZES, TrainingLog, known_log, sample_warnings
-from leakeval_core.leakage.options import METHODS, DetectionOptions, threshold_for
 from leakeval_core.leakage.relations import CATEGORIES
 from leakeval_core.leakage.rule import JUDGED, LeakageTable
 

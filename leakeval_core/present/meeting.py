@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from leakeval_core.analysis.options import Statistics
+from leakeval_core.analysis.statistics_options import Statistics
 from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.measures import Measure

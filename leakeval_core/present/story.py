@@ -17,8 +17,8 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from leakeval_core.analysis.options import Statistics
 from leakeval_core.analysis.split import MIN_TOPICS
+from leakeval_core.analysis.statistics_options import Statistics
 from leakeval_core.evaluation.measures import Measure
 
 __all__ = [

@@ -83,7 +83,7 @@ def test_a_named_method_not_installed_here_is_said(app, demo_dir, monkeypatch):
     """An experiment that names a method this machine lacks is read with the best installed
     one, and the leakage page says so: its flags may differ from the named method's."""
     from leakeval_core.api import terms
-    from leakeval_core.leakage import options
+    from leakeval_core.leakage import detection_options as options
 
     installed = lambda: ("lexical", "semantic", "hybrid")  # noqa: E731
     monkeypatch.setattr(options, "available_methods", installed)
@@ -589,9 +589,9 @@ def test_detection_quality_tab_against_an_independent_auc(app, demo_experiment):
     accounts for every labelled pair."""
     from scipy.stats import rankdata
 
+    from leakeval_core.leakage.detection_options import is_hybrid, method_for
     from leakeval_core.leakage.evaluate import evaluate_detection
     from leakeval_core.leakage.labels import read_labels
-    from leakeval_core.leakage.options import is_hybrid, method_for
 
     at = app("leakeval_app/app_pages/leakage.py")
     open_tab(at, "leakage_tab", "Detection quality")

@@ -12,8 +12,8 @@ import pytest
 from leakeval_core.cli import main
 from leakeval_core.io import queries
 from leakeval_core.leakage.detect import topic_texts
+from leakeval_core.leakage.detection_options import DetectionOptions
 from leakeval_core.leakage.distributed import connect, dask_map
-from leakeval_core.leakage.options import DetectionOptions
 from leakeval_core.leakage.sharded import detect_shards
 from tests.support import needs_encoder, realdata
 

@@ -12,8 +12,8 @@ import pytest
 from scipy import stats as sps
 
 from leakeval_core.analysis.audit import dose_response, gains, leaderboard, sensitivity, strata_of
-from leakeval_core.analysis.options import Statistics
 from leakeval_core.analysis.split import ShiftTest, Split, at_level
+from leakeval_core.analysis.statistics_options import Statistics
 
 PLANTED = 2_027_001
 

@@ -9,7 +9,6 @@ import pytest
 from scipy import stats as sps
 
 from leakeval_core.analysis.corrections import adjust_families, correct
-from leakeval_core.analysis.options import Statistics
 from leakeval_core.analysis.split import (
     MIN_TOPICS,
     ShiftTest,
@@ -17,6 +16,7 @@ from leakeval_core.analysis.split import (
     leaked_vs_other,
     minimum_detectable,
 )
+from leakeval_core.analysis.statistics_options import Statistics
 
 
 def split(seed: int, leaked: int = 30, others: int = 70, delta: float = 0.0) -> Split:

@@ -10,7 +10,6 @@ from leakeval_core.analysis.compare import compare_levels, paired
 from leakeval_core.analysis.corrections import correct, per_comparison_alpha
 from leakeval_core.analysis.folds import PerQuery, per_query, select
 from leakeval_core.analysis.inflation import inflation
-from leakeval_core.analysis.options import Statistics
 from leakeval_core.analysis.paired import (
     bootstrap_ci,
     compare_pair,
@@ -20,6 +19,7 @@ from leakeval_core.analysis.paired import (
     t_interval,
 )
 from leakeval_core.analysis.rank_agreement import ranking_change
+from leakeval_core.analysis.statistics_options import Statistics
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.design import Design
 from leakeval_core.leakage.table import ground_truth, leaked_qids

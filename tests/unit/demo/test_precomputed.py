@@ -11,7 +11,7 @@ from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.measures import DASHBOARD_MEASURES
 from leakeval_core.experiment.cache import PRECOMPUTED, Cache
 from leakeval_core.experiment.scores import score_experiment
-from leakeval_core.leakage.options import DetectionOptions, encoder_installed, encoder_of
+from leakeval_core.leakage.detection_options import DetectionOptions, encoder_installed, encoder_of
 from leakeval_core.leakage.table import detect_leakage, leakage_key
 
 
@@ -69,7 +69,7 @@ def test_without_the_encoder_the_demo_keeps_its_method_and_its_leaked_topics(
     against labels, which needs the encoder, says what to install instead of failing."""
     from leakeval_core import api
     from leakeval_core.errors import LeakevalError
-    from leakeval_core.leakage import options
+    from leakeval_core.leakage import detection_options as options
     from leakeval_core.leakage.table import experiment_method, experiment_methods
 
     monkeypatch.setattr(options, "available_methods", lambda: ("lexical",))

@@ -117,7 +117,7 @@ def test_experiments_symlinked_into_the_data_root_are_served_deeper_ones_not(tmp
 
 def test_leakage_method_is_read_and_checked(tmp_path, monkeypatch, capsys):
     from leakeval_core.cli import main
-    from leakeval_core.leakage import options
+    from leakeval_core.leakage import detection_options as options
     from leakeval_core.leakage.table import experiment_method
 
     runs = '[runs]\npattern = "runs/c1/{model}/fold1.run"\n'

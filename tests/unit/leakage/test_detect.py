@@ -9,7 +9,7 @@ from leakeval_core.demo.generator import SOURCE
 from leakeval_core.errors import LeakevalError
 from leakeval_core.io import queries
 from leakeval_core.leakage.detect import TopicTexts, detect, topic_texts
-from leakeval_core.leakage.options import DetectionOptions, encoder_of
+from leakeval_core.leakage.detection_options import DetectionOptions, encoder_of
 from leakeval_core.leakage.text import categorize, normalize, stem
 from tests.support import needs_encoder, realdata, write
 

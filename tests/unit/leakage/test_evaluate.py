@@ -11,6 +11,7 @@ from sklearn.metrics import average_precision_score, roc_auc_score
 
 from leakeval_core.cli import main
 from leakeval_core.errors import ParseError
+from leakeval_core.leakage.detection_options import THRESHOLDS, available_methods, encoder_of
 from leakeval_core.leakage.evaluate import (
     at_threshold,
     evaluate_detection,
@@ -18,7 +19,6 @@ from leakeval_core.leakage.evaluate import (
     recall_threshold,
 )
 from leakeval_core.leakage.labels import read_labels
-from leakeval_core.leakage.options import THRESHOLDS, available_methods, encoder_of
 from tests.support import needs_encoder, shared, write
 
 pytestmark = pytest.mark.detection  # `make check` leaves these out

@@ -17,7 +17,7 @@ from leakeval_core.errors import LeakevalError, ParseError
 from leakeval_core.io import queries
 from leakeval_core.io.shards import find_shards, iter_shard, write_shards
 from leakeval_core.leakage.detect import detect, topic_texts
-from leakeval_core.leakage.options import DetectionOptions
+from leakeval_core.leakage.detection_options import DetectionOptions
 from leakeval_core.leakage.search import TopicIndex, keep_best, search_chunk
 from leakeval_core.leakage.sharded import detect_shards
 from tests.support import realdata, write

@@ -9,7 +9,7 @@ from scipy import stats as sps
 from leakeval_core import api
 from leakeval_core.analysis.folds import per_query
 from leakeval_core.analysis.inflation import inflation
-from leakeval_core.analysis.options import Statistics
+from leakeval_core.analysis.statistics_options import Statistics
 from leakeval_core.leakage.table import ground_truth, leaked_qids
 from leakeval_core.present.story import amount, default_pair
 from tests.support import write
