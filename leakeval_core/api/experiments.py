@@ -56,7 +56,7 @@ def validate(
 
     from leakeval_core.errors import LeakevalError
     from leakeval_core.experiment.collections import load_collection
-    from leakeval_core.io import queries, trec
+    from leakeval_core.io import query_files, trec
     from leakeval_core.leakage.table import experiment_method
 
     experiment = _load_experiment(path)
@@ -72,7 +72,7 @@ def validate(
     for spec in experiment.collections.values():
         check(lambda spec=spec: load_collection(spec))
     if isinstance(experiment.training_queries, Path):
-        check(lambda: queries.read_queries(experiment.training_queries))
+        check(lambda: query_files.read_queries(experiment.training_queries))
     paths = [run["path"] for run in experiment.runs]
     for done, run in enumerate(paths):
         if progress:

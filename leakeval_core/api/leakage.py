@@ -149,7 +149,7 @@ def detect_leakage(
     from leakeval_core.api.inputs import topics_frame
     from leakeval_core.experiment.collections import topics_from, training_chunks
     from leakeval_core.experiment.manifest import MANIFEST
-    from leakeval_core.io import queries
+    from leakeval_core.io import query_files
     from leakeval_core.io.shards import find_shards
     from leakeval_core.leakage.detect import detect, topic_texts
     from leakeval_core.leakage.table import LEAKAGE_COLUMNS, experiment_topic_texts
@@ -170,7 +170,7 @@ def detect_leakage(
         frame = (
             topics_frame(topics) if isinstance(topics, pd.DataFrame) else topics_from(str(topics))
         )
-        read = queries.read_queries(variants, unique=False) if variants else None
+        read = query_files.read_queries(variants, unique=False) if variants else None
         side = topic_texts(frame, fields, read)
     if isinstance(training_queries, pd.DataFrame):
         missing = {"qid", "text"} - set(training_queries.columns)

@@ -26,7 +26,7 @@ import pandas as pd
 from leakeval_core.demo.precomputed import DEMO_METHOD, precompute
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.scores import Progress
-from leakeval_core.io.queries import read_topics
+from leakeval_core.io.query_files import read_topics
 from leakeval_core.io.trec import write_qrels
 from leakeval_core.leakage.labels import LABEL_COLUMNS
 from leakeval_core.leakage.relations import CATEGORIES

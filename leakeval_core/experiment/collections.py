@@ -18,7 +18,7 @@ from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.aliases import ALIASES, resolve_alias
 from leakeval_core.experiment.digests import collection_digest
 from leakeval_core.experiment.manifest import CollectionSpec
-from leakeval_core.io import queries, trec
+from leakeval_core.io import query_files, trec
 from leakeval_core.io.shards import find_shards, iter_shard
 
 __all__ = [
@@ -48,7 +48,7 @@ def load_collection(spec: CollectionSpec) -> Collection:
     if spec.ir_datasets is None:
         return Collection(
             spec.name,
-            queries.read_topics(spec.topics),
+            query_files.read_topics(spec.topics),
             trec.read_qrels(spec.qrels),
             digest,
             f"{spec.topics.name} + {spec.qrels.name}",
@@ -152,7 +152,7 @@ def document_text(collection: Collection, docid: str) -> str | None:
 def topics_from(source: str) -> pd.DataFrame:
     """Topics from a file, or from an ir_datasets id or alias (`robust04`)."""
     if Path(source).exists():
-        return queries.read_topics(source)
+        return query_files.read_topics(source)
     return load_collection(CollectionSpec(name=source, ir_datasets=source)).topics
 
 
@@ -203,7 +203,7 @@ def training_chunks(source: str | Path, chunk_size: int = 100_000) -> Iterator[p
             yield from iter_shard(shard, chunk_size)
         return
     if Path(source).exists():
-        yield from queries.iter_queries(source, chunk_size)
+        yield from query_files.iter_queries(source, chunk_size)
         return
     dataset_id = resolve_alias(str(source))
     dataset = _load_dataset(dataset_id)

@@ -60,7 +60,7 @@ def find_shards(source: str | os.PathLike[str]) -> list[Path] | None:
 
 def iter_shard(path: str | os.PathLike[str], chunk_size: int = 100_000) -> Iterator[pd.DataFrame]:
     """A shard as frames of (qid, text), `chunk_size` rows at a time."""
-    from leakeval_core.io.queries import iter_queries
+    from leakeval_core.io.query_files import iter_queries
 
     if str(path).endswith(".parquet"):
         yield from _iter_parquet(Path(path), chunk_size)
@@ -74,7 +74,7 @@ def _iter_parquet(path: Path, chunk_size: int) -> Iterator[pd.DataFrame]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from leakeval_core.io.queries import QID_COLUMNS, TEXT_COLUMNS
+    from leakeval_core.io.query_files import QID_COLUMNS, TEXT_COLUMNS
 
     if not path.exists():
         raise ParseError(path, None, "no such file")

@@ -1,4 +1,4 @@
-"""Validated readers for TREC runs and qrels (topics and query lists are in `queries`).
+"""Validated readers for TREC runs and qrels (topics and query lists are in `query_files`).
 
 Every reader takes either a path or in-memory bytes (uploads) and returns an arrow table or
 a pandas frame, or raises `ParseError(path, line, why)`. Well-formed files go through

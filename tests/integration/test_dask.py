@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from leakeval_core.cli import main
-from leakeval_core.io import queries
+from leakeval_core.io import query_files
 from leakeval_core.leakage.detect import topic_texts
 from leakeval_core.leakage.detection_options import DetectionOptions
 from leakeval_core.leakage.distributed import connect, dask_map
@@ -34,11 +34,11 @@ def _write_shards(frame: pd.DataFrame, folder, parts: int) -> None:
 def real_log(tmp_path_factory):
     """The real MS MARCO sample, twice over (the copy under other qids, so ties must be
     broken the same way everywhere), in 6 shards; and 40 real Robust04 topics."""
-    log = queries.read_queries(realdata("msmarco", "doctrain-queries.sample.csv"))
+    log = query_files.read_queries(realdata("msmarco", "doctrain-queries.sample.csv"))
     doubled = pd.concat([log, log.assign(qid="b" + log.qid)], ignore_index=True)
     root = tmp_path_factory.mktemp("dask")
     _write_shards(doubled, root / "log", 6)
-    topics = queries.read_topics(realdata("robust04", "topics.txt")).iloc[:40]
+    topics = query_files.read_topics(realdata("robust04", "topics.txt")).iloc[:40]
     with open(root / "topics.tsv", "w") as fh:
         for qid, title in zip(topics.qid, topics.title, strict=True):
             fh.write(f"{qid}\t{title}\n")
@@ -75,7 +75,7 @@ def client():
 
 
 def test_a_killed_worker_changes_nothing(real_log, client):
-    topics = queries.read_topics(realdata("robust04", "topics.txt"))
+    topics = query_files.read_topics(realdata("robust04", "topics.txt"))
     side = topic_texts(topics)
     shards = sorted((real_log / "log").iterdir())
     options = DetectionOptions(chunk_size=2_000)
@@ -105,7 +105,7 @@ def test_a_killed_worker_changes_nothing(real_log, client):
 
 
 def test_ctrl_c_cancels_and_shuts_the_local_cluster_down(real_log):
-    side = topic_texts(queries.read_topics(realdata("robust04", "topics.txt")).iloc[:5])
+    side = topic_texts(query_files.read_topics(realdata("robust04", "topics.txt")).iloc[:5])
     shards = sorted((real_log / "log").iterdir())
     before = {p.pid for p in psutil.Process().children(recursive=True)}
 

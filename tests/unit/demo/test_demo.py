@@ -6,7 +6,7 @@ import pytest
 
 from leakeval_core.analysis.folds import per_query
 from leakeval_core.demo.generator import MODELS, TRAIN_SIZES, generate_demo
-from leakeval_core.io.queries import read_queries, read_topics
+from leakeval_core.io.query_files import read_queries, read_topics
 from leakeval_core.io.trec import read_qrels
 
 

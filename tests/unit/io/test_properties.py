@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from leakeval_core.errors import ParseError
-from leakeval_core.io import queries, trec
+from leakeval_core.io import query_files, trec
 
 token = st.text(
     alphabet=st.characters(blacklist_categories=("Cs", "Zs", "Cc")), min_size=1, max_size=8
@@ -63,19 +63,19 @@ def test_property_qrels_reader_on_qrels_like_text(rows):
 
 @given(st.binary(max_size=300) | st.text(max_size=300).map(str.encode))
 def test_property_topics_reader(data):
-    frame = check(queries.read_topics, data)
+    frame = check(query_files.read_topics, data)
     if frame is not None:
         assert list(frame.columns) == ["qid", "title", "description", "narrative"]
 
 
 @given(st.text(alphabet="<>/topnumiledscar \n:0123456789", max_size=300))
 def test_property_topics_reader_on_tag_soup(text):
-    check(queries.read_topics, text.encode())
+    check(query_files.read_topics, text.encode())
 
 
 @given(st.binary(max_size=300) | st.text(max_size=300).map(str.encode))
 def test_property_queries_reader(data):
-    frame = check(queries.read_queries, data)
+    frame = check(query_files.read_queries, data)
     if frame is not None:
         assert list(frame.columns) == ["qid", "text"]
         assert frame.qid.is_unique

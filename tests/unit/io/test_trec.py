@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from leakeval_core.errors import ParseError
-from leakeval_core.io import queries, trec
+from leakeval_core.io import query_files, trec
 from tests.support import realdata, write
 
 RUN = "q1 Q0 d1 1 3.5 sys\nq1 Q0 d2 2 2.0 sys\nq2 Q0 d1 1 1e-3 sys\n"
@@ -174,7 +174,7 @@ def test_topics_sgml_variants(tmp_path):
         "<desc> Description:\nPertinent.\n</desc>\n<narr> Narrative\nPertinent too.\n</narr>\n"
         "</top>\n"
     )
-    topics = queries.read_topics(write(tmp_path / "t.txt", text))
+    topics = query_files.read_topics(write(tmp_path / "t.txt", text))
     assert topics.to_dict("records") == [
         {
             "qid": "301",
@@ -194,13 +194,13 @@ def test_topics_sgml_variants(tmp_path):
 def test_topics_missing_tag_names_the_topic_line(tmp_path):
     text = "<top>\n<num> Number: 1\n<title> a\n</top>\n\n<top>\n<num> Number: 2\n</top>\n"
     with pytest.raises(ParseError) as err:
-        queries.read_topics(write(tmp_path / "t.txt", text))
+        query_files.read_topics(write(tmp_path / "t.txt", text))
     assert err.value.line == 6 and "no <title>" in err.value.why
 
 
 def test_topics_unclosed(tmp_path):
     with pytest.raises(ParseError, match="never closed"):
-        queries.read_topics(write(tmp_path / "t.txt", "<top>\n<num> 1\n<title> a\n"))
+        query_files.read_topics(write(tmp_path / "t.txt", "<top>\n<num> 1\n<title> a\n"))
 
 
 @pytest.mark.parametrize(
@@ -212,7 +212,7 @@ def test_topics_unclosed(tmp_path):
     ],
 )
 def test_real_topics(collection, topics, first, last_title):
-    frame = queries.read_topics(realdata(collection, "topics.txt"))
+    frame = query_files.read_topics(realdata(collection, "topics.txt"))
     assert len(frame) == topics
     assert frame.qid.iat[0] == first
     assert (frame.title.str.len() > 0).all() and (frame.description.str.len() > 0).all()
@@ -235,24 +235,24 @@ def test_real_qrels_counts(collection, lines, grades):
 
 
 def test_queries_tsv_and_csv(tmp_path):
-    tsv = queries.read_queries(write(tmp_path / "q.tsv", "1\tHello   World\n2\tfoo\n"))
+    tsv = query_files.read_queries(write(tmp_path / "q.tsv", "1\tHello   World\n2\tfoo\n"))
     assert tsv.to_dict("list") == {"qid": ["1", "2"], "text": ["Hello World", "foo"]}
-    csv = queries.read_queries(write(tmp_path / "q.csv", 'qid,query\n1,"a, b"\n2,c\n'))
+    csv = query_files.read_queries(write(tmp_path / "q.csv", 'qid,query\n1,"a, b"\n2,c\n'))
     assert csv.to_dict("list") == {"qid": ["1", "2"], "text": ["a, b", "c"]}
 
 
 def test_queries_errors(tmp_path):
     with pytest.raises(ParseError) as err:
-        queries.read_queries(write(tmp_path / "q.tsv", "1\ta\n2\tb\tc\n"))
+        query_files.read_queries(write(tmp_path / "q.tsv", "1\ta\n2\tb\tc\n"))
     assert err.value.line == 2
     with pytest.raises(ParseError, match="header"):
-        queries.read_queries(write(tmp_path / "q.csv", "foo,bar\n1,a\n"))
+        query_files.read_queries(write(tmp_path / "q.csv", "foo,bar\n1,a\n"))
     with pytest.raises(ParseError, match="appears twice"):
-        queries.read_queries(write(tmp_path / "q2.tsv", "1\ta\n1\tb\n"))
+        query_files.read_queries(write(tmp_path / "q2.tsv", "1\ta\n1\tb\n"))
 
 
 def test_real_msmarco_sample():
-    sample = queries.read_queries(realdata("msmarco", "doctrain-queries.sample.csv"))
+    sample = query_files.read_queries(realdata("msmarco", "doctrain-queries.sample.csv"))
     assert len(sample) == 18_093
     assert sample.qid.iat[0] == "186617"
 

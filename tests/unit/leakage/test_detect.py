@@ -7,7 +7,7 @@ import pytest
 from leakeval_core.cli import main
 from leakeval_core.demo.generator import SOURCE
 from leakeval_core.errors import LeakevalError
-from leakeval_core.io import queries
+from leakeval_core.io import query_files
 from leakeval_core.leakage.detect import TopicTexts, detect, topic_texts
 from leakeval_core.leakage.detection_options import DetectionOptions, encoder_of
 from leakeval_core.leakage.text import categorize, normalize, stem
@@ -92,8 +92,8 @@ PLANTED = {
 
 
 def test_real_robust04_against_real_msmarco_with_planted_duplicates():
-    topics = queries.read_topics(realdata("robust04", "topics.txt"))
-    log = queries.read_queries(realdata("msmarco", "doctrain-queries.sample.csv"))
+    topics = query_files.read_topics(realdata("robust04", "topics.txt"))
+    log = query_files.read_queries(realdata("msmarco", "doctrain-queries.sample.csv"))
     planted = pd.DataFrame(
         {"qid": [f"P{q}" for q in PLANTED], "text": [text for text, _ in PLANTED.values()]}
     )
@@ -140,8 +140,8 @@ def test_similarity_is_max_over_fields_and_one_row_per_pair():
 
 
 def test_results_do_not_depend_on_chunk_size(demo_experiment):
-    topics = queries.read_topics(demo_experiment.collections["core17"].topics)
-    log = queries.read_queries(demo_experiment.training_queries)
+    topics = query_files.read_topics(demo_experiment.collections["core17"].topics)
+    log = query_files.read_queries(demo_experiment.training_queries)
     side = topic_texts(topics)
     small = detect(side, log, DetectionOptions(chunk_size=1_500))
     large = detect(side, log, DetectionOptions(chunk_size=40_000))
@@ -156,12 +156,12 @@ def test_detection_finds_demo_ground_truth(demo_experiment):
     from sklearn.metrics import roc_auc_score
 
     sides = [
-        topic_texts(queries.read_topics(spec.topics), collection=name)
+        topic_texts(query_files.read_topics(spec.topics), collection=name)
         for name, spec in demo_experiment.collections.items()
     ]
     pairs = detect(
         TopicTexts.concat(sides),
-        queries.read_queries(demo_experiment.training_queries),
+        query_files.read_queries(demo_experiment.training_queries),
     )
     truth = pd.read_csv(demo_experiment.ground_truth, dtype=str)
     merged = pairs.merge(

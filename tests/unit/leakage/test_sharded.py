@@ -14,7 +14,7 @@ import pytest
 
 from leakeval_core.cli import main
 from leakeval_core.errors import LeakevalError, ParseError
-from leakeval_core.io import queries
+from leakeval_core.io import query_files
 from leakeval_core.io.shards import find_shards, iter_shard, write_shards
 from leakeval_core.leakage.detect import detect, topic_texts
 from leakeval_core.leakage.detection_options import DetectionOptions
@@ -28,14 +28,14 @@ pytestmark = pytest.mark.detection  # `make check` leaves these out
 def _log_with_ties() -> pd.DataFrame:
     """The real MS MARCO sample, plus exact copies of some of its queries under other qids:
     equal similarities, where only the tie rule decides which candidates are kept."""
-    log = queries.read_queries(realdata("msmarco", "doctrain-queries.sample.csv"))
+    log = query_files.read_queries(realdata("msmarco", "doctrain-queries.sample.csv"))
     copies = log.iloc[::97].assign(qid=lambda f: "copy-" + f.qid)
     return pd.concat([log, copies], ignore_index=True).sample(frac=1.0, random_state=0)
 
 
 @pytest.fixture(scope="module")
 def side():
-    return topic_texts(queries.read_topics(realdata("robust04", "topics.txt")))
+    return topic_texts(query_files.read_topics(realdata("robust04", "topics.txt")))
 
 
 @pytest.fixture(scope="module")
