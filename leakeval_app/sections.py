@@ -11,7 +11,7 @@ from leakeval_core import api
 from leakeval_core.api.terms import is_hybrid
 from leakeval_core.errors import LeakevalError
 from leakeval_core.present.leakage_plots import detection_curves_figure
-from leakeval_core.present.meeting import interval_caption
+from leakeval_core.present.report import interval_caption
 from leakeval_core.present.story import leaked_sentence
 
 

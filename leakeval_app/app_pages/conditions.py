@@ -14,7 +14,7 @@ from leakeval_core.present.condition_plots import (
     significance_marks,
     tau_figure,
 )
-from leakeval_core.present.meeting import chart_roles
+from leakeval_core.present.report import chart_roles
 from leakeval_core.present.tables import to_latex
 
 ctx = current()

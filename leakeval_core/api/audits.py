@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from leakeval_core.api.common import source_of, view_of
+from leakeval_core.api.arguments import source_of, view_of
 from leakeval_core.api.results import Result
 from leakeval_core.api.study import RunSet, Study
 from leakeval_core.api.view import View

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from leakeval_core.analysis.compare import condition_label
-from leakeval_core.api.common import source_of, view_of
+from leakeval_core.api.arguments import source_of, view_of
 from leakeval_core.api.results import Comparison
 from leakeval_core.api.study import Study
 from leakeval_core.api.view import View
@@ -69,7 +69,7 @@ def compare(
     ('mine', 'bm25', 0.6667, 3)
     """
     from leakeval_core.analysis.compare import compare_levels
-    from leakeval_core.present.meeting import interval_caption, significance_caption
+    from leakeval_core.present.report import interval_caption, significance_caption
 
     view = view_of(view, settings)
     source = source_of(data, runs, columns)
@@ -184,7 +184,7 @@ def ranked_lists(
     """One query's ranked lists under A and B, each marking how far a document moved."""
     import pandas as pd
 
-    from leakeval_core.analysis.collection import ranked_list
+    from leakeval_core.analysis.collection_stats import ranked_list
     from leakeval_core.analysis.compare import rank_changes
     from leakeval_core.analysis.folds import select
 

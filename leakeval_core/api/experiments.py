@@ -98,7 +98,7 @@ def collection_stats(
     """
     from pathlib import Path
 
-    from leakeval_core.analysis.collection import collection_summary
+    from leakeval_core.analysis.collection_stats import collection_summary
     from leakeval_core.errors import LeakevalError
     from leakeval_core.experiment.collections import load_collection
     from leakeval_core.experiment.manifest import CollectionSpec
@@ -117,6 +117,6 @@ def collection_stats(
 
 def grade_counts(qrels):
     """Judgments per relevance grade."""
-    from leakeval_core.analysis.collection import grade_counts as counts
+    from leakeval_core.analysis.collection_stats import grade_counts as counts
 
     return counts(qrels)

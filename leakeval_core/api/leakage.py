@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from leakeval_core.api.common import source_of, view_of
+from leakeval_core.api.arguments import source_of, view_of
 from leakeval_core.api.results import Inflation
 from leakeval_core.api.study import Study
 from leakeval_core.api.view import View
@@ -259,7 +259,7 @@ def leakage_overview(data: Study | Any, view: View) -> LeakageOverview:
 
 def collection_topics(data: Study | Any, view: View, name: str) -> tuple[pd.DataFrame, dict]:
     """A collection's topics with judgment counts and leaked flags, and its summary."""
-    from leakeval_core.analysis.collection import collection_summary, topic_judgments
+    from leakeval_core.analysis.collection_stats import collection_summary, topic_judgments
 
     study = Study.open(data)
     collection = study.collection(name)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from leakeval_core.api.common import view_of
+from leakeval_core.api.arguments import view_of
 from leakeval_core.api.study import Study
 from leakeval_core.api.view import View
 from leakeval_core.errors import LeakevalError
@@ -351,7 +351,7 @@ def report(
     """
     from leakeval_core.api.comparison import compare, condition_means, ranking_change
     from leakeval_core.api.leakage import inflation
-    from leakeval_core.present.meeting import ReportParts, render_report
+    from leakeval_core.present.report import ReportParts, render_report
 
     view = view_of(view, settings)
     study = Study.open(data)

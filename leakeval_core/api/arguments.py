@@ -1,4 +1,4 @@
-"""What every verb does first: read its settings into a View, and open what it computes on."""
+"""A verb's arguments: its settings read into a View, its data opened as what it computes on."""
 
 from __future__ import annotations
 
