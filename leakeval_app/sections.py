@@ -8,6 +8,7 @@ from leakeval_app import views
 from leakeval_app.context import current
 from leakeval_app.render import number, show_error, show_fig, show_table
 from leakeval_core import api
+from leakeval_core.api import doors
 from leakeval_core.api.terms import is_hybrid
 from leakeval_core.errors import LeakevalError
 from leakeval_core.present.leakage_plots import detection_curves_figure
@@ -24,7 +25,7 @@ def show_detection_quality(
     (the demo's are the study's development pairs). The tab must say so: its figures refit
     the model within each fold, but detection elsewhere uses the model that saw them.
     """
-    now = api.at_threshold(quality, threshold)
+    now = doors.at_threshold(quality, threshold)
     fitted = (
         "out-of-fold similarities (5 folds grouped by topic)"
         if quality.cross_validated
@@ -126,7 +127,8 @@ def show_upload_comparison(scored: dict, collection: str) -> None:
         else " No leakage table, so no leaked/other split."
     )
     st.caption(
-        f"A: the uploaded run; B: {api.condition_label(levels)}; paired by topic.{unpaired}{split} "
+        f"A: the uploaded run; B: {doors.condition_label(levels)}; paired by topic."
+        f"{unpaired}{split} "
         f"{ctx.statistics.describe()}, over the {len(table)} rows of this table. "
         + interval_caption(table, ctx.statistics)
     )

@@ -14,7 +14,7 @@ import streamlit as st
 
 from leakeval_app.context import APP_MEASURES, AppContext, max_upload_bytes
 from leakeval_core import api
-from leakeval_core.api import View
+from leakeval_core.api import View, doors
 from leakeval_core.errors import LeakevalError
 
 
@@ -25,7 +25,7 @@ def means(ctx: AppContext, by: tuple, fixed: dict, measure: str | None = None) -
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _means(key, settings: View, by: tuple, fixed: dict, _study) -> pd.DataFrame:
-    return api.condition_means(_study, settings, by, fixed)
+    return doors.condition_means(_study, settings, by, fixed)
 
 
 def comparisons(ctx: AppContext, vary: str, fixed: dict) -> api.Comparison:
@@ -56,7 +56,7 @@ def ranking_change(ctx: AppContext, within: tuple) -> pd.DataFrame:
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def _ranking_change(key, settings: View, within: tuple, _study) -> pd.DataFrame:
-    return api.ranking_change(_study, settings, within)
+    return doors.ranking_change(_study, settings, within)
 
 
 def topics(ctx: AppContext, name: str) -> tuple[pd.DataFrame, dict]:
@@ -66,7 +66,7 @@ def topics(ctx: AppContext, name: str) -> tuple[pd.DataFrame, dict]:
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def _topics(key, settings: View, name: str, _study) -> tuple[pd.DataFrame, dict]:
-    return api.collection_topics(_study, settings, name)
+    return doors.collection_topics(_study, settings, name)
 
 
 def detection_quality(ctx: AppContext):
@@ -75,7 +75,7 @@ def detection_quality(ctx: AppContext):
 
 @st.cache_data(max_entries=8, show_spinner="Scoring the labelled pairs…")
 def _detection_quality(key, method: str, _study):
-    return api.detection_quality(_study, View(method=method))
+    return doors.detection_quality(_study, View(method=method))
 
 
 def labels_seen_in_fitting(ctx: AppContext) -> tuple[int, int]:
@@ -84,7 +84,7 @@ def labels_seen_in_fitting(ctx: AppContext) -> tuple[int, int]:
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def _seen(key, _study) -> tuple[int, int]:
-    return api.labels_seen_in_fitting(_study)
+    return doors.labels_seen_in_fitting(_study)
 
 
 def leakage_overview(ctx: AppContext):
@@ -94,7 +94,7 @@ def leakage_overview(ctx: AppContext):
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def _overview(key, settings: View, _study):
-    return api.leakage_overview(_study, settings)
+    return doors.leakage_overview(_study, settings)
 
 
 def paired(ctx: AppContext, a: dict, b: dict):
@@ -105,8 +105,8 @@ def paired(ctx: AppContext, a: dict, b: dict):
 @st.cache_data(max_entries=32, show_spinner=False)
 def _paired(key, settings: View, a: dict, b: dict, _study):
     return (
-        api.paired(_study, settings, a, b),
-        api.paired_measures(_study, settings, a, b, APP_MEASURES),
+        doors.paired(_study, settings, a, b),
+        doors.paired_measures(_study, settings, a, b, APP_MEASURES),
     )
 
 
@@ -117,7 +117,7 @@ def ranked_lists(ctx: AppContext, a: dict, b: dict, qid: str):
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def _ranked_lists(key, settings: View, a: dict, b: dict, qid: str, _study):
-    return api.ranked_lists(_study, settings, a, b, qid)
+    return doors.ranked_lists(_study, settings, a, b, qid)
 
 
 class ScoredUpload(NamedTuple):
@@ -160,7 +160,7 @@ def upload_versus(ctx: AppContext, upload: ScoredUpload, levels: dict):
 @st.cache_data(max_entries=16, show_spinner=False)
 def _upload_versus(key, settings: View, upload: ScoredUpload, levels: dict, _study):
     values = upload.scores[upload.scores.measure == settings.measure].set_index("qid").value
-    return api.versus_run(_study, settings, values, levels)
+    return doors.versus_run(_study, settings, values, levels)
 
 
 def story(ctx: AppContext, pair: tuple):
@@ -180,7 +180,7 @@ def story_pair(ctx: AppContext, collection: str | None) -> dict:
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def _story_pair(key, settings: View, collection: str | None, _study) -> dict:
-    return api.story_pair(_study, settings.replace(collection=collection))
+    return doors.story_pair(_study, settings.replace(collection=collection))
 
 
 def topic_titles(ctx: AppContext) -> pd.DataFrame:
@@ -203,7 +203,7 @@ def conditions_of(ctx: AppContext, collection: str) -> dict[str, dict]:
     factors = [f for f in ctx.experiment.condition_factors if f != "collection"]
     mine = conditions[conditions.collection == collection][factors].drop_duplicates()
     return {
-        api.condition_label(levels): {"collection": collection, **levels}
+        doors.condition_label(levels): {"collection": collection, **levels}
         for levels in mine.to_dict("records")
     }
 
@@ -233,7 +233,7 @@ def _audit_upload(key, settings: View, collection, named, baseline, levels, _dat
         raise LeakevalError("upload a run to audit besides the baseline")
     runs = {name: (name, _data[name]) for name, _ in named}
     if levels is not None:
-        paths = api.rows_at(_study.experiment.conditions, levels).path
+        paths = doors.rows_at(_study.experiment.conditions, levels).path
         runs[baseline] = pd.concat([_study.run_file(path) for path in paths], ignore_index=True)
     else:
         runs[baseline] = (baseline, _data[baseline])

@@ -7,7 +7,7 @@ import streamlit as st
 from leakeval_app import state, uploads, views
 from leakeval_app.context import current
 from leakeval_app.render import show_error, show_fig, show_table
-from leakeval_core import api
+from leakeval_core.api import doors
 from leakeval_core.errors import LeakevalError
 from leakeval_core.present.audit_plots import (
     audit_figure,
@@ -24,7 +24,7 @@ st.header("Leakage audit")
 st.caption(
     "Each model's gain over a baseline that never saw the training queries, on the topics "
     "with a near-duplicate in them minus on the others: a model that memorised leaked "
-    "queries gains more where they leaked. " + api.AUDIT_CAVEAT
+    "queries gains more where they leaked. " + doors.AUDIT_CAVEAT
 )
 
 names = list(experiment.collections)
@@ -55,7 +55,7 @@ tab_models, tab_closer, tab_board, tab_upload = state.tabs(
 )
 result = None
 if tab_models.open or tab_closer.open or tab_board.open:
-    if why := api.why_not_audit(design):
+    if why := doors.why_not_audit(design):
         st.info(why, icon=":material/info:")
     else:
         try:

@@ -6,6 +6,7 @@ from leakeval_app import state, views
 from leakeval_app.context import current
 from leakeval_app.render import show_error, show_fig, show_table
 from leakeval_core import api
+from leakeval_core.api import doors
 from leakeval_core.errors import LeakevalError
 from leakeval_core.present.condition_plots import (
     condition_figure,
@@ -59,7 +60,7 @@ marks = significance_marks(tests.table, x, facet) if tests is not None else None
 show_fig(condition_figure, means, measure, x, colour, facet, marks, ctx.palette)
 st.caption(
     "Each query contributes one value per condition (folds combined per query; detected fold "
-    f"rule: **{api.fold_rule(ctx.study, ctx.settings)}**). Bands: 95% t interval of each mean "
+    f"rule: **{doors.fold_rule(ctx.study, ctx.settings)}**). Bands: 95% t interval of each mean "
     "on its own; the paired differences and their corrected intervals are in the "
     "Significance tab. "
     + (
@@ -95,7 +96,7 @@ with tab_tests:
 with tab_inflation:
     if tab_inflation.open:
         why = design.why_not("Inflation", "leakage") or (
-            api.needs_pairs("Inflation", ctx.leakage.error) if ctx.leakage.empty else None
+            doors.needs_pairs("Inflation", ctx.leakage.error) if ctx.leakage.empty else None
         )
         if why:
             st.info(why, icon=":material/info:")
@@ -137,7 +138,7 @@ with tab_tau:
             st.info(why, icon=":material/info:")
         else:
             within = [f for f in ("collection", x) if f not in (design.system, design.leakage)]
-            taus = api.rows_at(views.ranking_change(ctx, tuple(dict.fromkeys(within))), fixed)
+            taus = doors.rows_at(views.ranking_change(ctx, tuple(dict.fromkeys(within))), fixed)
             show_fig(tau_figure, taus, within[-1], ctx.palette)
             st.caption(
                 f"Kendall's τ between the {design.system} rankings under two {design.leakage} "
@@ -155,7 +156,7 @@ with tab_more:
         )
         cols[1].download_button(
             "Per-query scores (CSV)",
-            api.per_query_table(ctx.study, ctx.settings).to_csv(index=False),
+            doors.per_query_table(ctx.study, ctx.settings).to_csv(index=False),
             "per-query.csv",
             "text/csv",
             help=f"{measure.label}: one value per condition and query, folds combined.",

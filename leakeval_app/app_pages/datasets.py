@@ -14,7 +14,7 @@ from leakeval_app.render import (
     show_table,
 )
 from leakeval_app.sections import show_upload_comparison
-from leakeval_core import api
+from leakeval_core.api import doors
 from leakeval_core.errors import LeakevalError
 from leakeval_core.present.collection_plots import grade_figure, per_topic_figure
 
@@ -68,7 +68,7 @@ with tab_judgments:
                 "Relevant documents per topic",
                 "relevant documents (grade ≥ 1)",
             )
-        show_fig(grade_figure, api.grade_counts(collection.qrels))
+        show_fig(grade_figure, doors.grade_counts(collection.qrels))
 with tab_runs:
     if tab_runs.open:
         st.markdown(

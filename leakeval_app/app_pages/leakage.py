@@ -7,6 +7,7 @@ from leakeval_app.context import current
 from leakeval_app.render import collection_or_stop, show_fig, show_table
 from leakeval_app.sections import show_detection_quality
 from leakeval_core import api
+from leakeval_core.api import doors
 from leakeval_core.api.terms import JUDGED
 from leakeval_core.errors import LeakevalError
 from leakeval_core.present.display import agreement_figures
@@ -53,7 +54,7 @@ if experiment.training_queries is not None and experiment.leakage_table is None:
         )
 leakage = ctx.leakage
 if leakage.empty:
-    st.info(api.needs_pairs("The leakage overlap", leakage.error), icon=":material/info:")
+    st.info(doors.needs_pairs("The leakage overlap", leakage.error), icon=":material/info:")
     st.stop()
 st.caption(f"Pairs of test topic and training query from: **{leakage.source}**.")
 

@@ -17,6 +17,7 @@ from leakeval_app.render import (
     show_table,
 )
 from leakeval_core import api
+from leakeval_core.api import doors
 from leakeval_core.present.condition_plots import scatter_ab_figure
 from leakeval_core.present.query_plots import ranked_lists_figure
 from leakeval_core.present.story import leaked_sentence
@@ -100,8 +101,8 @@ with tab_all:
                 scatter_ab_figure,
                 table,
                 measure,
-                api.condition_label(a),
-                api.condition_label(b),
+                doors.condition_label(a),
+                doors.condition_label(b),
                 titles,
                 key="queries_scatter",
                 on_select=on_point,
@@ -112,7 +113,7 @@ with tab_all:
                 "Leaked topics where A beats B by most: they inflate A's mean. Click a point in "
                 "the scatter or a row here to open that topic."
             )
-            top = api.top_inflating(pairs, ctx.settings)
+            top = doors.top_inflating(pairs, ctx.settings)
             top.insert(2, "title", top.qid.map(titles))
             if presenting:
                 show_table(top[["title", "a", "b", "delta"]].rename(columns={"delta": "A − B"}))
@@ -189,14 +190,14 @@ with tab_one:
 
         if design.size and design.size in a and a.get(design.size) == b.get(design.size):
             st.markdown(f"**This topic along {design.size}**")
-            along = api.query_along(ctx.study, ctx.settings, a, b, qid, design.size)
+            along = doors.query_along(ctx.study, ctx.settings, a, b, qid, design.size)
             show_table(along, **{"A − B": st.column_config.NumberColumn(format="%+.4f")})
 
         lists = views.ranked_lists(ctx, a, b, qid)
-        show_fig(ranked_lists_figure, *lists, api.condition_label(a), api.condition_label(b))
+        show_fig(ranked_lists_figure, *lists, doors.condition_label(a), doors.condition_label(b))
         for column, label, ranked in zip(st.columns(2), ("A", "B"), lists, strict=True):
             with column:
-                st.markdown(f"**{label}: {api.condition_label(a if label == 'A' else b)}**")
+                st.markdown(f"**{label}: {doors.condition_label(a if label == 'A' else b)}**")
                 shown = ranked.head(20).assign(
                     grade=ranked.grade.map(lambda g: "unjudged" if pd.isna(g) else str(int(g)))
                 )

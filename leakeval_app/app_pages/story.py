@@ -5,7 +5,7 @@ import streamlit as st
 from leakeval_app import navigation, state, views
 from leakeval_app.context import current
 from leakeval_app.render import show_error, show_fig
-from leakeval_core import api
+from leakeval_core.api import doors
 from leakeval_core.errors import LeakevalError
 from leakeval_core.present.audit_plots import category_gain_figure
 from leakeval_core.present.condition_plots import inflation_figure
@@ -15,8 +15,8 @@ ctx = current()
 experiment, measure, design = ctx.experiment, ctx.measure, ctx.experiment.design
 presenting = ctx.view.present
 try:
-    kind = api.story_kind(ctx.study)
-    why = api.needs_pairs("The story", ctx.leakage.error) if ctx.leakage.empty else None
+    kind = doors.story_kind(ctx.study)
+    why = doors.needs_pairs("The story", ctx.leakage.error) if ctx.leakage.empty else None
 except LeakevalError as exc:
     why = str(exc)
 if why:
@@ -24,7 +24,7 @@ if why:
     st.info(why, icon=":material/info:")
     st.stop()
 
-factors = api.story_factors(ctx.study)
+factors = doors.story_factors(ctx.study)
 names = list(experiment.collections)
 chosen = state.get("collection")
 try:
@@ -48,7 +48,7 @@ story = views.story(ctx, tuple(pair.items()))
 # an audit's headline is its answer, a sentence with figures: a smaller heading holds it
 (st.header if kind == "twins" else st.subheader)(story.headline, anchor=False)
 for column, (label, value, interval, meaning) in zip(
-    st.columns(4), api.story_numbers(story, measure), strict=True
+    st.columns(4), doors.story_numbers(story, measure), strict=True
 ):
     column.metric(
         label,
@@ -61,8 +61,8 @@ for column, (label, value, interval, meaning) in zip(
 if presenting:  # a slide: the cards and tables hold the figures, one line the test
     if kind == "twins":
         st.markdown(f"**{story.answer}**")
-    note = f" {api.AUDIT_NOTE}" if kind == "audit" else f" Verdict: {story.facts.verdict}."
-    st.caption(api.story_test_line(story, ctx.view) + note)
+    note = f" {doors.AUDIT_NOTE}" if kind == "audit" else f" Verdict: {story.facts.verdict}."
+    st.caption(doors.story_test_line(story, ctx.view) + note)
 else:
     st.markdown(f"**{story.answer}**" if kind == "twins" else story.detail)
     st.markdown(story.evidence)
@@ -90,7 +90,7 @@ if pair == default and not presenting:
         "Choose any other above."
     )
 if kind == "audit" and not presenting:
-    st.caption(api.AUDIT_CAVEAT)
+    st.caption(doors.AUDIT_CAVEAT)
 
 
 def open_drilldown(qid: str | None = None) -> None:

@@ -188,12 +188,13 @@ def _cmd_story(args: argparse.Namespace) -> int:
     import json
 
     from leakeval_core import api
+    from leakeval_core.api import doors
 
     study, view = _study(args)
     pair = {f: study.level(f, text) for f, text in (args.level or [])}
     told = api.story(study, view=view, pair=pair or None)
     if args.json:
-        print(json.dumps(api.story_record(told), indent=2))
+        print(json.dumps(doors.story_record(told), indent=2))
     else:
         print(told.headline)
         if told.answer != told.headline:
@@ -205,6 +206,6 @@ def _cmd_story(args: argparse.Namespace) -> int:
             print(f"Warning: {warning}")
         if told.kind == "audit":
             print()
-            for line in api.story_answers(told, view.parsed_measure):
+            for line in doors.story_answers(told, view.parsed_measure):
                 print(f"- {line}")
     return 0

@@ -13,6 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from leakeval_core import api
+from leakeval_core.api.doors import story_factors, story_numbers
 from leakeval_core.cli import main
 from tests.app.test_app import open_tab, widget
 from tests.support import ROOT, shared, write
@@ -224,7 +225,7 @@ def test_every_pair_of_twins_gets_one_answer_from_inflation_the_audit_and_the_st
     rows = doors["inflation"]
     study = api.Study.open(demo_dir, demo_cache)
     audited = api.audit(study).table
-    factors = api.story_factors(study)  # every factor but the leakage one
+    factors = story_factors(study)  # every factor but the leakage one
     joined = rows.merge(audited, on=factors, suffixes=("", " audit"))
     assert len(joined) == len(rows) == 45
     for column in [*INFLATED, "verdict", "test"]:
@@ -270,7 +271,7 @@ def test_the_story_headline_agrees_across_the_api_the_cli_the_app_and_the_report
     assert at.header[0].value == told.headline
     assert at.markdown[0].value == f"**{told.answer}**"
     assert at.markdown[1].value == told.evidence
-    cards = api.story_numbers(told, api.View().parsed_measure)
+    cards = story_numbers(told, api.View().parsed_measure)
     shown = [(m.label, m.value, m.delta or None) for m in at.metric]
     assert shown == [(label, value, interval) for label, value, interval, _ in cards]
     text = f"{told.headline} {told.answer} {told.detail} {told.evidence} {told.leaked}"

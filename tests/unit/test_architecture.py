@@ -177,3 +177,127 @@ def test_the_inflation_steps_exist_once():
     assert importers_of("leakeval_core.leakage.table", "leaked_qids") == [
         "leakeval_core/api/study.py"
     ]
+
+
+APP = ROOT / "leakeval_app"
+FIT = ROOT / "leakeval_fit"
+PAGES = ROOT / "pages"  # where the pages live once they leave leakeval_app/app_pages
+RUNTIME = sorted(
+    [
+        ROOT / "app.py",
+        *MODULES,
+        *APP.rglob("*.py"),
+        *(PAGES.glob("*.py") if PAGES.is_dir() else ()),
+    ]
+)
+"""What a user's process runs: the core, the dashboard and its pages."""
+
+
+@pytest.mark.parametrize("path", RUNTIME, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_runtime_never_imports_fitting_code(path):
+    """Choosing and fitting detectors from labels (nested CV) is research code in
+    `leakeval_fit`, for bench/ and the tests: the core, the app and the CLI run without it."""
+    assert "leakeval_fit" not in imported_top_levels(path)
+
+
+def test_the_doors_leave_no_fitting_module_loaded():
+    """The CLI, every API name and the dashboard's modules import no fitting code, even
+    lazily: a fresh interpreter resolves them all and finds no `leakeval_fit` module."""
+    script = """
+import importlib, pkgutil, sys
+import leakeval_app, leakeval_core.cli
+from leakeval_core import api
+from leakeval_core.api import doors
+for name in api.__all__:
+    getattr(api, name)
+for name in doors.__all__:
+    getattr(doors, name)
+for package in (leakeval_core.cli, leakeval_app):
+    for info in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
+        if info.name.rsplit(".", 1)[1] not in ("__main__", "entry", "app_pages"):
+            importlib.import_module(info.name)
+print(sorted(m for m in sys.modules if m.split(".")[0] == "leakeval_fit"))
+"""
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    assert out.stdout.strip() == "[]"
+
+
+SHARED_NAMES = {
+    "audit": (
+        "the leakage audit: a model's per-topic gain over a baseline, leaked vs other topics",
+        {"analysis", "cli", "pages"},
+    ),
+    "leakage": (
+        "which test topics have a near-duplicate in the training log",
+        {"api", "cli", "pages"},
+    ),
+    "scoring": ("scoring runs against qrels, per query", {"evaluation", "api", "cli"}),
+    "story": ("the Story: the leakage effect in one screen", {"present", "pages"}),
+}
+"""The only module names used twice: one idea each, mirrored across layers (the statistics,
+the verb, the command, the page; a page's name is its URL)."""
+
+
+def place(path: Path) -> str:
+    """A module's layer: the core's subpackage, `pages`, `app` or `fit`."""
+    parts = path.relative_to(ROOT).parts
+    if parts[0] == "pages" or parts[:2] == ("leakeval_app", "app_pages"):
+        return "pages"
+    if parts[0] == "leakeval_core":
+        return parts[1] if len(parts) > 2 else "core"
+    return {"leakeval_app": "app", "leakeval_fit": "fit"}[parts[0]]
+
+
+def test_one_module_name_one_idea():
+    """Module names are unique across the core, the app, its pages and the fitting package,
+    but for the layer mirrors named in SHARED_NAMES."""
+    places: dict[str, set[str]] = {}
+    for path in [*MODULES, *APP.rglob("*.py"), *FIT.rglob("*.py"), *PAGES.glob("*.py")]:
+        if path.stem not in ("__init__", "__main__"):
+            where = place(path)
+            assert where not in places.get(path.stem, set()), f"two {path.stem}.py in {where}"
+            places.setdefault(path.stem, set()).add(where)
+    shared = {name: where for name, where in places.items() if len(where) > 1}
+    assert shared == {name: where for name, (_, where) in SHARED_NAMES.items()}
+
+
+def attributes_of(path: Path, module: str) -> set[str]:
+    """Names a file reads from `module` (`module.name`, or `from ... import name`)."""
+    tree = ast.parse(path.read_text())
+    alias = module.rsplit(".", 1)[-1]
+    found = {
+        n.attr
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == alias
+    }
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == module:
+            found.update(a.name for a in node.names)
+    return found
+
+
+def test_the_public_api_is_what_a_notebook_needs():
+    """`leakeval_core.api.__all__` holds the verbs, the nouns and the terms; the views the
+    pages cut from the same numbers are in `api.doors`, which only the doors use. Every name
+    a door takes from either exists there, and every name in `doors` has a door using it."""
+    from leakeval_core import api
+    from leakeval_core.api import doors
+
+    assert set(api.__all__).isdisjoint(doors.__all__)
+    submodules = {p.stem for p in (CORE / "api").glob("*.py")}
+    used = set()
+    for path in [*DOORS, *(PAGES.glob("*.py") if PAGES.is_dir() else ())]:
+        public = attributes_of(path, "leakeval_core.api") - submodules
+        assert public <= set(api.__all__), f"{path.name} takes {public - set(api.__all__)}"
+        helpers = attributes_of(path, "leakeval_core.api.doors")
+        assert helpers <= set(doors.__all__), f"{path.name} takes {helpers - set(doors.__all__)}"
+        used |= helpers
+    assert set(doors.__all__) == used
+    for path in MODULES:
+        if place(path) not in ("api", "cli"):
+            assert "leakeval_core.api.doors" not in core_imports(path), path

@@ -68,6 +68,7 @@ def test_without_the_encoder_the_demo_keeps_its_method_and_its_leaked_topics(
     from the pairs it ships, so every machine flags the same topics; measuring the method
     against labels, which needs the encoder, says what to install instead of failing."""
     from leakeval_core import api
+    from leakeval_core.api import doors
     from leakeval_core.errors import LeakevalError
     from leakeval_core.leakage import detection_options as options
     from leakeval_core.leakage.table import experiment_method, experiment_methods
@@ -84,7 +85,7 @@ def test_without_the_encoder_the_demo_keeps_its_method_and_its_leaked_topics(
     )
     assert not (tmp_path / "cache").exists()  # read from what the demo ships, nothing detected
     with pytest.raises(LeakevalError, match="embeds them with its encoder, which is not"):
-        api.detection_quality(study, api.View())
+        doors.detection_quality(study, api.View())
     # elsewhere (no shipped pairs) the named method is not at hand: the best installed one is
     no_pairs = Cache(tmp_path / "cache", shelf=tmp_path / "empty")
     assert experiment_method(demo_experiment, no_pairs) == "lexical"
