@@ -208,7 +208,7 @@ with tab_more:
                 on_click="ignore",
                 key="report_download",
             )
-        with st.expander("Convention sensitivity: how these means move under other conventions"):
+        with st.expander("Convention check: how these means move under other conventions"):
             conditions = means[by].assign(**fixed).to_dict("records")
             st.caption(
                 f"Recomputes the {len(conditions)} conditions on screen with one convention "
@@ -216,7 +216,7 @@ with tab_more:
             )
             if st.button("Recompute", key="audit_conditions"):
                 bar = st.progress(0.0)
-                sensitivity = api.convention_sensitivity(
+                checked = api.convention_check(
                     ctx.study,
                     ctx.settings,
                     conditions,
@@ -225,4 +225,4 @@ with tab_more:
                     ),
                 )
                 bar.empty()
-                show_table(sensitivity)
+                show_table(checked)

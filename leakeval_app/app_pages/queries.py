@@ -220,11 +220,11 @@ with tab_one:
 if presenting:
     st.stop()
 audit = lazy_expander(
-    "Convention sensitivity: how these numbers move under other conventions", "queries_audit"
+    "Convention check: how these numbers move under other conventions", "queries_audit"
 )
 with audit:
     if audit.open:
         st.caption("Recomputes conditions A and B with one convention changed at a time.")
         if st.button("Recompute", key="audit_queries"):
             with st.spinner("Rescoring A and B under each alternative…"):
-                show_table(api.convention_sensitivity(ctx.study, ctx.settings, [a, b]))
+                show_table(api.convention_check(ctx.study, ctx.settings, [a, b]))

@@ -1,3 +1,4 @@
 """Statistics over the SCORES table: folds combined per query, paired tests, corrections,
-comparisons, inflation, ranking change.
+comparisons, inflation, the leakage audit, rank agreement (ranking change), the convention
+check and what a collection holds.
 """

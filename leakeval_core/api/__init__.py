@@ -30,7 +30,7 @@ _LAZY = {
     "detect_leakage": "leakage",
     "story": "meeting",
     "report": "meeting",
-    "convention_sensitivity": "comparison",
+    "convention_check": "comparison",
     "evaluate_labels": "leakage",
     # opening an experiment
     "load_experiment": "experiments",

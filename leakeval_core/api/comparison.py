@@ -221,13 +221,13 @@ def versus_run(
     )
 
 
-def convention_sensitivity(
+def convention_check(
     data: Study | Any, view: View, conditions: list[Mapping], progress: Progress | None = None
 ) -> pd.DataFrame:
     """The conditions' means recomputed with one convention changed at a time."""
-    from leakeval_core.analysis import convention_sensitivity as sensitivity
+    from leakeval_core.analysis import convention_check as check
 
     study = Study.open(data)
-    return sensitivity.convention_sensitivity(
+    return check.convention_check(
         study.experiment, conditions, view.measure, view.conventions, progress=progress
     )

@@ -1,9 +1,9 @@
-"""Convention sensitivity, checked against numbers computed here from the files and tables."""
+"""The convention check, against numbers computed here from the files and tables."""
 
 import pandas as pd
 import pytest
 
-from leakeval_core.analysis.convention_sensitivity import convention_sensitivity
+from leakeval_core.analysis.convention_check import convention_check
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.io.trec import read_qrels
 
@@ -15,9 +15,7 @@ CONDITIONS = [
 
 @pytest.fixture(scope="module")
 def audit(demo_experiment, demo_cache):
-    return convention_sensitivity(
-        demo_experiment, CONDITIONS, "ndcg_cut_10", Conventions(), demo_cache
-    )
+    return convention_check(demo_experiment, CONDITIONS, "ndcg_cut_10", Conventions(), demo_cache)
 
 
 def test_current_means_match_the_scores_table(audit, demo_scores):

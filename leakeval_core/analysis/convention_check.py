@@ -1,4 +1,4 @@
-"""Convention sensitivity: the same view recomputed under each alternative convention.
+"""Convention check: the same view recomputed under each alternative convention.
 
 Graded qrels are where published numbers silently disagree (gain, relevance threshold, tie
 order, missing queries); this puts the size of each disagreement on screen.
@@ -18,7 +18,7 @@ from leakeval_core.experiment.cache import Cache
 from leakeval_core.experiment.manifest import Experiment
 from leakeval_core.experiment.scores import Progress, score_experiment
 
-__all__ = ["convention_sensitivity", "convention_variants"]
+__all__ = ["convention_check", "convention_variants"]
 
 
 def convention_variants(base: Conventions) -> list[tuple[str, Conventions]]:
@@ -38,7 +38,7 @@ def convention_variants(base: Conventions) -> list[tuple[str, Conventions]]:
     ]
 
 
-def convention_sensitivity(
+def convention_check(
     experiment: Experiment,
     conditions: Sequence[Mapping[str, object]],
     measure: str,
