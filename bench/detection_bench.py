@@ -36,7 +36,7 @@ from leakeval_core.leakage.detection_options import (
     encoder_of,
     is_hybrid,
 )
-from leakeval_core.leakage.evaluate import evaluate_detection, labelled_scores
+from leakeval_core.leakage.detection_quality import evaluate_detection, labelled_scores
 from leakeval_core.leakage.labels import read_labels
 from leakeval_core.leakage.similarity import match
 

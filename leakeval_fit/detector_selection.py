@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from leakeval_core.leakage import hybrid
-from leakeval_core.leakage.evaluate import TARGET_RECALL, labelled_scores, recall_threshold
+from leakeval_core.leakage.detection_quality import TARGET_RECALL, labelled_scores, recall_threshold
 from leakeval_core.leakage.labels import LabelledPairs
 from leakeval_core.leakage.similarity import base_similarity, match
 

@@ -14,7 +14,7 @@ from leakeval_core.api.view import View
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.scores import Progress
 from leakeval_core.leakage.detection_options import DetectionOptions
-from leakeval_core.leakage.evaluate import TARGET_RECALL, at_threshold
+from leakeval_core.leakage.detection_quality import TARGET_RECALL, at_threshold
 from leakeval_core.leakage.relations import HOW_RELATED
 from leakeval_core.leakage.table import CATEGORIES
 from leakeval_core.leakage.text import CATEGORY_RULES
@@ -22,7 +22,7 @@ from leakeval_core.leakage.text import CATEGORY_RULES
 if TYPE_CHECKING:
     import pandas as pd
 
-    from leakeval_core.leakage.evaluate import DetectionQuality
+    from leakeval_core.leakage.detection_quality import DetectionQuality
     from leakeval_core.leakage.labels import LabelledPairs
 
 __all__ = [
@@ -279,7 +279,7 @@ def detection_quality(data: Study | Any, view: View) -> DetectionQuality | None:
     labelled pairs anew, which needs its encoder installed here.
     """
     from leakeval_core.leakage.detection_options import available_methods, encoder_of
-    from leakeval_core.leakage.evaluate import evaluate_detection
+    from leakeval_core.leakage.detection_quality import evaluate_detection
 
     study = Study.open(data)
     labelled = study.labels()
@@ -317,7 +317,7 @@ def evaluate_labels(
     cross-validated with folds grouped by topic."""
     from leakeval_core.experiment.collections import topics_from
     from leakeval_core.leakage.detection_options import available_methods
-    from leakeval_core.leakage.evaluate import evaluate_detection
+    from leakeval_core.leakage.detection_quality import evaluate_detection
     from leakeval_core.leakage.labels import read_labels
 
     labelled = read_labels(labels, topics_from(topics) if topics else None)

@@ -590,7 +590,7 @@ def test_detection_quality_tab_against_an_independent_auc(app, demo_experiment):
     from scipy.stats import rankdata
 
     from leakeval_core.leakage.detection_options import is_hybrid, method_for
-    from leakeval_core.leakage.evaluate import evaluate_detection
+    from leakeval_core.leakage.detection_quality import evaluate_detection
     from leakeval_core.leakage.labels import read_labels
 
     at = app("leakeval_app/app_pages/leakage.py")

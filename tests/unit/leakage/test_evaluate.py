@@ -12,7 +12,7 @@ from sklearn.metrics import average_precision_score, roc_auc_score
 from leakeval_core.cli import main
 from leakeval_core.errors import ParseError
 from leakeval_core.leakage.detection_options import THRESHOLDS, available_methods, encoder_of
-from leakeval_core.leakage.evaluate import (
+from leakeval_core.leakage.detection_quality import (
     at_threshold,
     evaluate_detection,
     labelled_scores,
