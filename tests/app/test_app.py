@@ -12,12 +12,12 @@ from streamlit.testing.v1 import AppTest
 from tests.support import ROOT
 
 PAGES = [
-    "leakeval_app/app_pages/story.py",
-    "leakeval_app/app_pages/datasets.py",
-    "leakeval_app/app_pages/leakage.py",
-    "leakeval_app/app_pages/queries.py",
-    "leakeval_app/app_pages/conditions.py",
-    "leakeval_app/app_pages/audit.py",
+    "app_pages/story.py",
+    "app_pages/datasets.py",
+    "app_pages/leakage.py",
+    "app_pages/queries.py",
+    "app_pages/conditions.py",
+    "app_pages/audit.py",
 ]
 
 
@@ -92,19 +92,19 @@ def test_a_named_method_not_installed_here_is_said(app, demo_dir, monkeypatch):
     pinned = manifest.read_text(encoding="utf-8")
     try:
         manifest.write_text(pinned.replace('method = "hybrid"', 'method = "hybrid-mpnet"'))
-        at = app("leakeval_app/app_pages/leakage.py")
+        at = app("app_pages/leakage.py")
     finally:
         manifest.write_text(pinned)
     assert widget(at.selectbox, "method").value == "hybrid"
     assert any("names the method `hybrid-mpnet`" in w.value for w in at.warning)
     # the edited manifest is read again (the app once served it stale from its cache)
     assert not any(
-        "names the method" in w.value for w in app("leakeval_app/app_pages/leakage.py").warning
+        "names the method" in w.value for w in app("app_pages/leakage.py").warning
     )
 
 
 def test_dataset_browser_counts(app, demo_experiment, demo_cache):
-    at = app("leakeval_app/app_pages/datasets.py")
+    at = app("app_pages/datasets.py")
     assert metric(at, "Topics") == "250"
     assert metric(at, "Judged topics") == "250"
     leakage = detected(demo_experiment, demo_cache)
@@ -121,7 +121,7 @@ def test_dataset_browser_counts(app, demo_experiment, demo_cache):
 def test_leakage_threshold_refilters(app, demo_experiment, demo_cache):
     leakage = detected(demo_experiment, demo_cache)
     pairs = leakage.table
-    at = app("leakeval_app/app_pages/leakage.py")
+    at = app("app_pages/leakage.py")
     shown = (pairs.similarity >= leakage.threshold).sum()
     assert any(f"{shown:,} pairs shown" in c.value for c in at.caption)
     at.slider[0].set_value(0.9).run()
@@ -133,7 +133,7 @@ def test_leakage_threshold_refilters(app, demo_experiment, demo_cache):
 
 
 def test_drilldown_means_match_the_scores_table(app, demo_scores, demo_experiment, demo_cache):
-    at = app("leakeval_app/app_pages/queries.py")
+    at = app("app_pages/queries.py")
     table = demo_scores.table
     condition = table[
         (table.collection == "robust04")
@@ -167,7 +167,7 @@ def test_drilldown_means_match_the_scores_table(app, demo_scores, demo_experimen
 
 
 def test_drilldown_all_measures_tab_matches_the_scores_table(app, demo_scores):
-    at = open_tab(app("leakeval_app/app_pages/queries.py"), "queries_tab", "All measures per query")
+    at = open_tab(app("app_pages/queries.py"), "queries_tab", "All measures per query")
     table = demo_scores.table
     condition = table[
         (table.collection == "robust04") & (table.model == "colbert") & (table.train_size == 2000)
@@ -182,7 +182,7 @@ def test_drilldown_all_measures_tab_matches_the_scores_table(app, demo_scores):
 
 
 def test_drilldown_audit_opens_and_recomputes_a_and_b(app):
-    at = app("leakeval_app/app_pages/queries.py")
+    at = app("app_pages/queries.py")
     assert "audit_queries" not in [b.key for b in at.button]  # closed: not drawn
     at.session_state["queries_audit"] = True  # open the lazy expander
     at.run()
@@ -195,7 +195,7 @@ def test_drilldown_audit_opens_and_recomputes_a_and_b(app):
 
 
 def test_drilldown_opened_from_leakage_page(app):
-    at = app("leakeval_app/app_pages/leakage.py")
+    at = app("app_pages/leakage.py")
     at.button[0].click().run()
     assert not at.exception
     assert at.header[0].value == "Per-query drill-down"
@@ -203,7 +203,7 @@ def test_drilldown_opened_from_leakage_page(app):
 
 def test_open_in_drilldown_offers_the_filtered_topics_with_titles(app):
     """The defect: the picker ignored the table's filters and showed bare ids."""
-    at = app("leakeval_app/app_pages/leakage.py")
+    at = app("app_pages/leakage.py")
     at.multiselect[0].set_value(["robust04"]).run()  # the Collection filter
     at.text_input[0].set_value("wage").run()
     shown = at.dataframe[0].value
@@ -220,7 +220,7 @@ def test_open_in_drilldown_offers_the_filtered_topics_with_titles(app):
 
 
 def test_conditions_table_matches_the_scores_table(app, demo_scores):
-    at = app("leakeval_app/app_pages/conditions.py")
+    at = app("app_pages/conditions.py")
     means = at.dataframe[0].value
     first = means.iloc[0]
     table = demo_scores.table
@@ -237,7 +237,7 @@ def test_conditions_table_matches_the_scores_table(app, demo_scores):
 
 
 def test_measure_switch_changes_axis(app):
-    at = app("leakeval_app/app_pages/conditions.py")
+    at = app("app_pages/conditions.py")
     widget(at.sidebar.selectbox, "measure").set_value("first_rel_rank").run()
     assert not at.exception
     assert "lower is better" in at.get("plotly_chart")[0].proto.spec
@@ -246,7 +246,7 @@ def test_measure_switch_changes_axis(app):
 def test_comparison_significance_follows_sidebar(app, demo_scores):
     from scipy import stats as sps
 
-    at = open_tab(app("leakeval_app/app_pages/conditions.py"), "conditions_tab", "Significance")
+    at = open_tab(app("app_pages/conditions.py"), "conditions_tab", "Significance")
     tests = at.dataframe[0].value  # only the open tab runs
     assert len(tests) == 15  # robust04: 3 models x 5 sizes, leakage levels compared
     row = tests[(tests.model == "monot5") & (tests.train_size == 2000)].iloc[0]
@@ -284,7 +284,7 @@ def test_comparison_significance_follows_sidebar(app, demo_scores):
 
 def test_the_app_and_its_report_show_the_same_significance(app):
     """The defect: a comparison starred in the app read "no" in the report."""
-    at = open_tab(app("leakeval_app/app_pages/conditions.py"), "conditions_tab", "Significance")
+    at = open_tab(app("app_pages/conditions.py"), "conditions_tab", "Significance")
     shown = at.dataframe[0].value
     at = open_tab(at, "conditions_tab", "Audit & downloads")
     next(b for b in at.button if b.label == "Prepare the HTML meeting report").click().run()
@@ -341,7 +341,7 @@ def test_closed_settings_still_apply_and_show_under_their_expanders(app):
 
 
 def test_comparison_inflation_tab(app):
-    at = open_tab(app("leakeval_app/app_pages/conditions.py"), "conditions_tab", "Inflation")
+    at = open_tab(app("app_pages/conditions.py"), "conditions_tab", "Inflation")
     summary = at.dataframe[0].value
     assert {"gain_leaked", "gain_other", "p_adjusted", "mde", "verdict"} <= set(summary.columns)
     assert summary.groupby("train_size").gain_leaked.mean().is_monotonic_decreasing
@@ -350,7 +350,7 @@ def test_comparison_inflation_tab(app):
 def test_ranking_change_follows_the_collection_and_carries_its_uncertainty(app):
     """The defects: tau over 3 systems shown bare, and for every collection whatever the
     collection selector said."""
-    at = open_tab(app("leakeval_app/app_pages/conditions.py"), "conditions_tab", "Ranking change")
+    at = open_tab(app("app_pages/conditions.py"), "conditions_tab", "Ranking change")
     assert set(at.dataframe[0].value.collection) == {"robust04"}
     widget(at.selectbox, "collection").set_value("core18").run()
     taus = at.dataframe[0].value
@@ -378,7 +378,7 @@ def test_a_broken_run_is_listed_and_the_rest_still_shows(tmp_path, monkeypatch):
     monkeypatch.setenv("LEAKEVAL_DATA", str(data))
     monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
     monkeypatch.chdir(ROOT)
-    for page in (None, "leakeval_app/app_pages/conditions.py", "leakeval_app/app_pages/queries.py"):
+    for page in (None, "app_pages/conditions.py", "app_pages/queries.py"):
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
         at.run()
         if page:
@@ -460,7 +460,7 @@ def test_one_query_tab_ranks_condition_a_like_the_run_file(app, demo_dir):
     from leakeval_core.experiment.manifest import load_experiment
     from leakeval_core.io.trec import read_qrels, read_run
 
-    at = open_tab(app("leakeval_app/app_pages/queries.py"), "queries_tab", "One query")
+    at = open_tab(app("app_pages/queries.py"), "queries_tab", "One query")
     qid = widget(at.selectbox, "qid").value
     lists = [d.value for d in at.dataframe if "moved" in d.value.columns]
     assert len(lists) == 2
@@ -549,7 +549,7 @@ def test_experiments_behind_symlinks_are_served(demo_dir, tmp_path, monkeypatch)
 
 
 def test_the_same_level_as_leaked_and_clean_is_a_message_not_a_traceback(app):
-    at = app("leakeval_app/app_pages/conditions.py")
+    at = app("app_pages/conditions.py")
     open_tab(at, "conditions_tab", "Inflation")
     widget(at.selectbox, "inflation_clean").set_value("leaked").run()
     assert not at.exception, [e.value for e in at.exception]
@@ -564,7 +564,7 @@ def test_trec_eval_preset_scores_with_its_conventions(app, demo_experiment, demo
     from leakeval_core.evaluation.conventions import Conventions
     from leakeval_core.experiment.scores import score_experiment
 
-    at = app("leakeval_app/app_pages/queries.py")
+    at = app("app_pages/queries.py")
     at.session_state["settings_conventions"] = True  # open the lazy expander
     at.run()
     widget(at.sidebar.radio, "preset").set_value("trec_eval 10").run()
@@ -593,7 +593,7 @@ def test_detection_quality_tab_against_an_independent_auc(app, demo_experiment):
     from leakeval_core.leakage.labels import read_labels
     from leakeval_core.leakage.options import is_hybrid, method_for
 
-    at = app("leakeval_app/app_pages/leakage.py")
+    at = app("app_pages/leakage.py")
     open_tab(at, "leakage_tab", "Detection quality")
     method = method_for(demo_experiment.detection_method)
     quality = evaluate_detection(read_labels(demo_experiment.labels), method)
@@ -651,7 +651,7 @@ def test_a_log_too_large_to_detect_here_asks_for_dask_and_takes_the_table(tmp_pa
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
     assert not at.exception and not at.error, [e.value for e in at.error]
-    at.switch_page("leakeval_app/app_pages/leakage.py").run()
+    at.switch_page("app_pages/leakage.py").run()
     assert not at.exception and not at.error
     captions = [c.value for c in at.caption]
     assert "Pairs of test topic and training query from: **pairs.csv**." in captions
@@ -727,7 +727,7 @@ def test_presentation_mode_hides_the_controls(app):
 def test_one_query_view_shows_a_b_and_its_course_along_the_size(app, demo_scores):
     from leakeval_core.analysis.folds import per_query
 
-    at = open_tab(app("leakeval_app/app_pages/queries.py"), "queries_tab", "One query")
+    at = open_tab(app("app_pages/queries.py"), "queries_tab", "One query")
     values = {s.key.split(":")[-1]: s.value for s in at.selectbox if s.key}
     qid = values["qid"]
     table = per_query(demo_scores, "ndcg_cut_10").table
@@ -753,18 +753,18 @@ def test_one_query_view_shows_a_b_and_its_course_along_the_size(app, demo_scores
 
 
 def test_a_copied_link_reopens_the_open_tab(app):
-    at = open_tab(app("leakeval_app/app_pages/queries.py"), "queries_tab", "One query")
+    at = open_tab(app("app_pages/queries.py"), "queries_tab", "One query")
     assert at.query_params["queries_tab"] == "One query"
     link = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
     link.query_params["conditions_tab"] = "Inflation"
-    link.switch_page("leakeval_app/app_pages/conditions.py").run()
+    link.switch_page("app_pages/conditions.py").run()
     assert not link.exception
     assert any("gain_leaked" in d.value.columns for d in link.dataframe)
 
 
 def test_the_report_download_stays_after_a_rerun(app):
     at = open_tab(
-        app("leakeval_app/app_pages/conditions.py"), "conditions_tab", "Audit & downloads"
+        app("app_pages/conditions.py"), "conditions_tab", "Audit & downloads"
     )
     assert not [d for d in at.get("download_button") if d.proto.label == "Download report.html"]
     next(b for b in at.button if b.label == "Prepare the HTML meeting report").click().run()
@@ -805,7 +805,7 @@ def test_the_app_shows_what_is_on_disk(demo_dir, tmp_path, monkeypatch):
     monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
     monkeypatch.chdir(ROOT)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.switch_page("leakeval_app/app_pages/conditions.py").run()
+    at.switch_page("app_pages/conditions.py").run()
     assert set(at.dataframe[0].value.model) == {"colbert", "monobert", "monot5"}
 
     shutil.copyfile(experiment / "runs" / "monot5.run", experiment / "runs" / "copy.run")
@@ -826,14 +826,14 @@ def test_the_app_shows_what_is_on_disk(demo_dir, tmp_path, monkeypatch):
 
 
 def test_the_collection_and_the_open_tab_follow_the_user_across_pages(app):
-    at = app("leakeval_app/app_pages/queries.py")
+    at = app("app_pages/queries.py")
     widget(at.selectbox, "collection").set_value("core18").run()
-    at.switch_page("leakeval_app/app_pages/conditions.py").run()
+    at.switch_page("app_pages/conditions.py").run()
     assert widget(at.selectbox, "collection").value == "core18"
     open_tab(at, "conditions_tab", "Inflation")
-    at.switch_page("leakeval_app/app_pages/datasets.py").run()
+    at.switch_page("app_pages/datasets.py").run()
     assert widget(at.selectbox, "collection").value == "core18"
-    at.switch_page("leakeval_app/app_pages/conditions.py").run()
+    at.switch_page("app_pages/conditions.py").run()
     assert not at.exception
     assert any("gain_leaked" in d.value.columns for d in at.dataframe)  # Inflation is open
     assert set(at.dataframe[0].value.collection) == {"core18"}
@@ -844,7 +844,7 @@ def test_bad_link_values_are_replaced_with_a_notice(app):
     at.query_params.update(
         {"threshold": "nan", "collection": "nowhere", "measure": "bogus", "conditions_tab": "?"}
     )
-    at.switch_page("leakeval_app/app_pages/conditions.py").run()
+    at.switch_page("app_pages/conditions.py").run()
     assert not at.exception, [e.value for e in at.exception]
     notices = [w.value for w in at.warning]
     for name in ("threshold=nan", "collection=nowhere", "measure=bogus", "conditions_tab=?"):
@@ -870,7 +870,7 @@ def test_every_chart_of_a_page_exports_as_slide_images(app):
     import struct
     import zipfile
 
-    at = app("leakeval_app/app_pages/leakage.py")
+    at = app("app_pages/leakage.py")
     at.session_state["export_charts"] = True  # open the lazy expander
     at.run()
     next(b for b in at.button if b.label == "Make the images").click().run()
@@ -894,7 +894,7 @@ def test_the_audit_looks_closer_at_one_model_of_the_twins(app, demo_experiment, 
 
     design, experiment = demo_experiment.design, demo_experiment
     first_collection = next(iter(experiment.collections))  # the page opens on it
-    at = app("leakeval_app/app_pages/audit.py")
+    at = app("app_pages/audit.py")
     assert not [b for b in at.selectbox if b.key and b.key.endswith(":audit_model")]  # lazy
     open_tab(at, "audit_tab", "Closer look")
     look = widget(at.selectbox, "audit_model")
@@ -927,7 +927,7 @@ def test_the_audit_leaderboard_is_its_own_tab(app, demo_experiment):
     from leakeval_core.present.display import fixed
 
     clean = "Mean (clean topics)"  # the screen's header; the downloads keep clean_mean
-    at = app("leakeval_app/app_pages/audit.py")
+    at = app("app_pages/audit.py")
     assert all(clean not in frame.value for frame in at.dataframe)  # lazy
     open_tab(at, "audit_tab", "Leaderboard")
     (board,) = [frame.value for frame in at.dataframe if clean in frame.value]

@@ -34,7 +34,7 @@ def test_every_page_opens_on_other_designs(open_app, request, fixture, page):
 
 
 def test_renamed_design_drives_every_view(open_app, renamed_dir):
-    at = open_app(renamed_dir, "leakeval_app/app_pages/conditions.py")
+    at = open_app(renamed_dir, "app_pages/conditions.py")
     assert widget(at.selectbox, "x").value == "n_train"
     assert widget(at.selectbox, "colour").value == "contamination"
     assert widget(at.selectbox, "facet").value == "system"
@@ -45,13 +45,13 @@ def test_renamed_design_drives_every_view(open_app, renamed_dir):
     open_tab(at, "conditions_tab", "Ranking change")
     assert not at.info and len(at.dataframe[0].value) == 5  # one tau per n_train
 
-    at = open_app(renamed_dir, "leakeval_app/app_pages/queries.py")
+    at = open_app(renamed_dir, "app_pages/queries.py")
     assert widget(at.selectbox, "a_contamination").value == "contaminated"
     assert widget(at.selectbox, "b_contamination").value == "clean"
 
 
 def test_single_factor_says_what_cannot_apply(open_app, single_factor_dir):
-    at = open_app(single_factor_dir, "leakeval_app/app_pages/conditions.py")
+    at = open_app(single_factor_dir, "app_pages/conditions.py")
     assert widget(at.selectbox, "x").value == "model"
     open_tab(at, "conditions_tab", "Inflation")
     assert any(
@@ -59,5 +59,5 @@ def test_single_factor_says_what_cannot_apply(open_app, single_factor_dir):
     )
     open_tab(at, "conditions_tab", "Ranking change")
     assert any("[design] system" in i.value or "[design] leakage" in i.value for i in at.info)
-    at = open_app(single_factor_dir, "leakeval_app/app_pages/leakage.py")
+    at = open_app(single_factor_dir, "app_pages/leakage.py")
     assert any("The leakage overlap needs leakage pairs" in i.value for i in at.info)

@@ -150,10 +150,10 @@ def test_real_example_scores_like_pytrec_eval(real_example, tmp_path, monkeypatc
 @pytest.mark.parametrize(
     "page",
     [
-        "leakeval_app/app_pages/datasets.py",
-        "leakeval_app/app_pages/leakage.py",
-        "leakeval_app/app_pages/queries.py",
-        "leakeval_app/app_pages/conditions.py",
+        "app_pages/datasets.py",
+        "app_pages/leakage.py",
+        "app_pages/queries.py",
+        "app_pages/conditions.py",
     ],
 )
 def test_dashboard_opens_the_real_example(real_example, demo_cache, monkeypatch, page):

@@ -39,8 +39,7 @@ def served(monkeypatch):
 def test_a_folder_of_experiments_is_served_on_localhost(demo_dir, served, capsys):
     assert main(["app", str(demo_dir.parent), "--port", "8765", "--present"]) == 0
     ((command, env),) = served
-    assert command[1:4] == ["-m", "leakeval_app.serve", "run"]
-    assert command[4].endswith("leakeval_app/entry.py")
+    assert command[1:3] == ["-m", "leakeval_app.serve"]
     assert "--server.address=127.0.0.1" in command and "--server.port=8765" in command
     assert "--browser.gatherUsageStats=false" in command
     assert env["LEAKEVAL_DATA"] == str(demo_dir.parent.resolve())
