@@ -80,7 +80,7 @@ def forget_charts() -> None:
 
 def export_charts() -> None:
     """Below every page: its charts as slide images (PNG and SVG, 1920×1080), on request,
-    since drawing them takes a browser a few seconds."""
+    since the browser draws each chart again to make them."""
     shown = st.session_state.pop(_SHOWN, [])
     if not shown or state.presenting():
         return

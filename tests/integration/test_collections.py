@@ -158,7 +158,7 @@ def test_real_example_scores_like_pytrec_eval(real_example, tmp_path, monkeypatc
 )
 def test_dashboard_opens_the_real_example(real_example, demo_cache, monkeypatch, page):
     """Every page on the real example, which detects with the most accurate installed method
-    (hybrid-mpnet, a minute and a half here) once: the session's cache is shared."""
+    (hybrid-mpnet, the slowest) once: the session's cache is shared."""
     from streamlit.testing.v1 import AppTest
 
     monkeypatch.setenv("LEAKEVAL_DATA", str(real_example.parent))
