@@ -10,8 +10,12 @@ import sys
 import time
 import urllib.request
 
+import pytest
+
 from tests.app.test_browser import free_port
 from tests.support import ROOT
+
+pytestmark = pytest.mark.demo
 
 
 def test_sigint_stops_leakeval_app(demo_dir, tmp_path):

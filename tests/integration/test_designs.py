@@ -12,6 +12,8 @@ import pytest
 from leakeval_core.cli import main
 from tests.support import renamed_experiment
 
+pytestmark = pytest.mark.demo
+
 EXPERIMENTS = ["demo_dir", "renamed_dir", "inferred_dir", "single_factor_dir", "real_example"]
 
 

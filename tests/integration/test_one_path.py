@@ -14,8 +14,10 @@ from streamlit.testing.v1 import AppTest
 
 from leakeval_core import api
 from leakeval_core.cli import main
-from tests.app.test_app import open_tab, widget
+from tests.app.apptest import open_tab, widget
 from tests.support import ROOT, shared, write
+
+pytestmark = pytest.mark.demo
 
 APP_MEASURES = [
     "ndcg_cut_10",
