@@ -23,13 +23,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 REAL = ROOT.parent / "shared" / "realdata"
 
-from leakeval_core.io import queries  # noqa: E402
+from leakeval_core.io import query_files  # noqa: E402
 from leakeval_core.leakage.detect import TopicTexts, detect, topic_texts  # noqa: E402
 from leakeval_core.leakage.detection_options import DetectionOptions  # noqa: E402
 
 
 def synthetic_log(n: int, chunk: int, seed: int = 0):
-    sample = queries.read_queries(REAL / "msmarco" / "doctrain-queries.sample.csv")
+    sample = query_files.read_queries(REAL / "msmarco" / "doctrain-queries.sample.csv")
     words = np.array(" ".join(sample.text).split())
     lengths = sample.text.str.split().str.len().to_numpy()
     rng = np.random.default_rng(seed)
@@ -46,7 +46,7 @@ def study_topics() -> tuple[pd.DataFrame, TopicTexts]:
     description texts, the test side of every detection bench."""
     topics = pd.concat(
         [
-            queries.read_topics(REAL / c / "topics.txt").assign(collection=c)
+            query_files.read_topics(REAL / c / "topics.txt").assign(collection=c)
             for c in ("robust04", "core17", "core18")
         ],
         ignore_index=True,

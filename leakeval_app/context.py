@@ -1,8 +1,8 @@
 """The rerun's context: the experiment opened as a Study, the View, and what they settle.
 
-app.py builds one per rerun, after the sidebar's widgets have set the View; pages read it
-with `current()` and hand it to the views. It holds settings and the study only: every table
-comes from a cached view keyed by `key` and the View's settings.
+The frame (`main.run`) builds one per rerun, after the sidebar's widgets have set the View;
+pages read it with `current()` and hand it to the views. It holds settings and the study
+only: every table comes from a cached view keyed by `key` and the View's settings.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ class AppContext:
 
 
 def current() -> AppContext:
-    """The context app.py built for this rerun."""
+    """The context the frame built for this rerun."""
     return st.session_state["_leakeval_context"]
 
 

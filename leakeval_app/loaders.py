@@ -3,8 +3,8 @@
 - `study` (here, st.cache_resource): one `Study` per experiment folder and file fingerprint,
   shared by every session. It keeps what the numbers need in memory, loaded once: scores per
   conventions, per-query tables per measure, leakage pairs per method, collections, labels.
-  app.py reads the folder on every rerun (its manifest and a glob of its runs pattern, a few
-  milliseconds), so a run added, edited or removed makes a new fingerprint, hence a new study.
+  The sidebar reads the folder on every rerun (its manifest and a glob of its runs pattern),
+  so a run added, edited or removed makes a new fingerprint, hence a new study.
 - `views` (st.cache_data): each page's derived tables, keyed by the fingerprint and the
   View's settings, so a warm rerun redraws without recomputing.
 - `render` (st.cache_data): charts, built and serialised once per distinct input.
@@ -12,7 +12,7 @@
   tables, keyed by file content, so a new process or a new fingerprint of unchanged files
   reads them instead of scoring or detecting again. Deleting it loses nothing.
 
-Scoring and detection draw a progress bar in app.py the first time a study needs them.
+Scoring and detection draw a progress bar (`first_compute`) the first time a study needs them.
 """
 
 from __future__ import annotations

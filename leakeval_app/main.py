@@ -1,32 +1,28 @@
-"""The dashboard's frame: the View, the shared sidebar, the study, routing to the pages.
+"""The dashboard's frame, drawn on every rerun around the page the URL names.
 
-`run()` draws it on every rerun; the pages (app_pages/) draw the rest. The checkout's `app.py`
-and the installed `leakeval app` both run it (`leakeval_app/entry.py`).
+`run()` is the one entry function: `app.py` calls it (the checkout's, and the copy the wheel
+installs, which `leakeval app` serves). Each step is a function or module of its own: the
+page config here, the demo on a first start (`first_start`), the sidebar (`sidebar`), the
+slide's bar (`presentation`), the study's first computation (`first_compute`) and the
+collector's freeze (`collector`).
 """
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
-
 import streamlit as st
 
-from leakeval_app import collector, loaders, navigation, state
-from leakeval_app.context import APP_MEASURES, AppContext, data_root, set_current
-from leakeval_app.preload import preload_charts
-from leakeval_app.render import (
-    PRESENTATION_CSS,
-    export_charts,
-    forget_charts,
-    lazy_expander,
-    presentation_bar,
-    show_error,
+from leakeval_app import (
+    collector,
+    first_compute,
+    first_start,
+    navigation,
+    presentation,
+    sidebar,
+    state,
 )
-from leakeval_core.api import terms
-from leakeval_core.api.terms import Statistics
-from leakeval_core.demo.generator import generate_demo
-from leakeval_core.errors import LeakevalError
-from leakeval_core.evaluation.conventions import Conventions
-from leakeval_core.experiment.manifest import find_experiments, load_experiment
+from leakeval_app.context import data_root, set_current
+from leakeval_app.preload import preload_charts
+from leakeval_app.render import export_charts, forget_charts
 
 
 def run() -> None:
@@ -34,265 +30,38 @@ def run() -> None:
     state.start()
     forget_charts()
     presenting = state.view().present
-    # before the navigation: the app's icon, not a page's, is the tab's (a page's material icon
-    # would be fetched from Google's servers)
+    configure_page(presenting)
+    router = st.navigation(navigation.pages())
+    here = router.url_path or "story"
+    state.on_page(here)
+    if presenting:
+        presentation.show_style()
+    state.sync_url()
+    notices = st.container()
+    preload_charts()
+
+    root = data_root()
+    first_start.ensure_an_experiment(root)
+    context = sidebar.draw(root)
+    set_current(context)
+    if presenting:
+        presentation.show_bar(here, context.experiment.simulated)
+    first_compute.score_and_detect(context)
+    router.run()
+
+    export_charts()
+    for notice in state.take_notices():
+        notices.warning(notice, icon=":material/link_off:")
+    collector.freeze_long_lived_objects()
+
+
+def configure_page(presenting: bool) -> None:
+    """The tab's title and icon, and the layout. Called before the navigation, so the app's
+    icon is the tab's, not a page's (a page's material icon would be fetched from Google's
+    servers)."""
     st.set_page_config(
         page_title="leakeval",
         page_icon=str(navigation.ASSETS / "favicon.png"),
         layout="wide",
         initial_sidebar_state="collapsed" if presenting else "auto",
     )
-    router = st.navigation(navigation.pages())
-    state.on_page(router.url_path or "story")
-    if presenting:
-        st.html(PRESENTATION_CSS)
-    state.sync_url()
-    notices = st.container()
-    preload_charts()
-
-    root = data_root()
-    if not find_experiments(root):
-        with st.status("First start: generating the simulated demo experiment…") as status:
-            bar = st.progress(0.0)
-            try:
-                generate_demo(
-                    root / "demo",
-                    progress=lambda done, total, what: bar.progress(done / total, text=what),
-                )
-            except LeakevalError as exc:  # something is in the way: never replaced, only reported
-                status.update(label="No experiment to show", state="error")
-                show_error(exc)
-                st.stop()
-            status.update(label="Demo generated", state="complete")
-
-    experiments = {p.name: p for p in find_experiments(root)}
-    names = sorted(experiments, key=lambda n: (n != "demo", n))
-    with st.sidebar:
-        st.title("leakeval")
-        st.caption("How much of a zero-shot score comes from leaked test queries?")
-        name = state.control(st.selectbox, "Experiment", "experiment", names, default=names[0])
-        try:
-            # read on every rerun: a run added or removed under the pattern changes the key
-            experiment = load_experiment(experiments[name])
-            fingerprint = experiment.fingerprint()
-            study = loaders.study(str(experiment.root), fingerprint, experiment)
-        except LeakevalError as exc:
-            show_error(exc)
-            st.stop()
-        if experiment.simulated:
-            st.warning(
-                "**Simulated data.** Generated by `leakeval demo`: real TREC topics and real "
-                "judged training queries, but simulated runs and relevance judgments, not real "
-                "retrieval results.",
-                icon=":material/science:",
-            )
-
-        labels = {m.name: m.label for m in APP_MEASURES}
-        state.control(
-            st.selectbox,
-            "Measure",
-            "measure",
-            list(labels),
-            default="ndcg_cut_10",
-            format_func=labels.get,
-            help="MFR is the mean of the first relevant rank: lower is better.",
-        )
-        # Settings changed rarely sit in lazy expanders: closed, their widgets are not sent at
-        # all (each costs the browser a few ms per rerun), and a caption under each shows them.
-        conventions = state.view().conventions
-        presets = {"leakeval": Conventions(), "trec_eval 10": Conventions.trec_eval()}
-        preset = next(
-            (
-                label
-                for label, c in presets.items()
-                if (c.tie_order, c.missing, c.no_relevant)
-                == (conventions.tie_order, conventions.missing, conventions.no_relevant)
-            ),
-            "leakeval",
-        )
-        scoring = lazy_expander("Conventions", "settings_conventions", ":material/tune:")
-        with scoring:
-            if scoring.open:
-
-                def choose_preset() -> None:
-                    chosen = presets[st.session_state[state.widget_key("preset")]]
-                    state.put(
-                        depth=chosen.depth,
-                        ties=chosen.tie_order,
-                        missing=chosen.missing,
-                        unjudged=chosen.no_relevant,
-                    )
-
-                st.session_state.setdefault(state.widget_key("preset"), preset)
-                st.radio(
-                    "Preset",
-                    list(presets),
-                    horizontal=True,
-                    key=state.widget_key("preset"),
-                    on_change=choose_preset,
-                    help="trec_eval 10: ties by docid descending, depth 1000, queries without a "
-                    "relevant document scored 0 and averaged in (leakeval excludes and counts "
-                    "them). The depth below still applies, as trec_eval -M does.",
-                )
-                state.control(
-                    st.number_input,
-                    "Depth (documents per query that count)",
-                    "depth",
-                    default=Conventions.depth,
-                    parse=state.bounded(int, 1, 10_000),
-                    min_value=1,
-                    max_value=10_000,
-                    step=10,
-                )
-                state.control(
-                    st.selectbox,
-                    "Relevant from grade",
-                    "rel",
-                    [1, 2, 3],
-                    default=Conventions.relevance_level,
-                    help="relevance_level: binary measures (P, recall, MAP, RR, first "
-                    "relevant rank) count grades at or above this as relevant.",
-                )
-                state.control(
-                    st.radio,
-                    "nDCG gain",
-                    "gain",
-                    ["linear", "exponential"],
-                    default=Conventions.gain,
-                    horizontal=True,
-                    help="linear: gain = grade (trec_eval, BEIR). exponential: 2^grade − 1.",
-                )
-        tests = {
-            "ttest": "t-tests (paired; Welch's for leaked vs other)",
-            "randomization": "randomization tests",
-        }
-        corrections = {"bonferroni": "Bonferroni", "holm": "Holm", "none": "no correction"}
-        intervals = {
-            "test": "the test's own (dual to the marks)",
-            "bootstrap": "percentile bootstrap",
-        }
-        statistics = lazy_expander("Statistics", "settings_statistics", ":material/functions:")
-        with statistics:
-            if statistics.open:
-                state.control(
-                    st.selectbox,
-                    "Test",
-                    "test",
-                    list(tests),
-                    default=Statistics.test,
-                    format_func=tests.get,
-                    help="Conditions against each other, paired over queries: Student's t "
-                    "(the study's protocol) or a sign-flip randomization test. Leaked against "
-                    "other topics (Story, Inflation, Leakage audit), two groups of topics: "
-                    "Welch's t-test, or a permutation of the leaked flags (10,000 seeded "
-                    "draws each).",
-                )
-                state.control(
-                    st.selectbox,
-                    "Correction",
-                    "correction",
-                    list(corrections),
-                    default=Statistics.correction,
-                    format_func=corrections.get,
-                    help="Applied within each collection's comparisons: the same family in the "
-                    "app, the report and the CLI.",
-                )
-                state.control(
-                    st.select_slider,
-                    "Significance level α",
-                    "alpha",
-                    [0.001, 0.01, 0.05, 0.1],
-                    default=Statistics.alpha,
-                )
-                state.control(
-                    st.selectbox,
-                    "Intervals of differences",
-                    "interval",
-                    list(intervals),
-                    default=Statistics.interval,
-                    format_func=intervals.get,
-                    help="The test's own interval at the level the correction tests each "
-                    "comparison at excludes 0 exactly when the comparison is significant. The "
-                    "bootstrap makes no normality assumption but can disagree near 0.",
-                )
-        view = state.view()
-        context = AppContext(study, (str(experiment.root), fingerprint), view)
-        c = view.conventions
-        st.caption(
-            f"{preset}: depth {c.depth}, relevant from grade {c.relevance_level}, {c.gain} gain"
-        )
-        st.caption(view.statistics.describe("both"))
-        st.caption(
-            f"**Conventions.** {c.describe()}. Folds are combined per query before any mean."
-        )
-        if depth_note := c.depth_note([context.measure]):
-            st.caption(f"**Depth.** {depth_note}.")
-        state.control(
-            st.toggle,
-            "Presentation mode",
-            "present",
-            default=False,
-            parse=state.flag,
-            help="Large type, controls hidden, the sidebar closed: for showing the story to a "
-            "room. Also by adding ?present=1 to the URL.",
-        )
-
-    set_current(context)
-    if presenting:  # the slide's own way onwards and out, and what its data is
-        order = list(navigation.PAGES)
-        here = order.index(router.url_path or "story")
-        params = state.view().to_params()
-
-        def slide(page: str, **changes: str | None) -> str:
-            kept = {k: v for k, v in {**params, **changes}.items() if v is not None}
-            return f"./{'' if page == 'story' else page}?{urlencode(kept)}"
-
-        before, after = order[here - 1], order[(here + 1) % len(order)]
-        st.html(
-            presentation_bar(
-                {
-                    f"◀ {navigation.PAGES[before][0]}": slide(before),
-                    f"{navigation.PAGES[after][0]} ▶": slide(after),
-                    "✕ leave presentation": slide(order[here], present=None),
-                },
-                experiment.simulated,
-            )
-        )
-    if not study.scores_ready(view.conventions, APP_MEASURES):
-        bar = st.progress(0.0, text="Scoring runs…")
-        study.scores(
-            view.conventions,
-            APP_MEASURES,
-            progress=lambda done, total, what: bar.progress(
-                done / max(total, 1), text=f"Scoring run {done} of {total}: {what}"
-            ),
-        )
-        bar.empty()
-    if not study.leakage_ready(context.method):
-        bar = st.progress(0.0, text="Finding near-duplicates of the topics in the training log…")
-        study.leakage(
-            context.method,
-            progress=lambda done, total, what: bar.progress(
-                min(done / max(total, 1), 1.0), text=f"{done:,} {what}"
-            ),
-            max_queries=terms.APP_DETECTION_LIMIT,  # read now: a test lowers it
-        )
-        bar.empty()
-    results = study.scores(view.conventions, APP_MEASURES)
-    if leakage_error := context.leakage.error:
-        st.error(f"leakeval: leakage pairs unavailable: {leakage_error}")
-    if len(results.failures):
-        with st.expander(
-            f"{len(results.failures)} run(s) could not be scored and are left out",
-            icon=":material/error:",
-            expanded=True,
-        ):
-            for error in results.failures.error:
-                st.error(f"leakeval: {error}")
-        if results.table.empty:
-            st.stop()  # every run failed: nothing any page could show
-    router.run()
-    export_charts()
-    for notice in state.take_notices():
-        notices.warning(notice, icon=":material/link_off:")
-    collector.freeze_long_lived_objects()

@@ -1,7 +1,15 @@
 """The dashboard's pages, by URL path: where each lives, its title and icon.
 
-Paths are absolute, so the pages are found wherever the package is installed, and a page
-sends the user to another by name (`go`), not by a path relative to the entry script.
+The page scripts are in `app_pages/` beside the entry file `app.py`: at a checkout's top, and
+in an installed wheel inside this package (pyproject maps `leakeval_app.app_pages` to the
+checkout's folder and carries a copy of `app.py`). Streamlit resolves a page's relative path
+against the entry file's folder, so one relative path serves both. A page sends the user to
+another by name (`go`), never by a path of its own.
+
+The folder is not called `pages/`: with a `pages/` folder beside the entry file, Streamlit
+1.67 still serves it as legacy pages on a server's first script run and in every `AppTest`
+run (`st.navigation` turns that off only once the entry file has run), and a page run on its
+own has no sidebar or context.
 """
 
 from __future__ import annotations
@@ -12,6 +20,7 @@ import streamlit as st
 
 HERE = Path(__file__).resolve().parent
 ASSETS = HERE / "assets"
+PAGES_FOLDER = "app_pages"
 PAGES = {
     "story": ("Story", ":material/campaign:"),
     "datasets": ("Dataset browser", ":material/dataset:"),
@@ -23,10 +32,18 @@ PAGES = {
 """URL path -> (title, icon), in the sidebar's order; the Story is the landing page."""
 
 
+def entry_file() -> Path:
+    """The `app.py` beside the page scripts: the wheel's, in this package, else a checkout's."""
+    for folder in (HERE, HERE.parent):
+        if (folder / PAGES_FOLDER).is_dir():
+            return folder / "app.py"
+    raise FileNotFoundError(f"no {PAGES_FOLDER}/ beside {HERE} or in it")
+
+
 def page(name: str) -> st.Page:
     title, icon = PAGES[name]
     return st.Page(
-        HERE / "app_pages" / f"{name}.py",
+        f"{PAGES_FOLDER}/{name}.py",
         title=title,
         icon=icon,
         url_path=name,

@@ -1,8 +1,8 @@
 """Start loading the browser's chart renderer while the first page is still computing.
 
-Streamlit's frontend fetches and compiles its Plotly component (a 4.7 MB script) only when
-the first chart arrives, so on a cold start the Story's chart appeared a second or more
-after the page's script had finished. A module import, sent before the page's work starts,
+Streamlit's frontend fetches and compiles its Plotly component (a large script) only when
+the first chart arrives, so on a cold start the Story's chart would wait for it after the
+page's script had finished. A module import, sent before the page's work starts,
 lets the browser fetch and compile it in parallel with that work. It is sent on every rerun,
 hidden: an element present on the first run only would shift every element after it on the
 next, and the browser would redraw them all (the import itself runs once per page load).

@@ -1,11 +1,12 @@
-"""The dashboard's server process: Streamlit's own `streamlit run`, importing ahead.
+"""The dashboard's server process: `python -m leakeval_app.serve [streamlit options]` is
+`streamlit run app.py [options]` on the entry file beside the pages (`navigation.entry_file`),
+importing ahead.
 
 Streamlit runs the app's script only once a browser connects, so on a cold start the first
-page would wait for the imports the Story needs (scipy.stats alone takes over a second on a
-2-core machine) on top of its own work. Here a background thread imports them while the
-server starts and the browser loads the page, so the first run finds them ready. Imports are
-safe to race: the first page importing the same module waits for this thread's import to
-finish rather than repeating it.
+page would wait for the imports the Story needs on top of its own work. Here a background
+thread imports them while the server starts and the browser loads the page, so the first run
+finds them ready. Imports are safe to race: the first page importing the same module waits for
+this thread's import to finish rather than repeating it.
 """
 
 from __future__ import annotations
@@ -29,8 +30,7 @@ AHEAD = (
     "scipy.stats",
     "statsmodels.stats.multitest",
 )
-"""What the first page (the Story) imports beyond Streamlit itself: each of the last four
-takes 0.3–1.1 s."""
+"""What the first page (the Story) imports beyond Streamlit itself."""
 
 
 def import_ahead() -> None:
@@ -39,11 +39,12 @@ def import_ahead() -> None:
 
 
 def main() -> None:
-    """`python -m leakeval_app.serve run SCRIPT [options]`, as `python -m streamlit`."""
     from streamlit.web.cli import main as streamlit
 
+    from leakeval_app.navigation import entry_file
+
     threading.Thread(target=import_ahead, name="leakeval-import-ahead", daemon=True).start()
-    sys.exit(streamlit(prog_name="streamlit"))
+    sys.exit(streamlit(["run", str(entry_file()), *sys.argv[1:]], prog_name="streamlit"))
 
 
 if __name__ == "__main__":

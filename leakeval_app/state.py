@@ -98,7 +98,7 @@ def control(
     With `options`, a stored value must name one of them (by its text); without, `parse`
     reads it (raising ValueError when it cannot). A value that fails either is replaced by
     `default`, with a notice. A change is remembered before the rerun it causes starts, so
-    the View app.py reads first is already the new one. In presentation mode nothing is
+    the View the frame reads first is already the new one. In presentation mode nothing is
     drawn and the value stands.
     """
     key = widget_key(name)

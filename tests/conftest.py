@@ -27,15 +27,37 @@ LONG = ("browser", "detection", "slow")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Modules holding long tests first. `make test` hands each module whole to one of two
-    workers, in this order: started last, a long module would run alone while the other
-    worker idles."""
+    """Tests that use the demo say so, and none is a unit test; then modules holding long
+    tests first. `make test` hands each module whole to one of two workers, in this order:
+    started last, a long module would run alone while the other worker idles."""
+    require_demo_marks(items)
     long_modules = {
         item.module.__name__
         for item in items
         if any(item.get_closest_marker(name) for name in LONG)
     }
     items.sort(key=lambda item: item.module.__name__ not in long_modules)
+
+
+def require_demo_marks(items: list[pytest.Item]) -> None:
+    """A test built on the generated demo is marked `demo` and lives outside tests/unit, so
+    `make check` (tests/unit) never generates it."""
+    unit = support.ROOT / "tests" / "unit"
+    unmarked = [
+        item.nodeid
+        for item in items
+        if "demo_dir" in getattr(item, "fixturenames", ()) and not item.get_closest_marker("demo")
+    ]
+    in_unit = [
+        item.nodeid
+        for item in items
+        if item.get_closest_marker("demo") and item.path.is_relative_to(unit)
+    ]
+    if unmarked or in_unit:
+        raise pytest.UsageError(
+            "tests that use the demo are marked `demo` and live outside tests/unit: "
+            + ", ".join([*unmarked, *in_unit][:10])
+        )
 
 
 @pytest.fixture(scope="session")
@@ -117,3 +139,14 @@ def real_audit(tmp_path_factory):
         capture_output=True,
     )
     return example
+
+
+@pytest.fixture
+def served(monkeypatch):
+    """The commands `leakeval app` would run, and their environments, instead of running
+    them."""
+    from leakeval_core.cli import dashboard
+
+    calls = []
+    monkeypatch.setattr(dashboard, "serve", lambda command, env: calls.append((command, env)) or 0)
+    return calls

@@ -9,8 +9,12 @@ import os
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 """The repository root (holds app.py)."""
@@ -144,3 +148,16 @@ def audit_experiment(demo_dir: Path, out: Path) -> Path:
         '[runs]\npattern = "runs/{model}.run"\n',
     )
     return out
+
+
+def condition_means(x_levels: list, colours: list) -> pd.DataFrame:
+    """A condition-means table (x, c, n, mean, sd, ci) as the condition charts draw it."""
+    import pandas as pd
+
+    return pd.DataFrame(
+        [
+            {"x": x, "c": c, "n": 10, "mean": 0.5, "sd": 0.1, "ci_low": 0.4, "ci_high": 0.6}
+            for x in x_levels
+            for c in colours
+        ]
+    )

@@ -88,7 +88,10 @@ def _cmd_app(args: argparse.Namespace) -> int:
     url = f"http://{STREAMLIT_OPTIONS['server.address']}:{args.port}/"
     print(f"leakeval: dashboard at {url}{'?present=1' if args.present else ''}", file=sys.stderr)
     print("leakeval: Ctrl-C stops it", file=sys.stderr)
-    command = [sys.executable, "-m", "leakeval_app.serve", "run", str(entry_script())]
+    if find_spec("leakeval_app") is None:
+        raise LeakevalError("the dashboard is not installed (pip install leakeval)")
+    # the app's own server process: `streamlit run` on the entry file beside its pages
+    command = [sys.executable, "-m", "leakeval_app.serve"]
     command += [f"--{name}={value}" for name, value in STREAMLIT_OPTIONS.items()]
     command.append(f"--server.port={args.port}")
     env = {
@@ -142,11 +145,3 @@ def _stop(server: subprocess.Popen) -> int:
         except KeyboardInterrupt:  # another Ctrl-C: the user is in a hurry
             server.kill()
     return code if code not in (0, -signal.SIGTERM, -signal.SIGINT) else 130
-
-
-def entry_script() -> Path:
-    """The installed app's entry script, found without importing Streamlit into the core."""
-    spec = find_spec("leakeval_app")
-    if spec is None or not spec.submodule_search_locations:
-        raise LeakevalError("the dashboard is not installed (pip install leakeval)")
-    return Path(next(iter(spec.submodule_search_locations))) / "entry.py"

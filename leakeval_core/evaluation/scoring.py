@@ -119,8 +119,8 @@ def aggregate(measure: str, values: np.ndarray) -> float:
 
 @cache
 def aggregation(measure: str) -> str:
-    """How a measure's `all` value combines, parsed once per name: parsing on every call
-    was a tenth of the time the scoring threads held the GIL."""
+    """How a measure's `all` value combines, parsed once per name: the scoring threads ask
+    for every run and measure, and parsing holds the GIL they share."""
     return parse_measure(measure).family.aggregate
 
 

@@ -92,7 +92,7 @@ def score_experiment(
 
     factor_cols = [c for c in conditions.columns if c not in ("path",)]
     rows = list(conditions.itertuples(index=False))
-    # Runs are not cached one by one: scoring one (a few ms) costs about what writing and
+    # Runs are not cached one by one: scoring one costs about what writing and
     # reading its cache entry does. The experiment's tables above are the cache.
     found: dict[int, tuple[pd.DataFrame, dict] | LeakevalError] = {}
     done = 0

@@ -1,9 +1,9 @@
 """numpy views of arrow arrays, and arrow arrays of numpy ones, without pandas.
 
 pyarrow imports pandas the first time it converts to or from numpy (`to_numpy`,
-`pa.array(ndarray)`, a Python scalar as a compute argument). That import is 0.17 s, an
-eighth of what `leakeval score` takes over 100 runs, for a library the scorer never uses.
-Numeric columns are plain buffers, so numpy can look at them directly.
+`pa.array(ndarray)`, a Python scalar as a compute argument): start-up time spent on a
+library the scorer never uses. Numeric columns are plain buffers, so numpy can look at them
+directly.
 """
 
 from __future__ import annotations

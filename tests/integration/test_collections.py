@@ -150,15 +150,15 @@ def test_real_example_scores_like_pytrec_eval(real_example, tmp_path, monkeypatc
 @pytest.mark.parametrize(
     "page",
     [
-        "leakeval_app/app_pages/datasets.py",
-        "leakeval_app/app_pages/leakage.py",
-        "leakeval_app/app_pages/queries.py",
-        "leakeval_app/app_pages/conditions.py",
+        "app_pages/datasets.py",
+        "app_pages/leakage.py",
+        "app_pages/queries.py",
+        "app_pages/conditions.py",
     ],
 )
 def test_dashboard_opens_the_real_example(real_example, demo_cache, monkeypatch, page):
     """Every page on the real example, which detects with the most accurate installed method
-    (hybrid-mpnet, a minute and a half here) once: the session's cache is shared."""
+    (hybrid-mpnet, the slowest) once: the session's cache is shared."""
     from streamlit.testing.v1 import AppTest
 
     monkeypatch.setenv("LEAKEVAL_DATA", str(real_example.parent))

@@ -12,6 +12,8 @@ import pytest
 from leakeval_core.cli import main
 from tests.support import renamed_experiment
 
+pytestmark = pytest.mark.demo
+
 EXPERIMENTS = ["demo_dir", "renamed_dir", "inferred_dir", "single_factor_dir", "real_example"]
 
 
@@ -23,8 +25,8 @@ def inferred_dir(demo_dir, tmp_path_factory):
 
 @pytest.fixture
 def experiment(request, demo_cache, monkeypatch):
-    # the session's cache, keyed by content: the real example detects (a minute and a half
-    # with hybrid-mpnet) once for this test and the dashboard's
+    # the session's cache, keyed by content: the real example detects (with hybrid-mpnet,
+    # the slowest method) once for this test and the dashboard's
     monkeypatch.setenv("LEAKEVAL_CACHE", str(demo_cache.root))
     return request.getfixturevalue(request.param)
 

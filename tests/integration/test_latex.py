@@ -11,11 +11,14 @@ import pytest
 from leakeval_core.cli import main
 
 PDFLATEX = shutil.which("pdflatex")
-pytestmark = pytest.mark.skipif(
-    PDFLATEX is None,
-    reason="pdflatex is not installed (apt-get install texlive-latex-base "
-    "texlive-latex-recommended)",
-)
+pytestmark = [
+    pytest.mark.demo,
+    pytest.mark.skipif(
+        PDFLATEX is None,
+        reason="pdflatex is not installed (apt-get install texlive-latex-base "
+        "texlive-latex-recommended)",
+    ),
+]
 DOCUMENT = r"""\documentclass{article}
 \usepackage[a4paper,margin=2.5cm]{geometry}
 \usepackage{booktabs}

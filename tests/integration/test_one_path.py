@@ -15,8 +15,10 @@ from streamlit.testing.v1 import AppTest
 from leakeval_core import api
 from leakeval_core.api.doors import story_factors, story_numbers
 from leakeval_core.cli import main
-from tests.app.test_app import open_tab, widget
+from tests.app.apptest import open_tab, widget
 from tests.support import ROOT, shared, write
+
+pytestmark = pytest.mark.demo
 
 APP_MEASURES = [
     "ndcg_cut_10",
@@ -115,7 +117,7 @@ def test_the_apps_means_are_the_apis(suite_experiment, tmp_path, monkeypatch):
         for key, value in view.with_choices().to_params().items():
             at.query_params[key] = value
         at.query_params["measure"] = measure
-        at.switch_page("leakeval_app/app_pages/conditions.py").run()
+        at.switch_page("app_pages/conditions.py").run()
         assert not at.exception, [e.value for e in at.exception]
         table = at.dataframe[0].value
         assert table["mean"].iloc[0] == pytest.approx(expected.loc["results", measure], abs=1e-12)
@@ -156,7 +158,7 @@ def test_compare_rows_agree_across_the_api_the_cli_the_app_and_the_report(doors,
         assert cli[column].tolist() == pytest.approx(rows[column].tolist(), rel=1e-5), column
     assert cli.significant.tolist() == rows.significant.tolist()
 
-    at = open_tab(app("leakeval_app/app_pages/conditions.py"), "conditions_tab", "Significance")
+    at = open_tab(app("app_pages/conditions.py"), "conditions_tab", "Significance")
     on_screen = at.dataframe[0].value
     here = rows[rows.collection == widget(at.selectbox, "collection").value]
     assert len(on_screen) == len(here) == 15
@@ -198,7 +200,7 @@ def test_inflation_rows_agree_across_the_api_the_cli_the_app_and_the_report(door
         assert cli[column].tolist() == pytest.approx(rows[column].tolist(), rel=1e-5), column
     assert cli.verdict.tolist() == rows.verdict.tolist()
 
-    at = open_tab(app("leakeval_app/app_pages/conditions.py"), "conditions_tab", "Inflation")
+    at = open_tab(app("app_pages/conditions.py"), "conditions_tab", "Inflation")
     on_screen = at.dataframe[0].value
     here = rows[rows.collection == widget(at.selectbox, "collection").value]
     assert len(on_screen) == len(here) == 15
@@ -332,7 +334,7 @@ def test_audit_rows_agree_across_the_api_the_cli_json_the_app_and_the_report(
     monkeypatch.setenv("LEAKEVAL_DATA", str(audit_dir.parent))
     monkeypatch.chdir(ROOT)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
-    at.switch_page("leakeval_app/app_pages/audit.py").run()
+    at.switch_page("app_pages/audit.py").run()
     assert not at.exception, [e.value for e in at.exception]
     on_screen = at.dataframe[0].value  # text: the same figures, rounded to 3 decimals
     assert on_screen.model.tolist() == rows.model.tolist()
@@ -392,7 +394,7 @@ def test_the_drill_down_of_an_audit_opens_on_a_model_against_its_baseline(audit_
     monkeypatch.setenv("LEAKEVAL_DATA", str(audit_dir.parent))
     monkeypatch.chdir(ROOT)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
-    at.switch_page("leakeval_app/app_pages/queries.py").run()
+    at.switch_page("app_pages/queries.py").run()
     assert not at.exception, [e.value for e in at.exception]
     assert widget(at.selectbox, "a_model").value == "t5-clean"
     assert widget(at.selectbox, "b_model").value == "bm25"

@@ -134,6 +134,7 @@ def test_no_test_imports_conftest():
 DOORS = sorted(
     [
         ROOT / "app.py",
+        *(ROOT / "app_pages").glob("*.py"),
         *(ROOT / "leakeval_app").rglob("*.py"),
         *(CORE / "cli").glob("*.py"),
     ]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
 import subprocess
 import sys
 
@@ -13,11 +12,9 @@ import pytest
 
 import leakeval_core
 from leakeval_core import api
-from leakeval_core.api import comparison, experiments, leakage, meeting, scoring
 from leakeval_core.errors import LeakevalError
-from tests.support import ROOT, write
+from tests.support import write
 
-VERB_MODULES = [scoring, comparison, leakage, meeting, experiments]
 PUBLIC_VERBS = [
     "score",
     "compare",
@@ -33,16 +30,6 @@ PUBLIC_VERBS = [
 
 QRELS = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d4": 1}}
 RUN = {"q1": {"d1": 1.0, "d2": 3.0, "d3": 2.0}, "q2": {"d4": 0.5, "d5": 0.9}}
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("module", [*VERB_MODULES, leakeval_core], ids=lambda m: m.__name__)
-def test_docstring_examples_run(module, demo_dir, demo_cache, monkeypatch):
-    monkeypatch.setenv("LEAKEVAL_CACHE", str(demo_cache.root))
-    failures, tried = doctest.testmod(
-        module, extraglobs={"demo_path": demo_dir}, optionflags=doctest.ELLIPSIS
-    )
-    assert tried > 0 and failures == 0
 
 
 @pytest.mark.parametrize("name", PUBLIC_VERBS)
@@ -134,37 +121,3 @@ def test_importing_the_package_stays_light():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
     assert callable(leakeval_core.score) and "score" in dir(leakeval_core)
-
-
-@pytest.mark.slow
-def test_the_example_script_runs(demo_dir, demo_cache):
-    env = {"LEAKEVAL_CACHE": str(demo_cache.root), "PATH": "/usr/bin:/bin"}
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / "python_api.py"), str(demo_dir)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-    )
-    assert done.returncode == 0, done.stderr
-    assert "leaked-vs-clean comparisons are significant" in done.stdout
-    assert "gain_leaked" in done.stdout and "Leaked training" in done.stdout
-
-
-def test_a_study_keeps_the_recently_used_results_of_many_settings(demo_experiment):
-    """A served app's readers try many settings: the study rebuilds the least recently used
-    result rather than keep every one."""
-    from leakeval_core.api.study import KEPT, Study
-
-    study = Study(demo_experiment)
-    builds = []
-
-    def remember(n: int) -> int:
-        return study.remember(("test", n), lambda: builds.append(n) or n)
-
-    for n in range(KEPT["result"]):
-        remember(n)
-    assert remember(0) == 0 and builds.count(0) == 1  # kept, and now the most recent
-    remember(KEPT["result"])  # one more: the least recently used (1) goes
-    assert remember(0) == 0 and builds.count(0) == 1
-    assert remember(1) == 1 and builds.count(1) == 2  # built again

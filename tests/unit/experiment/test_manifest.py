@@ -88,21 +88,6 @@ def test_missing_manifest(tmp_path):
         load_experiment(tmp_path)
 
 
-def test_find_experiments(tmp_path, demo_dir):
-    make(tmp_path / "b", COLL + '[runs]\npattern = "runs/c1/{model}/fold1.run"\n')
-    make(tmp_path / "a", COLL + '[runs]\npattern = "runs/c1/{model}/fold1.run"\n')
-    (tmp_path / "empty").mkdir()
-    assert [p.name for p in find_experiments(tmp_path)] == ["a", "b"]
-    assert find_experiments(tmp_path / "nope") == []
-
-
-def test_demo_manifest(demo_experiment):
-    assert demo_experiment.simulated
-    assert demo_experiment.factors == ("collection", "model", "leakage", "train_size", "fold")
-    assert len(demo_experiment.conditions) == 3 * 3 * 2 * 5 * 5
-    assert demo_experiment.ground_truth.name == "ground_truth.csv"
-
-
 def test_experiments_symlinked_into_the_data_root_are_served_deeper_ones_not(tmp_path):
     outside = tmp_path / "outside"
     make(outside, COLL + '[runs]\npattern = "runs/c1/{model}/fold1.run"\n')
@@ -135,3 +120,11 @@ def test_leakage_method_is_read_and_checked(tmp_path, monkeypatch, capsys):
     assert err.value.line == 7
     assert main(["validate", str(root)]) == 2
     assert "experiment.toml:7: leakage.method 'fuzzy' is not one of" in capsys.readouterr().err
+
+
+def test_find_experiments(tmp_path):
+    make(tmp_path / "b", COLL + '[runs]\npattern = "runs/c1/{model}/fold1.run"\n')
+    make(tmp_path / "a", COLL + '[runs]\npattern = "runs/c1/{model}/fold1.run"\n')
+    (tmp_path / "empty").mkdir()
+    assert [p.name for p in find_experiments(tmp_path)] == ["a", "b"]
+    assert find_experiments(tmp_path / "nope") == []

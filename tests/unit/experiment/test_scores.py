@@ -1,15 +1,10 @@
-import numpy as np
 import pandas as pd
-import pytest
 
 from leakeval_core.analysis.folds import per_query
 from leakeval_core.evaluation.conventions import Conventions
-from leakeval_core.evaluation.qrels import PreparedQrels
-from leakeval_core.evaluation.scoring import score_run
 from leakeval_core.experiment.cache import Cache
 from leakeval_core.experiment.manifest import load_experiment
 from leakeval_core.experiment.scores import score_experiment
-from leakeval_core.io.trec import read_qrels, read_run
 from tests.support import write
 
 QRELS = "".join(f"{q} 0 d{d} {int(d < 3)}\n" for q in range(1, 5) for d in range(6))
@@ -84,38 +79,6 @@ def test_warm_cache_returns_the_same_table_and_edits_invalidate(tmp_path):
     write(tmp_path / "runs/m/fold2.run", run_text([3, 4], good_first=False))
     edited = score_experiment(exp, ["P_1"], cache=cache)
     assert per_query(edited, "P_1").table.value.tolist() == [1.0, 1.0, 0.0, 0.0]
-
-
-def test_demo_scores_match_direct_scoring(demo_experiment, demo_scores):
-    """A known value from `leakeval scores`, recomputed straight from the files."""
-    row = demo_experiment.conditions.iloc[0]
-    spec = demo_experiment.collections[row.collection]
-    qrels = PreparedQrels(read_qrels(spec.qrels), Conventions(missing="drop"))
-    direct = score_run(read_run(row.path), qrels, "ndcg_cut_10")
-    assert direct.diagnostics.queries_scored == 10  # one fold of core17's 50 topics
-    table = demo_scores.table
-    ours = table[(table.run_id == row.run_id) & (table.measure == "ndcg_cut_10")]
-    np.testing.assert_allclose(
-        ours.sort_values("qid").value.to_numpy(),
-        direct.table.sort_values("qid").value.to_numpy(),
-        atol=1e-12,
-    )
-    assert demo_scores.failures.empty
-
-
-def test_demo_folds_split_topics(demo_scores):
-    table = per_query(demo_scores, "ndcg_cut_10")
-    assert table.fold_rule == "split"
-    assert table.missing.missing.sum() == 0
-    sizes = table.table.groupby(["collection", "model", "leakage", "train_size"]).size()
-    assert set(sizes.xs("robust04", level="collection")) == {250}
-    assert set(sizes.xs("core17", level="collection")) == {50}
-
-
-@pytest.mark.parametrize("measure", ["nope_measure"])
-def test_unknown_measure(demo_scores, measure):
-    with pytest.raises(Exception, match="not scored"):
-        per_query(demo_scores, measure)
 
 
 def test_hundred_runs_one_broken_ninety_nine_scored(tmp_path):

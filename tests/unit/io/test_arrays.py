@@ -60,7 +60,7 @@ def test_non_numeric_arrays_are_refused():
 
 
 def test_leakeval_score_never_imports_pandas(tmp_path):
-    """pandas is 0.17 s of start-up that the scoring path has no use for."""
+    """pandas is start-up time that the scoring path has no use for."""
     (tmp_path / "q.txt").write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 2\n")
     (tmp_path / "r.run").write_text("q1 Q0 d2 1 2.0 x\nq1 Q0 d1 2 1.0 x\nq2 Q0 d1 1 0.5 x\n")
     code = (

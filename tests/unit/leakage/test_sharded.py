@@ -4,7 +4,6 @@ log is cut or in which order its pieces are merged (what makes `--dask` byte-ide
 import gzip
 import itertools
 import json
-from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -222,22 +221,3 @@ def test_log_size_counts_no_further_than_asked(tmp_path):
     assert log_size(tmp_path, 100) == 17
     assert log_size(tmp_path, 4) == 5  # stops after the first shard that passes the limit
     assert log_size("msmarco-document/train", 10) == 367_013  # ir_datasets' published count
-
-
-def test_leakage_command_on_an_experiment_writes_its_leakage_table(demo_dir, tmp_path):
-    from leakeval_core.experiment.manifest import load_experiment
-    from leakeval_core.leakage.table import detect_leakage, load_leakage
-
-    out = tmp_path / "pairs.csv"
-    assert main(["leakage", "--experiment", str(demo_dir), "--out", str(out)]) == 0
-    written = pd.read_csv(out, dtype={"test_qid": str, "train_qid": str})
-    assert {"collection", "near_duplicate"} <= set(written.columns)
-    experiment = load_experiment(demo_dir)
-    detected = detect_leakage(experiment, options=DetectionOptions())
-    assert len(written) == len(detected.table)
-    assert written.collection.tolist() == detected.table.collection.tolist()
-    assert np.allclose(written.similarity, detected.table.similarity, atol=5e-7)
-    # read back as the experiment's [leakage] table, it keeps the lexical threshold
-    given = load_leakage(replace(experiment, leakage_table=out, training_queries=None))
-    assert given.method == "lexical" and given.threshold == detected.threshold
-    assert main(["leakage", "--out", str(out)]) == 2

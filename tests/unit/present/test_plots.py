@@ -2,6 +2,7 @@ import numpy as np
 import pandas as pd
 
 from leakeval_core.present.leakage_plots import similarity_figure
+from tests.support import condition_means
 
 
 def test_similarity_histogram_counts_every_pair_once():
@@ -77,76 +78,18 @@ def test_query_along_by_hand():
     assert np.allclose(along["A − B"], [0.4, 0.1])
 
 
-def _means(x_levels: list, colours: list) -> pd.DataFrame:
-    return pd.DataFrame(
-        [
-            {"x": x, "c": c, "n": 10, "mean": 0.5, "sd": 0.1, "ci_low": 0.4, "ci_high": 0.6}
-            for x in x_levels
-            for c in colours
-        ]
-    )
-
-
-def test_each_role_keeps_its_colours_on_every_chart(demo_experiment):
-    """The defect: orange meant leaked, then core18, then monobert."""
-    from leakeval_core.evaluation.measures import parse_measure
-    from leakeval_core.present.condition_plots import condition_figure, tau_figure
-    from leakeval_core.present.style import (
-        CLEAN_COLOR,
-        COLLECTION_COLORS,
-        LEAKED_COLOR,
-        SYSTEM_COLORS,
-        Palette,
-    )
-
-    palette = Palette.of_experiment(demo_experiment)
-    design = demo_experiment.design
-    leakage = palette.of_factor(design.leakage, demo_experiment.levels(design.leakage))
-    assert leakage == {design.leaked: LEAKED_COLOR, design.clean: CLEAN_COLOR}
-    collections = palette.of_factor("collection", list(demo_experiment.collections))
-    systems = palette.of_factor(design.system, demo_experiment.levels(design.system))
-    used = [*collections.values(), *systems.values()]
-    assert len(set(used)) == len(used) and not set(used) & {LEAKED_COLOR, CLEAN_COLOR}
-    assert set(collections.values()) <= set(COLLECTION_COLORS)
-    assert set(systems.values()) <= set(SYSTEM_COLORS)
-    # a chart of one collection draws it in the colour it has beside the others
-    core18 = collections["core18"]
-    taus = pd.DataFrame(
-        {
-            "collection": ["core18"],
-            "x": [2000],
-            "tau": [1.0],
-            "tau_low": [0.3],
-            "tau_high": [1.0],
-            "p_same": [0.8],
-            "queries": [50],
-        }
-    )
-    assert tau_figure(taus, "x", palette).data[0].marker.color == core18
-    models = demo_experiment.levels(design.system)
-    fig = condition_figure(
-        _means([2000, 4000], models).rename(columns={"c": design.system}),
-        parse_measure("ndcg_cut_10"),
-        "x",
-        design.system,
-        None,
-        palette=palette,
-    )
-    assert {t.name: t.line.color for t in fig.data if t.name} == {
-        f"{design.system} = {m}": systems[m] for m in models
-    }
-
-
 def test_names_along_x_are_points_not_a_trend():
     """The defect: models and collections joined by lines, as if they were a trend."""
     from leakeval_core.evaluation.measures import parse_measure
     from leakeval_core.present.condition_plots import condition_figure
 
     measure = parse_measure("ndcg_cut_10")
-    named = condition_figure(_means(["bm25", "colbert"], ["a", "b"]), measure, "x", "c", None)
+    named = condition_figure(
+        condition_means(["bm25", "colbert"], ["a", "b"]), measure, "x", "c", None
+    )
     assert {t.mode for t in named.data} == {"markers"}
     assert all(t.error_y.array is not None for t in named.data)  # the interval as error bars
-    sized = condition_figure(_means([2000, 4000], ["a", "b"]), measure, "x", "c", None)
+    sized = condition_figure(condition_means([2000, 4000], ["a", "b"]), measure, "x", "c", None)
     assert "lines+markers" in {t.mode for t in sized.data}
     assert any(t.fill == "toself" for t in sized.data)  # the band
 

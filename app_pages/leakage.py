@@ -44,7 +44,7 @@ if experiment.training_queries is not None and experiment.leakage_table is None:
         "detects again (cached after).",
     )
     if method != ctx.method:
-        st.rerun()  # every page reads the method from the context app.py builds
+        st.rerun()  # every page reads the method from the context the frame builds
     if experiment.detection_method not in (None, *methods):
         st.warning(
             f"experiment.toml names the method `{experiment.detection_method}`, which is not "
@@ -74,7 +74,7 @@ else:
         "a topic as leaked at this threshold (pairs a person judged stay as judged).",
     )
     if threshold != ctx.threshold:
-        st.rerun()  # every page reads the threshold from the context app.py builds
+        st.rerun()  # every page reads the threshold from the context the frame builds
 st.markdown(leaked_sentence(ctx.study.leaked_rule(ctx.view)))
 for warning in ctx.study.leakage_warnings(ctx.view):
     st.warning(warning, icon=":material/warning:")

@@ -1,3 +1,5 @@
+"""The demo generator: what it writes, and that the demo tells the study's story."""
+
 import hashlib
 
 import numpy as np
@@ -8,6 +10,8 @@ from leakeval_core.analysis.folds import per_query
 from leakeval_core.demo.generator import MODELS, TRAIN_SIZES, generate_demo
 from leakeval_core.io.query_files import read_queries, read_topics
 from leakeval_core.io.trec import read_qrels
+
+pytestmark = pytest.mark.demo
 
 
 def digest(root):

@@ -170,20 +170,6 @@ def test_leakage_eval_bad_labels_is_one_line(tmp_path, capsys):
     ]
 
 
-def test_the_shipped_hybrid_knows_which_pairs_it_was_fitted_on(demo_experiment):
-    """Every development pair, and so every pair of the demo's labels (taken from them), is
-    among the shipped model's fitted pairs; a changed training query is not."""
-    from leakeval_core.leakage.hybrid import seen_in_fitting
-
-    demo = read_labels(demo_experiment.labels).table
-    assert seen_in_fitting(demo.topic, demo.train_text) == len(demo) == 361
-    changed = demo.train_text + " in winter"
-    assert seen_in_fitting(demo.topic, changed) == 0
-    assert seen_in_fitting(demo.topic.map(lambda t: f"9{t}"), demo.train_text) == 0
-    dev = dev_labels().table
-    assert seen_in_fitting(dev.topic, dev.train_text) == len(dev) == 411
-
-
 @pytest.mark.parametrize(
     "query, matched, title, expected",
     [

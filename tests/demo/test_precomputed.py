@@ -14,6 +14,8 @@ from leakeval_core.experiment.scores import score_experiment
 from leakeval_core.leakage.detection_options import DetectionOptions, encoder_installed, encoder_of
 from leakeval_core.leakage.table import detect_leakage, leakage_key
 
+pytestmark = pytest.mark.demo
+
 
 def no_shelf(tmp_path) -> Cache:
     """A cache with an empty shelf: everything is computed anew."""

@@ -7,6 +7,8 @@ from leakeval_core.analysis.convention_check import convention_check
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.io.trec import read_qrels
 
+pytestmark = pytest.mark.demo
+
 CONDITIONS = [
     {"collection": "core17", "model": "monot5", "leakage": "leaked", "train_size": 2000},
     {"collection": "core17", "model": "monot5", "leakage": "none", "train_size": 2000},

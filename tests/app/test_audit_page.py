@@ -1,0 +1,75 @@
+"""The Leakage audit page in AppTest: the closer look, the leaderboard and uploads."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.app.apptest import open_tab, widget
+
+pytestmark = pytest.mark.demo
+
+
+def test_upload_size_limit(monkeypatch, demo_experiment):
+    from leakeval_app import views
+    from leakeval_app.context import AppContext
+    from leakeval_core.api import Study, View
+    from leakeval_core.errors import LeakevalError
+
+    monkeypatch.setenv("LEAKEVAL_MAX_UPLOAD_MB", "0.001")
+    study = Study(demo_experiment)
+    context = AppContext(study, (str(demo_experiment.root), "size-limit-test"), View())
+    with pytest.raises(LeakevalError, match="over the upload limit of 0 MB"):
+        views.score_upload(context, "core17", "big.run", b"307 Q0 d 1 1.0 x\n" * 200)
+
+
+def test_the_audit_looks_closer_at_one_model_of_the_twins(app, demo_experiment, demo_cache):
+    """With twins the audited factor has one level (leaked): the closer look names a whole
+    condition (model and training size) and draws that one's bins, not every model's."""
+    import json
+
+    from leakeval_core import api
+
+    design, experiment = demo_experiment.design, demo_experiment
+    first_collection = next(iter(experiment.collections))  # the page opens on it
+    at = app("app_pages/audit.py")
+    assert not [b for b in at.selectbox if b.key and b.key.endswith(":audit_model")]  # lazy
+    open_tab(at, "audit_tab", "Closer look")
+    look = widget(at.selectbox, "audit_model")
+    assert look.options[0].startswith(f"{design.system}=")
+    assert f"{design.size}=" in look.options[0]
+    chosen = look.options[1]
+    look.set_value(chosen).run()
+    assert not at.exception, [e.value for e in at.exception]
+    charts = {
+        json.loads(c.proto.spec)["layout"]["title"]["text"]: json.loads(c.proto.spec)
+        for c in at.get("plotly_chart")
+    }
+    # each bin's topic count is in its axis label, under the similarities
+    labels = charts["Gain by how close the nearest training query is"]["data"][0]["x"]
+    bins = [label.split("<br>")[1] for label in labels]
+    everywhere = api.audit(demo_experiment)
+    conditions = len(experiment.collections) * len(experiment.levels(design.system))
+    conditions *= len(experiment.levels(design.size))
+    assert len(everywhere.looks()) == len(everywhere.closer) == conditions  # named apart
+    result = everywhere.at({"collection": first_collection})
+    one = result.at(result.looks()[chosen])
+    expected = one.dose
+    assert bins == [f"{n} topics" for n in expected.topics]
+    row = one.table[one.table.split == "leaked"].iloc[0]
+    assert expected.topics.sum() == row.leaked_topics + row.other_topics  # each in one bin
+
+
+def test_the_audit_leaderboard_is_its_own_tab(app, demo_experiment):
+    from leakeval_core import api
+    from leakeval_core.present.display import fixed
+
+    clean = "Mean (clean topics)"  # the screen's header; the downloads keep clean_mean
+    at = app("app_pages/audit.py")
+    assert all(clean not in frame.value for frame in at.dataframe)  # lazy
+    open_tab(at, "audit_tab", "Leaderboard")
+    (board,) = [frame.value for frame in at.dataframe if clean in frame.value]
+    first_collection = next(iter(demo_experiment.collections))  # the page opens on it
+    expected = api.audit(demo_experiment).at({"collection": first_collection}).leaderboard
+    assert board[clean].tolist() == [fixed(v) for v in expected["clean_mean"]]
+    assert not [c for c in board.columns if c.startswith(("clean_", "ci_", "rank_"))]
+    assert any("Kendall's τ" in c.value for c in at.caption)

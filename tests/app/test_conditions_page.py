@@ -1,0 +1,172 @@
+"""The Condition comparison page in AppTest: its tables, significance, inflation, ranking change and
+downloads, against values computed here."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.app.apptest import metric, open_tab, widget
+
+pytestmark = pytest.mark.demo
+
+
+def test_conditions_table_matches_the_scores_table(app, demo_scores):
+    at = app("app_pages/conditions.py")
+    means = at.dataframe[0].value
+    first = means.iloc[0]
+    table = demo_scores.table
+    assert first.collection == "robust04"  # the collection chosen on the first page is kept
+    rows = table[
+        (table.collection == "robust04")
+        & (table.model == first.model)
+        & (table.leakage == first.leakage)
+        & (table.train_size == first.train_size)
+        & (table.measure == "ndcg_cut_10")
+    ]
+    assert first["mean"] == pytest.approx(rows.value.mean(), abs=1e-12)
+    assert first["queries"] == 250
+
+
+def test_measure_switch_changes_axis(app):
+    at = app("app_pages/conditions.py")
+    widget(at.sidebar.selectbox, "measure").set_value("first_rel_rank").run()
+    assert not at.exception
+    assert "lower is better" in at.get("plotly_chart")[0].proto.spec
+
+
+def test_comparison_significance_follows_sidebar(app, demo_scores):
+    from scipy import stats as sps
+
+    at = open_tab(app("app_pages/conditions.py"), "conditions_tab", "Significance")
+    tests = at.dataframe[0].value  # only the open tab runs
+    assert len(tests) == 15  # robust04: 3 models x 5 sizes, leakage levels compared
+    row = tests[(tests.model == "monot5") & (tests.train_size == 2000)].iloc[0]
+    table = demo_scores.table
+    part = table[
+        (table.collection == "robust04")
+        & (table.model == "monot5")
+        & (table.train_size == 2000)
+        & (table.measure == "ndcg_cut_10")
+    ]
+    wide = part.pivot_table(index="qid", columns="leakage", values="value")
+    p = sps.ttest_rel(wide.leaked, wide.none).pvalue
+    assert row.p == pytest.approx(p, rel=1e-10)
+    assert row.p_adjusted == pytest.approx(min(1.0, 15 * p), rel=1e-10)
+    delta = (wide.leaked - wide.none).to_numpy()
+
+    def t_half(alpha: float) -> float:  # the t interval by hand, at a given level
+        return sps.t.ppf(1 - alpha / 2, len(delta) - 1) * delta.std(ddof=1) / len(delta) ** 0.5
+
+    # the interval is tested as the mark is: Bonferroni's 0.05 / 15
+    assert (row.ci_low, row.ci_high) == pytest.approx(
+        (delta.mean() - t_half(0.05 / 15), delta.mean() + t_half(0.05 / 15)), rel=1e-9
+    )
+    assert any("at 99.67% confidence" in c.value for c in at.caption)
+    at.session_state["settings_statistics"] = True  # open the sidebar's statistics
+    at.run()
+    widget(at.sidebar.selectbox, "correction").set_value("none").run()
+    uncorrected = at.dataframe[0].value
+    assert uncorrected.p_adjusted.tolist() == pytest.approx(uncorrected.p.tolist())
+    row = uncorrected[(uncorrected.model == "monot5") & (uncorrected.train_size == 2000)].iloc[0]
+    assert row.ci_high - row.ci_low == pytest.approx(2 * t_half(0.05), rel=1e-9)
+    excludes_zero = (uncorrected.ci_low > 0) | (uncorrected.ci_high < 0)
+    assert (excludes_zero == uncorrected.significant).all()
+
+
+def test_the_app_and_its_report_show_the_same_significance(app):
+    """The defect: a comparison starred in the app read "no" in the report."""
+    at = open_tab(app("app_pages/conditions.py"), "conditions_tab", "Significance")
+    shown = at.dataframe[0].value
+    at = open_tab(at, "conditions_tab", "Audit & downloads")
+    next(b for b in at.button if b.label == "Prepare the HTML meeting report").click().run()
+    report = at.session_state["report"][1]
+    section = report[report.index("<h2>Significance</h2>") :]
+    table = section[: section.index("</table>")]
+    header = re.findall(r"<th>(.*?)</th>", table)
+    rows = [
+        dict(zip(header, re.findall(r"<td>(.*?)</td>", r), strict=True))
+        for r in re.findall(r"<tr>(.*?)</tr>", table)[1:]
+    ]
+    reported = {(r["model"], r["train_size"]): r for r in rows if r["collection"] == "robust04"}
+    assert len(reported) == len(shown) == 15
+    assert shown.significant.any()  # else the comparison below would prove little
+    for row in shown.itertuples():
+        line = reported[(row.model, str(row.train_size))]
+        assert line["significant"] == ("yes" if row.significant else "no")
+        assert line["family_size"] == str(row.family_size) == "15"
+        p = row.p_adjusted
+        assert line["p_adjusted"] == (f"{p:.2e}" if p < 1e-3 else f"{p:.4f}")
+        assert (line["ci_low"], line["ci_high"]) == (f"{row.ci_low:.4f}", f"{row.ci_high:.4f}")
+    assert "robust04: paired differences in nDCG@10" in report
+
+
+def test_comparison_inflation_tab(app):
+    at = open_tab(app("app_pages/conditions.py"), "conditions_tab", "Inflation")
+    summary = at.dataframe[0].value
+    assert {"gain_leaked", "gain_other", "p_adjusted", "mde", "verdict"} <= set(summary.columns)
+    assert summary.groupby("train_size").gain_leaked.mean().is_monotonic_decreasing
+
+
+def test_ranking_change_follows_the_collection_and_carries_its_uncertainty(app):
+    """The defects: tau over 3 systems shown bare, and for every collection whatever the
+    collection selector said."""
+    at = open_tab(app("app_pages/conditions.py"), "conditions_tab", "Ranking change")
+    assert set(at.dataframe[0].value.collection) == {"robust04"}
+    widget(at.selectbox, "collection").set_value("core18").run()
+    taus = at.dataframe[0].value
+    assert set(taus.collection) == {"core18"} and len(taus) == 5
+    assert {"tau_low", "tau_high", "p_same"} <= set(taus.columns)
+    assert ((taus.tau_low <= taus.tau) & (taus.tau <= taus.tau_high)).all()
+
+
+def test_the_same_level_as_leaked_and_clean_is_a_message_not_a_traceback(app):
+    at = app("app_pages/conditions.py")
+    open_tab(at, "conditions_tab", "Inflation")
+    widget(at.selectbox, "inflation_clean").set_value("leaked").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("the leaked and the clean level are both 'leaked'" in e.value for e in at.error)
+    assert at.query_params["inflation_clean"] == "leaked"  # the pickers are in the URL
+
+
+def test_trec_eval_preset_scores_with_its_conventions(app, demo_experiment, demo_cache):
+    """The sidebar's trec_eval 10 preset: docid-descending ties, queries without relevant
+    documents averaged in; the means on screen are the core's under Conventions.trec_eval."""
+    from leakeval_core.analysis.folds import per_query
+    from leakeval_core.evaluation.conventions import Conventions
+    from leakeval_core.experiment.scores import score_experiment
+
+    at = app("app_pages/queries.py")
+    at.session_state["settings_conventions"] = True  # open the lazy expander
+    at.run()
+    widget(at.sidebar.radio, "preset").set_value("trec_eval 10").run()
+    assert not at.exception, [e.value for e in at.exception]
+    caption = next(c.value for c in at.sidebar.caption if "Conventions." in c.value)
+    assert "depth 1000" in caption and "docid descending" in caption
+    assert "without a relevant document: scored 0" in caption
+    results = score_experiment(
+        demo_experiment, ["ndcg_cut_10"], Conventions.trec_eval(), cache=demo_cache
+    )
+    table = per_query(results, "ndcg_cut_10").table
+    a = table.query(
+        "collection == 'robust04' and model == 'colbert' and train_size == 2000 "
+        "and leakage == 'leaked'"
+    )
+    assert metric(at, "Mean nDCG@10, A") == f"{a.value.mean():.4f}"
+
+
+def test_the_report_download_stays_after_a_rerun(app):
+    at = open_tab(app("app_pages/conditions.py"), "conditions_tab", "Audit & downloads")
+    assert not [d for d in at.get("download_button") if d.proto.label == "Download report.html"]
+    next(b for b in at.button if b.label == "Prepare the HTML meeting report").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+
+    def report_buttons() -> list:
+        return [d for d in at.get("download_button") if d.proto.label == "Download report.html"]
+
+    assert len(report_buttons()) == 1
+    at.run()  # what a download (or any other rerun) does: the report is still there
+    assert len(report_buttons()) == 1
+    widget(at.sidebar.selectbox, "measure").set_value("P_1").run()  # built for other settings
+    assert not report_buttons()

@@ -1,0 +1,126 @@
+"""The Per-query drill-down page in AppTest: its means, its tabs and the one-query view, against the
+scores table and the run files."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.app.apptest import detected, metric, open_tab, widget
+
+pytestmark = pytest.mark.demo
+
+
+def test_drilldown_means_match_the_scores_table(app, demo_scores, demo_experiment, demo_cache):
+    at = app("app_pages/queries.py")
+    table = demo_scores.table
+    condition = table[
+        (table.collection == "robust04")
+        & (table.model == "colbert")
+        & (table.train_size == 2000)
+        & (table.measure == "ndcg_cut_10")
+    ]
+    mean_a = condition[condition.leakage == "leaked"].value.mean()
+    mean_b = condition[condition.leakage == "none"].value.mean()
+    assert metric(at, "Mean nDCG@10, A") == f"{mean_a:.4f}"
+    assert metric(at, "Mean nDCG@10, B") == f"{mean_b:.4f}"
+    assert metric(at, "Mean A − B, all") == f"{mean_a - mean_b:.4f}"
+    from leakeval_core.leakage.table import leaked_qids
+
+    flags = set(
+        leaked_qids(
+            detected(demo_experiment, demo_cache), detected(demo_experiment, demo_cache).threshold
+        )
+        .query("collection == 'robust04'")
+        .qid
+    )
+    wide = condition.pivot_table(index="qid", columns="leakage", values="value")
+    delta = wide.leaked - wide.none
+    on = delta[delta.index.isin(flags)]
+    off = delta[~delta.index.isin(flags)]
+    assert metric(at, f"A − B, {len(on)} leaked") == f"{on.mean():.4f}"
+    assert metric(at, f"A − B, {len(off)} other") == f"{off.mean():.4f}"
+    widget(at.selectbox, "b_model").set_value("monot5").run()
+    other = condition[condition.leakage == "none"]  # still colbert: B changed model only
+    assert metric(at, "Mean nDCG@10, B") != f"{other.value.mean():.4f}"
+
+
+def test_drilldown_all_measures_tab_matches_the_scores_table(app, demo_scores):
+    at = open_tab(app("app_pages/queries.py"), "queries_tab", "All measures per query")
+    table = demo_scores.table
+    condition = table[
+        (table.collection == "robust04") & (table.model == "colbert") & (table.train_size == 2000)
+    ]
+    p1 = condition[condition.measure == "P_1"].pivot_table(
+        index="qid", columns="leakage", values="value"
+    )
+    assert any(f"on the {len(p1.dropna())} queries of robust04" in c.value for c in at.caption)
+    shown = at.dataframe[0].value.set_index("qid")
+    assert shown["P@1 A"].to_dict() == pytest.approx(p1.leaked.to_dict())
+    assert shown["P@1 B"].to_dict() == pytest.approx(p1.none.to_dict())
+
+
+def test_drilldown_audit_opens_and_recomputes_a_and_b(app):
+    at = app("app_pages/queries.py")
+    assert "audit_queries" not in [b.key for b in at.button]  # closed: not drawn
+    at.session_state["queries_audit"] = True  # open the lazy expander
+    at.run()
+    at.button(key="audit_queries").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    audit = at.dataframe[-1].value
+    assert len(audit) == 2 * 4  # A and B, four alternative conventions each
+    current = audit[audit.leakage == "leaked"]["mean (current)"]
+    assert f"{current.iloc[0]:.4f}" == metric(at, "Mean nDCG@10, A")
+
+
+def test_one_query_tab_ranks_condition_a_like_the_run_file(app, demo_dir):
+    """The ranked list against an independent sort of the run file (score ↓, docid ↑)."""
+    from leakeval_core.experiment.manifest import load_experiment
+    from leakeval_core.io.trec import read_qrels, read_run
+
+    at = open_tab(app("app_pages/queries.py"), "queries_tab", "One query")
+    qid = widget(at.selectbox, "qid").value
+    lists = [d.value for d in at.dataframe if "moved" in d.value.columns]
+    assert len(lists) == 2
+    experiment = load_experiment(demo_dir)
+    levels = {
+        f: widget(at.selectbox, "collection" if f == "collection" else f"a_{f}").value
+        for f in experiment.condition_factors
+    }
+    conditions = experiment.conditions
+    for factor, level in levels.items():
+        conditions = conditions[conditions[factor] == level]
+    run = next(r for r in map(read_run, conditions.path) if (r.qid == qid).any())
+    expected = run[run.qid == qid].sort_values(["score", "docid"], ascending=[False, True])
+    assert lists[0].docid.tolist() == expected.docid.head(20).tolist()
+    qrels = read_qrels(experiment.collections[levels["collection"]].qrels)
+    grades = dict(zip(qrels[qrels.qid == qid].docid, qrels[qrels.qid == qid].grade, strict=True))
+    shown = [str(grades[d]) if d in grades else "unjudged" for d in lists[0].docid]
+    assert lists[0].grade.tolist() == shown
+
+
+def test_one_query_view_shows_a_b_and_its_course_along_the_size(app, demo_scores):
+    from leakeval_core.analysis.folds import per_query
+
+    at = open_tab(app("app_pages/queries.py"), "queries_tab", "One query")
+    values = {s.key.split(":")[-1]: s.value for s in at.selectbox if s.key}
+    qid = values["qid"]
+    table = per_query(demo_scores, "ndcg_cut_10").table
+    rows = table[(table.collection == values["collection"]) & (table.qid == qid)]
+    rows = rows[rows.model == values["a_model"]]
+
+    def value(leakage: str, size: int) -> float:
+        return rows[(rows.leakage == leakage) & (rows.train_size == size)].value.iloc[0]
+
+    size = values["a_train_size"]
+    a, b = value(values["a_leakage"], size), value(values["b_leakage"], size)
+    shown = {m.label: m.value for m in at.metric}  # the page's means come first
+    assert (shown["nDCG@10, A"], shown["nDCG@10, B"]) == (f"{a:.4f}", f"{b:.4f}")
+    assert shown["A − B"] == f"{a - b:.4f}" and shown["Leaked topic"] in ("yes", "no")
+    along = next(d.value for d in at.dataframe if "train_size" in d.value.columns)
+    assert along.train_size.tolist() == [2000, 4000, 8000, 16000, 32000]
+    for row in along.itertuples():
+        assert abs(row.A - value(values["a_leakage"], row.train_size)) < 1e-12
+        assert abs(row.B - value(values["b_leakage"], row.train_size)) < 1e-12
+    # the query picker says each query's A − B, largest gain first
+    label = next(o for o in widget(at.selectbox, "qid").options if o.startswith(f"{qid}:"))
+    assert f"(A − B {a - b:+.3f}" in label

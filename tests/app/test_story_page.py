@@ -1,0 +1,68 @@
+"""The Story page in AppTest: its headline's numbers, its pair, and where it sends the user."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from tests.app.apptest import detected, story_pair, widget
+
+pytestmark = pytest.mark.demo
+
+
+def test_story_tells_the_numbers_the_inflation_tab_the_report_and_the_cli_show(
+    app, demo_experiment, demo_scores, demo_cache
+):
+    from leakeval_core.analysis.folds import per_query
+    from leakeval_core.analysis.inflation import inflation
+    from leakeval_core.leakage.table import leaked_qids
+
+    at = app()  # the story is the landing page
+    pair = story_pair(at)
+    assert set(pair) == {"collection", "model", "train_size"}
+    evidence = at.markdown[1].value
+    cards = {m.label: m.value for m in at.metric}
+    # the core function the report and `leakeval inflation` call, on every pair of conditions
+    leakage = detected(demo_experiment, demo_cache)
+    flags = leaked_qids(leakage, leakage.threshold)
+    whole = inflation(per_query(demo_scores, "ndcg_cut_10"), flags, demo_experiment.design)
+    summary = whole.table
+    row = summary[(summary[list(pair)] == pd.Series(pair)).all(axis=1)].iloc[0]
+    assert row.difference == summary.difference.max()  # the clearest case first
+    assert cards[f"Gain on {row.leaked_topics} leaked topics"] == f"{row.gain_leaked:+.2f}"
+    assert f"adjusted {row.p_adjusted:.2g} by Bonferroni over the 15 pairs" in evidence
+    assert f"Verdict: {row.verdict}." in evidence and at.markdown[0].value.startswith("**Leaked")
+    # the Inflation tab at the same levels shows the same adjusted p
+    at.button[1].click().run()  # "All pairs, with their tests"
+    assert not at.exception and at.header[0].value == "Condition comparison"
+    tab = at.dataframe[0].value
+    shown = tab[tab.train_size == pair["train_size"]].iloc[0]
+    assert shown.p_adjusted == pytest.approx(row.p_adjusted)
+    assert shown.verdict == row.verdict
+    assert shown.family_size == 15
+
+
+def test_story_pair_changes_and_opens_the_drilldown_on_it(app):
+    at = app()
+    widget(at.selectbox, "story_train_size").set_value(32000).run()
+    assert not at.exception
+    assert "train_size 32000" in at.header[0].value
+    pair = story_pair(at)
+    at.button[0].click().run()  # "Every topic's gain: drill-down"
+    assert not at.exception and at.header[0].value == "Per-query drill-down"
+    values = {s.key.split(":")[-1]: s.value for s in at.selectbox if s.key}
+    assert values["a_leakage"] == "leaked" and values["b_leakage"] == "none"
+    for factor in ("model", "train_size"):
+        assert values[f"a_{factor}"] == values[f"b_{factor}"] == pair[factor]
+    assert values["collection"] == pair["collection"]
+
+
+def test_which_topics_leaked_opens_on_the_storys_collection(app):
+    """The defect: from a Core17 story the leakage page listed every collection's pairs,
+    Robust04's first."""
+    at = app()
+    widget(at.selectbox, "collection").set_value("core17").run()
+    next(b for b in at.button if "Which topics leaked" in b.label).click().run()
+    assert not at.exception and at.header[0].value == "Leakage overlap"
+    assert at.multiselect[0].value == ["core17"]
+    assert set(at.dataframe[0].value.collection) == {"core17"}
