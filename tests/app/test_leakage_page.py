@@ -81,9 +81,9 @@ def test_detection_quality_tab_against_an_independent_auc(app, demo_experiment):
     accounts for every labelled pair."""
     from scipy.stats import rankdata
 
+    from leakeval_core.leakage.detection_options import is_hybrid, method_for
     from leakeval_core.leakage.detection_quality import evaluate_detection
     from leakeval_core.leakage.labels import read_labels
-    from leakeval_core.leakage.detection_options import is_hybrid, method_for
 
     at = app("app_pages/leakage.py")
     open_tab(at, "leakage_tab", "Detection quality")
