@@ -30,7 +30,6 @@ from leakeval_core.leakage.distributed import dask_map  # noqa: E402
 from leakeval_core.leakage.options import DetectionOptions  # noqa: E402
 from leakeval_core.leakage.sharded import detect_shards, local_results  # noqa: E402
 
-
 DEFAULT_QUERIES = 10_000_000
 
 

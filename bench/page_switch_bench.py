@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import record  # noqa: E402
+
 from leakeval_core.evaluation.measures import Measure, parse_measures  # noqa: E402
 from tests.app.test_browser import (  # noqa: E402
     HEADING,

@@ -46,8 +46,12 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         home, example = Path(tmp) / "irds", Path(tmp) / "real-audit"
-        subprocess.run(["bash", str(args.realdata / "irds-home.sh"), args.realdata, home], check=True)
-        shutil.copytree(ROOT / "examples" / "real-audit", example, ignore=shutil.ignore_patterns("runs"))
+        subprocess.run(
+            ["bash", str(args.realdata / "irds-home.sh"), args.realdata, home], check=True
+        )
+        shutil.copytree(
+            ROOT / "examples" / "real-audit", example, ignore=shutil.ignore_patterns("runs")
+        )
         python = sys.executable
         subprocess.run([python, str(example / "setup.py"), str(args.realdata)], check=True)
         env = {**os.environ, "IR_DATASETS_HOME": str(home), "PYTHONPATH": str(ROOT)}

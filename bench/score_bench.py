@@ -202,5 +202,6 @@ def main() -> None:
             note="" if len(tools) == 4 else "ranx or ir_measures not importable: left out",
         )
 
+
 if __name__ == "__main__":
     main()

@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import record  # noqa: E402
+
 from bench.page_switch_bench import timed_click  # noqa: E402
 from tests.app.test_browser import free_port  # noqa: E402
 from tests.chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
