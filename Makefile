@@ -44,7 +44,7 @@ check: setup
 # the docs site, offline: reference pages generated from the code, figures from bench/results;
 # open site/index.html
 docs: setup
-	$(BIN)/mkdocs build --strict
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 wheel: setup
 	$(BIN)/pip wheel --no-deps --wheel-dir dist .

@@ -595,7 +595,8 @@ def cli_page() -> str:
     for path, sub, summary in commands(parser):
         lines += [f"{'#' * max(2, len(path))} `{' '.join(path)}`", ""]
         if summary:
-            lines += [summary[0].upper() + summary[1:] + ("" if summary.endswith(".") else "."), ""]
+            stop = "" if summary.endswith((".", "?", "!")) else "."
+            lines += [summary[0].upper() + summary[1:] + stop, ""]
         if sub.description and sub.description != summary:
             lines += [sub.description, ""]
         lines += ["```", sub.format_usage().strip(), "```", ""]
@@ -652,15 +653,8 @@ def api_page() -> str:
         intro,
         "",
     ]
-    for name, identifier in api_names():
-        lines += [
-            f"## `{name}`",
-            "",
-            f"::: {identifier}",
-            "    options:",
-            "      show_root_heading: false",
-            "",
-        ]
+    for _, identifier in api_names():
+        lines += [f"::: {identifier}", "    options:", "      heading_level: 2", ""]
     return "\n".join(lines)
 
 

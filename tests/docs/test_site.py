@@ -86,9 +86,10 @@ def test_the_api_page_documents_every_name_of_the_api_where_it_is_defined():
     from leakeval_core import api
 
     page = gen.api_page()
-    for name in api.__all__:
-        assert f"## `{name}`" in page
-    for name, identifier in gen.api_names():
+    names = gen.api_names()
+    assert [name for name, _ in names] == list(api.__all__)
+    for name, identifier in names:
+        assert f"::: {identifier}\n" in page
         module, _, attribute = identifier.rpartition(".")
         while module and attribute:  # a class member: walk down from the module
             try:
