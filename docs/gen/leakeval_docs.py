@@ -495,7 +495,7 @@ def measures_page() -> str:
     rows = [
         [
             f"`{f.name}_K`" if f.cutoff else f"`{f.name}`",
-            f.label,
+            re.sub(r"\{k[^}]*\}", "K", f.label),
             f.better,
             f.aggregate,
             f.description,
@@ -604,7 +604,7 @@ def cli_page() -> str:
         for action in flags(sub):
             names = ", ".join(f"`{o}`" for o in action.option_strings) or f"`{action.dest}`"
             if action.choices and not isinstance(action.choices, dict):
-                arg = " \\| ".join(str(c) for c in action.choices)
+                arg = ", ".join(str(c) for c in action.choices)
             elif action.nargs == 0:
                 arg = ""
             else:
