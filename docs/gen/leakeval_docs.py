@@ -399,7 +399,78 @@ def real_audit_table(r: dict[str, Any]) -> str:
     return f"{r['measure']}, {r['statistics']}:\n\n" + table(columns, rows)
 
 
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms"
+
+
+def page_switch_table(r: dict[str, Any]) -> str:
+    rows = [[p["page"], _ms(p["cold_seconds"]), _ms(p["warm_median_seconds"])] for p in r["pages"]]
+    summary = [
+        [what, _ms(v["median_seconds"]), _ms(v["max_seconds"]), v["n"]]
+        for what, v in r["summary"].items()
+    ]
+    return "\n\n".join(
+        [
+            f"Cold start until the Story is drawn ({r['cold_start_includes']}): "
+            f"{r['cold_start_seconds']:.1f} s; the first measure change: "
+            f"{_ms(r['cold_measure_change_seconds'])}.",
+            table(["page", "first visit (cold)", "warm switch, median in page"], rows),
+            table(["what", "median", "max", "n"], summary),
+        ]
+    )
+
+
+def floor_table(r: dict[str, Any]) -> str:
+    rows = [[f"{page} page", _ms(v)] for page, v in r["median_seconds"].items()]
+    return table(["bare Streamlit", "warm switch, median in page"], rows)
+
+
+def cache_table(r: dict[str, Any]) -> str:
+    row = [f"{r['cold_seconds']:.2f} s", f"{r['warm_seconds']:.2f} s"]
+    row.append(f"{100 * r['warm_over_cold']:.0f}%")
+    return table(["empty cache (median)", "warm (median)", "warm / cold"], [row])
+
+
+def leakage_table(r: dict[str, Any]) -> str:
+    row = [
+        r["method"],
+        f"{r['topic_texts']:,} topic texts × {r['queries']:,} queries",
+        f"{r['seconds']:.1f} s",
+        f"{r['queries_per_second']:,.0f} queries/s",
+        f"{r['peak_rss_mb']:,.0f} MB",
+    ]
+    return table(["method", "compared", "time", "rate", "peak RSS"], [row])
+
+
+def dask_table(r: dict[str, Any]) -> str:
+    rows = [[name, f"{rate:,.0f} queries/s"] for name, rate in r["queries_per_second"].items()]
+    hours = [[f"{w} workers", f"{h:.1f} h"] for w, h in r["billion_queries_hours"].items()]
+    return "\n\n".join(
+        [
+            f"{r['queries']:,} queries in {r['shards']} shards; the three tables are "
+            f"{'identical' if r['identical_tables'] else 'NOT identical'}; 2 workers / 1 worker: "
+            f"{r['speedup_2_over_1']:.2f}× ({100 * r['efficiency']:.0f}% efficient).",
+            table(["run", "rate"], rows),
+            table(["a billion queries on", "projected"], hours),
+        ]
+    )
+
+
+def stress_table(r: dict[str, Any]) -> str:
+    rows = [
+        [i + 1, "pass" if x["passed"] else "FAIL", f"{x['seconds']:.0f} s", x["summary"]]
+        for i, x in enumerate(r["runs"])
+    ]
+    return table(["run", "outcome", "time", "pytest"], rows)
+
+
 RENDERERS: dict[str, Callable[[Any], str]] = {
+    "page_switch_bench": page_switch_table,
+    "streamlit_floor": floor_table,
+    "cache_bench": cache_table,
+    "leakage_bench": leakage_table,
+    "dask_bench": dask_table,
+    "browser_stress": stress_table,
     "real_audit_bench": real_audit_table,
     "score_bench": score_table,
     "large_run_bench": large_run_table,
