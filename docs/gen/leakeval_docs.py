@@ -122,6 +122,8 @@ def _meets(record: Any, conditions: str) -> bool:
         if not match or not isinstance(record, dict) or match["key"] not in record:
             return False
         have, want, op = record[match["key"]], match["value"], match["op"]
+        if isinstance(have, list):  # a pair of names, written `a,b`
+            have = ",".join(map(str, have))
         if op in ("=", "!="):
             if (str(have) == want) != (op == "="):
                 return False
@@ -257,6 +259,24 @@ def agreement_table(r: dict[str, Any]) -> str:
     return table(["expected output", "measures asked", "refused", "values compared", "wrong"], rows)
 
 
+def detection_table(rows: list[dict[str, Any]]) -> str:
+    body = [
+        [
+            r["method"],
+            f"{r['roc_auc']:.3f}",
+            f"{r['pr_auc']:.3f}",
+            f"{r['rejected_at_90']:.2f} / {r['rejected_at_95']:.2f}",
+            f"{r['threshold']:.3f}",
+            f"{r['precision']:.3f} / {r['recall']:.3f} / {r['f1']:.3f}",
+            f"{r['category_agreement']:.3f}",
+        ]
+        for r in rows
+    ]
+    columns = ["method", "ROC AUC", "PR AUC", "different rejected at 90% / 95% recall"]
+    columns += ["shipped threshold", "precision / recall / F1 (cv)", "category agreement"]
+    return table(columns, body)
+
+
 def nested_table(rows: list[dict[str, Any]]) -> str:
     methods = [r for r in rows if "family" in r]
     body = [
@@ -385,9 +405,9 @@ def real_audit_table(r: dict[str, Any]) -> str:
         [
             x["collection"],
             x["model"],
-            f"{x['gain_leaked']:+.4f}",
-            f"{x['gain_other']:+.4f}",
-            f"{x['difference']:+.4f} {_interval([x['ci_low'], x['ci_high']], '+.4f')}",
+            number(x["gain_leaked"], "+.4f"),
+            number(x["gain_other"], "+.4f"),
+            f"{number(x['difference'], '+.4f')} {_interval([x['ci_low'], x['ci_high']], '+.4f')}",
             f"{x['p_adjusted']:.2f}",
             f"{x['mde']:.3f}",
             x["verdict"],
@@ -475,7 +495,7 @@ RENDERERS: dict[str, Callable[[Any], str]] = {
     "score_bench": score_table,
     "large_run_bench": large_run_table,
     "trec_eval_agreement": agreement_table,
-    "detection_bench": generic,
+    "detection_bench": detection_table,
     "audit_bench": audit_table,
     "offline_bench": offline_table,
 }
