@@ -201,9 +201,10 @@ def test_macros_fail_loudly_rather_than_leave_a_hole():
     assert "Not measured" in gen.expand("{{ bench no_such_bench }}")
 
 
-def test_the_site_builds_strict_and_offline(tmp_path):
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
     """`make docs`: mkdocs build --strict into a temporary folder, with every proxy pointing
-    nowhere so that a fetch would fail; the pages reference nothing outside the site."""
+    nowhere so that a fetch would fail."""
     mkdocs = Path(sys.executable).parent / "mkdocs"
     if not mkdocs.exists():
         pytest.skip("mkdocs is not installed (the docs extra)")
@@ -217,7 +218,7 @@ def test_the_site_builds_strict_and_offline(tmp_path):
         "https_proxy": dead,
         "NO_PROXY": "",
     }
-    site = tmp_path / "site"
+    site = tmp_path_factory.mktemp("docs") / "site"
     done = subprocess.run(
         [str(mkdocs), "build", "--strict", "-d", str(site)],
         cwd=ROOT,
@@ -227,12 +228,13 @@ def test_the_site_builds_strict_and_offline(tmp_path):
         timeout=300,
     )
     assert done.returncode == 0, done.stderr[-4000:]
-    for page in (
-        "index.html",
-        "reference/cli.html",
-        "reference/measures.html",
-        "reference/api.html",
-    ):
+    return site
+
+
+def test_the_site_builds_strict_and_offline(site):
+    """The pages exist, mkdocstrings rendered the docstrings, and no page loads a script, a
+    style, a font or an image from outside the site."""
+    for page in ("index.html", "reference/cli.html", "reference/measures.html"):
         assert (site / page).exists(), page
     fetched = re.compile(
         r"""<(?:script|link|img|iframe|source)\b[^>]*?(?:src|href)=["'](?:https?:)?//"""
@@ -245,3 +247,24 @@ def test_the_site_builds_strict_and_offline(tmp_path):
     assert outside == []
     api = (site / "reference" / "api.html").read_text()
     assert "doc-function" in api or "doc-class" in api  # mkdocstrings rendered the docstrings
+
+
+@pytest.mark.browser
+def test_viewing_the_site_fetches_nothing(site):
+    """Opened from disk in Chromium, the pages request only files of the site."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.chromium import CHROMIUM, CHROMIUM_ARGS
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM}")
+    requested = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        page.on("request", lambda request: requested.append(request.url))
+        for name in ("index.html", "performance.html", "reference/api.html"):
+            page.goto((site / name).as_uri())
+            page.wait_for_load_state("networkidle")
+        browser.close()
+    assert requested and [u for u in requested if not u.startswith(("file:", "data:"))] == []
