@@ -150,9 +150,9 @@ def main() -> None:
             page.locator("h2", has_text=HEADING.get(first, first)).first.wait_for(timeout=300_000)
             page.locator(MAIN_CONTENT[first]).first.wait_for(timeout=300_000)
             wait_until_idle(page, timeout=300_000)
-            what = "demo generated, scored, leakage detected" if args.fresh else "existing demo"
+            started = "demo generated, scored, leakage detected" if args.fresh else "existing demo"
             cold_start = time.perf_counter() - start
-            print(f"cold start to first page: {cold_start:.1f} s ({what})")
+            print(f"cold start to first page: {cold_start:.1f} s ({started})")
             # the first page is open already: each round visits it last
             order = [*PAGES[1:], PAGES[0]]
             cold = {name: visit(page, name)[0] for name in order}
@@ -196,7 +196,7 @@ def main() -> None:
         "page_switch_bench" + ("-fresh" if args.fresh else ""),
         {
             "cold_start_seconds": cold_start,
-            "cold_start_includes": what,
+            "cold_start_includes": started,
             "pages": [
                 {
                     "page": name,
