@@ -164,7 +164,7 @@ def header(data: dict[str, Any]) -> str:
     where = (
         f"{m['cores']} cores, {m['cpu']}, Python {m['python']}"
         if m
-        else "machine not recorded (written before bench/record.py)"
+        else "an unrecorded machine"
     )
     line = f"*Measured {data.get('date', 'on an unrecorded date')} on {where}"
     if data.get("run_seconds"):
