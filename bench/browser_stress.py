@@ -6,7 +6,8 @@ suite waits on state instead, and this is how that claim is checked. Run by hand
     .venv/bin/python bench/browser_stress.py            # 5 runs, one busy process per core
     .venv/bin/python bench/browser_stress.py --runs 2 --burners 1
 
-Exits 1 if any run fails; prints each run's outcome and time.
+Exits 1 if any run fails; prints each run's outcome and time, and writes them to
+bench/results/browser_stress.json.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+import record
+
 ROOT = Path(__file__).resolve().parents[1]
 BUSY = "while True: pass"
 
@@ -28,7 +31,7 @@ def main() -> int:
     parser.add_argument("--burners", type=int, default=os.cpu_count() or 2)
     args = parser.parse_args()
     burners = [subprocess.Popen([sys.executable, "-c", BUSY]) for _ in range(args.burners)]
-    results = []
+    results, runs = [], []
     try:
         for run in range(1, args.runs + 1):
             started = time.perf_counter()
@@ -41,6 +44,7 @@ def main() -> int:
             seconds = time.perf_counter() - started
             summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
             results.append(done.returncode == 0)
+            runs.append({"passed": done.returncode == 0, "seconds": seconds, "summary": summary})
             print(
                 f"run {run}: {'pass' if done.returncode == 0 else 'FAIL'} in {seconds:.0f} s: "
                 f"{summary}",
@@ -56,6 +60,7 @@ def main() -> int:
         f"{sum(results)} of {len(results)} runs passed with {args.burners} busy processes "
         f"on {os.cpu_count()} cores"
     )
+    record.write("browser_stress", {"runs": runs, "passed": sum(results)}, config=vars(args))
     return 0 if all(results) else 1
 
 

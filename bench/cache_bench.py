@@ -3,6 +3,8 @@ whole processes. Each repeat starts from a new empty cache; the medians and the 
 ratio are reported. Run by hand:
 
     .venv/bin/python bench/cache_bench.py [--repeats 5]
+
+Writes bench/results/cache_bench.json.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import record
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "data" / "demo"
@@ -46,6 +50,17 @@ def main() -> None:
     print(
         f"warm / cold: median {statistics.median(ratios):.1%} "
         f"(range {min(ratios):.1%}-{max(ratios):.1%})"
+    )
+    record.write(
+        "cache_bench",
+        {
+            "cold_seconds": statistics.median(cold),
+            "warm_seconds": statistics.median(warm),
+            "warm_over_cold": statistics.median(ratios),
+            "each_cold": cold,
+            "each_warm": warm,
+        },
+        config=vars(args) | {"experiment": "data/demo"},
     )
 
 

@@ -6,6 +6,8 @@ for a billion queries.
 
     .venv/bin/python bench/dask_bench.py                       # 10M queries, 100 shards
     .venv/bin/python bench/dask_bench.py --queries 1000000 --shards 10
+
+Each run writes bench/results/dask_bench-QUERIES.json.
 """
 
 from __future__ import annotations
@@ -21,11 +23,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+import record  # noqa: E402
 from leakage_bench import study_topics, synthetic_log  # noqa: E402
 
 from leakeval_core.leakage.detection_options import DetectionOptions  # noqa: E402
 from leakeval_core.leakage.distributed import dask_map  # noqa: E402
 from leakeval_core.leakage.sharded import detect_shards, local_results  # noqa: E402
+
+DEFAULT_QUERIES = 10_000_000
 
 
 def write_log(folder: Path, n: int, shards: int, chunk: int) -> list[Path]:
@@ -47,7 +52,7 @@ def write_log(folder: Path, n: int, shards: int, chunk: int) -> list[Path]:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--queries", type=int, default=10_000_000)
+    parser.add_argument("--queries", type=int, default=DEFAULT_QUERIES)
     parser.add_argument("--shards", type=int, default=100)
     parser.add_argument("--chunk", type=int, default=20_000)
     args = parser.parse_args()
@@ -81,13 +86,32 @@ def main() -> None:
         print(f"2 workers / 1 worker: {speedup:.2f}x (scaling efficiency {speedup / 2:.0%})")
         per_worker = rate["LocalCluster, 1 worker"]
         efficiency = min(speedup / 2, 1.0)  # never project a superlinear gain
+        billion = {}
         for workers in (2, 16, 64, 256):
-            hours = 1e9 / (per_worker * workers * efficiency) / 3600
+            hours = billion[workers] = 1e9 / (per_worker * workers * efficiency) / 3600
             print(f"1B queries on {workers} workers: {hours:.1f} h", flush=True)
         print(
             f"(assumes each worker is a core like these at {per_worker:,.0f} queries/s, "
             f"{efficiency:.0%} efficient as with 2 workers here, {len(side.table)} topic "
             "texts, and shards read from a shared disk at the same speed)"
+        )
+        record.write(
+            f"dask_bench-{args.queries}",
+            {
+                "queries": args.queries,
+                "shards": len(shards),
+                "topics": len(topics),
+                "queries_per_second": rate,
+                "identical_tables": True,
+                "speedup_2_over_1": speedup,
+                "efficiency": speedup / 2,
+                "billion_queries_hours": billion,
+            },
+            config=vars(args),
+            note=""
+            if args.queries == DEFAULT_QUERIES
+            else f"A smaller log than the default {DEFAULT_QUERIES:,} queries, to keep the run "
+            "short on a shared 2-core machine.",
         )
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -17,6 +17,9 @@ behind it (signals, the definition word list's halves, C, the encoder for `ensem
 from resampling topics, its spread over re-drawn outer splits, the different needs rejected
 at 90% / 95% recall, precision and recall at thresholds chosen inside the training folds,
 and which candidate each outer fold chose.
+
+Each mode writes its figures to bench/results/ (detection_bench.json, detection_bench-nested.json,
+detection_bench-relations.json), which the docs render.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import record
 
 from leakeval_core.leakage import hybrid
 from leakeval_core.leakage.detection_options import (
@@ -42,6 +46,7 @@ from leakeval_core.leakage.similarity import match
 
 ROOT = Path(__file__).resolve().parents[1]
 LABELS = ROOT.parent / "shared" / "labels" / "spire22-near-duplicates.dev.tsv"
+REPEATS = 5
 
 
 def main() -> None:
@@ -49,7 +54,9 @@ def main() -> None:
     parser.add_argument("labels", nargs="?", default=str(LABELS))
     parser.add_argument("--fit", action="store_true", help="refit the shipped hybrid model")
     parser.add_argument("--nested", action="store_true", help="nested CV of every method")
-    parser.add_argument("--repeats", type=int, default=5, help="outer splits re-drawn (--nested)")
+    parser.add_argument(
+        "--repeats", type=int, default=REPEATS, help="outer splits re-drawn (--nested)"
+    )
     parser.add_argument(
         "--signals", help="parquet of the pairs' signals: read if present, else written (--nested)"
     )
@@ -62,9 +69,19 @@ def main() -> None:
     parser.add_argument("--json", help="write every method's figures here")
     args = parser.parse_args()
     labels = read_labels(args.labels)
+    config = vars(args) | {"pairs": len(labels.table), "topics": labels.table.topic.nunique()}
+    note = (
+        f"{args.repeats} outer splits, not the default {REPEATS}: a smaller configuration, as "
+        "the nested CV of every method takes over 15 minutes at 3 on two shared cores."
+        if args.repeats < REPEATS and (args.nested or args.relations)
+        else ""
+    )
     if args.relations:
-        relations(labels, args.repeats)
-        matched_categories(labels, args.repeats)
+        results = {
+            "relations": relations(labels, args.repeats),
+            "categories": matched_categories(labels, args.repeats),
+        }
+        record.write("detection_bench-relations", results, config=config, note=note)
         return
     if args.fit_relation:
         fit_title_relation(labels)
@@ -75,6 +92,7 @@ def main() -> None:
         rows = nested(labels, args.repeats, args.signals)
         if args.json:
             Path(args.json).write_text(json.dumps(rows, indent=2))
+        record.write("detection_bench-nested", rows, config=config, note=note)
         return
     rows = []
     print(f"{args.labels}: {len(labels.table)} pairs, {labels.table.topic.nunique()} topics")
@@ -92,9 +110,10 @@ def main() -> None:
         )
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2))
+    record.write("detection_bench", rows, config=config)
 
 
-def relations(labels, repeats: int) -> None:
+def relations(labels, repeats: int) -> list[dict]:
     """Agreement with the annotators' relation of near-duplicates to the topic's title and to
     the matched variant: the rule alone, and the rule or a fitted model chosen inside the
     training folds (`leakage.relations`), on the same outer folds."""
@@ -103,6 +122,7 @@ def relations(labels, repeats: int) -> None:
     from leakeval_fit import relation_selection as nested_rel
 
     near = labels.table[labels.table.near_duplicate == 1]
+    out = []
     print(
         "text     pairs  split  rule   [95% CI]         chosen inside  [95% CI]         "
         "chosen - rule [95% CI]"
@@ -125,9 +145,24 @@ def relations(labels, repeats: int) -> None:
                 f"[{c_low:.3f}, {c_high:.3f}]  {chosen.agreement() - rule.agreement():+.3f} "
                 f"[{d_low:+.3f}, {d_high:+.3f}]  {', '.join(chosen.chosen)}"
             )
+            out.append(
+                {
+                    "field": field,
+                    "pairs": len(rows),
+                    "split": seed,
+                    "rule": rule.agreement(),
+                    "rule_interval": [r_low, r_high],
+                    "chosen": chosen.agreement(),
+                    "chosen_interval": [c_low, c_high],
+                    "difference": chosen.agreement() - rule.agreement(),
+                    "difference_interval": [d_low, d_high],
+                    "choices": list(chosen.chosen),
+                }
+            )
+    return out
 
 
-def matched_categories(labels, repeats: int) -> None:
+def matched_categories(labels, repeats: int) -> dict:
     """Category agreement as `evaluate_detection` measures it (each near-duplicate against
     the text it matched best: by the rule against a variant, by the title relation against
     a title), with the title relation refitted inside each outer fold (C chosen inside it)
@@ -150,6 +185,7 @@ def matched_categories(labels, repeats: int) -> None:
         f"category agreement as evaluate_detection measures it: {quality.category_agreement:.3f}"
         f" with the shipped title relation ({on_title.sum()} of {len(scored)} matched a title)"
     )
+    nested_agreement = []
     for seed in range(repeats):
         predicted = features.rule.to_numpy().astype(object)
         per_fold = []
@@ -162,6 +198,13 @@ def matched_categories(labels, repeats: int) -> None:
                 predicted[rows] = model.predict(features.iloc[rows])
             per_fold.append((predicted[held] == truth[held]).mean())
         print(f"  nested, split {seed}: {np.mean(per_fold):.3f} (mean over held-out folds)")
+        nested_agreement.append(float(np.mean(per_fold)))
+    return {
+        "shipped_agreement": quality.category_agreement,
+        "matched_title": int(on_title.sum()),
+        "near_duplicates": len(scored),
+        "nested_agreement_per_split": nested_agreement,
+    }
 
 
 def fit_title_relation(labels) -> None:

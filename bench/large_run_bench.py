@@ -4,6 +4,7 @@ against the file size.
     .venv/bin/python bench/large_run_bench.py [--lines 10000000]
 
 Peak memory is the process's max RSS minus its RSS before reading (imports, qrels).
+Writes bench/results/large_run_bench.json.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import record
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -74,6 +76,19 @@ def main() -> None:
     print(
         f"`leakeval score` as a whole process, interpreter included: peak RSS {whole:.0f} MB = "
         f"{whole / size:.2f}x the file"
+    )
+    record.write(
+        "large_run_bench",
+        {
+            "megabytes": size,
+            "seconds": total,
+            "peak_above_baseline_mb": peak,
+            "peak_above_baseline_ratio": peak / size,
+            "whole_process_peak_mb": whole,
+            "whole_process_ratio": whole / size,
+            "queries_scored": result.diagnostics.queries_scored,
+        },
+        config=vars(args) | {"qrels": str(QRELS), "measures": "ndcg_cut_10,P_1,recall_100,map"},
     )
 
 

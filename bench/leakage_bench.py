@@ -6,6 +6,8 @@ like a real log), streamed in chunks, so the 10M run never holds the log in memo
     .venv/bin/python bench/leakage_bench.py --queries 367000
     .venv/bin/python bench/leakage_bench.py --queries 10000000
     .venv/bin/python bench/leakage_bench.py --method hybrid   # candidates pruned lexically
+
+Each run writes bench/results/leakage_bench-METHOD-QUERIES.json.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import record
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -85,6 +88,20 @@ def main() -> None:
     print(
         f"{args.method}: {len(pairs):,} pairs in {elapsed:.1f} s "
         f"({args.queries / elapsed:,.0f} queries/s); peak RSS {peak:,.0f} MB"
+    )
+    record.write(
+        f"leakage_bench-{args.method}-{args.queries}",
+        {
+            "method": args.method,
+            "queries": args.queries,
+            "topics": int(topics.shape[0]),
+            "topic_texts": len(side.table),
+            "pairs": len(pairs),
+            "seconds": elapsed,
+            "queries_per_second": args.queries / elapsed,
+            "peak_rss_mb": peak,
+        },
+        config=vars(args),
     )
 
 

@@ -17,6 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import record
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -49,10 +51,8 @@ def main() -> None:
         name: {"seconds": round(value, 2), "target": TARGETS[name]}
         for name, value in seconds.items()
     }
-    out = ROOT / "bench" / "results"
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "offline_bench.json").write_text(json.dumps(results, indent=2) + "\n")
     print(json.dumps(results, indent=2))
+    record.write("offline_bench", results)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ so the previous page is no longer painting. Two clocks per switch:
 Run by hand:
 
     .venv/bin/python bench/page_switch_bench.py [--rounds 5] [--settle 1.0] [--fresh]
+
+Writes bench/results/page_switch_bench.json (with --fresh: page_switch_bench-fresh.json).
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import record  # noqa: E402
 
 from leakeval_core.evaluation.measures import Measure, parse_measures  # noqa: E402
 from tests.app.test_browser import (  # noqa: E402
@@ -145,8 +150,9 @@ def main() -> None:
             page.locator("h2", has_text=HEADING.get(first, first)).first.wait_for(timeout=300_000)
             page.locator(MAIN_CONTENT[first]).first.wait_for(timeout=300_000)
             wait_until_idle(page, timeout=300_000)
-            what = "demo generated, scored, leakage detected" if args.fresh else "existing demo"
-            print(f"cold start to first page: {time.perf_counter() - start:.1f} s ({what})")
+            started = "demo generated, scored, leakage detected" if args.fresh else "existing demo"
+            cold_start = time.perf_counter() - start
+            print(f"cold start to first page: {cold_start:.1f} s ({started})")
             # the first page is open already: each round visits it last
             order = [*PAGES[1:], PAGES[0]]
             cold = {name: visit(page, name)[0] for name in order}
@@ -173,13 +179,37 @@ def main() -> None:
         )
     switches = [switch for times in warm.values() for switch in times]
     print(f"measure change on Condition comparison: cold {_ms(changes[0][1])} in page")
+    summary = {}
     for what, timed in (("page switch", switches), ("measure change", changes[1:])):
         for clock, index in (("in page", 1), ("Playwright", 0)):
             times = [t[index] for t in timed]
+            summary[f"warm {what}, {clock}"] = {
+                "median_seconds": statistics.median(times),
+                "max_seconds": max(times),
+                "n": len(times),
+            }
             print(
                 f"warm {what}, {clock}: median {_ms(statistics.median(times))}, "
                 f"max {_ms(max(times))}  (n={len(times)})"
             )
+    record.write(
+        "page_switch_bench" + ("-fresh" if args.fresh else ""),
+        {
+            "cold_start_seconds": cold_start,
+            "cold_start_includes": started,
+            "pages": [
+                {
+                    "page": name,
+                    "cold_seconds": cold[name],
+                    "warm_median_seconds": statistics.median(t[1] for t in warm[name]),
+                }
+                for name in PAGES
+            ],
+            "cold_measure_change_seconds": changes[0][1],
+            "summary": summary,
+        },
+        config=vars(args),
+    )
 
 
 def _ms(seconds: float) -> str:

@@ -9,6 +9,8 @@ run under `--peer-python` (an interpreter where they are installed, e.g. a throw
 with `pip install ranx ir-measures`) and are left out where they do not import. Run by hand:
 
     .venv/bin/python bench/score_bench.py [--runs 100] [--repeats 7] [--peer-python PY]
+
+Writes bench/results/score_bench.json.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import record
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL_QRELS = ROOT.parent / "shared" / "realdata" / "robust04" / "qrels.txt"
@@ -62,6 +65,14 @@ for path in sys.argv[2:]:
 
 def imports(python: str, module: str) -> bool:
     return subprocess.run([python, "-c", f"import {module}"], capture_output=True).returncode == 0
+
+
+def version(python: str, module: str) -> str:
+    """The installed version of `module`'s distribution under `python`."""
+    dist = {"pytrec_eval": "pytrec-eval-terrier", "ir_measures": "ir-measures"}.get(module, module)
+    code = f"import importlib.metadata as m; print(m.version({dist!r}))"
+    done = subprocess.run([python, "-c", code], capture_output=True, text=True)
+    return done.stdout.strip()
 
 
 def make_runs(qrels_path: Path, out: Path, n_runs: int, n_queries: int, depth: int) -> list[Path]:
@@ -134,6 +145,7 @@ def main() -> None:
         leakeval = [str(Path(sys.executable).parent / "leakeval"), "score", "--qrels", str(qrels)]
         leakeval += ["--measures", ",".join(MEASURES), "--out", str(Path(tmp) / "out.csv")]
         leakeval += [a for p in files for a in ("--run", p)]
+        versions = {"pytrec_eval": version(sys.executable, "pytrec_eval")}
         tools = {
             "pytrec_eval": [sys.executable, "-c", BASELINE, str(qrels), ",".join(MEASURES), *files],
             "leakeval score": leakeval,
@@ -144,6 +156,7 @@ def main() -> None:
         ):
             if imports(args.peer_python, module):
                 tools[name] = [args.peer_python, "-c", script, str(qrels), *files]
+                versions[name] = version(args.peer_python, module)
             else:
                 print(f"{name}: not importable by {args.peer_python}, left out")
         seconds: dict[str, list[float]] = {name: [] for name in tools}
@@ -160,11 +173,34 @@ def main() -> None:
             f"(range {min(ratios):.2f}-{max(ratios):.2f} over {len(ratios)} alternating pairs)"
         )
         base_time, base_rss = statistics.median(base), statistics.median(peaks["pytrec_eval"])
+        rows = []
         print("\n| tool | time (median) | × pytrec_eval | peak RSS | × pytrec_eval |")
         print("|---|---|---|---|---|")
         for name in tools:
             t, m = statistics.median(seconds[name]), statistics.median(peaks[name])
             print(f"| {name} | {t:.2f} s | {t / base_time:.2f} | {m:.0f} MB | {m / base_rss:.2f} |")
+            rows.append(
+                {
+                    "tool": name,
+                    "version": versions.get(name, ""),
+                    "seconds": t,
+                    "time_ratio": t / base_time,
+                    "peak_mb": m,
+                    "memory_ratio": m / base_rss,
+                    "each_seconds": seconds[name],
+                }
+            )
+        record.write(
+            "score_bench",
+            {
+                "tools": rows,
+                "leakeval_ratio_median": statistics.median(ratios),
+                "leakeval_ratio_range": [min(ratios), max(ratios)],
+            },
+            config=vars(args)
+            | {"qrels": str(qrels), "lines": lines, "megabytes": size, "measures": MEASURES},
+            note="" if len(tools) == 4 else "ranx or ir_measures not importable: left out",
+        )
 
 
 if __name__ == "__main__":

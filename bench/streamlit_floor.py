@@ -6,6 +6,8 @@ dashboard's bench. What a switch costs here no page of the dashboard can go belo
 Run by hand:
 
     .venv/bin/python bench/streamlit_floor.py [--rounds 10] [--settle 1.0]
+
+Writes bench/results/streamlit_floor.json.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+import record  # noqa: E402
 
 from bench.page_switch_bench import timed_click  # noqa: E402
 from tests.app.test_browser import free_port  # noqa: E402
@@ -69,12 +73,19 @@ def main() -> None:
     finally:
         server.terminate()
         server.wait(timeout=60)
+    medians = {}
     for name, each in times.items():
         warm = each[1:] if name == "Chart" else each  # the first chart loads Plotly
+        medians[name] = statistics.median(warm)
         print(
-            f"{name} page: median {statistics.median(warm) * 1000:.0f} ms in page, "
+            f"{name} page: median {medians[name] * 1000:.0f} ms in page, "
             f"{[round(t * 1000) for t in each]}"
         )
+    record.write(
+        "streamlit_floor",
+        {"median_seconds": medians, "each_seconds": times},
+        config=vars(args),
+    )
 
 
 if __name__ == "__main__":
