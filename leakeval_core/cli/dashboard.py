@@ -76,7 +76,8 @@ def _cmd_app(args: argparse.Namespace) -> int:
         if not find_experiments(root):
             raise LeakevalError(
                 f"{args.path}: no experiment.toml in this folder or a folder directly below it "
-                "(the README's Experiments section shows one; `leakeval app` alone shows the demo)"
+                "(data/README.md and the docs' page 'Your own study' show one; `leakeval app` "
+                "alone shows the demo)"
             )
     else:
         root = default_data_dir().resolve()

@@ -42,7 +42,7 @@ THRESHOLDS = {
 """Each method's default near-duplicate threshold, chosen on the leakage study's human
 judgments: the highest similarity that keeps 90% of the judged near-duplicates, so that a
 topic a person would call leaked is rarely missed. `bench/detection_bench.py` chooses them
-and reports their precision and recall, which the README quotes."""
+and reports their precision and recall, which the docs' leakage page reports."""
 JUDGED = "judged"
 """The method of a pair a person judged. Its similarity is the judgment, 1 for a
 near-duplicate and 0 for another information need, so views that order or bin pairs by
@@ -100,7 +100,7 @@ def available_methods() -> tuple[str, ...]:
 
 def best_method() -> Method:
     """The most accurate method installed, by the nested cross-validated ROC AUC on human judgments
-    that the README's detection table reports."""
+    that the docs' detection table reports."""
     available = available_methods()
     return next(m for m in ("hybrid-mpnet", "hybrid", "lexical") if m in available)
 

@@ -207,7 +207,7 @@ TITLE_RELATION = RelationModel(
 )
 """How a training query relates to a topic's title, fitted on the 372 judged title relations
 of the development labels (C chosen by grouped CV, `bench/detection_bench.py --fit-relation`).
-Against a variant the rule stays: there a fitted relation gained nothing (README)."""
+Against a variant the rule stays: there a fitted relation gained nothing (docs: leakage)."""
 
 
 def relate(features: pd.DataFrame, fields: pd.Series) -> np.ndarray:

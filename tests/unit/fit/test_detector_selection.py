@@ -22,7 +22,7 @@ from leakeval_fit.detector_selection import (
     signal_table,
     topic_bootstrap,
 )
-from tests.unit.leakage.test_evaluate import dev_labels
+from tests.unit.leakage.test_detection_quality import dev_labels
 
 pytestmark = pytest.mark.detection  # `make check` leaves these out
 

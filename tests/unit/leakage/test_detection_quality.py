@@ -99,7 +99,7 @@ def test_real_labels_each_method_and_shipped_thresholds():
     assert results["hybrid"].cross_validated
     assert results["hybrid"].roc_auc > results["semantic"].roc_auc > results["lexical"].roc_auc
     assert results["hybrid"].rejected_at_90 > results["semantic"].rejected_at_90
-    # grouped CV of the shipped signals, chosen on these labels, so optimistic: the README
+    # grouped CV of the shipped signals, chosen on these labels, so optimistic: the docs
     # quotes the nested figure (bench/detection_bench.py --nested); this guards the machinery
     if "hybrid-mpnet" in results:
         best = results["hybrid-mpnet"]

@@ -78,7 +78,7 @@ def test_the_shipped_title_relation_is_the_fit_on_the_judged_titles():
     chosen by grouped CV), rounded: it relates every judged pair as a fresh fit does."""
     from leakeval_core.leakage.relations import TITLE_RELATION, relate
     from leakeval_fit.relation_selection import choose_c, fit_relation
-    from tests.unit.leakage.test_evaluate import dev_labels
+    from tests.unit.leakage.test_detection_quality import dev_labels
 
     table = dev_labels().table
     rows = table[(table.near_duplicate == 1) & (table.title_relation != "")]
@@ -91,7 +91,7 @@ def test_the_shipped_title_relation_is_the_fit_on_the_judged_titles():
     shipped = relate(features, pd.Series(["title"] * len(rows)))
     assert (shipped == fresh.predict(features)).all()
     assert TITLE_RELATION.classes == fresh.classes
-    # in sample, so above the nested 0.67-0.68 the README reports; the rule: 0.62
+    # in sample, so above the nested 0.67-0.68 the docs report; the rule: 0.62
     assert (shipped == truth).mean() == pytest.approx(0.696, abs=5e-4)
     assert (features.rule == truth).mean() == pytest.approx(0.616, abs=5e-4)
 
