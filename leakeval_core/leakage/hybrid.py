@@ -19,8 +19,8 @@ income. The signals, for one (topic, training query) pair:
 
 Few judged pairs are different needs, so few signals are kept, and their choice is itself
 measured: `bench/detection_bench.py --nested` makes every choice (signals, the word list's
-halves, C) inside training folds (`leakeval_fit.detector_selection`), and the docs' leakage page reports
-that figure.
+halves, C) inside training folds (`leakeval_fit.detector_selection`), and the docs' leakage
+page reports that figure.
 """
 
 from __future__ import annotations
