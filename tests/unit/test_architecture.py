@@ -182,13 +182,13 @@ def test_the_inflation_steps_exist_once():
 
 APP = ROOT / "leakeval_app"
 FIT = ROOT / "leakeval_fit"
-PAGES = ROOT / "pages"  # where the pages live once they leave leakeval_app/app_pages
+PAGES = ROOT / "app_pages"
 RUNTIME = sorted(
     [
         ROOT / "app.py",
         *MODULES,
         *APP.rglob("*.py"),
-        *(PAGES.glob("*.py") if PAGES.is_dir() else ()),
+        *PAGES.glob("*.py"),
     ]
 )
 """What a user's process runs: the core, the dashboard and its pages."""
@@ -247,7 +247,7 @@ the verb, the command, the page; a page's name is its URL)."""
 def place(path: Path) -> str:
     """A module's layer: the core's subpackage, `pages`, `app` or `fit`."""
     parts = path.relative_to(ROOT).parts
-    if parts[0] == "pages" or parts[:2] == ("leakeval_app", "app_pages"):
+    if parts[0] == "app_pages":
         return "pages"
     if parts[0] == "leakeval_core":
         return parts[1] if len(parts) > 2 else "core"
@@ -292,7 +292,7 @@ def test_the_public_api_is_what_a_notebook_needs():
     assert set(api.__all__).isdisjoint(doors.__all__)
     submodules = {p.stem for p in (CORE / "api").glob("*.py")}
     used = set()
-    for path in [*DOORS, *(PAGES.glob("*.py") if PAGES.is_dir() else ())]:
+    for path in sorted({*DOORS, *PAGES.glob("*.py")}):
         public = attributes_of(path, "leakeval_core.api") - submodules
         assert public <= set(api.__all__), f"{path.name} takes {public - set(api.__all__)}"
         helpers = attributes_of(path, "leakeval_core.api.doors")
