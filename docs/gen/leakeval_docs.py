@@ -33,7 +33,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "bench" / "results"
-PACKAGES = ("leakeval_core", "leakeval_app")
+PACKAGES = ("leakeval_core", "leakeval_app", "app_pages", "leakeval_fit")
 MACRO = re.compile(r"\{\{\s*(\w+)(.*?)\}\}", re.DOTALL)
 
 
@@ -530,7 +530,8 @@ def first_sentence(source: str) -> str:
 
 
 def modules_macro() -> str:
-    """Every package and module of the core and the app, with its docstring's first sentence,
+    """Every package and module of the core, the app, its pages and the fitting code, with its
+    docstring's first sentence,
     read from the files (nothing imported), so the list follows every rename."""
     lines: list[str] = []
 
