@@ -11,10 +11,8 @@ stays instant:
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
-
 from leakeval_core.errors import LeakevalError, ParseError
+from leakeval_core.lazy import attach
 
 _LAZY = {
     "Conventions": "leakeval_core.evaluation.conventions",
@@ -38,15 +36,8 @@ _LAZY = {
     "story": "leakeval_core.api",
 }
 
-__all__ = ["LeakevalError", "ParseError", *sorted(_LAZY)]
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'leakeval_core' has no attribute {name!r}")
+__getattr__, _, _lazy = attach(__name__, _LAZY)
+__all__ = ["LeakevalError", "ParseError", *_lazy]
 
 
 def __dir__() -> list[str]:

@@ -10,50 +10,37 @@ stays instant.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from leakeval_core.lazy import attach
 
 _LAZY = {
     # the nouns: what the verbs compute on, the settings value, and what they return
-    "RunSet": "study",
-    "Study": "study",
-    "View": "view",
-    "Audit": "audits",
-    "Comparison": "results",
-    "Inflation": "results",
-    "Scores": "results",
+    "RunSet": "leakeval_core.api.study",
+    "Study": "leakeval_core.api.study",
+    "View": "leakeval_core.api.view",
+    "Audit": "leakeval_core.api.audits",
+    "Comparison": "leakeval_core.api.results",
+    "Inflation": "leakeval_core.api.results",
+    "Scores": "leakeval_core.api.results",
     # the verbs
-    "score": "scoring",
-    "compare": "comparison",
-    "inflation": "leakage",
-    "audit": "audits",
-    "detect_leakage": "leakage",
-    "story": "meeting",
-    "report": "meeting",
-    "convention_check": "comparison",
-    "evaluate_labels": "leakage",
+    "score": "leakeval_core.api.scoring",
+    "compare": "leakeval_core.api.comparison",
+    "inflation": "leakeval_core.api.leakage",
+    "audit": "leakeval_core.api.audits",
+    "detect_leakage": "leakeval_core.api.leakage",
+    "story": "leakeval_core.api.meeting",
+    "report": "leakeval_core.api.meeting",
+    "convention_check": "leakeval_core.api.comparison",
+    "evaluate_labels": "leakeval_core.api.leakage",
     # opening an experiment
-    "load_experiment": "experiments",
-    "experiment_scores": "experiments",
-    "validate": "experiments",
-    "collection_stats": "experiments",
+    "load_experiment": "leakeval_core.api.experiments",
+    "experiment_scores": "leakeval_core.api.experiments",
+    "validate": "leakeval_core.api.experiments",
+    "collection_stats": "leakeval_core.api.experiments",
     # the terms a reader of the results meets
-    "CATEGORIES": "leakage",
-    "CATEGORY_RULES": "leakage",
-    "HOW_RELATED": "leakage",
-    "TARGET_RECALL": "leakage",
+    "CATEGORIES": "leakeval_core.api.leakage",
+    "CATEGORY_RULES": "leakeval_core.api.leakage",
+    "HOW_RELATED": "leakeval_core.api.leakage",
+    "TARGET_RECALL": "leakeval_core.api.leakage",
 }
 
-__all__ = sorted(_LAZY)
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(import_module(f"leakeval_core.api.{_LAZY[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'leakeval_core.api' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__, __all__ = attach(__name__, _LAZY)

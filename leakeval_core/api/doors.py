@@ -10,51 +10,38 @@ architecture test holds the doors to these two modules.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from leakeval_core.lazy import attach
 
 _LAZY = {
-    "AUDIT_CAVEAT": "audits",
-    "AUDIT_NOTE": "audits",
-    "why_not_audit": "audits",
-    "rows_at": "results",
-    "needs_pairs": "study",
-    "condition_label": "comparison",
-    "condition_means": "comparison",
-    "fold_rule": "comparison",
-    "paired": "comparison",
-    "paired_measures": "comparison",
-    "per_query_table": "comparison",
-    "query_along": "comparison",
-    "ranked_lists": "comparison",
-    "ranking_change": "comparison",
-    "top_inflating": "comparison",
-    "versus_run": "comparison",
-    "at_threshold": "leakage",
-    "collection_topics": "leakage",
-    "detection_quality": "leakage",
-    "labels_seen_in_fitting": "leakage",
-    "leakage_overview": "leakage",
-    "grade_counts": "experiments",
-    "story_answers": "meeting",
-    "story_factors": "meeting",
-    "story_kind": "meeting",
-    "story_numbers": "meeting",
-    "story_pair": "meeting",
-    "story_record": "meeting",
-    "story_test_line": "meeting",
+    "AUDIT_CAVEAT": "leakeval_core.api.audits",
+    "AUDIT_NOTE": "leakeval_core.api.audits",
+    "why_not_audit": "leakeval_core.api.audits",
+    "rows_at": "leakeval_core.api.results",
+    "needs_pairs": "leakeval_core.api.study",
+    "condition_label": "leakeval_core.api.comparison",
+    "condition_means": "leakeval_core.api.comparison",
+    "fold_rule": "leakeval_core.api.comparison",
+    "paired": "leakeval_core.api.comparison",
+    "paired_measures": "leakeval_core.api.comparison",
+    "per_query_table": "leakeval_core.api.comparison",
+    "query_along": "leakeval_core.api.comparison",
+    "ranked_lists": "leakeval_core.api.comparison",
+    "ranking_change": "leakeval_core.api.comparison",
+    "top_inflating": "leakeval_core.api.comparison",
+    "versus_run": "leakeval_core.api.comparison",
+    "at_threshold": "leakeval_core.api.leakage",
+    "collection_topics": "leakeval_core.api.leakage",
+    "detection_quality": "leakeval_core.api.leakage",
+    "labels_seen_in_fitting": "leakeval_core.api.leakage",
+    "leakage_overview": "leakeval_core.api.leakage",
+    "grade_counts": "leakeval_core.api.experiments",
+    "story_answers": "leakeval_core.api.meeting",
+    "story_factors": "leakeval_core.api.meeting",
+    "story_kind": "leakeval_core.api.meeting",
+    "story_numbers": "leakeval_core.api.meeting",
+    "story_pair": "leakeval_core.api.meeting",
+    "story_record": "leakeval_core.api.meeting",
+    "story_test_line": "leakeval_core.api.meeting",
 }
 
-__all__ = sorted(_LAZY)
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(import_module(f"leakeval_core.api.{_LAZY[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'leakeval_core.api.doors' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__, __all__ = attach(__name__, _LAZY)

@@ -12,6 +12,7 @@ MODULES = sorted(p for p in CORE.rglob("*.py"))
 
 LAYERS = {
     "errors": 0,
+    "lazy": 0,
     "io": 1,
     "evaluation": 2,
     "experiment": 3,
