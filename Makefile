@@ -36,7 +36,7 @@ test: setup
 	$(BIN)/ruff check .
 	$(BIN)/pytest -n 2 --dist loadscope
 
-# the fast lane: ruff and the unit tests that neither detect nor generate the demo anew
+# the fast lane: ruff and the unit tests (which never read the demo) that do not detect
 check: setup
 	$(BIN)/ruff check .
 	HYPOTHESIS_PROFILE=check $(BIN)/pytest -q -n 2 tests/unit -m "not detection and not slow"
