@@ -57,22 +57,37 @@ the oldest (from the disk cache where there is one) instead of growing without b
 class _Memo:
     """Build each keyed value once; concurrent callers of one key wait for the first.
 
-    One lock for the whole study: the app's sessions share a study, and a second session
-    opening a cold experiment should wait for the first one's scores, not score again.
+    The app's sessions share a study: a second session asking for a value another is still
+    building joins that build rather than starting it again, and a session asking for any
+    other value never waits for it. Each key being built has its own (re-entrant) lock, so a
+    build may ask for other keys, and even its own on the same thread.
     """
 
     def __init__(self) -> None:
-        self._lock = threading.RLock()
+        self._lock = threading.Lock()
         self._values: dict[tuple, Any] = {}
+        self._building: dict[tuple, threading.RLock] = {}
 
     def get(self, key: tuple, build: Callable[[], Any]) -> Any:
         with self._lock:
             if key in self._values:
                 self._values[key] = self._values.pop(key)  # the most recent last
-            else:
-                self._values[key] = build()
-                self._evict(key[0])
-            return self._values[key]
+                return self._values[key]
+            pending = self._building.setdefault(key, threading.RLock())
+        with pending:
+            with self._lock:
+                if key in self._values:  # built while this caller waited
+                    return self._values[key]
+            try:
+                value = build()
+                with self._lock:
+                    self._values[key] = value
+                    self._evict(key[0])
+            finally:  # stored first, so a caller arriving now finds the value
+                with self._lock:
+                    if self._building.get(key) is pending:
+                        del self._building[key]
+            return value
 
     def _evict(self, kind: object) -> None:
         kept = KEPT.get(kind)
