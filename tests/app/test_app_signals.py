@@ -31,9 +31,8 @@ def test_sigint_stops_leakeval_app(demo_dir, tmp_path):
     )
     try:
         health = f"http://127.0.0.1:{port}/_stcore/health"
-        hung = time.monotonic() + 300  # a guard against a hang: a failed start exits at once
-        serving = False
-        while not serving and proc.poll() is None and time.monotonic() < hung:
+        serving = False  # until it answers, or exits (a failed start exits at once)
+        while not serving and proc.poll() is None:
             try:
                 with urllib.request.urlopen(health, timeout=5) as response:
                     serving = response.status == 200
@@ -41,10 +40,7 @@ def test_sigint_stops_leakeval_app(demo_dir, tmp_path):
                 time.sleep(0.2)
         assert serving, f"leakeval app did not start (exit code {proc.poll()})"
         proc.send_signal(signal.SIGINT)
-        try:
-            code = proc.wait(timeout=120)  # a guard against a hang, not a speed target
-        except subprocess.TimeoutExpired:
-            raise AssertionError("leakeval app did not stop on a SIGINT") from None
+        code = proc.wait()
         # 130, as a shell reports an interrupted command: the server stopped on its SIGTERM
         # (one it had to kill, or that failed, would give its own status)
         assert code == 130

@@ -1,10 +1,11 @@
-"""The study's memo: one build per key, and no caller waits for another key's build."""
+"""The study's memo: one build per key, and no caller waits for another key's build.
+
+Every wait below ends on state (an event set, a thread done), never on a clock: the build in
+progress is held until the test releases it, so what overlaps is fixed, not raced."""
 
 import threading
 
 from leakeval_core.api.study import _Memo
-
-GUARD = 60  # a deadlock's limit, never a speed target: each wait below ends on state
 
 
 def test_another_key_never_waits_for_a_build_in_progress():
@@ -13,16 +14,16 @@ def test_another_key_never_waits_for_a_build_in_progress():
 
     def slow():
         started.set()
-        release.wait(GUARD)
+        release.wait()
         return "slow"
 
     builder = threading.Thread(target=memo.get, args=(("scores", "cold"), slow))
     builder.start()
-    assert started.wait(GUARD)
+    assert started.wait()
     assert memo.get(("scores", "warm"), lambda: "cheap") == "cheap"
     assert builder.is_alive()  # the cheap value came while the cold one was still building
     release.set()
-    builder.join(GUARD)
+    builder.join()
     assert memo.get(("scores", "cold"), lambda: "again") == "slow"
 
 
@@ -34,18 +35,18 @@ def test_callers_of_one_key_join_the_build_in_progress():
     def build():
         calls.append(1)
         started.set()
-        release.wait(GUARD)
+        release.wait()
         return object()
 
     results = []
     first = threading.Thread(target=lambda: results.append(memo.get(("k",), build)))
     first.start()
-    assert started.wait(GUARD)
+    assert started.wait()
     second = threading.Thread(target=lambda: results.append(memo.get(("k",), build)))
     second.start()
     release.set()
-    first.join(GUARD)
-    second.join(GUARD)
+    first.join()
+    second.join()
     assert len(calls) == 1
     assert len(results) == 2 and results[0] is results[1]
 
