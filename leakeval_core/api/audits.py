@@ -251,7 +251,9 @@ def audit(
         # the Story, the Audit page and the report share one audit of the study
         key = ("audit", view.replace(page="story", choices=()), baseline, strata)
         return source.remember(
-            key, lambda: _audit(source, view, baseline, strata, None, None, progress)
+            key,
+            lambda report: _audit(source, view, baseline, strata, None, None, report),
+            progress,
         )
     return _audit(source, view, baseline, strata, groups, covers, progress)
 

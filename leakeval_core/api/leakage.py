@@ -73,7 +73,11 @@ def inflation(
     source = source_of(data, runs, columns, leakage)
     if isinstance(source, Study):  # the Story, the Inflation tab and the report share it
         key = ("inflation", view.replace(page="story", choices=()), factor, leaked, clean, top)
-        return source.remember(key, lambda: _inflation(source, view, factor, leaked, clean, top))
+        return source.remember(
+            key,
+            lambda report: _inflation(source, view, factor, leaked, clean, top, report),
+            progress,
+        )
     return _inflation(source, view, factor, leaked, clean, top, progress)
 
 

@@ -70,8 +70,11 @@ class Scores(Result):
         """run, qid, measure, value: one row per (run, query, measure)."""
         import pandas as pd
 
-        parts = [result.table.assign(run=name) for name, result in self.runs.items()]
-        return pd.concat(parts, ignore_index=True)[["run", "qid", "measure", "value"]]
+        from leakeval_core.evaluation.scoring import stacked
+
+        table, owner = stacked(list(self.runs.values()))
+        table.insert(0, "run", pd.array(list(self.runs), dtype="str")[owner])
+        return table
 
     @property
     def diagnostics(self) -> dict[str, ScoreDiagnostics]:

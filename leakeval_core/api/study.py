@@ -54,40 +54,101 @@ settings: a served app whose readers try many measures, conventions and threshol
 the oldest (from the disk cache where there is one) instead of growing without bound."""
 
 
-class _Memo:
-    """Build each keyed value once; concurrent callers of one key wait for the first.
+class _Build:
+    """One value being built on a thread of its own, and the last step it reported."""
 
-    The app's sessions share a study: a second session asking for a value another is still
-    building joins that build rather than starting it again, and a session asking for any
-    other value never waits for it. Each key being built has its own (re-entrant) lock, so a
-    build may ask for other keys, and even its own on the same thread.
+    def __init__(self, key: tuple, chain: tuple) -> None:
+        self.key = key
+        self.chain = (*chain, key)
+        """The keys whose builds wait for this one, itself last: a build asking for one of
+        them again builds it in place rather than waiting for itself."""
+        self.changed = threading.Condition()
+        self.step: tuple | None = None
+        self.finished = False
+        self.value: Any = None
+        self.error: BaseException | None = None
+
+    def report(self, done: int, total: int, what: str) -> None:
+        with self.changed:
+            self.step = (done, total, what)
+            self.changed.notify_all()
+
+    def finish(self, value: Any = None, error: BaseException | None = None) -> None:
+        with self.changed:
+            self.value, self.error, self.finished = value, error, True
+            self.changed.notify_all()
+
+    def wait(self, progress: Progress | None) -> Any:
+        """The value, relaying each step to `progress` meanwhile. When `progress` raises (a
+        reader of the app clicked away, and Streamlit stops their rerun through it), the
+        caller leaves and the build goes on for whoever asks next."""
+        seen = None
+        while True:
+            with self.changed:
+                self.changed.wait_for(
+                    lambda seen=seen: self.finished
+                    or (progress is not None and self.step is not seen)
+                )
+                step, finished = self.step, self.finished
+            if progress is not None and step is not seen and step is not None:
+                seen = step
+                progress(*step)
+            if finished:
+                if self.error is not None:
+                    raise self.error
+                return self.value
+
+
+class _Memo:
+    """Build each keyed value once, on a thread of its own; callers of one key wait for it.
+
+    The app's sessions share a study. A session asking for a value another is still
+    building joins that build, with its progress, rather than starting it again, and a
+    session asking for any other value never waits for it. A build runs on its own thread
+    so that it outlives its caller: a reader who clicks away mid-way stops only their wait
+    (Streamlit interrupts a rerun from inside its progress bar), and the next reader finds
+    the build where it was. A build is called with a `report(done, total, what)` for its
+    progress; it may ask for other keys, and a failed one is tried again by the next caller.
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._values: dict[tuple, Any] = {}
-        self._building: dict[tuple, threading.RLock] = {}
+        self._building: dict[tuple, _Build] = {}
+        self._here = threading.local()
 
-    def get(self, key: tuple, build: Callable[[], Any]) -> Any:
+    def get(
+        self, key: tuple, build: Callable[[Progress], Any], progress: Progress | None = None
+    ) -> Any:
+        chain = getattr(self._here, "chain", ())
+        if key in chain:  # asked for by its own build: built in place, as a call would be
+            return build(progress or _silent)
         with self._lock:
             if key in self._values:
                 self._values[key] = self._values.pop(key)  # the most recent last
                 return self._values[key]
-            pending = self._building.setdefault(key, threading.RLock())
-        with pending:
+            pending = self._building.get(key)
+            if pending is None:
+                pending = self._building[key] = _Build(key, chain)
+                threading.Thread(
+                    target=self._run, args=(pending, build), name="leakeval-build", daemon=True
+                ).start()
+        return pending.wait(progress)
+
+    def _run(self, pending: _Build, build: Callable[[Progress], Any]) -> None:
+        self._here.chain = pending.chain
+        try:
+            value = build(pending.report)
+        except BaseException as exc:  # every waiter raises it; the next caller builds anew
             with self._lock:
-                if key in self._values:  # built while this caller waited
-                    return self._values[key]
-            try:
-                value = build()
-                with self._lock:
-                    self._values[key] = value
-                    self._evict(key[0])
-            finally:  # stored first, so a caller arriving now finds the value
-                with self._lock:
-                    if self._building.get(key) is pending:
-                        del self._building[key]
-            return value
+                del self._building[pending.key]
+            pending.finish(error=exc)
+            return
+        with self._lock:  # stored before the build is forgotten: no caller misses both
+            self._values[pending.key] = value
+            self._evict(pending.key[0])
+            del self._building[pending.key]
+        pending.finish(value)
 
     def _evict(self, kind: object) -> None:
         kept = KEPT.get(kind)
@@ -102,6 +163,10 @@ class _Memo:
         """A value already built under a key that `wanted` accepts, else None."""
         with self._lock:
             return next((v for k, v in self._values.items() if wanted(k)), None)
+
+
+def _silent(done: int, total: int, what: str) -> None:
+    """Progress nobody watches."""
 
 
 class Study:
@@ -124,9 +189,12 @@ class Study:
     def design(self) -> Design:
         return self.experiment.design
 
-    def remember(self, key: tuple, build: Callable[[], Any]) -> Any:
-        """A verb's result, built once per study and settings (`key` holds the View)."""
-        return self._memo.get(("result", *key), build)
+    def remember(
+        self, key: tuple, build: Callable[[Progress], Any], progress: Progress | None = None
+    ) -> Any:
+        """A verb's result, built once per study and settings (`key` holds the View);
+        `build` is called with where to report its progress, which reaches `progress`."""
+        return self._memo.get(("result", *key), build, progress)
 
     @property
     def name(self) -> str:
@@ -151,9 +219,10 @@ class Study:
         names = tuple(m.name for m in parse_measures(measures or DEFAULT_MEASURES))
         return self._memo.get(
             ("scores", names, conventions),
-            lambda: score_experiment(
-                self.experiment, names, conventions, self.cache, progress=progress
+            lambda report: score_experiment(
+                self.experiment, names, conventions, self.cache, progress=report
             ),
+            progress,
         )
 
     def scores_ready(self, conventions: Conventions, measures) -> bool:
@@ -168,14 +237,14 @@ class Study:
         from leakeval_core.analysis.folds import per_query
         from leakeval_core.evaluation.measures import scored_with
 
-        def build() -> PerQuery:
+        def build(report: Progress) -> PerQuery:
             scored = self._memo.find(
                 lambda key: key[0] == "scores" and key[2] == conventions and measure in key[1]
             )
             wanted = scored_with(measure)
-            return per_query(scored or self.scores(conventions, wanted, progress), measure)
+            return per_query(scored or self.scores(conventions, wanted, report), measure)
 
-        return self._memo.get(("per_query", measure, conventions), build)
+        return self._memo.get(("per_query", measure, conventions), build, progress)
 
     # ----------------------------------------------------------------------- leakage
 
@@ -186,14 +255,16 @@ class Study:
 
         if view is not None and view.method is not None:
             return view.method
-        return self._memo.get(("method",), lambda: experiment_method(self.experiment, self.cache))
+        return self._memo.get(("method",), lambda _: experiment_method(self.experiment, self.cache))
 
     def methods(self) -> tuple[str, ...]:
         """The detection methods that can give this experiment's pairs here: the installed
         ones, and those whose pairs were computed ahead of time (the demo ships its own)."""
         from leakeval_core.leakage.table import experiment_methods
 
-        return self._memo.get(("methods",), lambda: experiment_methods(self.experiment, self.cache))
+        return self._memo.get(
+            ("methods",), lambda _: experiment_methods(self.experiment, self.cache)
+        )
 
     def leakage(
         self,
@@ -209,19 +280,19 @@ class Study:
 
         method = method or self.method()
 
-        def build() -> LeakageTable:
+        def build(report: Progress) -> LeakageTable:
             try:
                 return load_leakage(
                     self.experiment,
                     self.cache,
-                    progress=progress,
+                    progress=report,
                     options=DetectionOptions(method=method),
                     max_queries=max_queries,
                 )
             except LeakevalError as exc:
                 return LeakageTable(pd.DataFrame(columns=LEAKAGE_COLUMNS), "none", str(exc))
 
-        return self._memo.get(("leakage", method), build)
+        return self._memo.get(("leakage", method), build, progress)
 
     def leakage_ready(self, method: str) -> bool:
         return self._memo.has(("leakage", method))
@@ -279,7 +350,7 @@ class Study:
         if self.experiment.covers is None:
             return None
         return self._memo.get(
-            ("covers",), lambda: with_collection(read_covers(self.experiment.covers), self)
+            ("covers",), lambda _: with_collection(read_covers(self.experiment.covers), self)
         )
 
     def groups(self) -> pd.DataFrame | None:
@@ -288,7 +359,7 @@ class Study:
             return None
         return self._memo.get(
             ("groups",),
-            lambda: with_collection(read_topic_groups(self.experiment.groups), self),
+            lambda _: with_collection(read_topic_groups(self.experiment.groups), self),
         )
 
     def design_with(
@@ -341,7 +412,7 @@ class Study:
             known = ", ".join(self.experiment.collections)
             raise LeakevalError(f"unknown collection {name!r}; collections: {known}")
         return self._memo.get(
-            ("collection", name), lambda: load_collection(self.experiment.collections[name])
+            ("collection", name), lambda _: load_collection(self.experiment.collections[name])
         )
 
     def titles(self) -> pd.DataFrame:
@@ -349,7 +420,7 @@ class Study:
 
         return self._memo.get(
             ("titles",),
-            lambda: pd.concat(
+            lambda _: pd.concat(
                 [
                     self.collection(name).topics[["qid", "title"]].assign(collection=name)
                     for name in self.experiment.collections
@@ -367,7 +438,7 @@ class Study:
             return None
         return self._memo.get(
             ("labels",),
-            lambda: read_labels(
+            lambda _: read_labels(
                 self.experiment.labels,
                 pd.concat([self.collection(n).topics for n in self.experiment.collections]),
             ),
@@ -376,12 +447,12 @@ class Study:
     def ground_truth(self) -> LeakageTable | None:
         from leakeval_core.leakage.table import ground_truth
 
-        return self._memo.get(("truth",), lambda: ground_truth(self.experiment))
+        return self._memo.get(("truth",), lambda _: ground_truth(self.experiment))
 
     def run_file(self, path: Path) -> pd.DataFrame:
         from leakeval_core.io.trec import read_run
 
-        return self._memo.get(("run", str(path)), lambda: read_run(path))
+        return self._memo.get(("run", str(path)), lambda _: read_run(path))
 
 
 def nearest_pairs(pairs: pd.DataFrame) -> pd.DataFrame:
@@ -444,7 +515,7 @@ class RunSet:
         from leakeval_core.api.inputs import leakage_pairs
         from leakeval_core.leakage.table import LEAKAGE_COLUMNS, LeakageTable
 
-        def build() -> LeakageTable:
+        def build(_: Progress) -> LeakageTable:
             if self.given_leakage is None:
                 return LeakageTable(pd.DataFrame(columns=LEAKAGE_COLUMNS), "none")
             return leakage_pairs(self.given_leakage, self.collection_name)
@@ -501,7 +572,7 @@ class RunSet:
 
         return self._memo.get(
             ("scores", measures, conventions),
-            lambda: score_tables(self.qrels, self.runs, measures, conventions),
+            lambda _: score_tables(self.qrels, self.runs, measures, conventions),
         )
 
     def per_query(
@@ -510,7 +581,7 @@ class RunSet:
 
         from leakeval_core.analysis.folds import PerQuery
 
-        def build() -> PerQuery:
+        def build(_: Progress) -> PerQuery:
             long = self.scores(conventions, (measure,)).table
             table = long[long.measure == measure][["run", "qid", "value"]].assign(
                 collection=self.collection_name

@@ -34,7 +34,15 @@ if TYPE_CHECKING:
 
     from leakeval_core.evaluation.arrow import RunLike
 
-__all__ = ["RunScores", "ScoreDiagnostics", "aggregate", "aggregation", "score_files", "score_run"]
+__all__ = [
+    "RunScores",
+    "ScoreDiagnostics",
+    "aggregate",
+    "aggregation",
+    "score_files",
+    "score_run",
+    "stacked",
+]
 
 
 @dataclass(frozen=True)
@@ -78,15 +86,7 @@ class RunScores:
     @cached_property
     def table(self) -> pd.DataFrame:
         """Long table: qid, measure, value. first_rel_rank is NaN where undefined."""
-        import pandas as pd
-
-        return pd.DataFrame(
-            {
-                "qid": pd.array(np.tile(self.qids, len(self.values)), dtype="str"),
-                "measure": np.repeat(list(self.values), len(self.qids)),
-                "value": np.concatenate(list(self.values.values())),
-            }
-        )
+        return stacked([self])[0]
 
     def means(self) -> dict[str, float]:
         """Each measure over queries, as trec_eval's `all` row: undefined values (NaN) are
@@ -96,6 +96,29 @@ class RunScores:
     @cached_property
     def _means(self) -> dict[str, float]:
         return {name: aggregate(name, values) for name, values in self.values.items()}
+
+
+def stacked(results: Sequence[RunScores]) -> tuple[pd.DataFrame, np.ndarray]:
+    """The long tables (qid, measure, value) of many runs as one, and each row's run as its
+    position in `results`. The columns are joined as arrays and made a frame once: a frame
+    per run costs far more than its arithmetic, all of it holding the GIL that the scoring
+    threads and the other sessions of a served app need."""
+    import pandas as pd
+
+    sizes = [len(r.qids) * len(r.values) for r in results]
+    if not results:
+        text = pd.array([], dtype="str")
+        return pd.DataFrame({"qid": text, "measure": text, "value": np.zeros(0)}), np.zeros(0, int)
+    table = pd.DataFrame(
+        {
+            "qid": pd.array(
+                np.concatenate([np.tile(r.qids, len(r.values)) for r in results]), dtype="str"
+            ),
+            "measure": np.concatenate([np.repeat(list(r.values), len(r.qids)) for r in results]),
+            "value": np.concatenate([v for r in results for v in r.values.values()]),
+        }
+    )
+    return table, np.repeat(np.arange(len(results)), sizes)
 
 
 GEOMETRIC_FLOOR = 1e-5

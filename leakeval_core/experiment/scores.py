@@ -65,10 +65,11 @@ def score_experiment(
     cache: Cache | None = None,
     progress: Progress | None = None,
 ) -> ExperimentScores:
+    import numpy as np
     import pandas as pd
 
     from leakeval_core.evaluation.qrels import PreparedQrels
-    from leakeval_core.evaluation.scoring import score_files
+    from leakeval_core.evaluation.scoring import RunScores, score_files, stacked
     from leakeval_core.experiment.collections import load_collection
 
     measures = parse_measures(measures)
@@ -94,7 +95,7 @@ def score_experiment(
     rows = list(conditions.itertuples(index=False))
     # Runs are not cached one by one: scoring one costs about what writing and
     # reading its cache entry does. The experiment's tables above are the cache.
-    found: dict[int, tuple[pd.DataFrame, dict] | LeakevalError] = {}
+    found: dict[int, RunScores | LeakevalError] = {}
     done = 0
     for collection in dict.fromkeys(row.collection for row in rows):
         todo = [i for i, row in enumerate(rows) if row.collection == collection]
@@ -105,33 +106,27 @@ def score_experiment(
             continue
         paths = [rows[i].path for i in todo]
         for i, result in zip(todo, score_files(paths, qrels, measures), strict=True):
-            if isinstance(result, LeakevalError):
-                found[i] = result
-            else:
-                meta = asdict(result.diagnostics)
-                del meta["missing_from_run"]  # meaningless per fold; see folds.per_query
-                found[i] = (result.table, meta)
+            found[i] = result
             done += 1
             if progress:
                 progress(done, len(rows), rows[i].run_id)
-    tables, run_rows = [], []
+    run_rows = []
     for i, row in enumerate(rows):
         factors = {c: getattr(row, c) for c in factor_cols}
-        if isinstance(found[i], LeakevalError):
-            run_rows.append(
-                {**factors, **dict.fromkeys(_RUN_COLUMNS[:-1], 0), "error": str(found[i])}
-            )
-            continue
-        frame, meta = found[i]
-        run_rows.append({**factors, **{c: meta[c] for c in _RUN_COLUMNS[:-1]}, "error": ""})
-        tables.append(frame.assign(**factors))
+        result = found[i]
+        if isinstance(result, LeakevalError):
+            diagnostics = dict.fromkeys(_RUN_COLUMNS[:-1], 0)
+        else:  # `missing_from_run` is meaningless per fold; see folds.per_query
+            diagnostics = {c: getattr(result.diagnostics, c) for c in _RUN_COLUMNS[:-1]}
+        error = str(result) if isinstance(result, LeakevalError) else ""
+        run_rows.append({**factors, **diagnostics, "error": error})
     if progress:
         progress(len(rows), len(rows), "done")
 
-    ordered = [*factor_cols, "qid", "measure", "value"]
-    scores = (
-        pd.concat(tables, ignore_index=True)[ordered] if tables else pd.DataFrame(columns=ordered)
-    )
+    scored = [i for i in range(len(rows)) if not isinstance(found[i], LeakevalError)]
+    table, owner = stacked([found[i] for i in scored])
+    factors = conditions[factor_cols].take(np.asarray(scored, dtype=int)[owner])
+    scores = pd.concat([factors.reset_index(drop=True), table], axis=1)
     runs = pd.DataFrame(run_rows, columns=[*factor_cols, *_RUN_COLUMNS])
     queries = pd.concat(
         [_scored_queries(name, prepare) for name in conditions.collection.unique()],

@@ -52,7 +52,7 @@ def test_a_study_keeps_the_recently_used_results_of_many_settings(demo_experimen
     builds = []
 
     def remember(n: int) -> int:
-        return study.remember(("test", n), lambda: builds.append(n) or n)
+        return study.remember(("test", n), lambda _: builds.append(n) or n)
 
     for n in range(KEPT["result"]):
         remember(n)

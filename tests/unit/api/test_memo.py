@@ -12,7 +12,7 @@ def test_another_key_never_waits_for_a_build_in_progress():
     memo = _Memo()
     started, release = threading.Event(), threading.Event()
 
-    def slow():
+    def slow(_):
         started.set()
         release.wait()
         return "slow"
@@ -20,11 +20,11 @@ def test_another_key_never_waits_for_a_build_in_progress():
     builder = threading.Thread(target=memo.get, args=(("scores", "cold"), slow))
     builder.start()
     assert started.wait()
-    assert memo.get(("scores", "warm"), lambda: "cheap") == "cheap"
+    assert memo.get(("scores", "warm"), lambda _: "cheap") == "cheap"
     assert builder.is_alive()  # the cheap value came while the cold one was still building
     release.set()
     builder.join()
-    assert memo.get(("scores", "cold"), lambda: "again") == "slow"
+    assert memo.get(("scores", "cold"), lambda _: "again") == "slow"
 
 
 def test_callers_of_one_key_join_the_build_in_progress():
@@ -32,7 +32,7 @@ def test_callers_of_one_key_join_the_build_in_progress():
     started, release = threading.Event(), threading.Event()
     calls = []
 
-    def build():
+    def build(_):
         calls.append(1)
         started.set()
         release.wait()
@@ -53,9 +53,9 @@ def test_callers_of_one_key_join_the_build_in_progress():
 
 def test_a_build_may_ask_for_other_keys_and_a_failed_build_is_tried_again():
     memo = _Memo()
-    assert memo.get(("outer",), lambda: memo.get(("inner",), lambda: 1) + 1) == 2
+    assert memo.get(("outer",), lambda _: memo.get(("inner",), lambda _: 1) + 1) == 2
 
-    def broken():
+    def broken(_):
         raise ValueError("no")
 
     for _ in range(2):
@@ -65,4 +65,48 @@ def test_a_build_may_ask_for_other_keys_and_a_failed_build_is_tried_again():
             pass
         else:
             raise AssertionError("the failure was memoised")
-    assert memo.get(("bad",), lambda: "fixed") == "fixed"
+    assert memo.get(("bad",), lambda _: "fixed") == "fixed"
+
+
+class ClickedAway(BaseException):
+    """What Streamlit raises through a progress bar when its reader starts another rerun."""
+
+
+def test_a_build_outlives_a_caller_who_leaves_and_a_joiner_sees_its_progress():
+    memo = _Memo()
+    reported, release = threading.Event(), threading.Event()
+    calls = []
+
+    def build(report):
+        calls.append(1)
+        report(1, 2, "half")
+        reported.set()
+        release.wait()
+        report(2, 2, "done")
+        return "value"
+
+    def leave(done, total, what):
+        raise ClickedAway
+
+    try:
+        memo.get(("scores", "cold"), build, leave)
+    except ClickedAway:
+        pass
+    else:
+        raise AssertionError("the caller's progress did not reach it")
+    assert reported.wait()
+    seen, joined = [], threading.Event()
+
+    def watch(*step):
+        seen.append(step)
+        joined.set()
+
+    joiner = threading.Thread(
+        target=lambda: seen.append(memo.get(("scores", "cold"), build, watch))
+    )
+    joiner.start()
+    assert joined.wait()  # a joiner is shown the step the build is at
+    release.set()
+    joiner.join()
+    assert calls == [1]  # built once, though its first caller left mid-way
+    assert seen == [(1, 2, "half"), (2, 2, "done"), "value"]
