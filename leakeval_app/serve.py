@@ -33,6 +33,14 @@ AHEAD = (
 """What the first page (the Story) imports beyond Streamlit itself."""
 
 
+SWITCH_INTERVAL = 0.0005
+"""Seconds a thread may hold the GIL while another waits for it (Python's default is 0.005).
+A served app's sessions share one process: while one session's cold computation runs its
+pandas code, a cheap rerun of another session takes the GIL back at every step of its own
+(each message it sends, each table it reads), so a shorter turn is what keeps it quick. The
+computation loses little: its heavy parts are pyarrow and numpy, which release the GIL."""
+
+
 def import_ahead() -> None:
     for name in AHEAD:
         importlib.import_module(name)
@@ -43,6 +51,7 @@ def main() -> None:
 
     from leakeval_app.navigation import entry_file
 
+    sys.setswitchinterval(SWITCH_INTERVAL)
     threading.Thread(target=import_ahead, name="leakeval-import-ahead", daemon=True).start()
     sys.exit(streamlit(["run", str(entry_file()), *sys.argv[1:]], prog_name="streamlit"))
 

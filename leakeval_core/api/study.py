@@ -79,24 +79,34 @@ class _Build:
             self.changed.notify_all()
 
     def wait(self, progress: Progress | None) -> Any:
-        """The value, relaying each step to `progress` meanwhile. When `progress` raises (a
-        reader of the app clicked away, and Streamlit stops their rerun through it), the
-        caller leaves and the build goes on for whoever asks next."""
+        """The value, relaying the build's steps to `progress` meanwhile: each new one, and
+        the last one again every `HEARTBEAT` seconds while the build is silent. When
+        `progress` raises (a reader of the app clicked away, and Streamlit stops their
+        rerun through it), the caller leaves and the build goes on for whoever asks next."""
         seen = None
         while True:
             with self.changed:
                 self.changed.wait_for(
-                    lambda seen=seen: self.finished
-                    or (progress is not None and self.step is not seen)
+                    lambda seen=seen: (
+                        self.finished or (progress is not None and self.step is not seen)
+                    ),
+                    timeout=HEARTBEAT if progress is not None and seen is not None else None,
                 )
                 step, finished = self.step, self.finished
-            if progress is not None and step is not seen and step is not None:
+            if progress is not None and step is not None:
                 seen = step
                 progress(*step)
             if finished:
                 if self.error is not None:
                     raise self.error
                 return self.value
+
+
+HEARTBEAT = 0.25
+"""Seconds between calls of a waiting caller's progress while the build reports nothing new.
+Streamlit stops a rerun whose reader has clicked elsewhere only inside one of its own calls
+(the progress bar's), so this is how soon such a click is answered during a silent stretch
+of a long build."""
 
 
 class _Memo:

@@ -5,6 +5,8 @@ progress is held until the test releases it, so what overlaps is fixed, not race
 
 import threading
 
+import pytest
+
 from leakeval_core.api.study import _Memo
 
 
@@ -88,12 +90,8 @@ def test_a_build_outlives_a_caller_who_leaves_and_a_joiner_sees_its_progress():
     def leave(done, total, what):
         raise ClickedAway
 
-    try:
+    with pytest.raises(ClickedAway):  # the caller's progress reached it
         memo.get(("scores", "cold"), build, leave)
-    except ClickedAway:
-        pass
-    else:
-        raise AssertionError("the caller's progress did not reach it")
     assert reported.wait()
     seen, joined = [], threading.Event()
 
@@ -109,4 +107,32 @@ def test_a_build_outlives_a_caller_who_leaves_and_a_joiner_sees_its_progress():
     release.set()
     joiner.join()
     assert calls == [1]  # built once, though its first caller left mid-way
-    assert seen == [(1, 2, "half"), (2, 2, "done"), "value"]
+    *steps, value = seen
+    assert list(dict.fromkeys(steps)) == [(1, 2, "half"), (2, 2, "done")]  # a silent stretch
+    assert value == "value"  # repeats its step (the heartbeat) between them
+
+
+def test_a_caller_can_leave_while_the_build_is_silent():
+    """Streamlit stops a rerun only inside one of its calls: the waiting caller's progress
+    is called again while the build reports nothing, so a reader's click is answered."""
+    memo = _Memo()
+    release = threading.Event()
+
+    def build(report):
+        report(1, 3, "first of three")
+        release.wait()
+        return "value"
+
+    calls = []
+
+    def progress(*step):
+        calls.append(step)
+        if len(calls) > 1:  # the reader clicked away after the first step
+            raise ClickedAway
+
+    with pytest.raises(ClickedAway):
+        memo.get(("audit",), build, progress)
+    assert calls == [(1, 3, "first of three")] * 2
+    assert not release.is_set()  # left while the build was still silent
+    release.set()
+    assert memo.get(("audit",), build) == "value"
