@@ -78,8 +78,8 @@ with tab_runs:
         )
         factors = [f for f in ctx.experiment.condition_factors if f != "collection"]
         judged = views.means(ctx, tuple(factors), {"collection": name}, measure="judged_10")
-        judged["pooling"] = judged["mean"].map(
-            lambda v: "⚠ lower bound" if v < LOWER_BOUND_BELOW else "ok"
+        judged = judged.assign(  # a copy: the study's table is every reader's
+            pooling=judged["mean"].map(lambda v: "⚠ lower bound" if v < LOWER_BOUND_BELOW else "ok")
         )
         show_table(
             judged[[*factors, "n", "mean", "pooling"]].rename(

@@ -1,13 +1,17 @@
-"""Each page's derived tables: one API call each, cached per fingerprint and settings.
+"""Each page's derived tables: one API call each, kept by the study per settings.
 
-A view passes the study as `_study`, which Streamlit leaves out of the cache key: the key
-(the experiment's path and file fingerprint) and the View's settings say everything the
-result depends on. Two pages that show the same view share it.
+Every number a page shows is built once per study and View settings, in the study's memory
+(`Study.remember`), which all sessions share: a second reader asking for a table another is
+building joins that build, a reader who clicks away leaves it running, and a rerun gets the
+table itself, not a copy. The study is the experiment at one file fingerprint
+(`loaders.study`), so a key needs only the settings. Pages must not change what they get.
+Uploaded runs are the exception: they belong to one session, and are kept in its cache.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple, TypeVar
 
 import pandas as pd
 import streamlit as st
@@ -17,107 +21,109 @@ from leakeval_core import api
 from leakeval_core.api import View, doors
 from leakeval_core.errors import LeakevalError
 
+T = TypeVar("T")
+
+
+def remembered(ctx: AppContext, key: tuple, build: Callable[[], T], spinner: str = "") -> T:
+    """The study's value under `key`, built by `build` the first time (under a spinner
+    saying `spinner`, where given)."""
+    if not spinner or ctx.study.remembers(key):
+        return ctx.study.remember(key, lambda _: build())
+    with st.spinner(spinner):
+        return ctx.study.remember(key, lambda _: build())
+
+
+def items(levels: dict) -> tuple:
+    """Levels as part of a key (a dict is not hashable)."""
+    return tuple(sorted(levels.items()))
+
 
 def means(ctx: AppContext, by: tuple, fixed: dict, measure: str | None = None) -> pd.DataFrame:
     settings = ctx.settings if measure is None else ctx.settings.replace(measure=measure)
-    return _means(ctx.key, settings, by, fixed, ctx.study)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def _means(key, settings: View, by: tuple, fixed: dict, _study) -> pd.DataFrame:
-    return doors.condition_means(_study, settings, by, fixed)
+    return remembered(
+        ctx,
+        ("means", settings, by, items(fixed)),
+        lambda: doors.condition_means(ctx.study, settings, by, fixed),
+    )
 
 
 def comparisons(ctx: AppContext, vary: str, fixed: dict) -> api.Comparison:
     """Every comparison of `vary`'s levels, corrected within each collection, then the rows
     at the `fixed` levels: a comparison's adjusted p is the same whichever chart shows it."""
-    return _family(ctx.key, ctx.settings, vary, ctx.study).at(fixed)
-
-
-@st.cache_data(max_entries=16, show_spinner="Testing the differences…")
-def _family(key, settings: View, vary: str, _study) -> api.Comparison:
-    return api.compare(_study, view=settings, vary=vary)
+    family = remembered(
+        ctx,
+        ("compare", ctx.settings, vary),
+        lambda: api.compare(ctx.study, view=ctx.settings, vary=vary),
+        spinner="Testing the differences…",
+    )
+    return family.at(fixed)
 
 
 def inflation(ctx: AppContext, leaked: object = None, clean: object = None) -> api.Inflation:
     """Inflation of every pair of conditions (each row adjusted over its collection's
-    pairs, as in the report and the CLI), with the leaked and clean levels chosen."""
-    return _inflation(ctx.key, ctx.settings, leaked, clean, ctx.study)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def _inflation(key, settings: View, leaked, clean, _study) -> api.Inflation:
-    return api.inflation(_study, view=settings, leaked=leaked, clean=clean)
+    pairs, as in the report and the CLI), with the leaked and clean levels chosen (the
+    verb keeps it in the study)."""
+    return api.inflation(ctx.study, view=ctx.settings, leaked=leaked, clean=clean)
 
 
 def ranking_change(ctx: AppContext, within: tuple) -> pd.DataFrame:
-    return _ranking_change(ctx.key, ctx.settings, within, ctx.study)
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def _ranking_change(key, settings: View, within: tuple, _study) -> pd.DataFrame:
-    return doors.ranking_change(_study, settings, within)
+    return remembered(
+        ctx,
+        ("ranking_change", ctx.settings, within),
+        lambda: doors.ranking_change(ctx.study, ctx.settings, within),
+    )
 
 
 def topics(ctx: AppContext, name: str) -> tuple[pd.DataFrame, dict]:
     """The dataset browser's topic table (with leaked flags) and collection summary."""
-    return _topics(ctx.key, ctx.settings, name, ctx.study)
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def _topics(key, settings: View, name: str, _study) -> tuple[pd.DataFrame, dict]:
-    return doors.collection_topics(_study, settings, name)
+    return remembered(
+        ctx,
+        ("topics", ctx.settings, name),
+        lambda: doors.collection_topics(ctx.study, ctx.settings, name),
+    )
 
 
 def detection_quality(ctx: AppContext):
-    return _detection_quality(ctx.key, ctx.method, ctx.study)
-
-
-@st.cache_data(max_entries=8, show_spinner="Scoring the labelled pairs…")
-def _detection_quality(key, method: str, _study):
-    return doors.detection_quality(_study, View(method=method))
+    return remembered(
+        ctx,
+        ("detection_quality", ctx.method),
+        lambda: doors.detection_quality(ctx.study, View(method=ctx.method)),
+        spinner="Scoring the labelled pairs…",
+    )
 
 
 def labels_seen_in_fitting(ctx: AppContext) -> tuple[int, int]:
-    return _seen(ctx.key, ctx.study)
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def _seen(key, _study) -> tuple[int, int]:
-    return doors.labels_seen_in_fitting(_study)
+    return remembered(ctx, ("labels_seen",), lambda: doors.labels_seen_in_fitting(ctx.study))
 
 
 def leakage_overview(ctx: AppContext):
     """Everything the leakage explorer derives from the threshold, computed once each."""
-    return _overview(ctx.key, ctx.settings, ctx.study)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def _overview(key, settings: View, _study):
-    return doors.leakage_overview(_study, settings)
+    return remembered(
+        ctx,
+        ("leakage_overview", ctx.settings),
+        lambda: doors.leakage_overview(ctx.study, ctx.settings),
+    )
 
 
 def paired(ctx: AppContext, a: dict, b: dict):
     """A vs B on the chosen measure, and every app measure side by side."""
-    return _paired(ctx.key, ctx.settings, a, b, ctx.study)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def _paired(key, settings: View, a: dict, b: dict, _study):
-    return (
-        doors.paired(_study, settings, a, b),
-        doors.paired_measures(_study, settings, a, b, APP_MEASURES),
+    return remembered(
+        ctx,
+        ("paired", ctx.settings, items(a), items(b)),
+        lambda: (
+            doors.paired(ctx.study, ctx.settings, a, b),
+            doors.paired_measures(ctx.study, ctx.settings, a, b, APP_MEASURES),
+        ),
     )
 
 
 def ranked_lists(ctx: AppContext, a: dict, b: dict, qid: str):
     """One query's ranked lists under conditions A and B."""
-    return _ranked_lists(ctx.key, ctx.settings, a, b, qid, ctx.study)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def _ranked_lists(key, settings: View, a: dict, b: dict, qid: str, _study):
-    return doors.ranked_lists(_study, settings, a, b, qid)
+    return remembered(
+        ctx,
+        ("ranked_lists", ctx.settings, items(a), items(b), qid),
+        lambda: doors.ranked_lists(ctx.study, ctx.settings, a, b, qid),
+    )
 
 
 class ScoredUpload(NamedTuple):
@@ -166,21 +172,16 @@ def _upload_versus(key, settings: View, upload: ScoredUpload, levels: dict, _stu
 def story(ctx: AppContext, pair: tuple):
     """The story of one pair of conditions (`pair`: (factor, level) items), told from the
     same inflation result as the Inflation tab."""
-    return _story(ctx.key, ctx.settings, pair, ctx.study)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def _story(key, settings: View, pair: tuple, _study):
-    return api.story(_study, view=settings, pair=dict(pair))
+    return remembered(
+        ctx,
+        ("story", ctx.settings, pair),
+        lambda: api.story(ctx.study, view=ctx.settings, pair=dict(pair)),
+    )
 
 
 def story_pair(ctx: AppContext, collection: str | None) -> dict:
-    return _story_pair(ctx.key, ctx.settings, collection, ctx.study)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def _story_pair(key, settings: View, collection: str | None, _study) -> dict:
-    return doors.story_pair(_study, settings.replace(collection=collection))
+    settings = ctx.settings.replace(collection=collection)
+    return remembered(ctx, ("story_pair", settings), lambda: doors.story_pair(ctx.study, settings))
 
 
 def topic_titles(ctx: AppContext) -> pd.DataFrame:
@@ -190,9 +191,7 @@ def topic_titles(ctx: AppContext) -> pd.DataFrame:
 
 def audit(ctx: AppContext, strata: int) -> api.Audit:
     """The experiment's audit: each model against its baseline (or each leaked condition
-    against its clean twin), every collection. Not in Streamlit's data cache, which hands
-    each rerun a copy: the study keeps the one audit (`api.audit`), so a model's closer look,
-    computed when a reader first opens it, is kept for every later rerun and session."""
+    against its clean twin), every collection (the verb keeps it in the study)."""
     with st.spinner("Auditing: permutation tests and intervals…"):
         return api.audit(ctx.study, view=ctx.settings, strata=strata)
 

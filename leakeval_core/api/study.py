@@ -48,7 +48,7 @@ def needs_pairs(feature: str, error: str = "") -> str:
     )
 
 
-KEPT = {"result": 32, "scores": 8, "per_query": 32}
+KEPT = {"result": 128, "scores": 8, "per_query": 32}
 """How many of the most recently used values a study keeps of each kind that grows with the
 settings: a served app whose readers try many measures, conventions and thresholds rebuilds
 the oldest (from the disk cache where there is one) instead of growing without bound."""
@@ -205,6 +205,10 @@ class Study:
         """A verb's result, built once per study and settings (`key` holds the View);
         `build` is called with where to report its progress, which reaches `progress`."""
         return self._memo.get(("result", *key), build, progress)
+
+    def remembers(self, key: tuple) -> bool:
+        """Whether a result is in memory already (the app shows a spinner when not)."""
+        return self._memo.has(("result", *key))
 
     @property
     def name(self) -> str:
