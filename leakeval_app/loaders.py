@@ -1,13 +1,17 @@
-"""Which cache holds what, in one place.
+"""Which cache holds what, in one place (docs/architecture.md draws the same layers).
 
 - `study` (here, st.cache_resource): one `Study` per experiment folder and file fingerprint,
-  shared by every session. It keeps what the numbers need in memory, loaded once: scores per
-  conventions, per-query tables per measure, leakage pairs per method, collections, labels.
-  The sidebar reads the folder on every rerun (its manifest and a glob of its runs pattern),
-  so a run added, edited or removed makes a new fingerprint, hence a new study.
-- `views` (st.cache_data): each page's derived tables, keyed by the fingerprint and the
-  View's settings, so a warm rerun redraws without recomputing.
-- `render` (st.cache_data): charts, built and serialised once per distinct input.
+  shared by every session. It holds every number the pages show, each built once per
+  settings on a thread of its own (`Study.remember`): scores per conventions, per-query
+  tables per measure, leakage pairs per method, collections, and each page's tables
+  (`views`). A reader asking for a value being built joins that build; a reader who clicks
+  away leaves it running. The sidebar reads the folder on every rerun (its manifest and a
+  glob of its runs pattern), so a run added, edited or removed makes a new fingerprint,
+  hence a new study.
+- `render` (st.cache_data and st.cache_resource): charts, built and serialised once per
+  distinct input; figures are output, not numbers.
+- The session (`uploads`, and `views`' upload functions in st.cache_data): uploaded runs and
+  what is computed from them belong to one reader, and go when the session does.
 - On disk (`leakeval_core.experiment.cache`, `$LEAKEVAL_CACHE`): the SCORES and LEAKAGE
   tables, keyed by file content, so a new process or a new fingerprint of unchanged files
   reads them instead of scoring or detecting again. Deleting it loses nothing.
