@@ -166,10 +166,10 @@ def score_files(
 ) -> Iterator[RunScores | LeakevalError]:
     """Read and score many run files, yielding each file's result (or its error) in order.
 
-    Files go to a thread pool (pyarrow and numpy release the GIL), one file per worker at a
-    time, so only as many parsed runs are alive as there are cores: the qrels' judgments
-    are indexed once and searched by every run (`JudgmentIndex`), so nothing is gained
-    by reading runs in batches.
+    Files go to the process's scoring threads (`scoring_pool`: pyarrow and numpy release the
+    GIL), one file per thread at a time, so only as many parsed runs are alive as there are
+    cores: the qrels' judgments are indexed once and searched by every run
+    (`JudgmentIndex`), so nothing is gained by reading runs in batches.
 
     `qrels` may be a function that prepares them. It then runs on the calling thread while
     the workers read the first files, which need no qrels yet: reading Robust04's qrels is
@@ -186,15 +186,13 @@ def score_files(
         except LeakevalError as exc:
             return exc
 
-    workers = min(os.cpu_count() or 1, max(len(paths), 1))
-    pool = ThreadPoolExecutor(workers)
+    futures = [scoring_pool().submit(score_file, path) for path in paths]
     try:
-        results = pool.map(score_file, paths)
         ready = qrels() if callable(qrels) else qrels
         ready.judgments  # noqa: B018 - built once here, not raced for by the workers
         prepared.set_result(ready)
-        for done, result in enumerate(results, start=1):
-            yield result
+        for done, future in enumerate(futures, start=1):
+            yield future.result()
             if progress:
                 progress(done, len(paths), str(paths[done - 1]))
     except BaseException as exc:
@@ -202,7 +200,17 @@ def score_files(
             prepared.set_exception(exc)
         raise
     finally:
-        pool.shutdown(cancel_futures=True)
+        for future in futures:
+            future.cancel()
+
+
+@cache
+def scoring_pool() -> ThreadPoolExecutor:
+    """One thread per core for every scoring of the process. A served app scores for
+    several sessions at once: a pool per call would run a thread per core per session, and
+    threads beyond the cores only trade the GIL back and forth, which costs more CPU than
+    the scoring itself. Calls queue here instead, in the order they came."""
+    return ThreadPoolExecutor(os.cpu_count() or 1, thread_name_prefix="leakeval-score")
 
 
 _FROM_QRELS = frozenset(["num_rel", "first_rel_rank", "gm_map", "gm_bpref"])
