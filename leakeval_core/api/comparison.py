@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from leakeval_core.analysis.compare import condition_label
-from leakeval_core.api.arguments import source_of, view_of
+from leakeval_core.api.arguments import per_query_of, source_of, view_of
 from leakeval_core.api.results import Comparison
 from leakeval_core.api.study import Study
 from leakeval_core.api.view import View
@@ -86,8 +86,9 @@ def compare(
     elif vary == design.leakage:
         baseline = design.clean
     statistics = view.statistics
+    scored = per_query_of(source, view, progress)
     rows = compare_levels(
-        source.per_query(view.measure, view.conventions, progress),
+        scored,
         vary,
         baseline,
         statistics,
@@ -100,7 +101,7 @@ def compare(
         + " "
         + interval_caption(rows, statistics)
     )
-    return Comparison(rows, statistics, view.parsed_measure, caption)
+    return Comparison(rows, statistics, view.parsed_measure, caption, scored.incomplete)
 
 
 def condition_means(
@@ -110,18 +111,18 @@ def condition_means(
     from leakeval_core.analysis.compare import condition_means as means
 
     study = Study.open(data)
-    per_query = study.per_query(view.measure, view.conventions)
+    per_query = per_query_of(study, view)
     return means(per_query, list(by), fixed, measure=view.measure)
 
 
 def per_query_table(data: Study | Any, view: View) -> pd.DataFrame:
     """The view's measure, one value per condition and query (folds combined)."""
-    return Study.open(data).per_query(view.measure, view.conventions).table
+    return per_query_of(Study.open(data), view).table
 
 
 def fold_rule(data: Study | Any, view: View) -> str:
     """How the experiment's folds were combined: split (concatenated) or repeated (averaged)."""
-    return Study.open(data).per_query(view.measure, view.conventions).fold_rule
+    return per_query_of(Study.open(data), view).fold_rule
 
 
 def paired(data: Study | Any, view: View, a: Mapping, b: Mapping) -> Paired:
@@ -129,7 +130,7 @@ def paired(data: Study | Any, view: View, a: Mapping, b: Mapping) -> Paired:
     from leakeval_core.analysis.compare import paired as join
 
     study = Study.open(data)
-    return join(study.per_query(view.measure, view.conventions), a, b, study.leaked(view))
+    return join(per_query_of(study, view), a, b, study.leaked(view))
 
 
 def paired_measures(
@@ -140,7 +141,7 @@ def paired_measures(
 
     study = Study.open(data)
     return paired_wide(
-        {m.label: study.per_query(m.name, view.conventions) for m in measures},
+        {m.label: per_query_of(study, view, measure=m.name) for m in measures},
         a,
         b,
         study.leaked(view),
@@ -161,7 +162,7 @@ def query_along(
     from leakeval_core.analysis.compare import query_along as along
 
     study = Study.open(data)
-    return along(study.per_query(view.measure, view.conventions), a, b, qid, factor)
+    return along(per_query_of(study, view), a, b, qid, factor)
 
 
 def ranking_change(
@@ -173,9 +174,7 @@ def ranking_change(
     study = Study.open(data)
     design = design or study.design
     design.require("The ranking view", "system", "leakage")
-    return change(
-        study.per_query(view.measure, view.conventions), design.system, design.leakage, list(within)
-    )
+    return change(per_query_of(study, view), design.system, design.leakage, list(within))
 
 
 def ranked_lists(
@@ -214,7 +213,7 @@ def versus_run(
     study = Study.open(data)
     return versus_condition(
         values,
-        study.per_query(view.measure, view.conventions),
+        per_query_of(study, view),
         levels,
         study.leaked(view),
         view.statistics,
@@ -224,10 +223,15 @@ def versus_run(
 def convention_check(
     data: Study | Any, view: View, conditions: list[Mapping], progress: Progress | None = None
 ) -> pd.DataFrame:
-    """The conditions' means recomputed with one convention changed at a time."""
+    """The conditions' means recomputed with one convention changed at a time; an
+    incomplete or broken condition among them is an error unless the view allows it."""
     from leakeval_core.analysis import convention_check as check
 
     study = Study.open(data)
+    left_out = per_query_of(study, view).left_out
+    for levels in conditions:
+        if (gap := left_out.gap_at(levels)) is not None:
+            raise LeakevalError(gap.refusal())
     return check.convention_check(
         study.experiment, conditions, view.measure, view.conventions, progress=progress
     )

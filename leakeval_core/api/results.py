@@ -113,6 +113,9 @@ class Comparison(Result):
     statistics: Statistics
     measure: Measure
     caption: str = ""
+    incomplete: tuple[str, ...] = ()
+    """The experiment's incomplete and broken conditions, in a sentence each: left out of
+    these figures, or computed anyway with the queries each lacks (`View.allow_incomplete`)."""
 
     def summary(self) -> pd.DataFrame:
         keep = [c for c in self.table.columns if c not in _DETAIL]
@@ -142,6 +145,8 @@ class Inflation(Result):
     """Per collection, how many topics are leaked and by which rule (`Study.leaked_rule`)."""
     warnings: tuple[str, ...] = ()
     """What every reader of these figures must be told (`Study.leakage_warnings`)."""
+    incomplete: tuple[str, ...] = ()
+    """As `Comparison.incomplete`."""
 
     def summary(self) -> pd.DataFrame:
         keep = [c for c in self.table.columns if c not in ("p", "significant", "confidence")]
@@ -163,6 +168,7 @@ class Inflation(Result):
             "caption": self.caption,
             "leaked": dict(self.leaked),
             "warnings": list(self.warnings),
+            "incomplete": list(self.incomplete),
             "inflation": records(self.table),
             "top": records(self.top),
         }
