@@ -24,6 +24,7 @@ __all__ = [
     "compare",
     "condition_label",
     "condition_means",
+    "incomplete_conditions",
     "paired",
     "paired_measures",
     "ranked_lists",
@@ -113,6 +114,13 @@ def condition_means(
     study = Study.open(data)
     per_query = per_query_of(study, view)
     return means(per_query, list(by), fixed, measure=view.measure)
+
+
+def incomplete_conditions(data: Study | Any, view: View) -> tuple[str, ...]:
+    """What the view's figures must say about the experiment's incomplete and broken
+    conditions (`experiment.completeness`), a sentence each: left out of them, or computed
+    with the queries each lacks. An error when no condition is left to compute."""
+    return per_query_of(Study.open(data), view).incomplete
 
 
 def per_query_table(data: Study | Any, view: View) -> pd.DataFrame:

@@ -110,7 +110,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
             covers=args.covers,
             strata=args.strata,
         )
-    report_incomplete(result)
+    report_incomplete(result.incomplete)
     summary = result.summary()
     print(format_table(summary, "markdown", result.caption))
     print(f"\n{result.caveat}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 import typing
+from collections.abc import Iterable
 from dataclasses import MISSING, fields
 from pathlib import Path
 
@@ -188,11 +189,11 @@ def view_from(args: argparse.Namespace) -> View:
     )
 
 
-def report_incomplete(result) -> None:
-    """The incomplete and broken conditions a result names (`incomplete`), a line each on
-    stderr: left out of every figure, or, with `--allow-incomplete`, computed with the
+def report_incomplete(notes: Iterable[str]) -> None:
+    """The incomplete and broken conditions a result names (its `incomplete`), a line each
+    on stderr: left out of every figure, or, with `--allow-incomplete`, computed with the
     queries each lacks."""
-    for note in result.incomplete:
+    for note in notes:
         print(f"leakeval: {note}", file=sys.stderr)
 
 
