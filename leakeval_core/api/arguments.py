@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from leakeval_core.analysis.folds import PerQuery
     from leakeval_core.experiment.scores import Progress
 
-__all__ = ["Source", "per_query_of", "source_of", "view_of"]
+__all__ = ["Source", "per_query_of", "refuse_left_out", "source_of", "view_of"]
 
 Source = Study | RunSet
 
@@ -47,3 +47,15 @@ def per_query_of(
     return source.per_query(
         measure or view.measure, view.conventions, progress, view.allow_incomplete
     )
+
+
+def refuse_left_out(source: Source, view: View, *conditions: Mapping, before: str = "") -> None:
+    """An error (opening with `before`) naming the first of these conditions that the view's
+    figures leave out as incomplete or broken, and why: a view of one condition says so
+    instead of showing it without its missing runs."""
+    from leakeval_core.errors import LeakevalError
+
+    left_out = per_query_of(source, view).left_out
+    for levels in conditions:
+        if (gap := left_out.gap_at(levels)) is not None:
+            raise LeakevalError(f"{before}{gap.refusal()}")

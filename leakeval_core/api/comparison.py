@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from leakeval_core.analysis.compare import condition_label
-from leakeval_core.api.arguments import per_query_of, source_of, view_of
+from leakeval_core.api.arguments import per_query_of, refuse_left_out, source_of, view_of
 from leakeval_core.api.results import Comparison
 from leakeval_core.api.study import Study
 from leakeval_core.api.view import View
@@ -134,10 +134,12 @@ def fold_rule(data: Study | Any, view: View) -> str:
 
 
 def paired(data: Study | Any, view: View, a: Mapping, b: Mapping) -> Paired:
-    """Conditions A and B joined query by query, each topic flagged leaked or not."""
+    """Conditions A and B joined query by query, each topic flagged leaked or not; an error
+    where either is left out as incomplete or broken."""
     from leakeval_core.analysis.compare import paired as join
 
     study = Study.open(data)
+    refuse_left_out(study, view, a, b)
     return join(per_query_of(study, view), a, b, study.leaked(view))
 
 
@@ -236,10 +238,7 @@ def convention_check(
     from leakeval_core.analysis import convention_check as check
 
     study = Study.open(data)
-    left_out = per_query_of(study, view).left_out
-    for levels in conditions:
-        if (gap := left_out.gap_at(levels)) is not None:
-            raise LeakevalError(gap.refusal())
+    refuse_left_out(study, view, *conditions)
     return check.convention_check(
         study.experiment, conditions, view.measure, view.conventions, progress=progress
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from leakeval_core.api.arguments import per_query_of, view_of
+from leakeval_core.api.arguments import per_query_of, refuse_left_out, view_of
 from leakeval_core.api.study import Study
 from leakeval_core.api.view import View
 from leakeval_core.errors import LeakevalError
@@ -161,11 +161,7 @@ def _refuse_left_out(study: Study, view: View, pair: dict, kind: str) -> None:
         sides = [{**pair, design.leakage: level} for level in (design.leaked, design.clean)]
     else:
         sides = [pair, {**pair, design.system: design.baseline}]
-    left_out = per_query_of(study, view).left_out
-    for side in sides:
-        gap = left_out.gap_at(side)
-        if gap is not None:
-            raise LeakevalError(f"No story for this pair. {gap.refusal()}")
+    refuse_left_out(study, view, *sides, before="No story for this pair. ")
 
 
 def _facts(row, **given):
