@@ -18,6 +18,7 @@ from leakeval_app.render import (
 )
 from leakeval_core import api
 from leakeval_core.api import doors
+from leakeval_core.errors import LeakevalError
 from leakeval_core.present.condition_plots import scatter_ab_figure
 from leakeval_core.present.query_plots import ranked_lists_figure
 from leakeval_core.present.story import leaked_sentence
@@ -46,7 +47,11 @@ for factor in factors:
 
 measure = ctx.measure
 leakage = ctx.leakage
-pairs, wide = views.paired(ctx, a, b)
+try:
+    pairs, wide = views.paired(ctx, a, b)
+except LeakevalError as exc:  # A or B is incomplete: said, not shown without its runs
+    st.warning(str(exc), icon=":material/error:")
+    st.stop()
 table = pairs.table
 if table.empty:
     st.warning("Conditions A and B share no scored query.")

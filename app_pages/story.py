@@ -44,7 +44,12 @@ for column, factor in zip(controls, factors, strict=False):
     with column:
         pair[factor] = state.control(st.selectbox, factor, name, levels, default=default[factor])
 
-story = views.story(ctx, tuple(pair.items()))
+try:
+    story = views.story(ctx, tuple(pair.items()))
+except LeakevalError as exc:  # an incomplete pair: say so, with no headline
+    st.header("Story", anchor=False)
+    st.warning(str(exc), icon=":material/error:")
+    st.stop()
 # an audit's headline is its answer, a sentence with figures: a smaller heading holds it
 (st.header if kind == "twins" else st.subheader)(story.headline, anchor=False)
 for column, (label, value, interval, meaning) in zip(

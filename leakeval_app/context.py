@@ -57,6 +57,7 @@ class AppContext:
             statistics=self.view.statistics,
             method=self.method,
             threshold=self.threshold,
+            allow_incomplete=self.view.allow_incomplete,
         )
 
     @cached_property

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from leakeval_app import state
 from leakeval_app.context import APP_MEASURES, AppContext
-from leakeval_core.api import terms
+from leakeval_core.api import doors, terms
+from leakeval_core.errors import LeakevalError
 
 
 def score_and_detect(context: AppContext) -> None:
@@ -37,16 +39,33 @@ def score_and_detect(context: AppContext) -> None:
 
 
 def show_failures(context: AppContext) -> None:
+    """Above every page: why there are no leakage pairs, and the incomplete and broken
+    conditions (each with what it lacks), left out of every figure unless the reader
+    switches them on; stops the page when no condition is left to show."""
     if leakage_error := context.leakage.error:
         st.error(f"leakeval: leakage pairs unavailable: {leakage_error}")
-    results = context.study.scores(context.conventions, APP_MEASURES)
-    if len(results.failures):
-        with st.expander(
-            f"{len(results.failures)} run(s) could not be scored and are left out",
-            icon=":material/error:",
-            expanded=True,
-        ):
-            for error in results.failures.error:
-                st.error(f"leakeval: {error}")
-        if results.table.empty:
-            st.stop()  # every run failed: nothing any page could show
+    try:
+        notes = doors.incomplete_conditions(context.study, context.settings)
+    except LeakevalError as exc:
+        st.error(f"leakeval: {exc}", icon=":material/error:")
+        st.stop()  # nothing any page could show
+    if not notes:
+        return
+    allowed = context.view.allow_incomplete
+    with st.expander(
+        "Incomplete or broken conditions: "
+        + ("computed anyway" if allowed else "left out of every figure"),
+        icon=":material/error:",
+        expanded=True,
+    ):
+        for note in notes:
+            (st.warning if allowed else st.error)(note)
+        state.control(
+            st.toggle,
+            "Compute incomplete conditions anyway",
+            "allow_incomplete",
+            default=False,
+            parse=state.flag,
+            help="Their figures then lack the queries of their missing or broken runs, "
+            "which score as the missing-queries convention says.",
+        )

@@ -150,6 +150,29 @@ def audit_experiment(demo_dir: Path, out: Path) -> Path:
     return out
 
 
+INCOMPLETE = {"collection": "robust04", "model": "colbert", "train_size": 2000}
+"""The pair whose leaked condition `damaged_demo` damages: the one the user study found."""
+DAMAGED = "runs/robust04/colbert/leaked/2000/fold{}.run"
+
+
+def damaged_demo(demo_dir: Path, out: Path, how: str) -> Path:
+    """The demo with one fold of one condition (`INCOMPLETE`, leaked) damaged: `deleted`
+    (fold 1), or `malformed` (a line `301 Q0 broken` appended to fold 2). Every other file
+    is a link to the shared demo's, which is never modified."""
+    import os
+    import shutil
+
+    shutil.copytree(demo_dir, out, copy_function=os.symlink)
+    if how == "deleted":
+        (out / DAMAGED.format(1)).unlink()
+    else:
+        run = out / DAMAGED.format(2)
+        text = run.read_text()
+        run.unlink()
+        write(run, text + "301 Q0 broken\n")
+    return out
+
+
 def condition_means(x_levels: list, colours: list) -> pd.DataFrame:
     """A condition-means table (x, c, n, mean, sd, ci) as the condition charts draw it."""
     import pandas as pd

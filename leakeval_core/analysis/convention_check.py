@@ -49,6 +49,8 @@ def convention_check(
     """Per condition and alternative: both means, their difference, and per-query changes.
 
     Only the runs of the given conditions are rescored (each once per convention, cached).
+    Whether a condition is complete is the caller's to check, on the whole experiment: the
+    rescored subset lacks the siblings that say which runs a condition should have.
     """
     chosen = set(pd.concat([select(experiment.conditions, levels) for levels in conditions]).run_id)
     subset = replace(experiment, runs=tuple(r for r in experiment.runs if r["run_id"] in chosen))
@@ -60,7 +62,7 @@ def convention_check(
                 progress(step * total + done, (len(variants) + 1) * total, what)
 
         results = score_experiment(subset, [measure], conventions, cache, report)
-        return per_query(results, measure)
+        return per_query(results, measure, allow_incomplete=True)
 
     base_table = table(base, 0)
     factors = list(base_table.factors)

@@ -8,13 +8,14 @@ independent observations.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import numpy as np
 import pandas as pd
 
 from leakeval_core.errors import LeakevalError
+from leakeval_core.experiment.completeness import Completeness
 from leakeval_core.experiment.scores import ExperimentScores
 
 __all__ = ["FoldRule", "PerQuery", "detect_fold_rule", "per_query", "select"]
@@ -52,11 +53,17 @@ class PerQuery:
     the same queries and were averaged per query; `none`: no fold factor."""
     missing: pd.DataFrame = field(repr=False)
     """Per condition, how many of the collection's queries no run scored."""
+    incomplete: tuple[str, ...] = ()
+    """What every output must say about the experiment's incomplete and broken conditions
+    (`Completeness.statements`): left out, or computed anyway and how many queries each
+    lacks."""
+    left_out: Completeness = field(default_factory=Completeness)
+    """The incomplete and broken conditions left out of `table` (none when allowed)."""
 
     def subset(self, levels: Levels) -> PerQuery:
         """Only the conditions at the given factor levels (e.g. one collection)."""
         rows = select(self.table, levels).reset_index(drop=True)
-        return PerQuery(rows, self.factors, self.fold_rule, self.missing)
+        return replace(self, table=rows)
 
 
 def detect_fold_rule(scores: pd.DataFrame, fold: str, factors: Sequence[str]) -> FoldRule:
@@ -73,7 +80,10 @@ def detect_fold_rule(scores: pd.DataFrame, fold: str, factors: Sequence[str]) ->
 
 
 def per_query(
-    results: ExperimentScores, measure: str, rule: FoldRule | Literal["auto"] = "auto"
+    results: ExperimentScores,
+    measure: str,
+    rule: FoldRule | Literal["auto"] = "auto",
+    allow_incomplete: bool = False,
 ) -> PerQuery:
     """Collapse runs to one value per (condition, query).
 
@@ -82,6 +92,10 @@ def per_query(
     The fold is the design's fold role; `rule="none"` keeps it as an ordinary factor instead.
     Queries of the collection that no fold scored get 0 (or are dropped) per the conventions,
     like trec_eval -c.
+
+    Incomplete and broken conditions (`results.completeness`) are left out unless
+    `allow_incomplete`; either way the result says which (`PerQuery.incomplete`). When none
+    is left, the error says why.
     """
     scores = results.table[results.table.measure == measure]
     if scores.empty and measure not in {m.name for m in results.measures}:
@@ -89,6 +103,9 @@ def per_query(
             f"measure {measure!r} was not scored; scored: "
             f"{', '.join(m.name for m in results.measures)}"
         )
+    gaps = results.completeness
+    if not allow_incomplete and not gaps.complete:
+        scores = scores[~_at_any(scores, gaps.conditions())]
     all_factors = [c for c in scores.columns if c not in ("run_id", "qid", "measure", "value")]
     fold = results.design.fold
     keep_fold = rule == "none" or fold not in all_factors
@@ -116,4 +133,32 @@ def per_query(
         full.loc[absent, "value"] = fill
     else:
         full = full[~absent]
-    return PerQuery(full.reset_index(drop=True), factors, detected, missing)
+    notes = gaps.statements(_lacking(gaps, missing, results.queries) if allow_incomplete else None)
+    if full.empty and notes:
+        raise LeakevalError("no condition can be computed. " + " ".join(notes))
+    left_out = replace(gaps, gaps=()) if allow_incomplete else gaps
+    return PerQuery(full.reset_index(drop=True), factors, detected, missing, notes, left_out)
+
+
+def _at_any(table: pd.DataFrame, conditions: Sequence[Levels]) -> np.ndarray:
+    """Which rows belong to any of the conditions."""
+    mask = np.zeros(len(table), dtype=bool)
+    for levels in conditions:
+        mask |= table.index.isin(select(table, levels).index)
+    return mask
+
+
+def _lacking(gaps, missing: pd.DataFrame, queries: pd.DataFrame) -> dict[tuple, tuple[int, int]]:
+    """Per incomplete condition: the queries of its collection no run of it scored, and
+    how many the collection has (all of them where none of its runs scored)."""
+    total = queries.groupby("collection").size()
+    counted = {
+        tuple(row[f] for f in gaps.factors): int(row["missing"])
+        for row in missing.to_dict("records")
+    }
+    out = {}
+    for levels in gaps.conditions():
+        key = tuple(levels.values())
+        of = int(total.get(levels["collection"], 0))
+        out[key] = (counted.get(key, of), of)
+    return out

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from leakeval_core.api.study import RunSet, Study
 from leakeval_core.api.view import View
 from leakeval_core.evaluation.measures import Measure
 
-__all__ = ["Source", "source_of", "view_of"]
+if TYPE_CHECKING:
+    from leakeval_core.analysis.folds import PerQuery
+    from leakeval_core.experiment.scores import Progress
+
+__all__ = ["Source", "per_query_of", "refuse_left_out", "source_of", "view_of"]
 
 Source = Study | RunSet
 
@@ -33,3 +37,25 @@ def source_of(
     if runs is not None:
         return RunSet(data, runs, columns, leakage)
     return Study.open(data)
+
+
+def per_query_of(
+    source: Source, view: View, progress: Progress | None = None, measure: str | None = None
+) -> PerQuery:
+    """The per-query table the view's figures come from: its measure (or `measure`), its
+    conventions, and incomplete conditions left out unless it allows them."""
+    return source.per_query(
+        measure or view.measure, view.conventions, progress, view.allow_incomplete
+    )
+
+
+def refuse_left_out(source: Source, view: View, *conditions: Mapping, before: str = "") -> None:
+    """An error (opening with `before`) naming the first of these conditions that the view's
+    figures leave out as incomplete or broken, and why: a view of one condition says so
+    instead of showing it without its missing runs."""
+    from leakeval_core.errors import LeakevalError
+
+    left_out = per_query_of(source, view).left_out
+    for levels in conditions:
+        if (gap := left_out.gap_at(levels)) is not None:
+            raise LeakevalError(f"{before}{gap.refusal()}")

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from leakeval_core.api.arguments import source_of, view_of
+from leakeval_core.api.arguments import per_query_of, source_of, view_of
 from leakeval_core.api.results import Result
 from leakeval_core.api.study import RunSet, Study
 from leakeval_core.api.view import View
@@ -116,6 +116,8 @@ class Audit(Result):
     """Per collection, how many topics are leaked and by which rule (`Study.leaked_rule`)."""
     warnings: tuple[str, ...] = ()
     """What every reader of these figures must be told (`Study.leakage_warnings`)."""
+    incomplete: tuple[str, ...] = ()
+    """As `Comparison.incomplete`."""
 
     def summary(self) -> pd.DataFrame:
         keep = [
@@ -201,6 +203,7 @@ class Audit(Result):
             "caveat": self.caveat,
             "leaked": dict(self.leaked),
             "warnings": list(self.warnings),
+            "incomplete": list(self.incomplete),
             "audit": records(self.table),
             "dose_response": records(self.dose),
             "categories": records(self.categories),
@@ -267,19 +270,20 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
     from leakeval_core.present.story import leaked_sentence
 
     measure, statistics = view.parsed_measure, view.statistics
-    per_query = source.per_query(view.measure, view.conventions, progress)
+    per_query = per_query_of(source, view, progress)
     contrasts, factor, keys, baseline_name = _contrasts(source, per_query, baseline)
     threshold = source.threshold(view)
-    leaked = source.leaked(view)
+    groups_table = (
+        source.groups() if groups is None else with_collection(as_topic_groups(groups), source)
+    )
+    # without groups to split by, the audit needs the pairs: the error says why there are none
+    leaked = source.leaked(view, "The audit" if groups_table is None else None)
     covered = (
         source.covered()
         if covers is None
         else with_collection(as_topic_groups(covers, need_group=False), source)
     )
     nearest = source.nearest(view)
-    groups_table = (
-        source.groups() if groups is None else with_collection(as_topic_groups(groups), source)
-    )
 
     if strata > 1 and statistics.test != "randomization":
         raise LeakevalError(
@@ -312,7 +316,8 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
         ]
         closer.append(({**where, factor: model}, gain, near))
     if not rows:
-        raise LeakevalError("no topic is scored by both the model and the baseline")
+        nothing = "no topic is scored by both a model and the baseline."
+        raise LeakevalError(" ".join((nothing, *per_query.incomplete)))
     # one family: one collection's models (and conditions) on one split of the topics
     table = leaked_vs_other(rows, splits, statistics, ("collection", "split"))
     first = table.drop_duplicates([*keys, factor]).set_index([*keys, factor]).confidence
@@ -347,6 +352,7 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
         ),
         leaked=rules,
         warnings=tuple(source.leakage_warnings(view)),
+        incomplete=per_query.incomplete,
     )
 
 

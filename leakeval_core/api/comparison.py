@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from leakeval_core.analysis.compare import condition_label
-from leakeval_core.api.arguments import source_of, view_of
+from leakeval_core.api.arguments import per_query_of, refuse_left_out, source_of, view_of
 from leakeval_core.api.results import Comparison
 from leakeval_core.api.study import Study
 from leakeval_core.api.view import View
@@ -24,6 +24,7 @@ __all__ = [
     "compare",
     "condition_label",
     "condition_means",
+    "incomplete_conditions",
     "paired",
     "paired_measures",
     "ranked_lists",
@@ -86,8 +87,9 @@ def compare(
     elif vary == design.leakage:
         baseline = design.clean
     statistics = view.statistics
+    scored = per_query_of(source, view, progress)
     rows = compare_levels(
-        source.per_query(view.measure, view.conventions, progress),
+        scored,
         vary,
         baseline,
         statistics,
@@ -100,7 +102,7 @@ def compare(
         + " "
         + interval_caption(rows, statistics)
     )
-    return Comparison(rows, statistics, view.parsed_measure, caption)
+    return Comparison(rows, statistics, view.parsed_measure, caption, scored.incomplete)
 
 
 def condition_means(
@@ -110,26 +112,35 @@ def condition_means(
     from leakeval_core.analysis.compare import condition_means as means
 
     study = Study.open(data)
-    per_query = study.per_query(view.measure, view.conventions)
+    per_query = per_query_of(study, view)
     return means(per_query, list(by), fixed, measure=view.measure)
+
+
+def incomplete_conditions(data: Study | Any, view: View) -> tuple[str, ...]:
+    """What the view's figures must say about the experiment's incomplete and broken
+    conditions (`experiment.completeness`), a sentence each: left out of them, or computed
+    with the queries each lacks. An error when no condition is left to compute."""
+    return per_query_of(Study.open(data), view).incomplete
 
 
 def per_query_table(data: Study | Any, view: View) -> pd.DataFrame:
     """The view's measure, one value per condition and query (folds combined)."""
-    return Study.open(data).per_query(view.measure, view.conventions).table
+    return per_query_of(Study.open(data), view).table
 
 
 def fold_rule(data: Study | Any, view: View) -> str:
     """How the experiment's folds were combined: split (concatenated) or repeated (averaged)."""
-    return Study.open(data).per_query(view.measure, view.conventions).fold_rule
+    return per_query_of(Study.open(data), view).fold_rule
 
 
 def paired(data: Study | Any, view: View, a: Mapping, b: Mapping) -> Paired:
-    """Conditions A and B joined query by query, each topic flagged leaked or not."""
+    """Conditions A and B joined query by query, each topic flagged leaked or not; an error
+    where either is left out as incomplete or broken."""
     from leakeval_core.analysis.compare import paired as join
 
     study = Study.open(data)
-    return join(study.per_query(view.measure, view.conventions), a, b, study.leaked(view))
+    refuse_left_out(study, view, a, b)
+    return join(per_query_of(study, view), a, b, study.leaked(view))
 
 
 def paired_measures(
@@ -140,7 +151,7 @@ def paired_measures(
 
     study = Study.open(data)
     return paired_wide(
-        {m.label: study.per_query(m.name, view.conventions) for m in measures},
+        {m.label: per_query_of(study, view, measure=m.name) for m in measures},
         a,
         b,
         study.leaked(view),
@@ -161,7 +172,7 @@ def query_along(
     from leakeval_core.analysis.compare import query_along as along
 
     study = Study.open(data)
-    return along(study.per_query(view.measure, view.conventions), a, b, qid, factor)
+    return along(per_query_of(study, view), a, b, qid, factor)
 
 
 def ranking_change(
@@ -173,9 +184,7 @@ def ranking_change(
     study = Study.open(data)
     design = design or study.design
     design.require("The ranking view", "system", "leakage")
-    return change(
-        study.per_query(view.measure, view.conventions), design.system, design.leakage, list(within)
-    )
+    return change(per_query_of(study, view), design.system, design.leakage, list(within))
 
 
 def ranked_lists(
@@ -214,7 +223,7 @@ def versus_run(
     study = Study.open(data)
     return versus_condition(
         values,
-        study.per_query(view.measure, view.conventions),
+        per_query_of(study, view),
         levels,
         study.leaked(view),
         view.statistics,
@@ -224,10 +233,12 @@ def versus_run(
 def convention_check(
     data: Study | Any, view: View, conditions: list[Mapping], progress: Progress | None = None
 ) -> pd.DataFrame:
-    """The conditions' means recomputed with one convention changed at a time."""
+    """The conditions' means recomputed with one convention changed at a time; an
+    incomplete or broken condition among them is an error unless the view allows it."""
     from leakeval_core.analysis import convention_check as check
 
     study = Study.open(data)
+    refuse_left_out(study, view, *conditions)
     return check.convention_check(
         study.experiment, conditions, view.measure, view.conventions, progress=progress
     )

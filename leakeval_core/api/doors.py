@@ -21,6 +21,7 @@ _LAZY = {
     "condition_label": "leakeval_core.api.comparison",
     "condition_means": "leakeval_core.api.comparison",
     "fold_rule": "leakeval_core.api.comparison",
+    "incomplete_conditions": "leakeval_core.api.comparison",
     "paired": "leakeval_core.api.comparison",
     "paired_measures": "leakeval_core.api.comparison",
     "per_query_table": "leakeval_core.api.comparison",

@@ -46,7 +46,9 @@ def experiment_scores(
 def validate(
     path: str | os.PathLike[str], progress: Progress | None = None
 ) -> tuple[Experiment, list[str]]:
-    """Check a manifest and every file it names; the problems, each a file:line message.
+    """Check a manifest and every file it names, and that no condition lacks a run its
+    siblings have (`experiment.completeness`); the problems, each a file:line message or
+    the missing run's path.
 
     >>> experiment, problems = validate(demo_path)
     >>> len(experiment.runs), problems
@@ -56,6 +58,7 @@ def validate(
 
     from leakeval_core.errors import LeakevalError
     from leakeval_core.experiment.collections import load_collection
+    from leakeval_core.experiment.completeness import completeness
     from leakeval_core.io import query_files, trec
     from leakeval_core.leakage.table import experiment_method
 
@@ -80,7 +83,7 @@ def validate(
         check(lambda run=run: trec.read_run_table(run))  # every check, without a frame
     if progress:
         progress(len(paths), len(paths), "done")
-    return experiment, problems
+    return experiment, problems + completeness(experiment).problems()
 
 
 def collection_stats(

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from leakeval_core.api.arguments import source_of, view_of
+from leakeval_core.api.arguments import per_query_of, source_of, view_of
 from leakeval_core.api.results import Inflation
 from leakeval_core.api.study import Study
 from leakeval_core.api.view import View
@@ -90,8 +90,9 @@ def _inflation(source, view: View, factor, leaked, clean, top, progress=None) ->
     design.require("Inflation", "leakage")
     flags = source.leaked(view, "Inflation")
     measure = view.parsed_measure
+    scored = per_query_of(source, view, progress)
     split = split_by_leakage(
-        source.per_query(view.measure, view.conventions, progress),
+        scored,
         flags,
         design,
         measure.better,
@@ -116,6 +117,7 @@ def _inflation(source, view: View, factor, leaked, clean, top, progress=None) ->
         caption,
         rules,
         tuple(source.leakage_warnings(view)),
+        scored.incomplete,
     )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from leakeval_core.api.arguments import view_of
+from leakeval_core.api.arguments import per_query_of, refuse_left_out, view_of
 from leakeval_core.api.study import Study
 from leakeval_core.api.view import View
 from leakeval_core.errors import LeakevalError
@@ -63,6 +63,7 @@ def story_record(told: Story) -> dict:
         "verdict": told.facts.verdict,
         "leaked": told.leaked,
         "warnings": list(told.warnings),
+        "incomplete": list(told.incomplete),
         "answers": records(told.answers[keep]),
     }
 
@@ -148,7 +149,19 @@ def story(
     else:
         opening = "clearest" if kind == "twins" else "first"
         pair = story_pair(study, view)
+    _refuse_left_out(study, view, pair, kind)
     return (_twins if kind == "twins" else _audited)(study, view, pair, opening)
+
+
+def _refuse_left_out(study: Study, view: View, pair: dict, kind: str) -> None:
+    """A pair with an incomplete or broken side has no story: the error says which side
+    and what it lacks, instead of a headline computed without it."""
+    design = study.design
+    if kind == "twins":
+        sides = [{**pair, design.leakage: level} for level in (design.leaked, design.clean)]
+    else:
+        sides = [pair, {**pair, design.system: design.baseline}]
+    refuse_left_out(study, view, *sides, before="No story for this pair. ")
 
 
 def _facts(row, **given):
@@ -244,7 +257,7 @@ def _audited(study: Study, view: View, pair: dict, opening: str) -> Story:
     row = rows_at(leaked_rows, pair).iloc[0]
     model = pair[design.system]
     where = {k: v for k, v in pair.items() if k != design.system}
-    per_query = study.per_query(view.measure, view.conventions).table
+    per_query = per_query_of(study, view).table
     sides = {
         level: rows_at(per_query, {**where, design.system: level}).set_index("qid").value
         for level in (model, design.baseline)
@@ -295,13 +308,14 @@ def _audited(study: Study, view: View, pair: dict, opening: str) -> Story:
     )
 
 
-def _leakage_notes(study: Study, view: View, pair: dict) -> tuple[str, tuple[str, ...]]:
-    """The story's leaked rule for its collection, and the warnings it must carry."""
+def _leakage_notes(study: Study, view: View, pair: dict) -> tuple[str, tuple, tuple]:
+    """The story's leaked rule for its collection, the warnings it must carry, and the
+    incomplete conditions."""
     from leakeval_core.present.story import leaked_sentence
 
     rules = study.leaked_rule(view)
     sentence = leaked_sentence(rules, study.pairs(view).source, pair.get("collection"))
-    return sentence, tuple(study.leakage_warnings(view))
+    return sentence, tuple(study.leakage_warnings(view)), per_query_of(study, view).incomplete
 
 
 def _with_queries(top, pair: dict, study: Study, view: View, names: dict):
@@ -356,7 +370,7 @@ def report(
     view = view_of(view, settings)
     study = Study.open(data)
     design = study.design_with(factor, leaked, clean)
-    per_query = study.per_query(view.measure, view.conventions)
+    per_query = per_query_of(study, view)
     factors = [f for f in per_query.factors if f != "collection"]
     parts = ReportParts(
         experiment=study.experiment,
@@ -381,6 +395,7 @@ def report(
         parts.leaked = leaked_sentence(study.leaked_rule(view), parts.pairs_source)
         parts.rule = study.pairs(view).rule(view.threshold)
         parts.warnings = tuple(study.leakage_warnings(view))
+    parts.warnings = (*per_query.incomplete, *parts.warnings)
     for collection in study.levels("collection"):
         by = [f for f in roles if f]
         parts.means[collection] = condition_means(study, view, by, {"collection": collection})

@@ -116,6 +116,9 @@ class Comparison(Result):
     statistics: Statistics
     measure: Measure
     caption: str = ""
+    incomplete: tuple[str, ...] = ()
+    """The experiment's incomplete and broken conditions, in a sentence each: left out of
+    these figures, or computed anyway with the queries each lacks (`View.allow_incomplete`)."""
 
     def summary(self) -> pd.DataFrame:
         keep = [c for c in self.table.columns if c not in _DETAIL]
@@ -145,6 +148,8 @@ class Inflation(Result):
     """Per collection, how many topics are leaked and by which rule (`Study.leaked_rule`)."""
     warnings: tuple[str, ...] = ()
     """What every reader of these figures must be told (`Study.leakage_warnings`)."""
+    incomplete: tuple[str, ...] = ()
+    """As `Comparison.incomplete`."""
 
     def summary(self) -> pd.DataFrame:
         keep = [c for c in self.table.columns if c not in ("p", "significant", "confidence")]
@@ -166,6 +171,7 @@ class Inflation(Result):
             "caption": self.caption,
             "leaked": dict(self.leaked),
             "warnings": list(self.warnings),
+            "incomplete": list(self.incomplete),
             "inflation": records(self.table),
             "top": records(self.top),
         }

@@ -40,10 +40,13 @@ __all__ = ["RunSet", "Study", "collection_of", "needs_pairs"]
 
 
 def needs_pairs(feature: str, error: str = "") -> str:
-    """The one wording of "this needs leakage pairs", wherever a feature lacks them."""
-    why = f" (detection failed: {error})" if error else ""
+    """The one wording of "this needs leakage pairs", wherever a feature lacks them: the
+    cause where reading or detecting them failed (a collection that could not be loaded),
+    else how to add them."""
+    if error:
+        return f"{feature} needs leakage pairs, and they could not be found: {error}"
     return (
-        f"{feature} needs leakage pairs{why}: add `[training_queries]` or `[leakage] table` "
+        f"{feature} needs leakage pairs: add `[training_queries]` or `[leakage] table` "
         "to experiment.toml"
     )
 
@@ -245,9 +248,14 @@ class Study:
         return self._memo.has(("scores", names, conventions))
 
     def per_query(
-        self, measure: str, conventions: Conventions, progress: Progress | None = None
+        self,
+        measure: str,
+        conventions: Conventions,
+        progress: Progress | None = None,
+        allow_incomplete: bool = False,
     ) -> PerQuery:
-        """One value per (condition, query): folds combined, missing queries per convention."""
+        """One value per (condition, query): folds combined, missing queries per convention,
+        incomplete conditions left out unless allowed (`folds.per_query`)."""
         from leakeval_core.analysis.folds import per_query
         from leakeval_core.evaluation.measures import scored_with
 
@@ -256,9 +264,14 @@ class Study:
                 lambda key: key[0] == "scores" and key[2] == conventions and measure in key[1]
             )
             wanted = scored_with(measure)
-            return per_query(scored or self.scores(conventions, wanted, report), measure)
+            return per_query(
+                scored or self.scores(conventions, wanted, report),
+                measure,
+                allow_incomplete=allow_incomplete,
+            )
 
-        return self._memo.get(("per_query", measure, conventions), build, progress)
+        key = ("per_query", measure, conventions, allow_incomplete)
+        return self._memo.get(key, build, progress)
 
     # ----------------------------------------------------------------------- leakage
 
@@ -590,9 +603,13 @@ class RunSet:
         )
 
     def per_query(
-        self, measure: str, conventions: Conventions, progress: Progress | None = None
+        self,
+        measure: str,
+        conventions: Conventions,
+        progress: Progress | None = None,
+        allow_incomplete: bool = False,
     ) -> PerQuery:
-
+        """As `Study.per_query`; runs given one by one form no design to be incomplete."""
         from leakeval_core.analysis.folds import PerQuery
 
         def build(_: Progress) -> PerQuery:

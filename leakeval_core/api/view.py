@@ -50,7 +50,15 @@ _STATISTICS_PARAMS = {
     "interval": "interval",
     "seed": "seed",
 }
-_VIEW_PARAMS = ("experiment", "measure", "method", "threshold", "collection", "present")
+_VIEW_PARAMS = (
+    "experiment",
+    "measure",
+    "method",
+    "threshold",
+    "collection",
+    "present",
+    "allow_incomplete",
+)
 RESERVED = frozenset([*_CONVENTION_PARAMS, *_STATISTICS_PARAMS, *_VIEW_PARAMS, "page"])
 """URL parameters with a meaning of their own; a page's choices use other names."""
 
@@ -77,6 +85,10 @@ class View:
     """A page's own selections by name (sorted): `a_model=colbert`, `conditions_tab=…`."""
     present: bool = False
     """Presentation mode: large type, no controls."""
+    allow_incomplete: bool = False
+    """Compute figures from conditions that lack a run their design expects or hold one
+    that cannot be read (`experiment.completeness`); every output still names them. Off,
+    they are left out of every figure."""
 
     def __post_init__(self) -> None:
         if self.page not in PAGES:
@@ -135,8 +147,9 @@ class View:
             value = getattr(self, name)
             if value != getattr(plain, name):
                 params[name] = _text(value)
-        if self.present:
-            params["present"] = "1"
+        for name in ("present", "allow_incomplete"):
+            if getattr(self, name):
+                params[name] = "1"
         for param, name in _CONVENTION_PARAMS.items():
             if getattr(self.conventions, name) != getattr(plain.conventions, name):
                 params[param] = _text(getattr(self.conventions, name))
@@ -216,11 +229,15 @@ def decode_params(params: Mapping[str, str], page: str = "story") -> tuple[View,
                     f"The link's `threshold={raw[:40]}` is outside [0, 1]; using {clamped:g}."
                 )
             values["threshold"] = clamped
-    if (raw := params.get("present")) is not None:
-        if raw in ("1", "true", "True", "0", "false", "False"):
-            values["present"] = raw in ("1", "true", "True")
-        else:
-            bad("present", raw, "not 1 or 0", "no presentation mode")
+    for name, instead in (
+        ("present", "no presentation mode"),
+        ("allow_incomplete", "incomplete conditions left out"),
+    ):
+        if (raw := params.get(name)) is not None:
+            if raw in ("1", "true", "True", "0", "false", "False"):
+                values[name] = raw in ("1", "true", "True")
+            else:
+                bad(name, raw, "not 1 or 0", instead)
     values["conventions"] = _settings(
         Conventions, _CONVENTION_PARAMS, params, plain.conventions, bad
     )

@@ -13,6 +13,7 @@ from leakeval_core.cli.common import (
     add_statistics_options,
     from_options,
     progress,
+    report_incomplete,
     view_from,
     write,
 )
@@ -109,6 +110,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
             covers=args.covers,
             strata=args.strata,
         )
+    report_incomplete(result.incomplete)
     summary = result.summary()
     print(format_table(summary, "markdown", result.caption))
     print(f"\n{result.caveat}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 import typing
+from collections.abc import Iterable
 from dataclasses import MISSING, fields
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from leakeval_core.evaluation.measures import DEFAULT_MEASURES, Measure, Naming,
 __all__ = [
     "EXIT_BAD_INPUT",
     "add_dataclass_options",
+    "add_incomplete_option",
     "add_scoring_options",
     "add_statistics_options",
     "conventions_from",
@@ -29,7 +31,7 @@ __all__ = [
     "measures_from",
     "output_names",
     "progress",
-    "report_failures",
+    "report_incomplete",
     "statistics_from",
     "view_from",
     "write",
@@ -124,6 +126,17 @@ def add_scoring_options(parser: argparse.ArgumentParser, single_measure: bool = 
 def add_statistics_options(parser: argparse.ArgumentParser) -> None:
     add_scoring_options(parser, single_measure=True)
     add_dataclass_options(parser, Statistics)
+    add_incomplete_option(parser)
+
+
+def add_incomplete_option(parser: argparse.ArgumentParser) -> None:
+    """`--allow-incomplete`: the View's `allow_incomplete`."""
+    parser.add_argument(
+        "--allow-incomplete",
+        action="store_true",
+        help="compute figures from conditions that lack a run their siblings have, or hold "
+        "one that cannot be read; they are named either way (default: left out)",
+    )
 
 
 def conventions_from(args: argparse.Namespace) -> Conventions:
@@ -172,14 +185,16 @@ def view_from(args: argparse.Namespace) -> View:
         conventions=conventions_from(args),
         statistics=statistics_from(args),
         threshold=getattr(args, "threshold", None),
+        allow_incomplete=getattr(args, "allow_incomplete", False),
     )
 
 
-def report_failures(study, view: View) -> None:
-    """Runs that could not be scored are left out of every number: say which, and why."""
-    scored = study.scores(view.conventions, (view.measure,))
-    for failure in scored.failures.itertuples():
-        print(f"leakeval: {failure.error} (left out)", file=sys.stderr)
+def report_incomplete(notes: Iterable[str]) -> None:
+    """The incomplete and broken conditions a result names (its `incomplete`), a line each
+    on stderr: left out of every figure, or, with `--allow-incomplete`, computed with the
+    queries each lacks."""
+    for note in notes:
+        print(f"leakeval: {note}", file=sys.stderr)
 
 
 def write(text: str, out: str | None) -> None:

@@ -13,7 +13,7 @@ from leakeval_core.cli.common import (
     EXIT_BAD_INPUT,
     add_statistics_options,
     progress,
-    report_failures,
+    report_incomplete,
     view_from,
     write,
 )
@@ -136,7 +136,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         family=args.family,
         progress=progress("scoring"),
     )
-    report_failures(study, view)
+    report_incomplete(result.incomplete)
     write(format_table(result.table, args.format, result.caption + " † significant."), args.out)
     return 0
 
@@ -155,7 +155,7 @@ def _cmd_inflation(args: argparse.Namespace) -> int:
         top=args.top,
         progress=progress("scoring"),
     )
-    report_failures(study, view)
+    report_incomplete(result.incomplete)
     for warning in result.warnings:
         print(f"leakeval: warning: {warning}", file=sys.stderr)
     if args.format == "json":
@@ -172,10 +172,11 @@ def _cmd_inflation(args: argparse.Namespace) -> int:
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from leakeval_core import api
+    from leakeval_core.api import doors
 
     study, view = _study(args)
     study.scores(view.conventions, (view.measure,), progress("scoring"))
-    report_failures(study, view)
+    report_incomplete(doors.incomplete_conditions(study, view))
     text = api.report(study, view=view, factor=args.factor, leaked=args.leaked, clean=args.clean)
     Path(args.out).write_text(text, encoding="utf-8")
     print(
@@ -193,6 +194,7 @@ def _cmd_story(args: argparse.Namespace) -> int:
     study, view = _study(args)
     pair = {f: study.level(f, text) for f, text in (args.level or [])}
     told = api.story(study, view=view, pair=pair or None)
+    report_incomplete(told.incomplete)
     if args.json:
         print(json.dumps(doors.story_record(told), indent=2))
     else:

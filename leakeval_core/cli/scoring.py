@@ -137,6 +137,7 @@ def _cmd_scores(args: argparse.Namespace) -> int:
     call hashes the files, finds it and writes it, without importing pandas or numpy.
     Output with failed runs is not cached, so their errors are reported every time."""
     from leakeval_core.experiment.cache import Cache, hash_key
+    from leakeval_core.experiment.completeness import completeness
     from leakeval_core.experiment.manifest import load_experiment
     from leakeval_core.experiment.scores import scores_key
 
@@ -168,6 +169,10 @@ def _cmd_scores(args: argparse.Namespace) -> int:
         sys.stdout.buffer.flush()
     for error in failures:
         print(f"leakeval: {error}", file=sys.stderr)
+    # each run's rows are what the file holds; the runs its design expects and lacks are
+    # named, as every verb names them, because a mean over its rows would be wrong
+    for problem in completeness(experiment).problems():
+        print(f"leakeval: warning: {problem}", file=sys.stderr)
     return EXIT_BAD_INPUT if failures else 0
 
 

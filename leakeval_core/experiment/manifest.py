@@ -109,6 +109,25 @@ class Experiment:
         names = self.factors if "collection" in self.factors else ("collection", *self.factors)
         return tuple(f for f in names if f != self.design.fold)
 
+    def run_id_of(self, levels: dict[str, object]) -> str:
+        """The run id (path under the root) the pattern gives for these levels, each spelt
+        as the experiment's files spell it (`fold01` stays `fold01` though read as 1): the
+        file a missing run would be."""
+        spelt = self._spellings
+        return _FIELD.sub(
+            lambda m: spelt.get((m[1], levels[m[1]]), str(levels[m[1]])), self.pattern
+        )
+
+    @cached_property
+    def _spellings(self) -> dict[tuple[str, object], str]:
+        """(field, level) -> the level's text in the run ids."""
+        regex = _pattern_regex(self.pattern)
+        spelt: dict[tuple[str, object], str] = {}
+        for run in self.runs:
+            for name, text in regex.match(run["run_id"]).groupdict().items():
+                spelt.setdefault((name, run[name]), text)
+        return spelt
+
     def fingerprint(self) -> str:
         """A cheap key for in-memory caches: size and mtime of every file the experiment uses.
 
@@ -295,17 +314,22 @@ def _pattern_fields(manifest: Path, pattern: str) -> tuple[str, ...]:
     return tuple(fields)
 
 
-def _discover(
-    manifest: Path, root: Path, pattern: str, factors: tuple[str, ...], collections: dict
-) -> tuple[dict, ...]:
-    glob = _FIELD.sub("*", pattern)
-    regex = re.compile(
+def _pattern_regex(pattern: str) -> re.Pattern:
+    """The runs pattern as a regex over run ids, one named group per field."""
+    return re.compile(
         "".join(
             f"(?P<{part}>[^/]+)" if i % 2 else re.escape(part)
             for i, part in enumerate(_FIELD.split(pattern))
         )
         + "$"
     )
+
+
+def _discover(
+    manifest: Path, root: Path, pattern: str, factors: tuple[str, ...], collections: dict
+) -> tuple[dict, ...]:
+    glob = _FIELD.sub("*", pattern)
+    regex = _pattern_regex(pattern)
     rows = []
     for path in sorted(root.glob(glob)):
         relative = path.relative_to(root).as_posix()

@@ -2,6 +2,7 @@
 
 A broken run is reported next to the others, not raised: in an experiment of 100 runs with
 one bad file, the other 99 still score and the bad one is listed with its file:line message.
+Its condition is broken (`completeness`), so no figure is computed from it unless asked.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.measures import DEFAULT_MEASURES, Measure, parse_measures
 from leakeval_core.experiment.cache import Cache, hash_key
+from leakeval_core.experiment.completeness import Completeness, completeness
 from leakeval_core.experiment.design import Design
 from leakeval_core.experiment.digests import collection_digest, file_digest
 from leakeval_core.experiment.manifest import Experiment
@@ -52,6 +54,9 @@ class ExperimentScores:
     """`missing` applies per condition, after folds are combined (see folds.per_query)."""
     design: Design = Design()
     """The experiment's factor roles; the fold role says which factor folds combine over."""
+    completeness: Completeness = field(default_factory=Completeness)
+    """The conditions that lack a run their design expects or hold one that failed: no
+    figure is computed from them unless asked (see folds.per_query)."""
 
     @property
     def failures(self) -> pd.DataFrame:
@@ -77,7 +82,7 @@ def score_experiment(
     key = scores_key(experiment, measures, conventions)
     hits = [cache.get(kind, key) for kind in _KINDS]
     if all(hit is not None for hit in hits):
-        return ExperimentScores(*(hit[0] for hit in hits), measures, conventions, experiment.design)
+        return _scores(experiment, *(hit[0] for hit in hits), measures, conventions)
     conditions = experiment.conditions
 
     # A fold's run holds only its fold's queries, so a run never fills in missing queries;
@@ -102,7 +107,8 @@ def score_experiment(
         try:
             qrels = prepare(collection)
         except LeakevalError as exc:
-            found.update(dict.fromkeys(todo, exc))
+            why = LeakevalError(f"collection {collection!r} could not be loaded: {exc}")
+            found.update(dict.fromkeys(todo, why))
             continue
         paths = [rows[i].path for i in todo]
         for i, result in zip(todo, score_files(paths, qrels, measures), strict=True):
@@ -136,7 +142,21 @@ def score_experiment(
     if runs.error.eq("").all():
         for kind, table in zip(_KINDS, tables, strict=True):
             cache.put(kind, key, table)
-    return ExperimentScores(*tables, measures, conventions, experiment.design)
+    return _scores(experiment, *tables, measures, conventions)
+
+
+def _scores(experiment: Experiment, scores, runs, queries, measures, conventions):
+    """The scores with the experiment's design and its incomplete and broken conditions."""
+    failed = runs[runs.error != ""]
+    return ExperimentScores(
+        scores,
+        runs,
+        queries,
+        measures,
+        conventions,
+        experiment.design,
+        completeness(experiment, dict(zip(failed.run_id, failed.error, strict=True))),
+    )
 
 
 SCORER_VERSION = 2

@@ -130,6 +130,10 @@ class Story:
     warnings: tuple[str, ...] = ()
     """What the reader must be told beside the answer: a sampled log, a flagged share far
     below the study's."""
+    incomplete: tuple[str, ...] = ()
+    """The experiment's incomplete and broken conditions, in a sentence each: left out of
+    every figure (so never this story's pair), or computed anyway with the queries each
+    lacks."""
 
     @property
     def top_title(self) -> str:
@@ -161,6 +165,7 @@ def tell(
     opening: str = "chosen",
     leaked: str = "",
     warnings: tuple[str, ...] = (),
+    incomplete: tuple[str, ...] = (),
 ) -> Story:
     answer = verdict_sentence(facts, measure)
     return Story(
@@ -178,6 +183,7 @@ def tell(
         opening,
         leaked,
         warnings,
+        incomplete,
     )
 
 

@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from tests.app.apptest import detected, story_pair, widget
+from tests.support import DAMAGED, INCOMPLETE, damaged_demo
 
 pytestmark = pytest.mark.demo
 
@@ -66,3 +67,31 @@ def test_which_topics_leaked_opens_on_the_storys_collection(app):
     assert not at.exception and at.header[0].value == "Leakage overlap"
     assert at.multiselect[0].value == ["core17"]
     assert set(at.dataframe[0].value.collection) == {"core17"}
+
+
+@pytest.mark.parametrize("how", ["deleted", "malformed"])
+def test_an_incomplete_pair_is_said_so_instead_of_a_headline(
+    how, open_app, demo_dir, demo_cache, tmp_path
+):
+    """The user study's defect: with one fold of colbert's leaked robust04 condition at 2000
+    deleted, the Story read "worsens nDCG@10 from 0.601 to 0.573"; with a malformed fold it
+    showed the error, then a story built without the file."""
+    folder = damaged_demo(demo_dir, tmp_path / "data" / "demo", how)
+    at = open_app(folder.parent, demo_cache.root)
+    damaged = DAMAGED.format(1 if how == "deleted" else 2)
+    said = " ".join(e.value for e in at.error)
+    assert damaged in said and "left out of every figure" in said  # above every page
+    assert story_pair(at) != {"collection": "robust04", "model": "colbert", "train_size": 2000}
+    for name, level in INCOMPLETE.items():
+        widget(at.selectbox, name if name == "collection" else f"story_{name}").set_value(level)
+    at.run()
+    assert not at.exception
+    assert [h.value for h in at.header] == ["Story"]  # no headline
+    (warning,) = [w.value for w in at.warning if "No story for this pair" in w.value]
+    assert damaged in warning and ("incomplete" if how == "deleted" else "broken") in warning
+    # computed anyway, at the reader's word: a headline, and how many queries it lacks
+    widget(at.toggle, "allow_incomplete").set_value(True).run()
+    assert not at.exception
+    assert at.header[0].value.startswith("Leaked training")
+    assert "on robust04 (model colbert, train_size 2000)" in at.header[0].value
+    assert any("lacks 50 of its 250 queries" in w.value for w in at.warning)

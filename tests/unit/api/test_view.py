@@ -45,6 +45,7 @@ views = st.builds(
     collection=st.none() | st.text(min_size=1, max_size=20),
     choices=st.dictionaries(names, texts, max_size=5).map(lambda d: tuple(sorted(d.items()))),
     present=st.booleans(),
+    allow_incomplete=st.booleans(),
 )
 
 
