@@ -124,9 +124,7 @@ def test_a_read_only_cache_folder(tmp_path):
     assert list((tmp_path / "cache").iterdir()) == []
 
 
-def test_read_only_file_system_degrades_once_and_still_serves_its_entries(
-    tmp_path, monkeypatch
-):
+def test_read_only_file_system_degrades_once_and_still_serves_its_entries(tmp_path, monkeypatch):
     """A read-only mount (simulated: every new file fails with EROFS, as root's would too):
     what the cache holds is still read; the first failed write is the last one tried."""
     warm = Cache(tmp_path)
