@@ -15,6 +15,7 @@ from leakeval_app import (
     collector,
     first_compute,
     first_start,
+    loaders,
     navigation,
     presentation,
     sidebar,
@@ -22,7 +23,8 @@ from leakeval_app import (
 )
 from leakeval_app.context import data_root, set_current
 from leakeval_app.preload import preload_charts
-from leakeval_app.render import export_charts, forget_charts
+from leakeval_app.render import export_charts, forget_charts, show_error
+from leakeval_core.errors import LeakevalError
 
 
 def run() -> None:
@@ -38,11 +40,16 @@ def run() -> None:
         presentation.show_style()
     state.sync_url()
     notices = st.container()
+    said = show_cache_notice(notices, None)
     preload_charts()
 
     root = data_root()
     first_start.ensure_an_experiment(root)
-    context = sidebar.draw(root)
+    try:
+        context = sidebar.draw(root)
+    except LeakevalError as exc:  # said where the page would be, whatever the sidebar shows
+        show_error(exc)
+        st.stop()
     set_current(context)
     if presenting:
         presentation.show_bar(here, context.experiment.simulated)
@@ -50,9 +57,20 @@ def run() -> None:
     router.run()
 
     export_charts()
+    show_cache_notice(notices, said)
     for notice in state.take_notices():
         notices.warning(notice, icon=":material/link_off:")
     collector.freeze_long_lived_objects()
+
+
+def show_cache_notice(box, said: str | None) -> str | None:
+    """At the top of every page while the disk cache cannot be written: before the page
+    runs (a page that stops early still has it), and after it, when a write failed during
+    this rerun (`said`: the notice already shown)."""
+    notice = loaders.cache_notice()
+    if notice is not None and notice != said:
+        box.warning(notice, icon=":material/database_off:")
+    return notice
 
 
 def configure_page(presenting: bool) -> None:

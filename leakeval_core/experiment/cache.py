@@ -120,7 +120,7 @@ class Cache:
         keeps nothing (even when everything it needs is already cached); the notice."""
         if self.notice is None:
             _write_atomically(self.root, self.root / ".probe", lambda tmp: None)
-            (self.root / ".probe").unlink(missing_ok=True)
+            self._discard(self.root / ".probe")
         return self.notice
 
     def path(self, kind: str, key: str, suffix: str = ".parquet") -> Path:
@@ -184,8 +184,8 @@ class Cache:
         _write_atomically(self.root, path, lambda tmp: Path(tmp).write_bytes(blob))
 
     def _discard(self, path: Path) -> None:
-        """Delete a damaged entry, so it is rebuilt; where the cache cannot be written, it
-        stays and is rebuilt in memory each time."""
+        """Delete a damaged entry, so it is rebuilt (or the probe's file); where the cache
+        cannot be written, it stays and is rebuilt in memory each time."""
         if self.notice is None:
             try:
                 path.unlink(missing_ok=True)

@@ -195,3 +195,10 @@ def test_clearing_a_cache_that_cannot_be_written_is_a_one_line_error(tmp_path, m
     monkeypatch.setattr(shutil, "rmtree", refuse)
     with pytest.raises(LeakevalError, match=r"cannot clear the cache .*: Read-only file system"):
         cache.clear()
+
+
+def test_the_probe_says_at_once_and_leaves_nothing(tmp_path):
+    assert Cache(tmp_path / "fine").probe() is None
+    assert list((tmp_path / "fine").iterdir()) == []
+    (tmp_path / "file").write_text("in the way")
+    assert "a file is where its folder should be" in Cache(tmp_path / "file").probe()
