@@ -14,6 +14,9 @@
   cannot be written the app works from memory (the study keeps what it built) and says so
   at the top of every page (`cache_notice`).
 
+- Uploaded runs, and what is computed from them, are not in any of these: they are kept
+  in their browser session, within limits (`uploads`).
+
 Scoring and detection draw a progress bar (`first_compute`) the first time a study needs them.
 """
 

@@ -20,6 +20,7 @@ from leakeval_app import (
     presentation,
     sidebar,
     state,
+    uploads,
 )
 from leakeval_app.context import data_root, set_current
 from leakeval_app.preload import preload_charts
@@ -39,6 +40,7 @@ def run() -> None:
     if presenting:
         presentation.show_style()
     state.sync_url()
+    uploads.watch_session()
     notices = st.container()
     said = show_cache_notice(notices, None)
     preload_charts()

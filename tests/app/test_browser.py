@@ -230,11 +230,14 @@ def test_uploaded_runs_are_scored_kept_and_compared(app_url, browser, demo_dir, 
     wait_until_idle(page)
     assert page.get_by_text(coverage).count() == 1  # and kept once
     assert page.locator('[data-testid="stException"]').count() == 0
-    dropzone.set_input_files([str(good)])  # in the uploader again, then removed by its button
-    # the upload's own rerun must be over first: a click sent while the uploader's rerun is
-    # still on its way can be superseded by it (seen once in a full-suite run)
+    # each upload is taken out of the uploader, which is drawn anew under its next key
+    assert page.locator(".st-key-uploads_2").count() == 1
     uploader = page.get_by_test_id("stFileUploader")
-    uploader.get_by_text("mine.run", exact=True).first.wait_for(timeout=60_000)
+    assert uploader.get_by_text("mine.run", exact=True).count() == 0
+    dropzone.set_input_files([str(good)])  # in the uploader again, then removed by its button
+    # the upload's own rerun must be over first (its uploader renewed): a click sent while
+    # that rerun is still on its way can be superseded by it (seen once in a full-suite run)
+    page.locator(".st-key-uploads_3").wait_for(timeout=60_000)
     remove_until_gone(page, coverage)
     assert page.get_by_text(coverage).count() == 0  # the uploader did not hand it back
     page.close()

@@ -4,12 +4,13 @@ test_browser_resilience.py."""
 
 from __future__ import annotations
 
+import weakref
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.apptest import PAGES
+from tests.app.apptest import PAGES, open_tab, widget
 from tests.support import ROOT
 
 
@@ -113,3 +114,128 @@ def test_a_bad_experiment_is_explained_in_the_main_area(tmp_path, monkeypatch, p
     assert len(errors) == 1 and BROKEN in errors[0], errors
     assert errors[0].startswith("leakeval: ")
     assert not at.sidebar.error
+
+
+# Uploads are bounded: what a session keeps, what the server keeps, and for how long.
+
+
+@pytest.fixture
+def uploading(app, demo_dir, monkeypatch):
+    """The dataset browser's upload tab on the demo, with a server that keeps nothing from
+    other tests' sessions; and a good and a broken run for its first collection."""
+    from leakeval_app import uploads
+
+    monkeypatch.setattr(uploads, "_LIVE", weakref.WeakSet())
+    at = app("app_pages/datasets.py")
+    open_tab(at, "datasets_tab", "Score your own run")
+    collection = widget(at.selectbox, "collection").value
+    good = next((demo_dir / "runs" / collection).rglob("*.run")).read_bytes()
+    first = good.split(b"\n", 1)[0].decode().split()[0]
+    return at, good, f"{first} Q0 d1 1 2.0 x\n{first} Q0 d2 2 nan x\n".encode()
+
+
+def upload(at: AppTest, *files: tuple[str, bytes]) -> AppTest:
+    at.file_uploader[0].set_value([(name, data, "text/plain") for name, data in files]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def session_store(at: AppTest):
+    return at.session_state["_leakeval_uploads"]
+
+
+@pytest.mark.demo
+def test_a_run_that_fails_to_parse_is_read_once(uploading, monkeypatch):
+    """Its error is said again on every rerun, from memory: the file is not parsed again."""
+    from leakeval_core.io import trec
+
+    at, _, bad = uploading
+    parsed = []
+    read_run = trec.read_run
+    monkeypatch.setattr(trec, "read_run", lambda source: parsed.append(1) or read_run(source))
+    upload(at, ("bad.run", bad))
+    for _ in range(3):
+        assert [e.value for e in at.main.error] == [
+            "leakeval: bad.run:2: score 'nan' is not finite"
+        ]
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+    assert parsed == [1]
+
+
+@pytest.mark.demo
+def test_removing_a_run_drops_it_and_what_was_computed_from_it(uploading):
+    at, good, _ = uploading
+    upload(at, ("mine.run", good))
+    store = session_store(at)
+    assert [run.name for run in store.runs.values()] == ["mine.run"]
+    assert store.derived  # its scores
+    assert not at.file_uploader[0].value  # the uploader let go of it: it is held once
+    next(b for b in at.button if b.key and b.key.startswith("forget_")).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert session_store(at).runs == {}
+    assert not session_store(at).derived
+
+
+@pytest.mark.demo
+def test_a_session_past_its_limit_is_told_which_and_keeps_what_fits(uploading, monkeypatch):
+    at, good, bad = uploading
+    monkeypatch.setenv("LEAKEVAL_SESSION_UPLOAD_MB", str((len(good) + len(bad) / 2) / 1e6))
+    upload(at, ("mine.run", good), ("bad.run", bad))
+    errors = [e.value for e in at.main.error]
+    assert any(
+        e.startswith("leakeval: bad.run (0.0 MB) is not kept: this session keeps ")
+        and "(LEAKEVAL_SESSION_UPLOAD_MB); remove a run to make room" in e
+        for e in errors
+    ), errors
+    assert [run.name for run in session_store(at).runs.values()] == ["mine.run"]
+
+
+@pytest.mark.demo
+def test_a_server_past_its_limit_is_told_so_in_every_session(uploading, app, monkeypatch):
+    at, good, bad = uploading
+    upload(at, ("mine.run", good))
+    monkeypatch.setenv("LEAKEVAL_SERVER_UPLOAD_MB", str((len(good) + len(bad) / 2) / 1e6))
+    other = app("app_pages/datasets.py")  # another reader's session
+    open_tab(other, "datasets_tab", "Score your own run")
+    upload(other, ("bad.run", bad))
+    errors = [e.value for e in other.main.error]
+    assert any(
+        "is not kept: the server keeps" in e and "(LEAKEVAL_SERVER_UPLOAD_MB)" in e for e in errors
+    ), errors
+    assert session_store(other).runs == {}
+    assert len(session_store(at).runs) == 1
+
+
+@pytest.mark.demo
+def test_a_file_over_the_upload_limit_is_not_kept(uploading, monkeypatch):
+    at, good, _ = uploading
+    monkeypatch.setenv("LEAKEVAL_MAX_UPLOAD_MB", "0.00001")
+    upload(at, ("big.run", good))
+    assert any(
+        "big.run: " in e.value and "is over the upload limit of 0.0 MB" in e.value
+        for e in at.main.error
+    )
+    assert session_store(at).runs == {}
+
+
+@pytest.mark.parametrize("back", [False, True])
+def test_a_closed_tab_drops_its_uploads_after_the_session_ttl(monkeypatch, back):
+    """Unless the session is back by then. The wait is joined, not timed."""
+    from streamlit.runtime import Runtime
+
+    from leakeval_app.uploads import Upload, _Kept
+
+    kept = _Kept("a-session")
+    kept.runs["d"] = Upload("d", "mine.run", b"1 Q0 a 1 2 x\n")
+    kept.derived[(("d",), "score")] = "scores"
+
+    class Server:
+        def is_active_session(self, session_id):
+            return back and session_id == "a-session"
+
+    monkeypatch.setattr(Runtime, "exists", classmethod(lambda cls: True))
+    monkeypatch.setattr(Runtime, "instance", classmethod(lambda cls: Server()))
+    kept.disconnected(0)
+    kept.expiry.join()
+    assert bool(kept.runs) == back and bool(kept.derived) == back
