@@ -13,8 +13,9 @@ Memory is bounded and given back:
   refused with a message that names the limit (`context`);
 - removing a run drops it and everything computed from it;
 - when a session's tab closes, its runs are dropped `server.disconnectedSessionTTL` seconds
-  later unless it has reconnected (Streamlit itself forgets a session that has timed out
-  only when it next stores another one, so the store is emptied here, on time).
+  later (at least one) unless it has reconnected (Streamlit itself forgets a session that
+  has timed out only when it next stores another one, so the store is emptied here, on
+  time).
 
 What is computed from uploads (`derived`: scores, audits) is kept with them, errors
 included, so a rerun never reads a file again, a broken one included.
@@ -115,7 +116,9 @@ def watch_session() -> None:
 
 
 def _disconnected(kept: _Kept) -> None:
-    kept.disconnected(st.get_option("server.disconnectedSessionTTL"))
+    """Streamlit releases the session's resources before it marks the session disconnected,
+    so the wait is at least a second: a session still marked active then is back."""
+    kept.disconnected(max(st.get_option("server.disconnectedSessionTTL"), 1))
 
 
 @st.cache_resource(scope="session", on_release=_disconnected, show_spinner=False)

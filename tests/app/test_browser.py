@@ -46,13 +46,26 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_app(data_root: Path, cache: Path) -> tuple[subprocess.Popen, str]:
-    """The dashboard as a user starts it, `leakeval app DATA --port N`, once it answers."""
+def start_app(
+    data_root: Path, cache: Path, env: dict[str, str] | None = None, serve: dict | None = None
+) -> tuple[subprocess.Popen, str]:
+    """The dashboard as a user starts it, `leakeval app DATA --port N`, once it answers.
+
+    `env`: more environment. `serve`: Streamlit options `leakeval app` would set otherwise;
+    the app's server (`python -m leakeval_app.serve`) is then started with these instead."""
     port = free_port()
-    env = {**os.environ, "LEAKEVAL_CACHE": str(cache)}
-    command = [sys.executable, "-m", "leakeval_core.cli", "app", str(data_root)]
+    env = {**os.environ, "LEAKEVAL_CACHE": str(cache), **(env or {})}
+    command = [sys.executable, "-m", "leakeval_core.cli", "app", str(data_root), "--port"]
+    if serve is not None:
+        from leakeval_core.cli.dashboard import STREAMLIT_OPTIONS
+
+        options = {**STREAMLIT_OPTIONS, **serve}
+        command = [sys.executable, "-m", "leakeval_app.serve"]
+        command += [f"--{name}={value}" for name, value in options.items()]
+        command.append("--server.port")
+        env["LEAKEVAL_DATA"] = str(data_root)
     proc = subprocess.Popen(
-        [*command, "--port", str(port)],
+        [*command, str(port)],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,

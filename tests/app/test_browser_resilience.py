@@ -66,3 +66,45 @@ def test_a_bad_experiment_is_explained_on_screen(troubled, browser, query, width
     assert box["y"] >= 0 and box["y"] + box["height"] <= 800
     assert page.locator('[data-testid="stException"]').count() == 0
     page.close()
+
+
+def test_a_closed_tabs_uploads_are_given_back_when_its_session_ends(demo_dir, browser, tmp_path):
+    """The server keeps room for one run. A second reader's run is refused while the first
+    reader's tab is open, and kept once that tab has closed and its session ended (a TTL of
+    0 s here, which the store makes a second): uploads are retried until one is kept, so
+    the test waits on the server's state, not on a clock."""
+    run = (demo_dir / "runs/robust04/monot5/leaked/2000/fold1.run").read_bytes()
+    mine, theirs = tmp_path / "mine.run", tmp_path / "theirs.run"
+    mine.write_bytes(run)
+    theirs.write_bytes(run.replace(b" x\n", b" y\n"))  # other content, the same size
+    room = {"LEAKEVAL_SERVER_UPLOAD_MB": str(len(run) * 1.5 / 1e6)}
+    proc, url = start_app(
+        demo_dir.parent, tmp_path / "cache", room, {"server.disconnectedSessionTTL": 0}
+    )
+    try:
+        first, second = (open_uploads(browser, url) for _ in range(2))
+        assert upload(first, mine, 1)
+        assert not upload(second, theirs, 1)
+        assert second.get_by_text("is not kept: the server keeps").count() == 1
+        first.close()
+        assert any(upload(second, theirs, attempt) for attempt in range(2, 100))
+        second.close()
+    finally:
+        stop_app(proc)
+
+
+def open_uploads(browser, url: str):
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(f"{url}/datasets?datasets_tab=Score+your+own+run")
+    page.get_by_test_id("stFileUploaderDropzoneInput").wait_for(state="attached", timeout=120_000)
+    wait_until_idle(page)
+    return page
+
+
+def upload(page, path: Path, attempt: int) -> bool:
+    """Upload `path` (the page's `attempt`th upload); whether it was kept. Each upload's
+    rerun draws the uploader anew under its next key: that is when it is done."""
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files([str(path)])
+    page.locator(f".st-key-uploads_{attempt}").wait_for(timeout=60_000)
+    wait_until_idle(page)
+    return page.get_by_test_id("stMain").get_by_text(path.name, exact=True).count() > 0
