@@ -139,7 +139,12 @@ def _mb(size: int) -> str:
 
 def keep(files: Iterable) -> None:
     """Add newly uploaded files (Streamlit UploadedFile objects) to the session's runs, or
-    say why one is refused, and let go of Streamlit's copies."""
+    say why one is refused, and let go of Streamlit's copies. A file let go before comes
+    back as a DeletedFile when the browser sends an old uploader's state again: it was
+    kept or refused then, so it is passed over."""
+    from streamlit.runtime.uploaded_file_manager import UploadedFile
+
+    files = [file for file in files if isinstance(file, UploadedFile)]
     kept = _kept()
     kept.refused = []
     with _LIVE_LOCK:  # the server's total is checked and grown by one session at a time

@@ -239,3 +239,21 @@ def test_a_closed_tab_drops_its_uploads_after_the_session_ttl(monkeypatch, back)
     kept.disconnected(0)
     kept.expiry.join()
     assert bool(kept.runs) == back and bool(kept.derived) == back
+
+
+def test_an_old_uploaders_state_sent_again_is_passed_over():
+    """The browser may send the state of an uploader already renewed: its files, let go of,
+    come back as DeletedFile (seen in a full browser run as an AttributeError page)."""
+
+    def script():
+        import streamlit as st
+        from streamlit.runtime.uploaded_file_manager import DeletedFile
+
+        from leakeval_app import uploads
+
+        uploads.keep([DeletedFile("let-go")])
+        st.write(f"{len(uploads.kept())} kept")
+
+    at = AppTest.from_function(script).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.markdown[0].value == "0 kept"
