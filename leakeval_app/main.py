@@ -56,6 +56,7 @@ def run() -> None:
     if presenting:
         presentation.show_bar(here, context.experiment.simulated)
     first_compute.score_and_detect(context)
+    said = show_cache_notice(notices, said)  # before the page, which may stop early
     router.run()
 
     export_charts()
@@ -66,9 +67,10 @@ def run() -> None:
 
 
 def show_cache_notice(box, said: str | None) -> str | None:
-    """At the top of every page while the disk cache cannot be written: before the page
-    runs (a page that stops early still has it), and after it, when a write failed during
-    this rerun (`said`: the notice already shown)."""
+    """At the top of every page while the disk cache cannot be written: said before the
+    frame computes anything, and again after the scoring and the page when a write failed
+    in them (`said`: the notice already shown). Nothing is drawn after a page that stopped
+    early, so the next rerun says it, from the top."""
     notice = loaders.cache_notice()
     if notice is not None and notice != said:
         box.warning(notice, icon=":material/database_off:")

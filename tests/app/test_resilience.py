@@ -21,6 +21,20 @@ def cache_notice(cache: Path) -> str:
     )
 
 
+def small_experiment(data: Path) -> Path:
+    """Two runs on two topics, alone in `data`: nothing of it is cached anywhere."""
+    small = data / "small"
+    (small / "runs").mkdir(parents=True)
+    (small / "t.txt").write_text("1\tsolar panels\n2\twind farms\n")
+    (small / "q.txt").write_text("1 0 a 1\n1 0 b 0\n2 0 c 2\n")
+    for model in ("bm25", "t5"):
+        (small / "runs" / f"{model}.run").write_text("1 Q0 a 1 2 x\n1 Q0 b 2 1 x\n2 Q0 c 1 3 x\n")
+    (small / "experiment.toml").write_text(
+        '[collections.c]\ntopics = "t.txt"\nqrels = "q.txt"\n[runs]\npattern = "runs/{model}.run"\n'
+    )
+    return small
+
+
 def broken_experiment(data: Path) -> Path:
     """A small experiment whose experiment.toml is not TOML, alone in `data`."""
     experiment = data / "broken"
@@ -72,15 +86,7 @@ def test_an_uncached_experiment_is_scored_once_and_kept_in_memory(tmp_path, monk
     later visits (other sessions too) find the scores in the study, not scored again."""
     from leakeval_core.experiment import scores
 
-    small = tmp_path / "data" / "small"
-    (small / "runs").mkdir(parents=True)
-    (small / "t.txt").write_text("1\tsolar panels\n2\twind farms\n")
-    (small / "q.txt").write_text("1 0 a 1\n1 0 b 0\n2 0 c 2\n")
-    for model in ("bm25", "t5"):
-        (small / "runs" / f"{model}.run").write_text("1 Q0 a 1 2 x\n1 Q0 b 2 1 x\n2 Q0 c 1 3 x\n")
-    (small / "experiment.toml").write_text(
-        '[collections.c]\ntopics = "t.txt"\nqrels = "q.txt"\n[runs]\npattern = "runs/{model}.run"\n'
-    )
+    small_experiment(tmp_path / "data")
     cache = tmp_path / "cache"
     cache.write_text("in the way")
     scored = []
@@ -97,6 +103,32 @@ def test_an_uncached_experiment_is_scored_once_and_kept_in_memory(tmp_path, monk
                 cache_notice(cache)
             ]
     assert scored == [1]
+
+
+def test_a_disk_that_fills_up_during_a_visit_is_said_on_that_visit(tmp_path, monkeypatch):
+    """The probe wrote; the scores' table does not fit: the page still draws, and says so
+    at its top on the rerun that found out, as on every one after it."""
+    import errno
+    import os
+
+    import pyarrow.parquet as pq
+
+    small_experiment(tmp_path / "data")
+    cache = tmp_path / "cache"
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(pq, "write_table", full)
+    at = open_app_at(tmp_path / "data", cache, monkeypatch)
+    for _ in range(2):
+        said = [w.value for w in at.main.warning if "leakeval: cache" in w.value]
+        assert said == [
+            f"leakeval: cache {cache} is full (no space left on device); working from memory, "
+            "nothing new is kept between runs"
+        ]
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
 
 
 @pytest.mark.parametrize("present", [False, True])
