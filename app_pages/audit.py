@@ -175,7 +175,7 @@ with tab_upload:
                 result = views.audit_upload(
                     ctx,
                     collection,
-                    tuple((n, kept[n].digest, kept[n].data) for n in audited),
+                    tuple(kept[n] for n in audited),
                     baseline,
                     conditions.get(baseline),
                     kept.get(baseline.removeprefix("upload: ")),

@@ -98,7 +98,7 @@ with tab_upload:
         st.markdown(
             f"Score TREC run files against **{name}**'s qrels under the current conventions, "
             "and compare one with a condition of the experiment. Runs stay in this browser "
-            "session's memory until you remove them: nothing is saved."
+            "session's memory until you remove them or close the tab: nothing is saved."
         )
         scored = {}
         kept = uploads.uploader()
@@ -111,7 +111,7 @@ with tab_upload:
                 uploads.forget(run.digest)
                 st.rerun()
             try:
-                scored[label] = views.score_upload(ctx, name, run.name, run.data)
+                scored[label] = views.score_upload(ctx, name, run)
             except LeakevalError as exc:
                 show_error(exc)
                 continue

@@ -94,4 +94,20 @@ def data_root() -> Path:
 
 def max_upload_bytes() -> int:
     """Upload size limit: LEAKEVAL_MAX_UPLOAD_MB, default 200 (Streamlit enforces it too)."""
-    return int(float(os.environ.get("LEAKEVAL_MAX_UPLOAD_MB", "200")) * 1_000_000)
+    return _megabytes("LEAKEVAL_MAX_UPLOAD_MB", "200")
+
+
+def session_upload_bytes() -> int:
+    """What one browser session may keep of uploaded runs: LEAKEVAL_SESSION_UPLOAD_MB,
+    default 500."""
+    return _megabytes("LEAKEVAL_SESSION_UPLOAD_MB", "500")
+
+
+def server_upload_bytes() -> int:
+    """What the server keeps of uploaded runs for all its sessions together:
+    LEAKEVAL_SERVER_UPLOAD_MB, default 2000."""
+    return _megabytes("LEAKEVAL_SERVER_UPLOAD_MB", "2000")
+
+
+def _megabytes(variable: str, default: str) -> int:
+    return int(float(os.environ.get(variable, default)) * 1_000_000)

@@ -10,11 +10,13 @@
   hence a new study.
 - `render` (st.cache_data and st.cache_resource): charts, built and serialised once per
   distinct input; figures are output, not numbers.
-- The session (`uploads`, and `views`' upload functions in st.cache_data): uploaded runs and
-  what is computed from them belong to one reader, and go when the session does.
+- The session (`uploads`): uploaded runs and what is computed from them belong to one
+  reader, within limits, and go when the session does.
 - On disk (`leakeval_core.experiment.cache`, `$LEAKEVAL_CACHE`): the SCORES and LEAKAGE
   tables, keyed by file content, so a new process or a new fingerprint of unchanged files
-  reads them instead of scoring or detecting again. Deleting it loses nothing.
+  reads them instead of scoring or detecting again. Deleting it loses nothing, and where it
+  cannot be written the app works from memory (the study keeps what it built) and says so
+  at the top of every page (`cache_notice`).
 
 Scoring and detection draw a progress bar (`first_compute`) the first time a study needs them.
 """
@@ -24,6 +26,7 @@ from __future__ import annotations
 import streamlit as st
 
 from leakeval_core.api import Study
+from leakeval_core.experiment.cache import Cache
 from leakeval_core.experiment.manifest import Experiment
 
 
@@ -32,3 +35,16 @@ def study(path: str, fingerprint: str, _experiment: Experiment) -> Study:
     """The study of the experiment read at this fingerprint (`_experiment` is that reading:
     left out of the key, which the fingerprint already is)."""
     return Study(_experiment)
+
+
+def cache_notice() -> str | None:
+    """One line when the disk cache cannot be written, else None. The server tries a write
+    once, on its first page, so it says so before any table is missing from the cache."""
+    cache = Cache()
+    _probed(str(cache.root))
+    return cache.notice
+
+
+@st.cache_resource(show_spinner=False)
+def _probed(root: str) -> None:
+    Cache(root).probe()

@@ -15,14 +15,17 @@ from leakeval_app import (
     collector,
     first_compute,
     first_start,
+    loaders,
     navigation,
     presentation,
     sidebar,
     state,
+    uploads,
 )
 from leakeval_app.context import data_root, set_current
 from leakeval_app.preload import preload_charts
-from leakeval_app.render import export_charts, forget_charts
+from leakeval_app.render import export_charts, forget_charts, show_error
+from leakeval_core.errors import LeakevalError
 
 
 def run() -> None:
@@ -37,22 +40,41 @@ def run() -> None:
     if presenting:
         presentation.show_style()
     state.sync_url()
+    uploads.watch_session()
     notices = st.container()
+    said = show_cache_notice(notices, None)
     preload_charts()
 
     root = data_root()
     first_start.ensure_an_experiment(root)
-    context = sidebar.draw(root)
+    try:
+        context = sidebar.draw(root)
+    except LeakevalError as exc:  # said where the page would be, whatever the sidebar shows
+        show_error(exc)
+        st.stop()
     set_current(context)
     if presenting:
         presentation.show_bar(here, context.experiment.simulated)
     first_compute.score_and_detect(context)
+    said = show_cache_notice(notices, said)  # before the page, which may stop early
     router.run()
 
     export_charts()
+    show_cache_notice(notices, said)
     for notice in state.take_notices():
         notices.warning(notice, icon=":material/link_off:")
     collector.freeze_long_lived_objects()
+
+
+def show_cache_notice(box, said: str | None) -> str | None:
+    """At the top of every page while the disk cache cannot be written: said before the
+    frame computes anything, and again after the scoring and the page when a write failed
+    in them (`said`: the notice already shown). Nothing is drawn after a page that stopped
+    early, so the next rerun says it, from the top."""
+    notice = loaders.cache_notice()
+    if notice is not None and notice != said:
+        box.warning(notice, icon=":material/database_off:")
+    return notice
 
 
 def configure_page(presenting: bool) -> None:

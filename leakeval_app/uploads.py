@@ -1,20 +1,45 @@
-"""Uploaded runs, kept for the browser session.
+"""Uploaded runs, kept for the browser session, and what was computed from them.
 
-Streamlit's file uploader forgets its files when its tab stops rendering, so each file is
-copied here on arrival, keyed by its content: the same file uploaded twice is kept once.
-Nothing is written to disk. Removing a run also renews the uploader (a new key), which
-would otherwise hand the same file back on the next rerun.
+Streamlit's file uploader hands a file over on the rerun it arrives in. Here it is copied
+into the session's store, keyed by its content (the same file uploaded twice is kept once),
+and then let go everywhere else: removed from Streamlit's own store of uploads, and the
+uploader is drawn anew under a new key, so its widget state drops the file too. Each upload
+is then held once, here, and nothing is written to disk.
+
+Memory is bounded and given back:
+
+- a file over LEAKEVAL_MAX_UPLOAD_MB, or one that would take the session past
+  LEAKEVAL_SESSION_UPLOAD_MB or the server (all sessions) past LEAKEVAL_SERVER_UPLOAD_MB, is
+  refused with a message that names the limit (`context`);
+- removing a run drops it and everything computed from it;
+- when a session's tab closes, its runs are dropped `server.disconnectedSessionTTL` seconds
+  later (at least one) unless it has reconnected (Streamlit itself forgets a session that
+  has timed out only when it next stores another one, so the store is emptied here, on
+  time).
+
+What is computed from uploads (`derived`: scores, audits) is kept with them, errors
+included, so a rerun never reads a file again, a broken one included.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
-from typing import NamedTuple
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple, TypeVar
 
 import streamlit as st
 
+from leakeval_app.context import max_upload_bytes, server_upload_bytes, session_upload_bytes
+from leakeval_core.errors import LeakevalError
+
 _STORE = "_leakeval_uploads"
+KEPT_RESULTS = 16
+"""Results computed from a session's uploads that it keeps (the most recently used)."""
+
+T = TypeVar("T")
 
 
 class Upload(NamedTuple):
@@ -23,40 +48,212 @@ class Upload(NamedTuple):
     data: bytes
 
 
-def _store() -> dict[str, Upload]:
-    return st.session_state.setdefault(_STORE, {})
+class _Failed(NamedTuple):
+    """A computation from uploads that raised LeakevalError: its message, to say again."""
+
+    message: str
+
+
+class _Kept:
+    """One session's uploads, what was computed from them, and what was refused."""
+
+    def __init__(self, session_id: str | None) -> None:
+        self.session_id = session_id
+        self.runs: dict[str, Upload] = {}
+        self.derived: OrderedDict[tuple, Any] = OrderedDict()
+        self.refused: list[str] = []
+        self.uploader = 0
+        """The uploader's generation: a new one is a new widget, with nothing in it."""
+        self.disconnections = 0
+        self.expiry: threading.Timer | None = None
+
+    @property
+    def size(self) -> int:
+        return sum(len(run.data) for run in self.runs.values())
+
+    def release(self) -> None:
+        self.runs.clear()
+        self.derived.clear()
+        self.refused.clear()
+
+    def disconnected(self, ttl: float) -> None:
+        """The tab has gone: drop everything `ttl` seconds from now unless the session is
+        back by then (a later disconnection starts the wait again)."""
+        self.disconnections += 1
+        self.expiry = threading.Timer(ttl, self._expire, (self.disconnections,))
+        self.expiry.daemon = True
+        self.expiry.start()
+
+    def _expire(self, disconnection: int) -> None:
+        from streamlit.runtime import Runtime
+
+        back = Runtime.exists() and Runtime.instance().is_active_session(self.session_id or "")
+        if disconnection == self.disconnections and not back:
+            self.release()
+
+
+_LIVE: weakref.WeakSet[_Kept] = weakref.WeakSet()
+"""Every session's store, for the server's cap; a session Streamlit forgets drops out."""
+_LIVE_LOCK = threading.Lock()
+
+
+def _kept() -> _Kept:
+    kept = st.session_state.get(_STORE)
+    if kept is None:
+        ctx = _script_context()
+        kept = st.session_state[_STORE] = _Kept(ctx.session_id if ctx else None)
+        with _LIVE_LOCK:
+            _LIVE.add(kept)
+    _watch(kept)
+    return kept
+
+
+def watch_session() -> None:
+    """Called on every rerun: a session holding uploads is watched for its tab closing,
+    whichever page it is on (a reconnected session needs watching again)."""
+    if _STORE in st.session_state:
+        _kept()
+
+
+def _disconnected(kept: _Kept) -> None:
+    """Streamlit releases the session's resources before it marks the session disconnected,
+    so the wait is at least a second: a session still marked active then is back."""
+    kept.disconnected(max(st.get_option("server.disconnectedSessionTTL"), 1))
+
+
+@st.cache_resource(scope="session", on_release=_disconnected, show_spinner=False)
+def _watch(_kept: _Kept) -> _Kept:
+    """Session-scoped: Streamlit releases it when the session's tab disconnects."""
+    return _kept
+
+
+def _script_context():
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    return get_script_run_ctx()
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1e6:,.1f} MB"
 
 
 def keep(files: Iterable) -> None:
-    """Add newly uploaded files (Streamlit UploadedFile objects) to the session's runs."""
-    store = _store()
-    for file in files:
-        data = file.getvalue()
-        digest = hashlib.blake2b(data, digest_size=16).hexdigest()
-        store.setdefault(digest, Upload(digest, file.name, data))
+    """Add newly uploaded files (Streamlit UploadedFile objects) to the session's runs, or
+    say why one is refused, and let go of Streamlit's copies. A file let go before comes
+    back as a DeletedFile when the browser sends an old uploader's state again: it was
+    kept or refused then, so it is passed over."""
+    from streamlit.runtime.uploaded_file_manager import UploadedFile
+
+    files = [file for file in files if isinstance(file, UploadedFile)]
+    kept = _kept()
+    kept.refused = []
+    with _LIVE_LOCK:  # the server's total is checked and grown by one session at a time
+        server = sum(other.size for other in _LIVE)
+        for file in files:
+            data = file.getvalue()
+            digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+            if digest not in kept.runs:
+                if refusal := _refusal(file.name, len(data), kept.size, server):
+                    kept.refused.append(refusal)
+                else:
+                    kept.runs[digest] = Upload(digest, file.name, data)
+                    server += len(data)
+    _let_go(files)
+
+
+def _refusal(name: str, size: int, session: int, server: int) -> str | None:
+    """Why a file of `size` bytes is not kept, or None; the session and the server already
+    keep `session` and `server` bytes."""
+    if size > max_upload_bytes():
+        return (
+            f"{name}: {_mb(size)} is over the upload limit of {_mb(max_upload_bytes())} "
+            "(LEAKEVAL_MAX_UPLOAD_MB)"
+        )
+    if session + size > session_upload_bytes():
+        return (
+            f"{name} ({_mb(size)}) is not kept: this session keeps {_mb(session)} of runs and "
+            f"may keep {_mb(session_upload_bytes())} (LEAKEVAL_SESSION_UPLOAD_MB); remove a "
+            "run to make room"
+        )
+    if server + size > server_upload_bytes():
+        return (
+            f"{name} ({_mb(size)}) is not kept: the server keeps {_mb(server)} of runs for "
+            f"all its readers and may keep {_mb(server_upload_bytes())} "
+            "(LEAKEVAL_SERVER_UPLOAD_MB); try again once others have removed runs or closed "
+            "their tabs"
+        )
+    return None
+
+
+def _let_go(files: Iterable) -> None:
+    """Take the files out of Streamlit's store of uploads, as its chat input does with
+    its own, and renew the uploader so its state holds them no longer."""
+    from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
+
+    ctx = _script_context()
+    if ctx is not None and isinstance(ctx.uploaded_file_mgr, MemoryUploadedFileManager):
+        for file in files:
+            ctx.uploaded_file_mgr.remove_file(session_id=ctx.session_id, file_id=file.file_id)
+    _renew()
 
 
 def uploader() -> list[Upload]:
-    """Streamlit's uploader for run files; what it receives is kept, and every kept run is
-    returned (the pages that take runs share one store and one widget)."""
-    keep(
-        st.file_uploader(
-            "Run files (plain or gzipped)", accept_multiple_files=True, key=uploader_key()
-        )
-        or []
+    """Streamlit's uploader for run files; what it receives is kept (or refused, and
+    said so below it), and every kept run is returned (the pages that take runs share one
+    store and one widget)."""
+    key = uploader_key()
+    st.file_uploader(
+        "Run files (plain or gzipped)",
+        accept_multiple_files=True,
+        key=key,
+        on_change=lambda: keep(st.session_state[key] or []),
     )
+    for refusal in _kept().refused:
+        st.error(f"leakeval: {refusal}")
     return kept()
 
 
 def kept() -> list[Upload]:
     """The session's runs, in upload order."""
-    return list(_store().values())
+    return list(_kept().runs.values())
 
 
 def uploader_key() -> str:
-    return f"uploads_{st.session_state.get(_STORE + '_generation', 0)}"
+    kept = st.session_state.get(_STORE)
+    return f"uploads_{kept.uploader if kept is not None else 0}"
+
+
+def _renew() -> None:
+    _kept().uploader += 1
 
 
 def forget(digest: str) -> None:
-    _store().pop(digest, None)
-    st.session_state[_STORE + "_generation"] = st.session_state.get(_STORE + "_generation", 0) + 1
+    """Remove a run, and everything computed from it."""
+    kept = _kept()
+    kept.runs.pop(digest, None)
+    for entry in [e for e in kept.derived if digest in e[0]]:
+        del kept.derived[entry]
+    kept.refused = []
+    _renew()
+
+
+def derived(runs: Iterable[Upload], key: tuple, build: Callable[[], T]) -> T:
+    """`build()`'s result for these uploads and `key` (the settings it depends on), kept
+    with the uploads in the session: built once, and a LeakevalError it raised is raised
+    again from memory, so a broken file is read once, not on every rerun."""
+    kept = _kept()
+    entry = (tuple(run.digest for run in runs), *key)
+    if entry in kept.derived:
+        kept.derived.move_to_end(entry)
+        value = kept.derived[entry]
+    else:
+        try:
+            value = build()
+        except LeakevalError as exc:
+            value = _Failed(str(exc))
+        kept.derived[entry] = value
+        while len(kept.derived) > KEPT_RESULTS:
+            kept.derived.popitem(last=False)
+    if isinstance(value, _Failed):
+        raise LeakevalError(value.message)
+    return value

@@ -5,7 +5,8 @@ Every number a page shows is built once per study and View settings, in the stud
 building joins that build, a reader who clicks away leaves it running, and a rerun gets the
 table itself, not a copy. The study is the experiment at one file fingerprint
 (`loaders.study`), so a key needs only the settings. Pages must not change what they get.
-Uploaded runs are the exception: they belong to one session, and are kept in its cache.
+What is computed from uploaded runs is kept with them in their session instead
+(`uploads.derived`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from typing import NamedTuple, TypeVar
 import pandas as pd
 import streamlit as st
 
-from leakeval_app.context import APP_MEASURES, AppContext, max_upload_bytes
+from leakeval_app import uploads
+from leakeval_app.context import APP_MEASURES, AppContext
+from leakeval_app.uploads import Upload
 from leakeval_core import api
 from leakeval_core.api import View, doors
 from leakeval_core.errors import LeakevalError
@@ -134,28 +137,27 @@ class ScoredUpload(NamedTuple):
     diagnostics: object
 
 
-def score_upload(ctx: AppContext, collection: str, name: str, data: bytes) -> ScoredUpload:
-    """Score an uploaded run in memory: it is never written anywhere but this session's cache.
+def score_upload(ctx: AppContext, collection: str, run: Upload) -> ScoredUpload:
+    """Score an uploaded run in memory: it is never written anywhere. The result is kept
+    with the upload in its session (`uploads.derived`), an error too.
 
     Bad input raises LeakevalError with the file:line message.
     """
-    return _score_upload(ctx.key, ctx.conventions, collection, name, data, ctx.study)
+    key = ("score", ctx.key, ctx.conventions, collection)
+    return uploads.derived(
+        (run,), key, lambda: _score_upload(ctx.study, ctx.conventions, collection, run)
+    )
 
 
-@st.cache_data(max_entries=16, show_spinner="Scoring the uploaded run…")
-def _score_upload(key, conventions, collection: str, name: str, data: bytes, _study):
-    if len(data) > max_upload_bytes():
-        raise LeakevalError(
-            f"{name}: {len(data) / 1e6:.0f} MB is over the upload limit of "
-            f"{max_upload_bytes() / 1e6:.0f} MB (LEAKEVAL_MAX_UPLOAD_MB)"
-        )
-    qrels = _study.collection(collection).qrels
-    result = api.score(qrels, {name: (name, data)}, APP_MEASURES, conventions)
-    means = result.means().loc[name]
+def _score_upload(study, conventions, collection: str, run: Upload) -> ScoredUpload:
+    with st.spinner("Scoring the uploaded run…"):
+        qrels = study.collection(collection).qrels
+        result = api.score(qrels, {run.name: (run.name, run.data)}, APP_MEASURES, conventions)
+    means = result.means().loc[run.name]
     table = pd.DataFrame(
         {"measure": [m.label for m in APP_MEASURES], "mean": [means[m.name] for m in APP_MEASURES]}
     )
-    return ScoredUpload(table, result.runs[name].table, result.diagnostics[name])
+    return ScoredUpload(table, result.runs[run.name].table, result.diagnostics[run.name])
 
 
 def upload_versus(ctx: AppContext, upload: ScoredUpload, levels: dict):
@@ -210,39 +212,49 @@ def conditions_of(ctx: AppContext, collection: str) -> dict[str, dict]:
 def audit_upload(
     ctx: AppContext,
     collection: str,
-    runs: tuple,
+    runs: tuple[Upload, ...],
     baseline: str,
     levels: dict | None,
-    baseline_upload,
+    baseline_upload: Upload | None,
 ) -> api.Audit:
     """Uploaded runs audited against a condition's runs (folds joined) or another upload,
-    with the experiment's leaked topics on `collection`."""
-    named = tuple((name, digest) for name, digest, _ in runs)
-    data = {name: blob for name, _, blob in runs}
-    if baseline_upload is not None:
-        data[baseline] = baseline_upload.data
-    return _audit_upload(
-        ctx.key, ctx.settings, collection, named, baseline, levels, data, ctx.study
+    with the experiment's leaked topics on `collection`; kept with the uploads in their
+    session (`uploads.derived`), an error too."""
+    used = (*runs, baseline_upload) if baseline_upload is not None else runs
+    key = (
+        "audit",
+        ctx.key,
+        ctx.settings,
+        collection,
+        tuple(run.name for run in runs),
+        baseline,
+        None if levels is None else tuple(levels.items()),
+    )
+    return uploads.derived(
+        used,
+        key,
+        lambda: _audit_upload(ctx, collection, runs, baseline, levels, baseline_upload),
     )
 
 
-@st.cache_data(max_entries=8, show_spinner="Auditing the uploaded runs…")
-def _audit_upload(key, settings: View, collection, named, baseline, levels, _data, _study):
-    if not named:
+def _audit_upload(ctx: AppContext, collection, runs, baseline, levels, baseline_upload):
+    if not runs:
         raise LeakevalError("upload a run to audit besides the baseline")
-    runs = {name: (name, _data[name]) for name, _ in named}
-    if levels is not None:
-        paths = doors.rows_at(_study.experiment.conditions, levels).path
-        runs[baseline] = pd.concat([_study.run_file(path) for path in paths], ignore_index=True)
-    else:
-        runs[baseline] = (baseline, _data[baseline])
-    pairs = _study.pairs(settings).table
-    covered = _study.covered()
-    return api.audit(
-        _study.collection(collection).qrels,
-        runs,
-        baseline=baseline,
-        view=settings,
-        leakage=pairs[pairs.collection == collection],
-        covers=None if covered is None else covered[covered.collection == collection],
-    )
+    study, settings = ctx.study, ctx.settings
+    with st.spinner("Auditing the uploaded runs…"):
+        named = {run.name: (run.name, run.data) for run in runs}
+        if levels is not None:
+            paths = doors.rows_at(study.experiment.conditions, levels).path
+            named[baseline] = pd.concat([study.run_file(path) for path in paths], ignore_index=True)
+        else:
+            named[baseline] = (baseline, baseline_upload.data)
+        pairs = study.pairs(settings).table
+        covered = study.covered()
+        return api.audit(
+            study.collection(collection).qrels,
+            named,
+            baseline=baseline,
+            view=settings,
+            leakage=pairs[pairs.collection == collection],
+            covers=None if covered is None else covered[covered.collection == collection],
+        )

@@ -2,7 +2,8 @@
 
 Heavy libraries (pandas, pyarrow, pytrec_eval) are imported inside the commands, so `--help`
 answers instantly. Bad input exits 2 with one line, `leakeval: FILE:LINE: why`; anything
-unexpected also prints one line and suggests `--debug` for the traceback.
+unexpected also prints one line and suggests `--debug` for the traceback. A cache that
+could not be written is said once, after the command, which still succeeds.
 """
 
 from __future__ import annotations
@@ -55,6 +56,17 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERNAL
+    finally:
+        _say_cache_notices()
+
+
+def _say_cache_notices() -> None:
+    """Each cache folder that could not be written, in one line (imported only if a cache
+    was: `--help` and the warm paths stay light)."""
+    cache = sys.modules.get("leakeval_core.experiment.cache")
+    if cache is not None and not sys.stderr.closed:
+        for notice in cache.take_notices():
+            print(notice, file=sys.stderr)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -26,6 +26,7 @@ STREAMLIT_OPTIONS = {
     "server.address": "127.0.0.1",
     "server.headless": "true",
     "server.maxUploadSize": "200",
+    "server.disconnectedSessionTTL": "30",
     "server.fileWatcherType": "none",
     "client.toolbarMode": "minimal",
     "client.showErrorLinks": "false",
@@ -33,7 +34,8 @@ STREAMLIT_OPTIONS = {
 }
 """No telemetry, no browser opened on the server's machine, no links out of error boxes, no
 source watcher (with a virtualenv below it, it keeps a core busy), no magic (pages never use
-it). `--server.port` comes from `--port`."""
+it); a closed tab's session, and the runs uploaded in it, kept 30 s for a reconnection, not
+Streamlit's 120. `--server.port` comes from `--port`."""
 
 
 def default_data_dir() -> Path:

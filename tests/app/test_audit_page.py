@@ -9,19 +9,6 @@ from tests.app.apptest import open_tab, widget
 pytestmark = pytest.mark.demo
 
 
-def test_upload_size_limit(monkeypatch, demo_experiment):
-    from leakeval_app import views
-    from leakeval_app.context import AppContext
-    from leakeval_core.api import Study, View
-    from leakeval_core.errors import LeakevalError
-
-    monkeypatch.setenv("LEAKEVAL_MAX_UPLOAD_MB", "0.001")
-    study = Study(demo_experiment)
-    context = AppContext(study, (str(demo_experiment.root), "size-limit-test"), View())
-    with pytest.raises(LeakevalError, match="over the upload limit of 0 MB"):
-        views.score_upload(context, "core17", "big.run", b"307 Q0 d 1 1.0 x\n" * 200)
-
-
 def test_the_audit_looks_closer_at_one_model_of_the_twins(app, demo_experiment, demo_cache):
     """With twins the audited factor has one level (leaked): the closer look names a whole
     condition (model and training size) and draws that one's bins, not every model's."""
@@ -73,3 +60,21 @@ def test_the_audit_leaderboard_is_its_own_tab(app, demo_experiment):
     assert board[clean].tolist() == [fixed(v) for v in expected["clean_mean"]]
     assert not [c for c in board.columns if c.startswith(("clean_", "ci_", "rank_"))]
     assert any("Kendall's τ" in c.value for c in at.caption)
+
+
+def test_uploaded_runs_are_audited_against_a_condition(app, demo_dir, monkeypatch):
+    """Kept with the uploads in the session: a rerun audits nothing again."""
+    from leakeval_app import views
+
+    at = app("app_pages/audit.py")
+    open_tab(at, "audit_tab", "Audit uploaded runs")
+    collection = widget(at.selectbox, "collection").value
+    run = next((demo_dir / "runs" / collection).rglob("*.run")).read_bytes()
+    at.file_uploader[0].set_value(("mine.run", run, "text/plain")).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.get("plotly_chart") and not at.main.error
+    audits = []
+    audit = views._audit_upload
+    monkeypatch.setattr(views, "_audit_upload", lambda *a: audits.append(1) or audit(*a))
+    at.run()
+    assert not at.exception and audits == []

@@ -46,13 +46,26 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_app(data_root: Path, cache: Path) -> tuple[subprocess.Popen, str]:
-    """The dashboard as a user starts it, `leakeval app DATA --port N`, once it answers."""
+def start_app(
+    data_root: Path, cache: Path, env: dict[str, str] | None = None, serve: dict | None = None
+) -> tuple[subprocess.Popen, str]:
+    """The dashboard as a user starts it, `leakeval app DATA --port N`, once it answers.
+
+    `env`: more environment. `serve`: Streamlit options `leakeval app` would set otherwise;
+    the app's server (`python -m leakeval_app.serve`) is then started with these instead."""
     port = free_port()
-    env = {**os.environ, "LEAKEVAL_CACHE": str(cache)}
-    command = [sys.executable, "-m", "leakeval_core.cli", "app", str(data_root)]
+    env = {**os.environ, "LEAKEVAL_CACHE": str(cache), **(env or {})}
+    command = [sys.executable, "-m", "leakeval_core.cli", "app", str(data_root), "--port"]
+    if serve is not None:
+        from leakeval_core.cli.dashboard import STREAMLIT_OPTIONS
+
+        options = {**STREAMLIT_OPTIONS, **serve}
+        command = [sys.executable, "-m", "leakeval_app.serve"]
+        command += [f"--{name}={value}" for name, value in options.items()]
+        command.append("--server.port")
+        env["LEAKEVAL_DATA"] = str(data_root)
     proc = subprocess.Popen(
-        [*command, "--port", str(port)],
+        [*command, str(port)],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
@@ -230,11 +243,14 @@ def test_uploaded_runs_are_scored_kept_and_compared(app_url, browser, demo_dir, 
     wait_until_idle(page)
     assert page.get_by_text(coverage).count() == 1  # and kept once
     assert page.locator('[data-testid="stException"]').count() == 0
-    dropzone.set_input_files([str(good)])  # in the uploader again, then removed by its button
-    # the upload's own rerun must be over first: a click sent while the uploader's rerun is
-    # still on its way can be superseded by it (seen once in a full-suite run)
+    # each upload is taken out of the uploader, which is drawn anew under its next key
+    assert page.locator(".st-key-uploads_2").count() == 1
     uploader = page.get_by_test_id("stFileUploader")
-    uploader.get_by_text("mine.run", exact=True).first.wait_for(timeout=60_000)
+    assert uploader.get_by_text("mine.run", exact=True).count() == 0
+    dropzone.set_input_files([str(good)])  # in the uploader again, then removed by its button
+    # the upload's own rerun must be over first (its uploader renewed): a click sent while
+    # that rerun is still on its way can be superseded by it (seen once in a full-suite run)
+    page.locator(".st-key-uploads_3").wait_for(timeout=60_000)
     remove_until_gone(page, coverage)
     assert page.get_by_text(coverage).count() == 0  # the uploader did not hand it back
     page.close()

@@ -282,3 +282,38 @@ def test_notes_say_what_the_conventions_did(tmp_path, capsys):
     assert main([*args, "--compat", "trec_eval"]) == 0
     err = capsys.readouterr().err
     assert "only the top" not in err  # depth 1000 under trec_eval's conventions
+
+
+@pytest.mark.parametrize("command", ["scores", "compare"])
+def test_a_cache_that_cannot_be_written_is_said_once_and_the_command_succeeds(
+    tmp_path, monkeypatch, capsys, command
+):
+    from leakeval_core.experiment import cache
+
+    experiment = tmp_path / "x"
+    (experiment / "runs").mkdir(parents=True)
+    write(experiment / "t.txt", "1\tsolar panels\n2\twind farms\n3\ttidal power\n")
+    write(experiment / "q.txt", "1 0 a 1\n1 0 b 0\n2 0 c 2\n3 0 d 1\n")
+    for model, first in (("bm25", "b"), ("t5", "a")):
+        lines = f"1 Q0 {first} 1 2 x\n1 Q0 z 2 1 x\n2 Q0 c 1 3 x\n3 Q0 z 1 2 x\n3 Q0 d 2 1 x\n"
+        write(experiment / "runs" / f"{model}.run", lines)
+    write(
+        experiment / "experiment.toml",
+        '[collections.c]\ntopics = "t.txt"\nqrels = "q.txt"\n'
+        '[runs]\npattern = "runs/{model}.run"\n',
+    )
+    (tmp_path / "cache").write_text("a file, where the cache folder should be")
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    argv = [command, str(experiment), *(["--vary", "model"] if command == "compare" else [])]
+    for _ in range(2):  # nothing is kept, so the next command computes again, and says so again
+        monkeypatch.setattr(cache, "_DEGRADED", {})  # each a new process: no cache failed yet
+        monkeypatch.setattr(cache, "_TAKEN", set())
+        assert main([*argv, "--out", str(tmp_path / "out.csv")]) == 0
+        err = capsys.readouterr().err
+        notice = (
+            f"leakeval: cache {tmp_path / 'cache'} is not writable (a file is where its folder "
+            "should be); working from memory, nothing new is kept between runs"
+        )
+        assert err.count(notice) == 1, err
+        assert "Traceback" not in err and "internal error" not in err
+        assert len(pd.read_csv(tmp_path / "out.csv")) > 0

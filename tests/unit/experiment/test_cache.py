@@ -1,9 +1,14 @@
+import errno
 import os
+import tempfile
 import threading
+from pathlib import Path
 
 import pandas as pd
+import pytest
 
-from leakeval_core.experiment.cache import Cache, hash_key
+from leakeval_core.errors import LeakevalError
+from leakeval_core.experiment.cache import Cache, hash_key, take_notices
 
 FRAME = pd.DataFrame({"qid": ["1", "2"], "value": [0.5, 1.0]})
 
@@ -78,3 +83,122 @@ def test_clear(tmp_path):
     assert cache.clear() == 2
     assert cache.get("a", "1") is None
     assert Cache(tmp_path / "never").clear() == 0
+
+
+# A cache that cannot be written is an optimisation lost, never a failure.
+
+
+@pytest.fixture(autouse=True)
+def no_degraded_caches(monkeypatch):
+    """Each test starts in a process that has seen no cache fail (it remembers them)."""
+    from leakeval_core.experiment import cache
+
+    monkeypatch.setattr(cache, "_DEGRADED", {})
+    monkeypatch.setattr(cache, "_TAKEN", set())
+
+
+def test_a_file_where_the_cache_folder_should_be(tmp_path):
+    """Works as root too: no permission is involved."""
+    (tmp_path / "cache").write_text("not a folder")
+    cache = Cache(tmp_path / "cache")
+    builds = []
+    for _ in range(2):
+        frame, meta = cache.get_or_build("k", "abc", lambda: (builds.append(1) or FRAME, {"a": 1}))
+        assert len(frame) == 2 and meta == {"a": 1}
+    assert builds == [1, 1]  # kept nowhere, rebuilt: the caller keeps it in memory
+    cache.put_bytes("blob", "abc", b"x")
+    assert cache.get_bytes("blob", "abc") is None
+    assert cache.notice == (
+        f"leakeval: cache {tmp_path / 'cache'} is not writable (a file is where its folder "
+        "should be); working from memory, nothing new is kept between runs"
+    )
+    assert (tmp_path / "cache").read_text() == "not a folder"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through a read-only mode")
+def test_a_read_only_cache_folder(tmp_path):
+    (tmp_path / "cache").mkdir(mode=0o500)
+    cache = Cache(tmp_path / "cache")
+    cache.put("k", "abc", FRAME)
+    assert cache.notice is not None and "not writable (permission denied)" in cache.notice
+    assert list((tmp_path / "cache").iterdir()) == []
+
+
+def test_read_only_file_system_degrades_once_and_still_serves_its_entries(tmp_path, monkeypatch):
+    """A read-only mount (simulated: every new file fails with EROFS, as root's would too):
+    what the cache holds is still read; the first failed write is the last one tried."""
+    warm = Cache(tmp_path)
+    warm.put("k", "held", FRAME)
+    tries = []
+
+    def read_only(*args, **kwargs):
+        tries.append(1)
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+
+    monkeypatch.setattr(tempfile, "mkstemp", read_only)
+    cache = Cache(tmp_path)
+    assert cache.probe() == (
+        f"leakeval: cache {tmp_path} is not writable (read-only file system); working from "
+        "memory, nothing new is kept between runs"
+    )
+    cache.put("k", "new", FRAME)
+    cache.put_bytes("blob", "new", b"x")
+    assert tries == [1]
+    assert cache.get("k", "held") is not None
+    assert Cache(tmp_path).notice == cache.notice  # the folder is degraded, not one object
+    assert take_notices() == [cache.notice]
+    assert take_notices() == []  # said once
+
+
+def test_a_full_disk_leaves_no_partial_file(tmp_path, monkeypatch):
+    import pyarrow.parquet as pq
+
+    written = []
+
+    def full(table, where, *args, **kwargs):
+        Path(where).write_bytes(b"PAR1 half a table")
+        written.append(where)
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(pq, "write_table", full)
+    cache = Cache(tmp_path)
+    cache.put("k", "abc", FRAME)
+    cache.put("k", "other", FRAME)
+    assert len(written) == 1
+    assert [p for p in tmp_path.rglob("*") if p.is_file()] == []
+    assert "is full (no space left on device)" in cache.notice
+
+
+def test_a_corrupt_entry_in_a_read_only_cache_is_rebuilt_in_memory(tmp_path, monkeypatch):
+    cache = Cache(tmp_path)
+    cache.path("k", "abc").parent.mkdir(parents=True)
+    cache.path("k", "abc").write_bytes(b"not parquet at all")
+
+    def refuse(self, missing_ok=False):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+
+    monkeypatch.setattr(Path, "unlink", refuse)
+    frame, _ = cache.get_or_build("k", "abc", lambda: (FRAME, {}))
+    assert len(frame) == 2
+    assert "read-only file system" in cache.notice
+
+
+def test_clearing_a_cache_that_cannot_be_written_is_a_one_line_error(tmp_path, monkeypatch):
+    import shutil
+
+    cache = Cache(tmp_path / "c")
+    cache.put("a", "1", FRAME)
+
+    def refuse(path, *args, **kwargs):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+
+    monkeypatch.setattr(shutil, "rmtree", refuse)
+    with pytest.raises(LeakevalError, match=r"cannot clear the cache .*: Read-only file system"):
+        cache.clear()
+
+
+def test_the_probe_says_at_once_and_leaves_nothing(tmp_path):
+    assert Cache(tmp_path / "fine").probe() is None
+    assert list((tmp_path / "fine").iterdir()) == []
+    (tmp_path / "file").write_text("in the way")
+    assert "a file is where its folder should be" in Cache(tmp_path / "file").probe()

@@ -1,0 +1,291 @@
+"""A shared server that holds (#37), in AppTest: a cache it cannot write, an experiment it
+cannot read, uploads past their limits. The same in a real browser is in
+test_browser_resilience.py."""
+
+from __future__ import annotations
+
+import weakref
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.app.apptest import PAGES, open_tab, widget
+from tests.support import ROOT
+
+
+def cache_notice(cache: Path) -> str:
+    return (
+        f"leakeval: cache {cache} is not writable (a file is where its folder should be); "
+        "working from memory, nothing new is kept between runs"
+    )
+
+
+def small_experiment(data: Path) -> Path:
+    """Two runs on two topics, alone in `data`: nothing of it is cached anywhere."""
+    small = data / "small"
+    (small / "runs").mkdir(parents=True)
+    (small / "t.txt").write_text("1\tsolar panels\n2\twind farms\n")
+    (small / "q.txt").write_text("1 0 a 1\n1 0 b 0\n2 0 c 2\n")
+    for model in ("bm25", "t5"):
+        (small / "runs" / f"{model}.run").write_text("1 Q0 a 1 2 x\n1 Q0 b 2 1 x\n2 Q0 c 1 3 x\n")
+    (small / "experiment.toml").write_text(
+        '[collections.c]\ntopics = "t.txt"\nqrels = "q.txt"\n[runs]\npattern = "runs/{model}.run"\n'
+    )
+    return small
+
+
+def broken_experiment(data: Path) -> Path:
+    """A small experiment whose experiment.toml is not TOML, alone in `data`."""
+    experiment = data / "broken"
+    (experiment / "runs").mkdir(parents=True)
+    (experiment / "t.txt").write_text("1\tsolar panels\n")
+    (experiment / "q.txt").write_text("1 0 a 1\n")
+    (experiment / "runs" / "bm25.run").write_text("1 Q0 a 1 2 x\n")
+    (experiment / "experiment.toml").write_text('[collections.c\ntopics = "t.txt"\n')
+    return experiment
+
+
+BROKEN = "experiment.toml:1: invalid TOML"
+
+
+def open_app_at(data: Path, cache: Path, monkeypatch) -> AppTest:
+    """The app on `data` with `cache`, after a first run that raised nothing (the landing
+    page's: each test's cache is new to this process, so that run is the one that probes)."""
+    monkeypatch.setenv("LEAKEVAL_DATA", str(data))
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(cache))
+    monkeypatch.chdir(ROOT)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+@pytest.mark.demo
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_works_from_memory_when_the_cache_is_a_file(
+    demo_dir, tmp_path, monkeypatch, page
+):
+    """Each page draws, with no exception and one line at its top that says the cache
+    cannot be written, whose path it names: on its first run, and on every rerun."""
+    cache = tmp_path / "cache"
+    cache.write_text("a file, where the cache folder should be")
+    at = open_app_at(demo_dir.parent, cache, monkeypatch)
+    for _ in range(2):
+        at.switch_page(page).run()
+        assert not at.exception, [e.value for e in at.exception]
+        said = [w.value for w in at.main.warning if "leakeval: cache" in w.value]
+        assert said == [cache_notice(cache)]
+        assert "\n" not in said[0]
+        assert at.main.header[0].value  # the page itself is drawn below it
+    assert cache.read_text() == "a file, where the cache folder should be"
+
+
+def test_an_uncached_experiment_is_scored_once_and_kept_in_memory(tmp_path, monkeypatch):
+    """The first visit scores with a cache it cannot write, and says so instead of failing;
+    later visits (other sessions too) find the scores in the study, not scored again."""
+    from leakeval_core.experiment import scores
+
+    small_experiment(tmp_path / "data")
+    cache = tmp_path / "cache"
+    cache.write_text("in the way")
+    scored = []
+    score = scores.score_experiment
+    monkeypatch.setattr(
+        scores, "score_experiment", lambda *a, **k: scored.append(1) or score(*a, **k)
+    )
+    for _ in range(2):  # two sessions
+        at = open_app_at(tmp_path / "data", cache, monkeypatch)
+        for page in PAGES:
+            at.switch_page(page).run()
+            assert not at.exception, (page, [e.value for e in at.exception])
+            assert [w.value for w in at.main.warning if "leakeval: cache" in w.value] == [
+                cache_notice(cache)
+            ]
+    assert scored == [1]
+
+
+def test_a_disk_that_fills_up_during_a_visit_is_said_on_that_visit(tmp_path, monkeypatch):
+    """The probe wrote; the scores' table does not fit: the page still draws, and says so
+    at its top on the rerun that found out, as on every one after it."""
+    import errno
+    import os
+
+    import pyarrow.parquet as pq
+
+    small_experiment(tmp_path / "data")
+    cache = tmp_path / "cache"
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(pq, "write_table", full)
+    at = open_app_at(tmp_path / "data", cache, monkeypatch)
+    for _ in range(2):
+        said = [w.value for w in at.main.warning if "leakeval: cache" in w.value]
+        assert said == [
+            f"leakeval: cache {cache} is full (no space left on device); working from memory, "
+            "nothing new is kept between runs"
+        ]
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+
+
+@pytest.mark.parametrize("present", [False, True])
+def test_a_bad_experiment_is_explained_in_the_main_area(tmp_path, monkeypatch, present):
+    """Not only in the sidebar, which presentation mode and narrow windows collapse."""
+    broken_experiment(tmp_path / "data")
+    monkeypatch.setenv("LEAKEVAL_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(ROOT)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["present"] = "1" if present else "0"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    errors = [e.value for e in at.main.error]
+    assert len(errors) == 1 and BROKEN in errors[0], errors
+    assert errors[0].startswith("leakeval: ")
+    assert not at.sidebar.error
+
+
+# Uploads are bounded: what a session keeps, what the server keeps, and for how long.
+
+
+@pytest.fixture
+def uploading(app, demo_dir, monkeypatch):
+    """The dataset browser's upload tab on the demo, with a server that keeps nothing from
+    other tests' sessions; and a good and a broken run for its first collection."""
+    from leakeval_app import uploads
+
+    monkeypatch.setattr(uploads, "_LIVE", weakref.WeakSet())
+    at = app("app_pages/datasets.py")
+    open_tab(at, "datasets_tab", "Score your own run")
+    collection = widget(at.selectbox, "collection").value
+    good = next((demo_dir / "runs" / collection).rglob("*.run")).read_bytes()
+    first = good.split(b"\n", 1)[0].decode().split()[0]
+    return at, good, f"{first} Q0 d1 1 2.0 x\n{first} Q0 d2 2 nan x\n".encode()
+
+
+def upload(at: AppTest, *files: tuple[str, bytes]) -> AppTest:
+    at.file_uploader[0].set_value([(name, data, "text/plain") for name, data in files]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def session_store(at: AppTest):
+    return at.session_state["_leakeval_uploads"]
+
+
+@pytest.mark.demo
+def test_a_run_that_fails_to_parse_is_read_once(uploading, monkeypatch):
+    """Its error is said again on every rerun, from memory: the file is not parsed again."""
+    from leakeval_core.io import trec
+
+    at, _, bad = uploading
+    parsed = []
+    read_run = trec.read_run
+    monkeypatch.setattr(trec, "read_run", lambda source: parsed.append(1) or read_run(source))
+    upload(at, ("bad.run", bad))
+    for _ in range(3):
+        assert [e.value for e in at.main.error] == [
+            "leakeval: bad.run:2: score 'nan' is not finite"
+        ]
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+    assert parsed == [1]
+
+
+@pytest.mark.demo
+def test_removing_a_run_drops_it_and_what_was_computed_from_it(uploading):
+    at, good, _ = uploading
+    upload(at, ("mine.run", good))
+    store = session_store(at)
+    assert [run.name for run in store.runs.values()] == ["mine.run"]
+    assert store.derived  # its scores
+    assert not at.file_uploader[0].value  # the uploader let go of it: it is held once
+    next(b for b in at.button if b.key and b.key.startswith("forget_")).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert session_store(at).runs == {}
+    assert not session_store(at).derived
+
+
+@pytest.mark.demo
+def test_a_session_past_its_limit_is_told_which_and_keeps_what_fits(uploading, monkeypatch):
+    at, good, bad = uploading
+    monkeypatch.setenv("LEAKEVAL_SESSION_UPLOAD_MB", str((len(good) + len(bad) / 2) / 1e6))
+    upload(at, ("mine.run", good), ("bad.run", bad))
+    errors = [e.value for e in at.main.error]
+    assert any(
+        e.startswith("leakeval: bad.run (0.0 MB) is not kept: this session keeps ")
+        and "(LEAKEVAL_SESSION_UPLOAD_MB); remove a run to make room" in e
+        for e in errors
+    ), errors
+    assert [run.name for run in session_store(at).runs.values()] == ["mine.run"]
+
+
+@pytest.mark.demo
+def test_a_server_past_its_limit_is_told_so_in_every_session(uploading, app, monkeypatch):
+    at, good, bad = uploading
+    upload(at, ("mine.run", good))
+    monkeypatch.setenv("LEAKEVAL_SERVER_UPLOAD_MB", str((len(good) + len(bad) / 2) / 1e6))
+    other = app("app_pages/datasets.py")  # another reader's session
+    open_tab(other, "datasets_tab", "Score your own run")
+    upload(other, ("bad.run", bad))
+    errors = [e.value for e in other.main.error]
+    assert any(
+        "is not kept: the server keeps" in e and "(LEAKEVAL_SERVER_UPLOAD_MB)" in e for e in errors
+    ), errors
+    assert session_store(other).runs == {}
+    assert len(session_store(at).runs) == 1
+
+
+@pytest.mark.demo
+def test_a_file_over_the_upload_limit_is_not_kept(uploading, monkeypatch):
+    at, good, _ = uploading
+    monkeypatch.setenv("LEAKEVAL_MAX_UPLOAD_MB", "0.00001")
+    upload(at, ("big.run", good))
+    assert any(
+        "big.run: " in e.value and "is over the upload limit of 0.0 MB" in e.value
+        for e in at.main.error
+    )
+    assert session_store(at).runs == {}
+
+
+@pytest.mark.parametrize("back", [False, True])
+def test_a_closed_tab_drops_its_uploads_after_the_session_ttl(monkeypatch, back):
+    """Unless the session is back by then. The wait is joined, not timed."""
+    from streamlit.runtime import Runtime
+
+    from leakeval_app.uploads import Upload, _Kept
+
+    kept = _Kept("a-session")
+    kept.runs["d"] = Upload("d", "mine.run", b"1 Q0 a 1 2 x\n")
+    kept.derived[(("d",), "score")] = "scores"
+
+    class Server:
+        def is_active_session(self, session_id):
+            return back and session_id == "a-session"
+
+    monkeypatch.setattr(Runtime, "exists", classmethod(lambda cls: True))
+    monkeypatch.setattr(Runtime, "instance", classmethod(lambda cls: Server()))
+    kept.disconnected(0)
+    kept.expiry.join()
+    assert bool(kept.runs) == back and bool(kept.derived) == back
+
+
+def test_an_old_uploaders_state_sent_again_is_passed_over():
+    """The browser may send the state of an uploader already renewed: its files, let go of,
+    come back as DeletedFile (seen in a full browser run as an AttributeError page)."""
+
+    def script():
+        import streamlit as st
+        from streamlit.runtime.uploaded_file_manager import DeletedFile
+
+        from leakeval_app import uploads
+
+        uploads.keep([DeletedFile("let-go")])
+        st.write(f"{len(uploads.kept())} kept")
+
+    at = AppTest.from_function(script).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.markdown[0].value == "0 kept"
