@@ -244,7 +244,7 @@ def test_uploaded_runs_are_scored_kept_and_compared(app_url, browser, demo_dir, 
     assert page.get_by_text(coverage).count() == 1  # and kept once
     assert page.locator('[data-testid="stException"]').count() == 0
     # each upload is taken out of the uploader, which is drawn anew under its next key
-    assert page.locator(".st-key-uploads_2").count() == 1
+    page.locator(".st-key-uploads_2").wait_for(timeout=60_000)  # its rerun may still be on
     uploader = page.get_by_test_id("stFileUploader")
     assert uploader.get_by_text("mine.run", exact=True).count() == 0
     dropzone.set_input_files([str(good)])  # in the uploader again, then removed by its button
