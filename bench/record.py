@@ -37,10 +37,16 @@ def machine() -> dict[str, Any]:
     }
 
 
-def write(name: str, results: Any, config: dict[str, Any] | None = None, note: str = "") -> Path:
+def write(
+    name: str,
+    results: Any,
+    config: dict[str, Any] | None = None,
+    note: str = "",
+    path: Path | None = None,
+) -> Path:
     """Write bench/results/NAME.json: the header, `config` (the bench's arguments), a `note`
     (say here when a smaller configuration than the default was run, and why) and
-    `results`, the figures."""
+    `results`, the figures. `path` writes elsewhere instead (a smoke run's scratch file)."""
     payload = {
         "bench": name,
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -50,8 +56,8 @@ def write(name: str, results: Any, config: dict[str, Any] | None = None, note: s
         "note": note,
         "results": results,
     }
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    path = RESULTS / f"{name}.json"
+    path = path or RESULTS / f"{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(payload, indent=2, default=_plain) + "\n")
     print(f"results written to {path}")
     return path
