@@ -594,7 +594,9 @@ def soak(args, work: Workspace) -> dict[str, Any]:
             open_story(page, server.url)
             start.wait()
             for n in range(share[i]):
-                name = PAGES[(i + n + 1) % len(PAGES)]  # users start on different pages
+                # users start on the Story and go on from different pages, never the one
+                # already on screen
+                name = PAGES[(i % (len(PAGES) - 1) + 1 + n) % len(PAGES)]
                 seen, seconds = soak_visit(page, name, args.settle)
                 with lock:
                     made["visits"] += 1

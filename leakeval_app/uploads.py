@@ -75,6 +75,7 @@ class _Kept:
         self.runs.clear()
         self.derived.clear()
         self.refused.clear()
+        give_back()
 
     def disconnected(self, ttl: float) -> None:
         """The tab has gone: drop everything `ttl` seconds from now unless the session is
@@ -235,6 +236,19 @@ def forget(digest: str) -> None:
         del kept.derived[entry]
     kept.refused = []
     _renew()
+    give_back()
+
+
+def give_back() -> None:
+    """Return the memory a dropped upload's parse used to the system. pyarrow's allocator
+    keeps freed memory for its next allocation, so a server whose readers each parsed a
+    large run would otherwise stay near its peak long after their sessions ended."""
+    import gc
+
+    import pyarrow as pa
+
+    gc.collect()  # a frame in a reference cycle holds its arrow buffers until collected
+    pa.default_memory_pool().release_unused()
 
 
 def derived(runs: Iterable[Upload], key: tuple, build: Callable[[], T]) -> T:

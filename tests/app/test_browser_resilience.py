@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.app.test_browser import DRAWN_CHART, start_app, stop_app, wait_until_idle
+from tests.app.test_browser import DRAWN_CHART, SHOTS, start_app, stop_app, wait_until_idle
 from tests.app.test_resilience import BROKEN, broken_experiment, cache_notice
 from tests.chromium import CHROMIUM
+from tests.support import DAMAGED, INCOMPLETE, damaged_demo
 
 pytestmark = [
     pytest.mark.browser,
@@ -108,3 +109,32 @@ def upload(page, path: Path, attempt: int) -> bool:
     page.locator(f".st-key-uploads_{attempt}").wait_for(timeout=60_000)
     wait_until_idle(page)
     return page.get_by_test_id("stMain").get_by_text(path.name, exact=True).count() > 0
+
+
+@pytest.mark.parametrize("how", ["deleted", "malformed"])
+def test_a_damaged_fold_is_named_and_gets_no_headline(demo_dir, browser, tmp_path, how):
+    """The user study's defect, as a reader sees it: with one fold deleted or malformed,
+    the Story showed a headline that reversed the conclusion. Now every page says which
+    condition is left out and why, and its pair has no headline."""
+    folder = damaged_demo(demo_dir, tmp_path / "data" / "demo", how)
+    proc, url = start_app(folder.parent, tmp_path / "cache")
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        pair = "&".join(
+            f"{'collection' if name == 'collection' else 'story_' + name}={level}"
+            for name, level in INCOMPLETE.items()
+        )
+        page.goto(f"{url}/?{pair}")
+        main = page.get_by_test_id("stMain")
+        refusal = main.get_by_text("No story for this pair")
+        refusal.wait_for(timeout=120_000)
+        wait_until_idle(page)
+        damaged = DAMAGED.format(1 if how == "deleted" else 2)
+        assert main.get_by_text(damaged).first.is_visible()
+        assert main.locator("h2", has_text="Leaked training").count() == 0  # no headline
+        assert page.get_by_text("worsens").count() == 0
+        assert page.locator('[data-testid="stException"]').count() == 0
+        page.screenshot(path=str(SHOTS / f"story-{how}-fold.png"))
+        page.close()
+    finally:
+        stop_app(proc)
