@@ -29,6 +29,7 @@ import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from statistics import median
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -482,7 +483,79 @@ def stress_table(r: dict[str, Any]) -> str:
     return table(["run", "outcome", "time", "pytest"], rows)
 
 
+def server_table(r: dict[str, Any]) -> str:
+    """One row per claim of the shared server (issue #37): the target beside what was seen."""
+    rows = []
+    if b := r.get("blocking"):
+        alone, during = median(b["browser_alone_seconds"]), median(b["browser_during_seconds"])
+        rows.append(
+            [
+                "cheap page switch while another session rescores cold (browser)",
+                f"{alone:.2f} s alone, {during:.2f} s during: ×{b['browser_ratio']:.2f}",
+                "≤ 1.5×",
+            ]
+        )
+        rows.append(["the same, the server's time only", f"×{b['direct_ratio']:.2f}", ""])
+    if c := r.get("cold"):
+        for kind, ratio in c["ratios"].items():
+            many = c["runs"][kind][f"{c['parameters']['users']} users"]
+            rows.append(
+                [
+                    f"{c['parameters']['users']} cold users at once, {kind}",
+                    f"slowest ×{ratio['slowest']:.2f} one user's; the server used "
+                    f"{many['cores_used']:.2f} cores",
+                    "≤ 3.5×",
+                ]
+            )
+    if k := r.get("soak"):
+        ref = k["rss_reference"]
+        rows.append(
+            [
+                f"{k['visits']} page visits by {k['parameters'].get('users', '?')} users",
+                f"RSS {ref['rss_mb']:.0f} MB at visit {ref['visit']}, {k['rss_end_mb']:.0f} MB "
+                f"at the end (×{k['rss_ratio_end_to_reference']:.2f}); {k['errors']} errors",
+                "±15%, no error",
+            ]
+        )
+    if u := r.get("uploads"):
+        released = u["released_after_seconds"]
+        rows.append(
+            [
+                f"{len(u['file_mb'])} uploads of {median(u['file_mb']):.0f} MB, tabs closed",
+                f"RSS {u['rss_baseline_mb']:.0f} MB before, {u['rss_peak_mb']:.0f} MB at the "
+                f"peak, {u['rss_end_mb']:.0f} MB at the end; "
+                + (
+                    f"back within 10% after {released:.0f} s"
+                    if released is not None
+                    else f"not back within 10% in {u['release_timeout_seconds']:.0f} s"
+                ),
+                f"released within the session TTL ({u['session_ttl'].get('value')} s)",
+            ]
+        )
+    text = table(["claim", "measured", "target"], rows)
+    if f := r.get("faults"):
+        fault_rows = []
+        for fault, seen in f.items():
+            if not isinstance(seen, dict) or "while_serving" not in seen:
+                continue
+            for when, shown in seen.items():
+                for url, page in shown.get("after", {}).items():
+                    fault_rows.append(
+                        [
+                            fault,
+                            f"{when.replace('_', ' ')}, {url}",
+                            page.get("direction") or "no headline",
+                            "yes" if page.get("traceback") or page.get("exceptions") else "no",
+                            " / ".join(n[:90] for n in page.get("new_notices", [])) or "none",
+                        ]
+                    )
+        text += "\n\nFaults injected while serving and present at the start; the Story after:\n\n"
+        text += table(["fault", "when, URL", "headline", "traceback", "new notice"], fault_rows)
+    return text
+
+
 RENDERERS: dict[str, Callable[[Any], str]] = {
+    "server_bench": server_table,
     "page_switch_bench": page_switch_table,
     "streamlit_floor": floor_table,
     "cache_bench": cache_table,
