@@ -234,8 +234,10 @@ def test_uploaded_runs_are_scored_kept_and_compared(app_url, browser, demo_dir, 
     page.screenshot(path=str(SHOTS / "upload.png"))
     page.get_by_text("A: the uploaded run; B: collection=robust04").scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / "upload-compared.png"))
+    before = uploader_generation(page)
     dropzone.set_input_files([str(good)])  # the same file again
-    wait_until_idle(page)
+    wait_for_generation_after(page, before)  # each upload is taken out of the uploader,
+    wait_until_idle(page)  # which is drawn anew under its next key
     page.get_by_role("tab", name="Topics").click()
     wait_until_idle(page)
     page.get_by_role("tab", name="Score your own run").click()
@@ -243,17 +245,31 @@ def test_uploaded_runs_are_scored_kept_and_compared(app_url, browser, demo_dir, 
     wait_until_idle(page)
     assert page.get_by_text(coverage).count() == 1  # and kept once
     assert page.locator('[data-testid="stException"]').count() == 0
-    # each upload is taken out of the uploader, which is drawn anew under its next key
-    page.locator(".st-key-uploads_2").wait_for(timeout=60_000)  # its rerun may still be on
     uploader = page.get_by_test_id("stFileUploader")
     assert uploader.get_by_text("mine.run", exact=True).count() == 0
+    before = uploader_generation(page)
     dropzone.set_input_files([str(good)])  # in the uploader again, then removed by its button
     # the upload's own rerun must be over first (its uploader renewed): a click sent while
     # that rerun is still on its way can be superseded by it (seen once in a full-suite run)
-    page.locator(".st-key-uploads_3").wait_for(timeout=60_000)
+    wait_for_generation_after(page, before)
     remove_until_gone(page, coverage)
     assert page.get_by_text(coverage).count() == 0  # the uploader did not hand it back
     page.close()
+
+
+GENERATION = """() => Math.max(-1, ...[...document.querySelectorAll('[class*="st-key-uploads_"]')]
+    .map(e => Number(e.className.match(/st-key-uploads_(\\d+)/)[1])))"""
+"""The uploader's generation on screen (its key is `uploads_<n>`); -1 before it is drawn."""
+
+
+def uploader_generation(page) -> int:
+    return page.evaluate(GENERATION)
+
+
+def wait_for_generation_after(page, before: int) -> None:
+    """Wait until the uploader is drawn anew after an upload: the browser may hand several
+    files over in one change or in several, so the count is not fixed, only that it grows."""
+    page.wait_for_function(f"({GENERATION})() > {before}", timeout=60_000)
 
 
 def remove_until_gone(page, shown: str, attempts: int = 5) -> None:
