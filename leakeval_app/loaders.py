@@ -10,6 +10,9 @@
   hence a new study.
 - `render` (st.cache_data and st.cache_resource): charts, built and serialised once per
   distinct input; figures are output, not numbers.
+- Parsed runs (`leakeval_core.evaluation.parsed_runs`, turned on by `serve`): run files
+  read into arrow tables once, by content, so scoring at another setting only ranks and
+  scores; `LEAKEVAL_RUN_MEMORY_MB` bounds them.
 - The session (`uploads`): uploaded runs and what is computed from them belong to one
   reader, within limits, and go when the session does.
 - On disk (`leakeval_core.experiment.cache`, `$LEAKEVAL_CACHE`): the SCORES and LEAKAGE

@@ -54,6 +54,21 @@ def return_memory_promptly() -> None:
         pa.jemalloc_set_decay_ms(0)
 
 
+RUN_MEMORY_MB = 256
+"""Parsed runs the server keeps (`parsed_runs.keep`), unless `LEAKEVAL_RUN_MEMORY_MB` says
+otherwise: room for the demo's runs several times over."""
+
+
+def keep_parsed_runs() -> None:
+    """Readers of a shared server rescore the same run files at another depth or measure;
+    kept parsed, each file is read once for all of them."""
+    import os
+
+    from leakeval_core.evaluation import parsed_runs
+
+    parsed_runs.keep(float(os.environ.get("LEAKEVAL_RUN_MEMORY_MB", RUN_MEMORY_MB)))
+
+
 def import_ahead() -> None:
     for name in AHEAD:
         importlib.import_module(name)
@@ -66,6 +81,7 @@ def main() -> None:
 
     sys.setswitchinterval(SWITCH_INTERVAL)
     return_memory_promptly()
+    keep_parsed_runs()
     threading.Thread(target=import_ahead, name="leakeval-import-ahead", daemon=True).start()
     sys.exit(streamlit(["run", str(entry_file()), *sys.argv[1:]], prog_name="streamlit"))
 

@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from leakeval_core.errors import LeakevalError
+from leakeval_core.evaluation import parsed_runs
 from leakeval_core.evaluation.measures import Measure, parse_measure, parse_measures
 from leakeval_core.evaluation.native import native_scores
 from leakeval_core.evaluation.pytrec import pytrec_columns
 from leakeval_core.evaluation.qrels import PreparedQrels
 from leakeval_core.evaluation.run_order import Ranked, rank
-from leakeval_core.io import trec
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -180,7 +180,7 @@ def score_files(
 
     def score_file(path) -> RunScores | LeakevalError:
         try:
-            table = trec.read_run_table(path)
+            table = parsed_runs.read_run_table(path)
             ready = prepared.result()
             return _score_ranked(rank(table, ready, str(path)), ready, measures)
         except LeakevalError as exc:

@@ -7,21 +7,15 @@ for importing numpy, pyarrow or pandas just to learn that it has nothing to comp
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.aliases import resolve_alias
 from leakeval_core.experiment.manifest import CollectionSpec
+from leakeval_core.io.digest import file_digest
 from leakeval_core.io.shards import find_shards
 
 __all__ = ["collection_digest", "file_digest", "source_digest"]
-
-
-def file_digest(path: str | os.PathLike[str]) -> str:
-    """Content hash of a file; caches key on this so an edited file is never served stale."""
-    with open(path, "rb") as fh:
-        return hashlib.file_digest(fh, "blake2b").hexdigest()[:32]
 
 
 def collection_digest(spec: CollectionSpec) -> str:

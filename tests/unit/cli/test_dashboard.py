@@ -71,3 +71,23 @@ def test_the_server_process_imports_ahead_what_the_first_page_needs():
 
     for name in serve.AHEAD:
         assert importlib.util.find_spec(name) is not None, name
+
+
+@pytest.mark.parametrize("setting, kept", [(None, True), ("0", False)])
+def test_the_server_keeps_parsed_runs_unless_told_not_to(setting, kept, tmp_path, monkeypatch):
+    """Readers of one server rescore the same files at other settings: the server process
+    keeps them parsed (`LEAKEVAL_RUN_MEMORY_MB`, 0: never)."""
+    from leakeval_app import serve
+    from leakeval_core.evaluation import parsed_runs
+
+    if setting is None:
+        monkeypatch.delenv("LEAKEVAL_RUN_MEMORY_MB", raising=False)
+    else:
+        monkeypatch.setenv("LEAKEVAL_RUN_MEMORY_MB", setting)
+    run = tmp_path / "a.run"
+    run.write_text("q1 Q0 d1 1 2.0 t\n")
+    try:
+        serve.keep_parsed_runs()
+        assert (parsed_runs.read_run_table(run) is parsed_runs.read_run_table(run)) is kept
+    finally:
+        parsed_runs.keep(0)
