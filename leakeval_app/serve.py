@@ -41,19 +41,6 @@ pandas code, a cheap rerun of another session takes the GIL back at every step o
 computation loses little: its heavy parts are pyarrow and numpy, which release the GIL."""
 
 
-def return_memory_promptly() -> None:
-    """Make pyarrow's allocator jemalloc, with freed memory handed back to the system at
-    once. The default, mimalloc, keeps what each thread freed for that thread's next
-    allocation: after four readers each parsed a 40 MB upload and closed their tabs, the
-    server stayed above a gigabyte. A server lives long and its readers come and go, so
-    memory back matters more to it than the allocator's last percent of speed."""
-    import pyarrow as pa
-
-    if "jemalloc" in pa.supported_memory_backends():
-        pa.set_memory_pool(pa.jemalloc_memory_pool())
-        pa.jemalloc_set_decay_ms(0)
-
-
 RUN_MEMORY_MB = 256
 """Parsed runs the server keeps (`parsed_runs.keep`), unless `LEAKEVAL_RUN_MEMORY_MB` says
 otherwise: room for the demo's runs several times over."""
@@ -75,12 +62,17 @@ def import_ahead() -> None:
 
 
 def main() -> None:
+    from leakeval_core.evaluation.allocator import release_memory_promptly
+
+    # before anything imports pyarrow: a server lives long and its readers come and go, so
+    # what a closed session's uploads held must go back to the system (`uploads.give_back`)
+    release_memory_promptly()
+
     from streamlit.web.cli import main as streamlit
 
     from leakeval_app.navigation import entry_file
 
     sys.setswitchinterval(SWITCH_INTERVAL)
-    return_memory_promptly()
     keep_parsed_runs()
     threading.Thread(target=import_ahead, name="leakeval-import-ahead", daemon=True).start()
     sys.exit(streamlit(["run", str(entry_file()), *sys.argv[1:]], prog_name="streamlit"))

@@ -240,15 +240,15 @@ def forget(digest: str) -> None:
 
 
 def give_back() -> None:
-    """Return the memory a dropped upload's parse used to the system. pyarrow's allocator
-    keeps freed memory for its next allocation, so a server whose readers each parsed a
-    large run would otherwise stay near its peak long after their sessions ended."""
+    """Return the memory a dropped upload's parse used to the system. Both allocators keep
+    freed memory for their next allocation, so a server whose readers each parsed a large
+    run would otherwise stay near its peak long after their sessions ended."""
     import gc
 
-    import pyarrow as pa
+    from leakeval_core.evaluation.allocator import return_free_memory
 
     gc.collect()  # a frame in a reference cycle holds its arrow buffers until collected
-    pa.default_memory_pool().release_unused()
+    return_free_memory()
 
 
 def derived(runs: Iterable[Upload], key: tuple, build: Callable[[], T]) -> T:
