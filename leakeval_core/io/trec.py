@@ -30,6 +30,7 @@ import pyarrow.compute as pc
 
 from leakeval_core.errors import ParseError
 from leakeval_core.io.arrays import from_numpy, to_numpy
+from leakeval_core.io.formats import detect_format
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -40,6 +41,7 @@ __all__ = [
     "decode",
     "encode",
     "load_bytes",
+    "pairs_table",
     "read_qrels",
     "read_qrels_table",
     "read_run",
@@ -424,45 +426,58 @@ def _reject_duplicates(
 # --------------------------------------------------------------------------- runs, qrels
 
 
-def read_run_table(source: Source) -> pa.Table:
-    """Read a TREC run as an arrow table, the scorer's native input.
+def read_run_table(source: Source, format: str | None = None) -> pa.Table:
+    """Read a run as an arrow table, the scorer's native input.
 
-    `qid Q0 docid rank score tag` per line. Columns: qid and docid dictionary-encoded
-    (a run repeats each qid hundreds of times; the codes also make ranking integer work),
-    score float64. The rank column is ignored (trec_eval ignores it too); ranking comes
-    from the scores and the tie policy applied at scoring time.
+    A TREC run is `qid Q0 docid rank score tag` per line. Columns: qid and docid
+    dictionary-encoded (a run repeats each qid hundreds of times; the codes also make ranking
+    integer work), score float64. The rank column is ignored (trec_eval ignores it too);
+    ranking comes from the scores and the tie policy applied at scoring time.
+
+    Runs in the benchmarks' own formats (MTEB predictions, ranx JSON, PyTerrier frames; see
+    `formats`) are detected by their content, or named by `format`, and give the same table.
     """
+    kind = detect_format(source, format)
+    if kind != "trec":
+        from leakeval_core.io.foreign import read_pairs
+
+        return read_pairs(source, kind, "score")
     return _read_pairs(
         source,
         _RUN_COLUMNS,
         ("score", "float64"),
         _as_finite_scores,
-        "appears",
         "qid Q0 docid rank score run_tag",
     )
 
 
-def read_run(source: Source) -> pd.DataFrame:
-    """Read a TREC run as a frame: qid, docid, score (float64), one row per line, in file order."""
-    return _decoded_frame(read_run_table(source))
+def read_run(source: Source, format: str | None = None) -> pd.DataFrame:
+    """Read a run as a frame: qid, docid, score (float64), one row per line, in file order."""
+    return _decoded_frame(read_run_table(source, format))
 
 
-def read_qrels_table(source: Source) -> pa.Table:
-    """Read TREC qrels (`qid iter docid grade`) as an arrow table: qid and docid
-    dictionary-encoded as in `read_run_table`, integer grades (negative allowed, gain 0)."""
+def read_qrels_table(source: Source, format: str | None = None) -> pa.Table:
+    """Read qrels as an arrow table: qid and docid dictionary-encoded as in
+    `read_run_table`, integer grades (negative allowed, gain 0). TREC qrels are
+    `qid iter docid grade`; a BEIR folder or qrels TSV, ranx JSON or a PyTerrier frame
+    (`qid, docno, label`) give the same table."""
+    kind = detect_format(source, format)
+    if kind != "trec":
+        from leakeval_core.io.foreign import read_pairs
+
+        return read_pairs(source, kind, "grade")
     return _read_pairs(
         source,
         _QRELS_COLUMNS,
         ("grade", "int64"),
         _as_int_grades,
-        "is judged",
         "qid iter docid grade",
     )
 
 
-def read_qrels(source: Source) -> pd.DataFrame:
-    """Read TREC qrels as a frame: qid, docid, grade (int64)."""
-    return _decoded_frame(read_qrels_table(source))
+def read_qrels(source: Source, format: str | None = None) -> pd.DataFrame:
+    """Read qrels as a frame: qid, docid, grade (int64)."""
+    return _decoded_frame(read_qrels_table(source, format))
 
 
 def _read_pairs(
@@ -470,7 +485,6 @@ def _read_pairs(
     columns: Sequence[str],
     value: tuple[str, str],
     check: Callable[[str, pa.ChunkedArray, np.ndarray | None], pa.Array],
-    repeated: str,
     describe: str,
 ) -> pa.Table:
     """The shared reader of runs and qrels: one value per (qid, docid), checked by `check`,
@@ -485,8 +499,21 @@ def _read_pairs(
     table = table.drop_columns(["qid"])
     docids = encode(table.column("docid"))
     del table
-    _reject_duplicates(name, qids, docids, lines, repeated)
-    return pa.table({"qid": qids, "docid": docids, value[0]: values})
+    return pairs_table(name, qids, docids, value[0], values, lines)
+
+
+def pairs_table(
+    name: str,
+    qids: pa.DictionaryArray,
+    docids: pa.DictionaryArray,
+    value: str,
+    values: pa.Array,
+    lines=None,
+) -> pa.Table:
+    """A run or qrels table from its checked columns, refused when a pair repeats: the one
+    end of every reader, whatever the format. `lines` maps a row to its line (None: row + 1)."""
+    _reject_duplicates(name, qids, docids, lines, "appears" if value == "score" else "is judged")
+    return pa.table({"qid": qids, "docid": docids, value: values})
 
 
 def _decoded_frame(table: pa.Table) -> pd.DataFrame:
