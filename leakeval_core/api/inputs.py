@@ -26,6 +26,7 @@ __all__ = [
     "as_table",
     "as_topic_groups",
     "detected_pairs",
+    "formatted",
     "leakage_pairs",
     "named_runs",
     "topics_frame",
@@ -76,12 +77,11 @@ def as_table(
     column: str,
     what: str,
     columns: Mapping[str, str] | None = None,
-    format: str | None = None,
 ):
     """A run or qrels as a reader's table (qid, docid and `column`).
 
-    A path is read in whatever format it is in (`io.formats`; `format` names it where its
-    content cannot tell); a frame or arrow table by its column names (PyTerrier's among
+    A path is read in whatever format it is in (`io.formats`; `formatted` names it where
+    its content cannot tell); a frame or arrow table by its column names (PyTerrier's among
     them); a dict of dicts, or an object with `to_dict()` giving one (ranx's `Run` and
     `Qrels`), as qid -> docid -> value.
     """
@@ -93,13 +93,11 @@ def as_table(
     if _is_upload(value):
         if column == "grade":
             raise LeakevalError(f"{what}: uploaded bytes are read as a run, not as qrels")
-        return trec.read_run_table(value, format)
+        return trec.read_run_table(value)
     if isinstance(value, str | os.PathLike):
         if not Path(value).exists():
             raise LeakevalError(f"{what}: {value}: no such file")
-        if column == "grade":
-            return trec.read_qrels_table(value, format)
-        return trec.read_run_table(value, format)
+        return trec.read_qrels_table(value) if column == "grade" else trec.read_run_table(value)
     if not isinstance(value, Mapping | pd.DataFrame | pa.Table) and hasattr(value, "to_dict"):
         value = value.to_dict()
     if isinstance(value, Mapping):
@@ -118,6 +116,23 @@ def as_table(
             f"an object with to_dict() (ranx), got {type(value).__name__}"
         )
     return tables.frame_pairs(value, column, what, columns)
+
+
+def formatted(qrels: Any, runs: dict[str, Any], format: str | Mapping[str, str] | None):
+    """The qrels and runs with the format `format` names for them (`io.formats.with_format`):
+    a string names the runs' format, a mapping names it per role ("run", "qrels"). Only
+    paths take a format; every other input says what it is."""
+    from leakeval_core.io.formats import with_format
+
+    if format is None:
+        return qrels, runs
+    named = {"run": format} if isinstance(format, str) else dict(format)
+    unknown = set(named) - {"run", "qrels"}
+    if unknown:
+        raise LeakevalError(f"format= names roles run and qrels, not {sorted(unknown)[0]!r}")
+    return with_format(qrels, named.get("qrels")), {
+        name: with_format(run, named.get("run")) for name, run in runs.items()
+    }
 
 
 def _is_mapping(qid: object, docs: object, what: str) -> bool:

@@ -27,15 +27,16 @@ def file_digest(path: str | os.PathLike[str]) -> str:
 def collection_digest(spec: CollectionSpec) -> str:
     """A cheap content key for a collection, computed without parsing it.
 
-    Local files are hashed; an ir_datasets collection is keyed by its id and the installed
-    ir_datasets version, which fixes the files it serves.
+    Local files (a BEIR folder's queries and split qrels among them) are hashed; an
+    ir_datasets collection is keyed by its id and the installed ir_datasets version, which
+    fixes the files it serves.
     """
     if spec.ir_datasets is not None:
         text = _dataset_key(spec.ir_datasets)
     else:
-        if spec.topics is None or spec.qrels is None:
+        if len(spec.files) != 2:
             raise LeakevalError(f"collection {spec.name!r} needs topics and qrels files")
-        text = file_digest(spec.topics) + file_digest(spec.qrels)
+        text = "".join(file_digest(path) for path in spec.files)
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 

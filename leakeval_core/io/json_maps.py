@@ -328,7 +328,7 @@ class _Batches:
 
     def first_bad(self, values: list) -> int:
         for row, v in enumerate(values):
-            if isinstance(v, bool) or not isinstance(v, int | float) or abs(v) >= 2**53:
+            if isinstance(v, bool) or not isinstance(v, int | float) or abs(v) >= 2**63:
                 return row
             if not math.isfinite(v) or (self.value == "grade" and v != int(v)):
                 return row

@@ -39,6 +39,7 @@ __all__ = [
     "ParseError",
     "Source",
     "decode",
+    "decoded_frame",
     "encode",
     "load_bytes",
     "pairs_table",
@@ -308,8 +309,12 @@ def _split_slow(
     return table, np.asarray(lines)
 
 
-def _line(lines: np.ndarray | None, row: int) -> int:
-    return row + 1 if lines is None else int(lines[row])
+def _line(lines: np.ndarray | None, row: int) -> int | None:
+    """Row -> line: row + 1 without `lines`; an in-memory frame's `lines` give None."""
+    if lines is None:
+        return row + 1
+    line = lines[row]
+    return None if line is None else int(line)
 
 
 def _as_finite_scores(name: str, raw: pa.ChunkedArray, lines: np.ndarray | None) -> pa.Array:
@@ -416,10 +421,11 @@ def _reject_duplicates(
     again = repeats.min()  # candidates are in file order, so this is the earliest repeat
     second, first = candidates[again], candidates[np.argmax(pairs == pairs[again])]
     qid, docid = qids[second].as_py(), docids[second].as_py()
+    line, earlier = _line(lines, second), _line(lines, first)
+    row = "" if line is not None else f"row {second + 1}: "
+    at = f"line {earlier}" if earlier is not None else f"row {first + 1}"
     raise ParseError(
-        name,
-        _line(lines, second),
-        f"docid {docid!r} {what} twice for query {qid!r} (first at line {_line(lines, first)})",
+        name, line, f"{row}docid {docid!r} {what} twice for query {qid!r} (first at {at})"
     )
 
 
@@ -453,7 +459,7 @@ def read_run_table(source: Source, format: str | None = None) -> pa.Table:
 
 def read_run(source: Source, format: str | None = None) -> pd.DataFrame:
     """Read a run as a frame: qid, docid, score (float64), one row per line, in file order."""
-    return _decoded_frame(read_run_table(source, format))
+    return decoded_frame(read_run_table(source, format))
 
 
 def read_qrels_table(source: Source, format: str | None = None) -> pa.Table:
@@ -477,7 +483,7 @@ def read_qrels_table(source: Source, format: str | None = None) -> pa.Table:
 
 def read_qrels(source: Source, format: str | None = None) -> pd.DataFrame:
     """Read qrels as a frame: qid, docid, grade (int64)."""
-    return _decoded_frame(read_qrels_table(source, format))
+    return decoded_frame(read_qrels_table(source, format))
 
 
 def _read_pairs(
@@ -516,7 +522,7 @@ def pairs_table(
     return pa.table({"qid": qids, "docid": docids, value: values})
 
 
-def _decoded_frame(table: pa.Table) -> pd.DataFrame:
+def decoded_frame(table: pa.Table) -> pd.DataFrame:
     """A reader's table as a pandas frame, dictionary columns turned back into strings."""
     columns = {
         name: decode(column.combine_chunks()) if pa.types.is_dictionary(column.type) else column
