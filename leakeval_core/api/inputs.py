@@ -88,7 +88,7 @@ def as_table(
     import pandas as pd
     import pyarrow as pa
 
-    from leakeval_core.io import tables, trec
+    from leakeval_core.io import frames, trec
 
     if _is_upload(value):
         if column == "grade":
@@ -109,13 +109,13 @@ def as_table(
         ]
         value = pd.DataFrame(rows, columns=["qid", "docid", column])
     if isinstance(value, pa.Table):
-        return tables.table_pairs(what, value, column, columns)
+        return frames.table_pairs(what, value, column, columns)
     if not isinstance(value, pd.DataFrame):
         raise LeakevalError(
             f"{what}: expected a file path, a DataFrame, a pyarrow Table, a dict of dicts or "
             f"an object with to_dict() (ranx), got {type(value).__name__}"
         )
-    return tables.frame_pairs(value, column, what, columns)
+    return frames.frame_pairs(value, column, what, columns)
 
 
 def formatted(qrels: Any, runs: dict[str, Any], format: str | Mapping[str, str] | None):

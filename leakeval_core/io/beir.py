@@ -25,7 +25,7 @@ _QRELS_COLUMNS = {"query-id": "qid", "corpus-id": "docid", "score": "grade"}
 
 def read_beir_qrels(source, split: str = "test") -> pa.Table:
     """A split's qrels, from the folder (`qrels/SPLIT.tsv`) or from the TSV itself."""
-    from leakeval_core.io.tables import read_table, table_pairs
+    from leakeval_core.io.frames import read_table, table_pairs
 
     if not isinstance(source, tuple) and Path(source).is_dir():
         source = _qrels_file(Path(source), split)
@@ -47,7 +47,7 @@ def _qrels_file(folder: Path, split: str) -> Path:
 
 def read_beir_queries(source):
     """Every query of the folder's `queries.jsonl` (or of the JSONL itself): qid, text."""
-    from leakeval_core.io.tables import read_table, table_queries
+    from leakeval_core.io.frames import read_table, table_queries
 
     if not isinstance(source, tuple) and Path(source).is_dir():
         source = Path(source) / "queries.jsonl"

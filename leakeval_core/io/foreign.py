@@ -21,7 +21,7 @@ def _name(source) -> str:
 
 def read_pairs(source, kind: str, value: str) -> pa.Table:
     """A run (`value` "score") or qrels ("grade") in format `kind`."""
-    from leakeval_core.io import beir, json_maps, tables
+    from leakeval_core.io import beir, frames, json_maps
 
     if kind == "json":
         return json_maps.read_mapping(source, value)
@@ -29,29 +29,29 @@ def read_pairs(source, kind: str, value: str) -> pa.Table:
         if value == "score":
             raise ParseError(_name(source), None, "BEIR files hold qrels and queries, not a run")
         return beir.read_beir_qrels(source)
-    name, table, first = tables.read_table(source, kind)
-    return tables.table_pairs(name, table, value, first_line=first)
+    name, table, first = frames.read_table(source, kind)
+    return frames.table_pairs(name, table, value, first_line=first)
 
 
 def read_query_frame(source, kind: str):
     """A query list (qid, text) in format `kind`."""
-    from leakeval_core.io import beir, tables
+    from leakeval_core.io import beir, frames
 
     if kind == "beir":
         return beir.read_beir_queries(source)
     if kind == "json":
         raise ParseError(_name(source), None, "a JSON mapping of runs or qrels, not queries")
-    name, table, first = tables.read_table(source, kind)
-    return tables.table_queries(name, table, first)
+    name, table, first = frames.read_table(source, kind)
+    return frames.table_queries(name, table, first)
 
 
 def iter_query_frames(source, kind: str, chunk_size: int) -> Iterator:
     """A query list in format `kind`, in frames of at most `chunk_size` rows."""
-    from leakeval_core.io import tables
+    from leakeval_core.io import frames
 
     if kind in ("beir", "json"):
         frame = read_query_frame(source, kind)
         for start in range(0, len(frame), chunk_size):
             yield frame.iloc[start : start + chunk_size].reset_index(drop=True)
         return
-    yield from tables.iter_table_queries(source, kind, chunk_size)
+    yield from frames.iter_table_queries(source, kind, chunk_size)

@@ -17,11 +17,11 @@ The formats (`FORMATS`), each read by one module:
 - `json`: one JSON mapping `{qid: {docid: value}}`: ranx's `Run`/`Qrels` JSON and MTEB's saved
   predictions, plain or as MTEB v2 wraps them (`json_maps`);
 - `jsonl`: one JSON object a line, with a qid and a text, or a qid, a docid and a value
-  (`tables`);
-- `csv`: a delimited frame with a header (PyTerrier's `qid, docno, score` or `label`) (`tables`);
-- `parquet`: a Parquet frame with the same columns (`tables`);
+  (`frames`);
+- `csv`: a delimited frame with a header (PyTerrier's `qid, docno, score` or `label`) (`frames`);
+- `parquet`: a Parquet frame with the same columns (`frames`);
 - `hf`: a Hugging Face dataset saved to disk (`save_to_disk`: `state.json` and
-  `data-*.arrow`), read with pyarrow (`tables`).
+  `data-*.arrow`), read with pyarrow (`frames`).
 
 Nothing heavy is imported here: detection reads at most `_HEAD` bytes.
 """
@@ -41,6 +41,8 @@ __all__ = [
     "ALIASES",
     "COLUMN_ALIASES",
     "FORMATS",
+    "QID_COLUMNS",
+    "TEXT_COLUMNS",
     "Formatted",
     "detect_format",
     "given_format",
@@ -62,6 +64,10 @@ COLUMN_ALIASES = {
 habits), in order of preference: PyTerrier's `docno` is the document's id where its `docid`
 is an internal number, and its `query` is the text where `qid` is the id. A qrels frame's
 `score` is its grade (BEIR's and MTEB's qrels name it so)."""
+
+QID_COLUMNS = ("qid", "query_id", "query-id", "id", "_id", "topic_id")
+"""A query list's id column (BEIR's and Hugging Face's `_id` and `id` among them)."""
+TEXT_COLUMNS = ("query", "text", "query_text", "title")
 
 _HEAD = 1 << 16
 _BEIR_QRELS = ("query-id", "corpus-id")

@@ -221,7 +221,7 @@ def read_mapping(source, value: str, select: str | None = None):
 
     `select` names the MTEB subset/split (`default/test`) when the file holds several.
     """
-    from leakeval_core.io.trec import encode, pairs_table
+    from leakeval_core.io.pairs import encode, pairs_table
 
     name, raw = _open(source)
     with raw:

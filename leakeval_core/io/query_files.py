@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from leakeval_core.errors import ParseError
-from leakeval_core.io.formats import detect_format
+from leakeval_core.io.formats import QID_COLUMNS, TEXT_COLUMNS, detect_format
 from leakeval_core.io.trec import Source, _line_of, load_bytes
 
 __all__ = ["QID_COLUMNS", "TEXT_COLUMNS", "iter_queries", "read_queries", "read_topics"]
@@ -92,10 +92,6 @@ def _clean_field(tag: str, text: str) -> str:
 
 
 # --------------------------------------------------------------------------- query lists
-
-QID_COLUMNS = ("qid", "query_id", "query-id", "id", "_id", "topic_id")
-"""A query list's id column (BEIR's and Hugging Face's `_id` and `id` among them)."""
-TEXT_COLUMNS = ("query", "text", "query_text", "title")
 
 
 def read_queries(source: Source, unique: bool = True, format: str | None = None) -> pd.DataFrame:

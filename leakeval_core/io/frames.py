@@ -25,8 +25,7 @@ import pyarrow as pa
 
 from leakeval_core.errors import ParseError
 from leakeval_core.io.arrays import to_numpy
-from leakeval_core.io.formats import COLUMN_ALIASES
-from leakeval_core.io.query_files import QID_COLUMNS, TEXT_COLUMNS
+from leakeval_core.io.formats import COLUMN_ALIASES, QID_COLUMNS, TEXT_COLUMNS
 
 __all__ = [
     "COLUMN_ALIASES",
@@ -263,7 +262,7 @@ def table_pairs(
     first_line: int | None = None,
 ) -> pa.Table:
     """A run (`value` "score") or qrels ("grade") from a table with named columns."""
-    from leakeval_core.io.trec import encode, pairs_table
+    from leakeval_core.io.pairs import encode, pairs_table
 
     names = [str(c) for c in table.column_names]
     rows = _Rows(first_line)
