@@ -88,3 +88,35 @@ def write_hf(folder: Path, frame: pd.DataFrame, shards: int = 2) -> Path:
     (folder / "state.json").write_text(json.dumps({"_data_files": names, "_split": None}))
     (folder / "dataset_info.json").write_text(json.dumps({"features": {}}))
     return folder
+
+
+RUN = {f"q{q}": {f"d{d}": float(10 - abs(q - d)) for d in range(1, 9)} for q in range(1, 7)}
+"""A small run over q1..q6 and d1..d8 (each query's own-numbered document first)."""
+
+
+def beir_experiment(root: Path) -> Path:
+    """An experiment folder whose collection is a BEIR folder (with a corpus), and two MTEB
+    prediction files as its runs (`runs/{model}.json`)."""
+    topics = pd.DataFrame({"qid": list(RUN), "title": [f"query {q}" for q in RUN]})
+    qrels = pd.DataFrame(
+        [(q, f"d{int(q[1:]) + k}", 2 - k) for q in RUN for k in (0, 1)],
+        columns=["qid", "docid", "grade"],
+    )
+    folder = write_beir(root / "beir", topics, qrels)
+    write_corpus(folder, {f"d{d}": (f"Title of d{d}", f"Text of d{d}.") for d in range(1, 9)})
+    (root / "runs").mkdir(parents=True)
+    run = pd.DataFrame(
+        [(q, d, s) for q, docs in RUN.items() for d, s in docs.items()],
+        columns=["qid", "docid", "score"],
+    )
+    write_mteb(root / "runs" / "mine.json", run)
+    write_mteb(root / "runs" / "bm25.json", run.assign(score=-run.score), v2=False)
+    (root / "experiment.toml").write_text(
+        'name = "BEIR study"\n'
+        "[collections.scifact]\n"
+        'beir = "beir"\n'
+        'split = "test"\n'
+        "[runs]\n"
+        'pattern = "runs/{model}.json"\n'
+    )
+    return root
