@@ -199,6 +199,15 @@ def _count_rows(path: Path, limit: int) -> int:
     """Rows of one query file (a CSV's header not counted), stopping past `limit`."""
     import gzip
 
+    from leakeval_core.io.formats import detect_format
+
+    if detect_format(path) in ("jsonl", "hf", "beir"):  # read in frames, counted as read
+        total = 0
+        for chunk in query_files.iter_queries(path, min(limit, 100_000) or 1):
+            total += len(chunk)
+            if total > limit:
+                break
+        return total
     if path.suffix == ".parquet":
         import pyarrow.parquet as pq
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.aliases import resolve_alias
 from leakeval_core.experiment.manifest import CollectionSpec
+from leakeval_core.io.formats import query_folder_files
 from leakeval_core.io.shards import find_shards
 
 __all__ = ["collection_digest", "file_digest", "source_digest"]
@@ -41,14 +42,20 @@ def collection_digest(spec: CollectionSpec) -> str:
 
 
 def source_digest(source: str | Path) -> str:
-    """Content hash of a file or of every shard of a sharded log (names and contents, in
-    order), or the id and ir_datasets version for a named dataset."""
+    """Content hash of a file, of every shard of a sharded log (names and contents, in
+    order) or of the files of a folder that is one source (`query_folder_files`), or the id
+    and ir_datasets version for a named dataset."""
     shards = find_shards(source)
     if shards is not None:
         digest = hashlib.blake2b(digest_size=16)
         for shard in shards:
             digest.update(f"{shard.name}\0{file_digest(shard)}\n".encode())
         return digest.hexdigest()
+    files = query_folder_files(source)
+    if files is not None:
+        return hashlib.blake2b(
+            "".join(f"{p.name}\0{file_digest(p)}\n" for p in files).encode(), digest_size=16
+        ).hexdigest()
     return file_digest(source) if Path(source).exists() else _dataset_key(str(source))
 
 

@@ -29,8 +29,7 @@ def read_pairs(source, kind: str, value: str) -> pa.Table:
         if value == "score":
             raise ParseError(_name(source), None, "BEIR files hold qrels and queries, not a run")
         return beir.read_beir_qrels(source)
-    name, table, first = frames.read_table(source, kind)
-    return frames.table_pairs(name, table, value, first_line=first)
+    return frames.read_pairs(source, kind, value)
 
 
 def read_query_frame(source, kind: str):

@@ -46,6 +46,7 @@ __all__ = [
     "Formatted",
     "detect_format",
     "given_format",
+    "query_folder_files",
     "with_format",
 ]
 
@@ -149,6 +150,20 @@ def detect_format(source, format: str | None = None) -> str:
     if head[:2] == b"\x1f\x8b":
         head = _gunzip_head(name, head if isinstance(source, tuple) else None, source)
     return _content_format(head)
+
+
+def query_folder_files(path: str | os.PathLike[str]) -> list[Path] | None:
+    """The files a folder that is one source of queries reads them from (a Hugging Face
+    dataset's state and data files, a BEIR folder's queries.jsonl), None for any other
+    folder (a sharded log) or a file: what a cache key hashes and a shard finder leaves whole."""
+    path = Path(path)
+    if not path.is_dir():
+        return None
+    if (path / "state.json").is_file() and any(path.glob("data-*.arrow")):
+        return [path / "state.json", *sorted(path.glob("data-*.arrow"))]
+    if (path / "queries.jsonl").is_file():
+        return [path / "queries.jsonl"]
+    return None
 
 
 def _folder_format(path: Path) -> str:

@@ -42,9 +42,28 @@ _BLOCK = 8 << 20
 # --------------------------------------------------------------------------- reading files
 
 
-def read_table(source, kind: str) -> tuple[str, pa.Table, int | None]:
+def read_pairs(source, kind: str, value: str) -> pa.Table:
+    """A run or qrels file with named columns (CSV/TSV, Parquet, JSON lines, a saved
+    Hugging Face dataset). Of a Parquet file only the three columns are read."""
+    wanted = None
+    if kind == "parquet":
+        import pyarrow.parquet as pq
+
+        name = source[0] if isinstance(source, tuple) else str(source)
+        try:
+            names = pq.read_schema(_input(source)[1]).names
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise ParseError(name, None, f"not a readable Parquet file ({exc})") from None
+        wanted = [_column(name, names, r, COLUMN_ALIASES[r], None) for r in ("qid", "docid", value)]
+    name, table, first = read_table(source, kind, wanted)
+    return table_pairs(name, table, value, first_line=first)
+
+
+def read_table(
+    source, kind: str, columns: list[str] | None = None
+) -> tuple[str, pa.Table, int | None]:
     """A frame file as an arrow table, with the line of its first row in a text file (None:
-    rows are named by number)."""
+    rows are named by number). `columns` limits what a Parquet file gives."""
     if kind == "hf":
         return _hf_table(source)
     name, stream = _input(source)
@@ -52,11 +71,11 @@ def read_table(source, kind: str) -> tuple[str, pa.Table, int | None]:
         import pyarrow.parquet as pq
 
         try:
-            return name, pq.read_table(stream), None
+            return name, pq.read_table(stream, columns=columns), None
         except (pa.ArrowInvalid, OSError) as exc:
             raise ParseError(name, None, f"not a readable Parquet file ({exc})") from None
     if kind == "jsonl":
-        return name, _jsonl_table(name, stream), 1
+        return name, _jsonl_table(name, stream, source), 1
     return name, _csv_table(name, stream), 2
 
 
@@ -108,14 +127,15 @@ def _short(exc: Exception) -> str:
     return str(exc).split("\n", 1)[0].removeprefix("CSV parse error: ")
 
 
-def _jsonl_table(name: str, stream) -> pa.Table:
+def _jsonl_table(name: str, stream, source) -> pa.Table:
+    """The file is handed to pyarrow as a stream, never held as bytes beside its table; only
+    a failed read is read again, line by line, to name the line."""
     import pyarrow.json as pajson
 
-    data = stream.read()
     try:
-        return pajson.read_json(pa.BufferReader(data))
+        return pajson.read_json(stream)
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-        raise _jsonl_error(name, data, exc) from None
+        raise _jsonl_error(name, _input(source)[1].read(), exc) from None
 
 
 def _jsonl_error(name: str, data: bytes, exc: Exception) -> ParseError:
@@ -209,10 +229,13 @@ class _Rows:
         return self.where(row)[0]
 
 
-def _identifiers(name: str, values: pa.ChunkedArray, role: str, rows: _Rows) -> pa.Array:
-    values = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+def _identifiers(name: str, values: pa.ChunkedArray, role: str, rows: _Rows) -> pa.ChunkedArray:
+    """Ids as strings, left in their chunks (`encode` joins only the codes: a 10M-row
+    column is not copied whole)."""
+    if isinstance(values, pa.Array):
+        values = pa.chunked_array([values])
     if pa.types.is_dictionary(values.type):
-        values = values.dictionary.take(values.indices)
+        values = values.cast(values.type.value_type)
     if values.null_count:
         line, row = rows.where(int(np.argmax(~to_numpy(values.is_valid()))))
         raise ParseError(name, line, f"{row}{role} is missing")

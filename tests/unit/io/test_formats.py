@@ -288,3 +288,17 @@ def test_fuzz_parquet_and_hf_queries(tmp_path_factory, rows):
     pq.write_table(pa.Table.from_pandas(frame), buffer)
     parquet = ("fuzz.parquet", buffer.getvalue().to_pybytes())
     assert len(query_files.read_queries(parquet, unique=False)) == len(frame)
+
+
+def test_a_saved_dataset_or_beir_folder_is_one_training_log(tmp_path, qrels):
+    """Not a folder of shards: detection streams it, and the caches key on its files."""
+    from leakeval_core.experiment.collections import log_size, training_chunks
+    from leakeval_core.experiment.digests import source_digest
+
+    frame = pd.DataFrame({"id": [str(i) for i in range(5)], "text": ["q"] * 5})
+    hf = fmt.write_hf(tmp_path / "hf", frame)
+    beir_folder = fmt.write_beir(tmp_path / "beir", TOPICS, qrels)
+    for source, rows in ((hf, 5), (beir_folder, 2)):
+        assert sum(len(c) for c in training_chunks(source, chunk_size=2)) == rows
+        assert log_size(source, at_most=100) == rows
+        assert len(source_digest(source)) == 32
