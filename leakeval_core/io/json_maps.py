@@ -234,14 +234,20 @@ def read_mapping(source, value: str, select: str | None = None):
         if text.peek():
             raise ParseError(name, text.line, "invalid JSON: text after the top-level object")
     part = batches.chosen(select)
+    del batches  # the other subsets' and splits' arrays
+    # each column's chunks are let go as soon as it is joined: the peak holds one copy
     qids = pa.DictionaryArray.from_arrays(
         pa.array(np.concatenate(part.codes) if part.codes else [], pa.int32()),
         pa.array(part.qids, pa.string()),
     )
+    part.codes.clear()
     docids = encode(pa.chunked_array(part.docids, pa.string()))
-    values = pa.chunked_array(part.values, pa.float64() if value == "score" else pa.int64())
+    part.docids.clear()
+    kind = pa.float64() if value == "score" else pa.int64()
+    values = pa.chunked_array(part.values, kind).combine_chunks()
+    part.values.clear()
     lines = _QueryLines(np.asarray(part.lines), qids)
-    return pairs_table(name, qids, docids, value, values.combine_chunks(), lines)
+    return pairs_table(name, qids, docids, value, values, lines)
 
 
 class _QueryLines:
