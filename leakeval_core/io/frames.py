@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 
 from leakeval_core.errors import ParseError
-from leakeval_core.io.arrays import to_numpy
+from leakeval_core.io.arrays import from_numpy, to_numpy
 from leakeval_core.io.formats import COLUMN_ALIASES, QID_COLUMNS, TEXT_COLUMNS
 
 __all__ = [
@@ -56,7 +56,9 @@ def read_pairs(source, kind: str, value: str) -> pa.Table:
             raise ParseError(name, None, f"not a readable Parquet file ({exc})") from None
         wanted = [_column(name, names, r, COLUMN_ALIASES[r], None) for r in ("qid", "docid", value)]
     name, table, first = read_table(source, kind, wanted)
-    return table_pairs(name, table, value, first_line=first)
+    picked = _picked(name, table, value, None)
+    del table  # each column is let go once converted (`_pairs`): a 10M-row file is not held twice
+    return _pairs(name, picked, value, _Rows(first))
 
 
 def read_table(
@@ -272,9 +274,7 @@ def _values(name: str, raw: pa.Array, value: str, rows: _Rows) -> pa.Array:
         i = int(np.argmax(bad))
         line, row = rows.where(i)
         raise ParseError(name, line, f"{row}{value} {raw[i].as_py()!r} is not {kind}")
-    if value == "grade":
-        return pa.array(numbers.astype(np.int64))
-    return pa.array(numbers)
+    return from_numpy(numbers.astype(np.int64) if value == "grade" else numbers)
 
 
 def table_pairs(
@@ -285,19 +285,28 @@ def table_pairs(
     first_line: int | None = None,
 ) -> pa.Table:
     """A run (`value` "score") or qrels ("grade") from a table with named columns."""
-    from leakeval_core.io.pairs import encode, pairs_table
+    return _pairs(name, _picked(name, table, value, columns), value, _Rows(first_line))
 
-    names = [str(c) for c in table.column_names]
-    rows = _Rows(first_line)
+
+def _picked(
+    name: str, table: pa.Table, value: str, columns: Mapping[str, str] | None
+) -> dict[str, pa.ChunkedArray]:
+    """The qid, docid and value columns, found by name."""
     if table.num_rows == 0:
-        raise ParseError(name, first_line, "empty")
-    picked = {
-        role: _column(name, names, role, COLUMN_ALIASES[role], columns)
+        raise ParseError(name, None, "empty")
+    names = [str(c) for c in table.column_names]
+    return {
+        role: table.column(_column(name, names, role, COLUMN_ALIASES[role], columns))
         for role in ("qid", "docid", value)
     }
-    qids = encode(_identifiers(name, table.column(picked["qid"]), "qid", rows))
-    docids = encode(_identifiers(name, table.column(picked["docid"]), "docid", rows))
-    values = _values(name, table.column(picked[value]), value, rows)
+
+
+def _pairs(name: str, picked: dict[str, pa.ChunkedArray], value: str, rows: _Rows) -> pa.Table:
+    from leakeval_core.io.pairs import encode, pairs_table
+
+    qids = encode(_identifiers(name, picked.pop("qid"), "qid", rows))
+    docids = encode(_identifiers(name, picked.pop("docid"), "docid", rows))
+    values = _values(name, picked.pop(value), value, rows)
     return pairs_table(name, qids, docids, value, values, rows)
 
 
