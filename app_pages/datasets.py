@@ -96,7 +96,8 @@ with tab_runs:
 with tab_upload:
     if tab_upload.open and not ctx.view.present:
         st.markdown(
-            f"Score TREC run files against **{name}**'s qrels under the current conventions, "
+            f"Score run files (TREC, MTEB predictions, ranx JSON, PyTerrier CSV or Parquet) "
+            f"against **{name}**'s qrels under the current conventions, "
             "and compare one with a condition of the experiment. Runs stay in this browser "
             "session's memory until you remove them or close the tab: nothing is saved."
         )

@@ -248,7 +248,8 @@ def number(value: float, digits: int = 4) -> str:
 NO_DOCUMENTS = (
     "Document text is not available: this collection's documents are licensed and not on "
     "this machine (or it is the simulated demo), so leakeval shows document ids, scores and "
-    "grades only. With the documents in your ir_datasets home, their text appears here."
+    "grades only. With the documents in your ir_datasets home, or a BEIR collection's "
+    "corpus.jsonl, their text appears here."
 )
 
 

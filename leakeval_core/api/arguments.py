@@ -32,10 +32,12 @@ def source_of(
     runs: Any = None,
     columns: Mapping[str, str] | None = None,
     leakage: Any = None,
+    format: str | Mapping[str, str] | None = None,
 ) -> Source:
-    """An experiment (a Study, an Experiment or its folder), or, with `runs`, qrels and runs."""
+    """An experiment (a Study, an Experiment or its folder), or, with `runs`, qrels and runs
+    (their files in the format `format` names where their content cannot tell)."""
     if runs is not None:
-        return RunSet(data, runs, columns, leakage)
+        return RunSet(data, runs, columns, leakage, format=format)
     return Study.open(data)
 
 

@@ -226,6 +226,7 @@ def audit(
     strata: int = 1,
     columns: Mapping[str, str] | None = None,
     progress: Progress | None = None,
+    format: str | Mapping[str, str] | None = None,
     **settings: Any,
 ) -> Audit:
     """Each model's gain over a baseline on leaked topics, minus its gain on the others.
@@ -236,7 +237,8 @@ def audit(
     pairs (a frame or CSV with test_qid and similarity, optionally category) or the leaked
     topic ids. `groups` (qid,group) adds a split per group; `covers` (topic ids) restricts
     the audit to the topics the leakage judgment covers. `strata` > 1 permutes the leaked
-    flags within that many quantile groups of the baseline's score.
+    flags within that many quantile groups of the baseline's score. Files may be in any format
+    `score` reads; `format` names the runs' where their content cannot tell.
 
     >>> qrels = {str(q): {"d": 1} for q in range(12)}
     >>> bm25 = {str(q): {"d": 1.0, "x": 2.0} for q in range(12)}  # relevant second
@@ -249,7 +251,7 @@ def audit(
     {'collection': '6 leaked of 12: human-judged pairs'}
     """
     view = view_of(view, settings)
-    source = source_of(data, runs, columns, leakage)
+    source = source_of(data, runs, columns, leakage, format=format)
     if isinstance(source, Study) and groups is None and covers is None:
         # the Story, the Audit page and the report share one audit of the study
         key = ("audit", view.replace(page="story", choices=()), baseline, strata)

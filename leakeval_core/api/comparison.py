@@ -43,12 +43,14 @@ def compare(
     family: Literal["collection", "all"] = "collection",
     columns: Mapping[str, str] | None = None,
     progress: Progress | None = None,
+    format: str | Mapping[str, str] | None = None,
     **settings: Any,
 ) -> Comparison:
     """Paired tests between the levels of one factor, corrected within each collection.
 
     `data` is an experiment (its folder, or one loaded), or qrels when `runs` names the
-    runs to compare (files, frames or dicts, as `score` takes them): then the factor is
+    runs to compare (files in any format, frames or dicts, as `score` takes them, `format`
+    as there): then the factor is
     `run`, and `baseline` names the run every other is compared with (default: every pair).
     For an experiment, `vary` defaults to the design's leakage factor, compared against its
     clean level: the table `leakeval compare` prints and the app marks with stars. Settings
@@ -73,7 +75,7 @@ def compare(
     from leakeval_core.present.report import interval_caption, significance_caption
 
     view = view_of(view, settings)
-    source = source_of(data, runs, columns)
+    source = source_of(data, runs, columns, format=format)
     design = source.design
     if runs is not None:
         vary = vary or source.FACTOR

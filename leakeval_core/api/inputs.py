@@ -1,8 +1,9 @@
 """Input shapes: qrels, runs and leakage as a researcher already holds them.
 
-Files, pandas frames (common column names, or a mapping), pyarrow tables, pytrec_eval's
-dicts of dicts, and uploaded bytes all become the readers' validated tables, with errors
-that say which input and which row is wrong.
+Files in any format `io.formats` reads, pandas frames (common column names, PyTerrier's, or a
+mapping), pyarrow tables, pytrec_eval's dicts of dicts, ranx's objects, and uploaded bytes
+all become the readers' validated tables, with errors that say which input and which row is
+wrong.
 """
 
 from __future__ import annotations
@@ -21,11 +22,11 @@ if TYPE_CHECKING:
     from leakeval_core.leakage.rule import LeakageTable
 
 __all__ = [
-    "COLUMN_ALIASES",
     "Table",
     "as_table",
     "as_topic_groups",
     "detected_pairs",
+    "formatted",
     "leakage_pairs",
     "named_runs",
     "topics_frame",
@@ -34,14 +35,6 @@ __all__ = [
 Table = Any
 """A path, a pandas DataFrame, a pyarrow Table, a dict of dicts (qid -> docid -> value),
 or, for a run, (name, bytes) as uploaded."""
-
-COLUMN_ALIASES = {
-    "qid": ("qid", "query_id", "q_id", "query", "topic", "topic_id", "test_qid"),
-    "docid": ("docid", "doc_id", "docno", "document_id", "did"),
-    "grade": ("grade", "relevance", "rel", "label", "judgment"),
-    "score": ("score", "sim", "similarity", "rank_score"),
-}
-"""Column names recognised without a mapping (ranx, ir_measures and pandas habits)."""
 
 
 def named_runs(runs: Any) -> dict[str, Any]:
@@ -79,21 +72,34 @@ def _is_upload(value: Any) -> bool:
     )
 
 
-def as_table(value: Any, column: str, what: str, columns: Mapping[str, str] | None = None):
-    """A run or qrels as a reader's table or a frame with qid, docid and `column`."""
+def as_table(
+    value: Any,
+    column: str,
+    what: str,
+    columns: Mapping[str, str] | None = None,
+):
+    """A run or qrels as a reader's table (qid, docid and `column`).
+
+    A path is read in whatever format it is in (`io.formats`; `formatted` names it where
+    its content cannot tell); a frame or arrow table by its column names (PyTerrier's among
+    them); a dict of dicts, or an object with `to_dict()` giving one (ranx's `Run` and
+    `Qrels`), as qid -> docid -> value.
+    """
     import pandas as pd
     import pyarrow as pa
 
-    from leakeval_core.io import trec
+    from leakeval_core.io import frames, trec
 
     if _is_upload(value):
         if column == "grade":
             raise LeakevalError(f"{what}: uploaded bytes are read as a run, not as qrels")
-        return trec.read_run(value)
+        return trec.read_run_table(value)
     if isinstance(value, str | os.PathLike):
         if not Path(value).exists():
             raise LeakevalError(f"{what}: {value}: no such file")
         return trec.read_qrels_table(value) if column == "grade" else trec.read_run_table(value)
+    if not isinstance(value, Mapping | pd.DataFrame | pa.Table) and hasattr(value, "to_dict"):
+        value = value.to_dict()
     if isinstance(value, Mapping):
         rows = [
             (str(q), str(d), v)
@@ -103,13 +109,30 @@ def as_table(value: Any, column: str, what: str, columns: Mapping[str, str] | No
         ]
         value = pd.DataFrame(rows, columns=["qid", "docid", column])
     if isinstance(value, pa.Table):
-        value = value.to_pandas()
+        return frames.table_pairs(what, value, column, columns)
     if not isinstance(value, pd.DataFrame):
         raise LeakevalError(
-            f"{what}: expected a file path, a DataFrame, a pyarrow Table or a dict of dicts, "
-            f"got {type(value).__name__}"
+            f"{what}: expected a file path, a DataFrame, a pyarrow Table, a dict of dicts or "
+            f"an object with to_dict() (ranx), got {type(value).__name__}"
         )
-    return _checked(_renamed(value, (column,), what, columns), column, what)
+    return frames.frame_pairs(value, column, what, columns)
+
+
+def formatted(qrels: Any, runs: dict[str, Any], format: str | Mapping[str, str] | None):
+    """The qrels and runs with the format `format` names for them (`io.formats.with_format`):
+    a string names the runs' format, a mapping names it per role ("run", "qrels"). Only
+    paths take a format; every other input says what it is."""
+    from leakeval_core.io.formats import with_format
+
+    if format is None:
+        return qrels, runs
+    named = {"run": format} if isinstance(format, str) else dict(format)
+    unknown = set(named) - {"run", "qrels"}
+    if unknown:
+        raise LeakevalError(f"format= names roles run and qrels, not {sorted(unknown)[0]!r}")
+    return with_format(qrels, named.get("qrels")), {
+        name: with_format(run, named.get("run")) for name, run in runs.items()
+    }
 
 
 def _is_mapping(qid: object, docs: object, what: str) -> bool:
@@ -118,55 +141,6 @@ def _is_mapping(qid: object, docs: object, what: str) -> bool:
             f"{what}: query {qid!r} maps to {type(docs).__name__}, not to {{docid: value}}"
         )
     return True
-
-
-def _renamed(frame, wanted: tuple[str, ...], what: str, columns: Mapping[str, str] | None):
-    mapping = dict(columns or {})
-    found = {}
-    for name in ("qid", "docid", *wanted):
-        given = [k for k, v in mapping.items() if v == name and k in frame.columns]
-        alias = [c for c in frame.columns if str(c).lower() in COLUMN_ALIASES[name]]
-        source = (given or alias or [None])[0]
-        if source is None:
-            raise LeakevalError(
-                f"{what}: no {name} column among {', '.join(map(str, frame.columns))}; "
-                f"pass columns={{'your_name': '{name}'}}"
-            )
-        found[source] = name
-    return frame[list(found)].rename(columns=found)
-
-
-def _checked(frame, column: str, what: str):
-    import numpy as np
-    import pandas as pd
-
-    out = pd.DataFrame({"qid": frame.qid.astype(str), "docid": frame.docid.astype(str)})
-    values = pd.to_numeric(frame[column], errors="coerce")
-    bad = values.isna() | ~np.isfinite(values.to_numpy(dtype=float, na_value=np.nan))
-    if bad.any():
-        row = int(np.argmax(bad.to_numpy()))
-        raise LeakevalError(
-            f"{what}: row {row + 1}: {column} {frame[column].iloc[row]!r} is not a finite number"
-        )
-    if column == "grade":
-        if (values != values.round()).any():
-            row = int(np.argmax((values != values.round()).to_numpy()))
-            raise LeakevalError(
-                f"{what}: row {row + 1}: grade {float(values.iloc[row])!r} is not an integer"
-            )
-        out["grade"] = values.astype("int64").to_numpy()
-    else:
-        out["score"] = values.astype("float64").to_numpy()
-    repeated = out.duplicated(["qid", "docid"])
-    if repeated.any():
-        row = int(np.argmax(repeated.to_numpy()))
-        raise LeakevalError(
-            f"{what}: row {row + 1}: docid {out.docid.iat[row]!r} appears twice for query "
-            f"{out.qid.iat[row]!r}"
-        )
-    if out.empty:
-        raise LeakevalError(f"{what}: empty")
-    return out
 
 
 def leakage_pairs(leakage: Any, collection: str) -> LeakageTable:

@@ -21,11 +21,15 @@ def score(
     conventions: Conventions = Conventions(),
     columns: Mapping[str, str] | None = None,
     progress: Progress | None = None,
+    format: str | Mapping[str, str] | None = None,
 ) -> Scores:
     """Score runs against qrels under explicit conventions.
 
     `runs` is one run, a mapping of name -> run, or a list of run files; each run or the
-    qrels may be a file, a pandas frame, a pyarrow table or a pytrec_eval dict of dicts.
+    qrels may be a file (TREC's, or a BEIR folder, MTEB predictions, ranx JSON, a PyTerrier
+    frame's CSV or Parquet: `io.formats`, detected by content), a pandas frame (PyTerrier's
+    too), a pyarrow table, a pytrec_eval dict of dicts or a ranx object. `format` names the
+    runs' format where their content cannot tell (or {"run": ..., "qrels": ...}).
     `columns` maps your column names to leakeval's (`qid`, `docid`, `score`, `grade`) where
     they are not among the common ones (query_id, doc_id, relevance, ...).
 
@@ -35,9 +39,9 @@ def score(
     >>> result.means().round(4).to_dict("index")
     {'bm25': {'ndcg_cut_10': 0.8155, 'P_1': 0.5}}
     """
-    from leakeval_core.api.inputs import as_table, named_runs
+    from leakeval_core.api.inputs import as_table, formatted, named_runs
 
-    named = named_runs(runs)
+    qrels, named = formatted(qrels, named_runs(runs), format)
     if all(isinstance(run, str | os.PathLike) for run in named.values()) and isinstance(
         qrels, str | os.PathLike
     ):

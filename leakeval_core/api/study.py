@@ -518,16 +518,18 @@ class RunSet:
         columns: Mapping[str, str] | None = None,
         leakage: Any = None,
         collection: str | None = None,
+        format: str | Mapping[str, str] | None = None,
     ) -> None:
         """`leakage`: a pairs file, frame or table, a list of leaked topic ids, or a list of
         pairs sources (their union); `collection` names the collection, by default after
-        the qrels file (`collection_of`), which finds the leakage study's share for it."""
-        from leakeval_core.api.inputs import as_table, named_runs
+        the qrels file (`collection_of`), which finds the leakage study's share for it;
+        `format` names the runs' file format where their content cannot tell (as `score`)."""
+        from leakeval_core.api.inputs import as_table, formatted, named_runs
 
-        self.qrels = as_table(qrels, "grade", "qrels", columns)
+        given, named = formatted(qrels, named_runs(runs), format)
+        self.qrels = as_table(given, "grade", "qrels", columns)
         self.runs = {
-            name: as_table(run, "score", f"run {name!r}", columns)
-            for name, run in named_runs(runs).items()
+            name: as_table(run, "score", f"run {name!r}", columns) for name, run in named.items()
         }
         self.collection_name = collection or collection_of(qrels)
         self.given_leakage = leakage

@@ -10,7 +10,9 @@ from pathlib import Path
 from leakeval_core.api.terms import DetectionOptions
 from leakeval_core.cli.common import (
     add_dataclass_options,
+    add_format_option,
     add_statistics_options,
+    formatted,
     from_options,
     progress,
     report_incomplete,
@@ -21,6 +23,8 @@ from leakeval_core.cli.leakage import add_sample_option
 from leakeval_core.errors import LeakevalError
 
 __all__ = ["register"]
+
+ROLES = ("run", "qrels", "topics", "train-queries")
 
 
 def register(sub) -> None:
@@ -33,8 +37,10 @@ def register(sub) -> None:
         "--train-queries.",
     )
     audit.add_argument("experiment", nargs="?", help="an experiment folder (or give --qrels)")
-    audit.add_argument("--qrels", help="TREC qrels, with --run and --baseline")
-    audit.add_argument("--run", action="append", help="a model's TREC run (repeatable)")
+    audit.add_argument(
+        "--qrels", help="qrels (TREC, BEIR, ranx JSON, ...), with --run and --baseline"
+    )
+    audit.add_argument("--run", action="append", help="a model's run (repeatable; any format)")
     audit.add_argument(
         "--baseline",
         help="the baseline's run file (with --qrels), or its level of the system factor "
@@ -67,6 +73,7 @@ def register(sub) -> None:
         "detection method's own, or the one a pairs file was written with, or 0.8 for pairs "
         "of unknown method); judged pairs are leaked as judged",
     )
+    add_format_option(audit, ROLES)
     add_statistics_options(audit)
     add_dataclass_options(audit, DetectionOptions, skip=("top_k", "min_similarity", "chunk_size"))
     audit.add_argument("--json", help="write every figure (the app's and the report's) here")
@@ -97,11 +104,12 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     else:
         if not args.run or not args.baseline:
             raise LeakevalError("--qrels needs --run (one per model) and --baseline")
-        runs = {run_name(path): path for path in [*args.run, args.baseline]}
+        given = formatted(args, "run", [*args.run, args.baseline], ROLES)
+        runs = {run_name(path): path for path in given}
         if len(runs) != len(args.run) + 1:
             raise LeakevalError("the runs and the baseline need distinct file names")
         result = api.audit(
-            args.qrels,
+            formatted(args, "qrels", args.qrels, ROLES),
             runs,
             baseline=run_name(args.baseline),
             view=view,
@@ -144,7 +152,10 @@ def _pairs(args: argparse.Namespace, view):
         raise LeakevalError("give the leakage: --pairs, or --topics with --train-queries")
     options = from_options(DetectionOptions, args)
     pairs = api.detect_leakage(
-        args.topics, args.train_queries, options, progress=progress("comparing", "query")
+        formatted(args, "topics", args.topics, ROLES),
+        formatted(args, "train-queries", args.train_queries, ROLES),
+        options,
+        progress=progress("comparing", "query"),
     )
     print(f"leakeval: {len(pairs)} candidate pairs detected ({options.method})", file=sys.stderr)
     return detected_pairs(pairs, options.method, args.train_queries, args.sample_of)

@@ -23,10 +23,12 @@ from leakeval_core.evaluation.measures import DEFAULT_MEASURES, Measure, Naming,
 __all__ = [
     "EXIT_BAD_INPUT",
     "add_dataclass_options",
+    "add_format_option",
     "add_incomplete_option",
     "add_scoring_options",
     "add_statistics_options",
     "conventions_from",
+    "formatted",
     "from_options",
     "measures_from",
     "output_names",
@@ -95,6 +97,38 @@ def from_options(cls: type, args: argparse.Namespace, preset=None):
         if getattr(args, f.name, None) is not None
     }
     return (preset or cls)(**given)
+
+
+def add_format_option(parser: argparse.ArgumentParser, roles: tuple[str, ...]) -> None:
+    """`--format [ROLE=]FORMAT`: the format of an input file whose content does not tell
+    (content decides otherwise: TREC, BEIR, MTEB/ranx JSON, PyTerrier CSV/Parquet, ...)."""
+    from leakeval_core.io.formats import ALIASES, FORMATS
+
+    parser.add_argument(
+        "--format",
+        action="append",
+        metavar="[ROLE=]FORMAT",
+        help=f"the format of the {roles[0]} files (or of ROLE's: {', '.join(roles)}) where "
+        f"their content does not tell; formats: {', '.join((*FORMATS, *ALIASES))} "
+        "(default: detected from each file's content)",
+    )
+
+
+def formatted(args: argparse.Namespace, role: str, value, roles: tuple[str, ...]):
+    """`value` (a path, or a list of them) with the format `--format` names for `role`."""
+    from leakeval_core.errors import LeakevalError
+    from leakeval_core.io.formats import with_format
+
+    named: dict[str, str] = {}
+    for given in getattr(args, "format", None) or []:
+        who, _, what = given.rpartition("=")
+        who = who or roles[0]
+        if who not in roles:
+            raise LeakevalError(f"--format {given}: ROLE is one of {', '.join(roles)}")
+        named[who] = what
+    if isinstance(value, list):
+        return [with_format(v, named.get(role)) for v in value]
+    return with_format(value, named.get(role))
 
 
 def add_scoring_options(parser: argparse.ArgumentParser, single_measure: bool = False) -> None:

@@ -10,8 +10,10 @@ from pathlib import Path
 
 from leakeval_core.cli.common import (
     EXIT_BAD_INPUT,
+    add_format_option,
     add_scoring_options,
     conventions_from,
+    formatted,
     measures_from,
     output_names,
     progress,
@@ -19,11 +21,19 @@ from leakeval_core.cli.common import (
 
 __all__ = ["register"]
 
+ROLES = ("run", "qrels")
+
 
 def register(sub) -> None:
     score = sub.add_parser("score", help="score TREC run files against qrels")
-    score.add_argument("--qrels", required=True, help="TREC qrels file")
-    score.add_argument("--run", required=True, action="append", help="TREC run (repeatable)")
+    score.add_argument("--qrels", required=True, help="qrels: TREC, a BEIR folder, ranx JSON, ...")
+    score.add_argument(
+        "--run",
+        required=True,
+        action="append",
+        help="a run: TREC, MTEB predictions, ranx JSON, a PyTerrier frame, ... (repeatable)",
+    )
+    add_format_option(score, ROLES)
     add_scoring_options(score)
     score.add_argument("--per-query", action="store_true", help="one row per query, not just means")
     score.add_argument("--out", help="write CSV here instead of printing a table")
@@ -57,8 +67,8 @@ def _cmd_score(args: argparse.Namespace) -> int:
     _warn_deeper_cutoffs(measures, conventions)
     names = trec.unique_run_names(args.run)
     result = api.score(
-        args.qrels,
-        dict(zip(names, args.run, strict=True)),
+        formatted(args, "qrels", args.qrels, ROLES),
+        dict(zip(names, formatted(args, "run", args.run, ROLES), strict=True)),
         measures,
         conventions,
         progress=progress("scoring"),

@@ -18,7 +18,7 @@ from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.aliases import ALIASES, resolve_alias
 from leakeval_core.experiment.digests import collection_digest
 from leakeval_core.experiment.manifest import CollectionSpec
-from leakeval_core.io import query_files, trec
+from leakeval_core.io import beir, query_files, trec
 from leakeval_core.io.shards import find_shards, iter_shard
 
 __all__ = [
@@ -41,10 +41,14 @@ class Collection:
     digest: str
     """Content hash of topics + qrels: scores cached against it go stale when either changes."""
     source: str
+    documents: Path | None = None
+    """A BEIR folder whose `corpus.jsonl` holds the documents' text, where there is one."""
 
 
 def load_collection(spec: CollectionSpec) -> Collection:
     digest = collection_digest(spec)
+    if spec.beir is not None:
+        return _from_beir(spec, digest)
     if spec.ir_datasets is None:
         return Collection(
             spec.name,
@@ -54,6 +58,21 @@ def load_collection(spec: CollectionSpec) -> Collection:
             f"{spec.topics.name} + {spec.qrels.name}",
         )
     return _from_ir_datasets(spec.name, resolve_alias(spec.ir_datasets), digest)
+
+
+def _from_beir(spec: CollectionSpec, digest: str) -> Collection:
+    """A BEIR folder's split: its qrels, and of its queries (every split's) those judged."""
+    qrels = trec.decoded_frame(beir.read_beir_qrels(spec.beir, spec.split))
+    topics = query_files.read_topics(spec.beir)
+    topics = topics[topics.qid.isin(set(qrels.qid))].reset_index(drop=True)
+    return Collection(
+        spec.name,
+        topics,
+        qrels,
+        digest,
+        f"BEIR {spec.beir.name} ({spec.split})",
+        documents=spec.beir,
+    )
 
 
 def _from_ir_datasets(name: str, dataset_id: str, digest: str) -> Collection:
@@ -131,8 +150,11 @@ def document_text(collection: Collection, docid: str) -> str | None:
     """A document's text when the user has the collection's documents locally, else None.
 
     Never downloads: licensed collections (Robust04, Core17/18) have no public copy, and an
-    unattended multi-GB download from a dashboard click would be worse than no text.
+    unattended multi-GB download from a dashboard click would be worse than no text. A BEIR
+    folder's text comes from its `corpus.jsonl`.
     """
+    if collection.documents is not None:
+        return beir.corpus_text(collection.documents, docid)
     if not collection.source.startswith("ir_datasets:"):
         return None
     dataset = _load_dataset(collection.source.removeprefix("ir_datasets:"))
@@ -177,6 +199,15 @@ def _count_rows(path: Path, limit: int) -> int:
     """Rows of one query file (a CSV's header not counted), stopping past `limit`."""
     import gzip
 
+    from leakeval_core.io.formats import detect_format
+
+    if detect_format(path) in ("jsonl", "hf", "beir"):  # read in frames, counted as read
+        total = 0
+        for chunk in query_files.iter_queries(path, min(limit, 100_000) or 1):
+            total += len(chunk)
+            if total > limit:
+                break
+        return total
     if path.suffix == ".parquet":
         import pyarrow.parquet as pq
 

@@ -36,7 +36,7 @@ _TOP_KEYS = {
     "design",
 }
 _SECTION_KEYS = {
-    "collections": {"topics", "qrels", "ir_datasets"},
+    "collections": {"topics", "qrels", "ir_datasets", "beir", "split"},
     "training_queries": {"path", "ir_datasets", "sample_of"},
     "leakage": {"ground_truth", "table", "labels", "method", "covers", "groups"},
     "runs": {"pattern"},
@@ -48,12 +48,22 @@ _NUMBER = re.compile(r"\d+")
 
 @dataclass(frozen=True)
 class CollectionSpec:
-    """Where a collection's topics and qrels come from: local files or an ir_datasets id."""
+    """Where a collection's topics and qrels come from: local files, an ir_datasets id
+    (`beir/...` ids among them), or a BEIR folder and the split whose qrels it scores."""
 
     name: str
     topics: Path | None = None
     qrels: Path | None = None
     ir_datasets: str | None = None
+    beir: Path | None = None
+    split: str = "test"
+
+    @property
+    def files(self) -> list[Path]:
+        """The local files the collection is read from (none for an ir_datasets id)."""
+        if self.beir is not None:
+            return [self.beir / "queries.jsonl", self.beir / "qrels" / f"{self.split}.tsv"]
+        return [p for p in (self.topics, self.qrels) if p is not None]
 
 
 @dataclass(frozen=True)
@@ -138,7 +148,7 @@ class Experiment:
         """
         paths = [self.root / MANIFEST, *(run["path"] for run in self.runs)]
         for spec in self.collections.values():
-            paths += [p for p in (spec.topics, spec.qrels) if p is not None]
+            paths += spec.files
         extra = (self.ground_truth, self.leakage_table, self.labels, self.covers, self.groups)
         paths += [p for p in extra if p is not None]
         if isinstance(self.training_queries, Path):
@@ -174,21 +184,9 @@ def load_experiment(path: str | Path) -> Experiment:
     _check_keys(manifest, config)
 
     collections = {
-        name: CollectionSpec(
-            name=name,
-            topics=_existing(manifest, root, spec.get("topics"), f"collections.{name}.topics"),
-            qrels=_existing(manifest, root, spec.get("qrels"), f"collections.{name}.qrels"),
-            ir_datasets=spec.get("ir_datasets"),
-        )
+        name: _collection(manifest, root, name, spec)
         for name, spec in config.get("collections", {}).items()
     }
-    for spec in collections.values():
-        if spec.ir_datasets is None and (spec.topics is None or spec.qrels is None):
-            raise ParseError(
-                manifest,
-                None,
-                f"collection {spec.name!r} needs either ir_datasets = ID or both topics and qrels",
-            )
     if not collections:
         raise ParseError(manifest, None, "no [collections.NAME] section")
 
@@ -235,6 +233,42 @@ def load_experiment(path: str | Path) -> Experiment:
         groups=_existing(manifest, root, leakage.get("groups"), "leakage.groups"),
         detection_method=_string(manifest, leakage.get("method"), "leakage.method"),
         design=design,
+    )
+
+
+def _collection(manifest: Path, root: Path, name: str, spec: dict) -> CollectionSpec:
+    """One `[collections.NAME]`: exactly one of ir_datasets = ID, topics and qrels files, or
+    beir = FOLDER (with split = "test", "dev" or "train"; the folder must hold its qrels)."""
+    key = f"collections.{name}"
+    sources = [k for k in ("ir_datasets", "beir") if k in spec]
+    if "topics" in spec or "qrels" in spec:
+        sources.append("topics/qrels")
+    if len(sources) != 1 or (sources == ["topics/qrels"] and not {"topics", "qrels"} <= set(spec)):
+        raise ParseError(
+            manifest,
+            None,
+            f"collection {name!r} needs one of: ir_datasets = ID, both topics and qrels, or "
+            f"beir = FOLDER" + (f" (it gives {' and '.join(sources)})" if sources else ""),
+        )
+    if "split" in spec and "beir" not in spec:
+        raise ParseError(manifest, None, f"{key}.split goes with beir = FOLDER")
+    split = spec.get("split", "test")
+    if not isinstance(split, str) or not split:
+        raise ParseError(manifest, None, f'{key}.split must be a split\'s name, e.g. "test"')
+    folder = _existing(manifest, root, spec.get("beir"), f"{key}.beir")
+    if folder is not None:
+        for need in ("queries.jsonl", f"qrels/{split}.tsv"):
+            if not (folder / need).is_file():
+                raise ParseError(
+                    manifest, None, f"{key}.beir = {spec['beir']!r} has no {need} ({folder})"
+                )
+    return CollectionSpec(
+        name=name,
+        topics=_existing(manifest, root, spec.get("topics"), f"{key}.topics"),
+        qrels=_existing(manifest, root, spec.get("qrels"), f"{key}.qrels"),
+        ir_datasets=_string(manifest, spec.get("ir_datasets"), f"{key}.ir_datasets"),
+        beir=folder,
+        split=split,
     )
 
 

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from leakeval_core.errors import ParseError
+from leakeval_core.io.formats import QID_COLUMNS, TEXT_COLUMNS, detect_format
 from leakeval_core.io.trec import Source, _line_of, load_bytes
 
 __all__ = ["QID_COLUMNS", "TEXT_COLUMNS", "iter_queries", "read_queries", "read_topics"]
@@ -38,18 +39,22 @@ _FIELD_LABEL = {
 }
 
 
-def read_topics(source: Source) -> pd.DataFrame:
-    """Read TREC topics: SGML `<top>` blocks, or a `qid<TAB>text` / CSV query list.
+def read_topics(source: Source, format: str | None = None) -> pd.DataFrame:
+    """Read TREC topics: SGML `<top>` blocks, or a `qid<TAB>text` / CSV query list, or a
+    query list in another format (`formats`: a BEIR folder's queries, JSON lines, Parquet, a
+    Hugging Face dataset), whose text is the title.
 
     The SGML variants differ by collection (`<desc> Description:` vs bare `<desc>`, closing
     tags or none), so labels and closing tags are optional.
     """
+    kind = detect_format(source, format)
+    if kind != "trec":
+        from leakeval_core.io.foreign import read_query_frame
+
+        return _as_topics(_checked_queries(_source_name(source), read_query_frame(source, kind)))
     name, data = load_bytes(source)
     if b"<top>" not in data.lower():
-        queries = _parse_queries(name, data)
-        return pd.DataFrame(
-            {"qid": queries.qid, "title": queries.text, "description": "", "narrative": ""}
-        )
+        return _as_topics(_parse_queries(name, data))
     records = []
     seen: dict[str, int] = {}
     for match in _TOP.finditer(data):
@@ -71,6 +76,16 @@ def read_topics(source: Source) -> pd.DataFrame:
     return pd.DataFrame(records, columns=["qid", "title", "description", "narrative"])
 
 
+def _as_topics(queries: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame(
+        {"qid": queries.qid, "title": queries.text, "description": "", "narrative": ""}
+    )
+
+
+def _source_name(source) -> str:
+    return source[0] if isinstance(source, tuple) else str(source)
+
+
 def _clean_field(tag: str, text: str) -> str:
     text = _FIELD_LABEL[tag].sub("", text, count=1)
     return " ".join(text.split())
@@ -78,15 +93,18 @@ def _clean_field(tag: str, text: str) -> str:
 
 # --------------------------------------------------------------------------- query lists
 
-QID_COLUMNS = ("qid", "query_id", "id", "_id", "topic_id")
-TEXT_COLUMNS = ("query", "text", "query_text", "title")
 
-
-def read_queries(source: Source, unique: bool = True) -> pd.DataFrame:
-    """Read a query list: headerless `qid<TAB>text` (MS MARCO) or CSV with a header.
+def read_queries(source: Source, unique: bool = True, format: str | None = None) -> pd.DataFrame:
+    """Read a query list: headerless `qid<TAB>text` (MS MARCO), CSV with a header, or
+    another format's (`formats`: JSON lines, Parquet, a Hugging Face dataset, BEIR).
 
     `unique=False` allows several texts per qid (query variants of one topic).
     """
+    kind = detect_format(source, format)
+    if kind != "trec":
+        from leakeval_core.io.foreign import read_query_frame
+
+        return _checked_queries(_source_name(source), read_query_frame(source, kind), unique)
     name, data = load_bytes(source)
     return _parse_queries(name, data, unique)
 
@@ -96,6 +114,11 @@ def _parse_queries(name: str, data: bytes, unique: bool = True) -> pd.DataFrame:
     frame = (
         _parse_tsv_queries(name, data) if b"\t" in first_line else _parse_csv_queries(name, data)
     )
+    return _checked_queries(name, frame, unique)
+
+
+def _checked_queries(name: str, frame: pd.DataFrame, unique: bool = True) -> pd.DataFrame:
+    """Every qid present, and once unless `unique` is False."""
     empty = (frame.qid.str.len() == 0).to_numpy()
     if empty.any():
         raise ParseError(name, None, f"a query has an empty qid (row {int(np.argmax(empty)) + 1})")
@@ -153,11 +176,20 @@ def _parse_csv_queries(name: str, data: bytes) -> pd.DataFrame:
     )
 
 
-def iter_queries(source: str | os.PathLike[str], chunk_size: int = 100_000):
-    """Stream a query list (`qid<TAB>text` or CSV with a header) in frames of qid, text.
+def iter_queries(
+    source: str | os.PathLike[str], chunk_size: int = 100_000, format: str | None = None
+):
+    """Stream a query list (`qid<TAB>text`, CSV with a header, or another format's: JSON
+    lines, Parquet, a Hugging Face dataset, BEIR) in frames of qid, text.
 
     A log of millions of queries never has to sit in memory whole.
     """
+    kind = detect_format(source, format)
+    if kind != "trec":
+        from leakeval_core.io.foreign import iter_query_frames
+
+        yield from iter_query_frames(source, kind, chunk_size)
+        return
     path = Path(source)
     gzipped = _is_gzip(path)
     name, head = load_bytes((str(path), _read_head(path, gzipped)))

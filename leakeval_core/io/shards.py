@@ -36,8 +36,12 @@ def find_shards(source: str | os.PathLike[str]) -> list[Path] | None:
     A folder gives its files with a shard suffix (hidden files skipped); a pattern with
     `*`, `?` or `[` gives the files it matches.
     """
+    from leakeval_core.io.formats import query_folder_files
+
     text = str(source)
     path = Path(text)
+    if query_folder_files(path) is not None:
+        return None  # a saved Hugging Face dataset or a BEIR folder: one source, not shards
     if path.is_dir():
         shards = sorted(
             p

@@ -26,10 +26,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from leakeval_core.errors import ParseError
 from leakeval_core.io.arrays import from_numpy, to_numpy
+from leakeval_core.io.formats import detect_format
+from leakeval_core.io.pairs import _line, decode, encode, pairs_table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -38,8 +39,10 @@ __all__ = [
     "ParseError",
     "Source",
     "decode",
+    "decoded_frame",
     "encode",
     "load_bytes",
+    "pairs_table",
     "read_qrels",
     "read_qrels_table",
     "read_run",
@@ -306,10 +309,6 @@ def _split_slow(
     return table, np.asarray(lines)
 
 
-def _line(lines: np.ndarray | None, row: int) -> int:
-    return row + 1 if lines is None else int(lines[row])
-
-
 def _as_finite_scores(name: str, raw: pa.ChunkedArray, lines: np.ndarray | None) -> pa.Array:
     if pa.types.is_floating(raw.type):  # pyarrow already parsed every score
         scores = raw.combine_chunks()
@@ -347,122 +346,61 @@ def _as_int_grades(name: str, raw: pa.ChunkedArray, lines: np.ndarray | None) ->
     return from_numpy(text.astype(np.int64).to_numpy())
 
 
-def encode(values: pa.Array | pa.ChunkedArray) -> pa.DictionaryArray:
-    """Dictionary-encode strings into one array with one dictionary.
-
-    Codes are what makes duplicate checks, ranking and qrels lookups integer work instead
-    of string hashing on every call.
-
-    A file is read in blocks, so it comes in chunks. pyarrow encodes them with one running memo
-    and hands every chunk the same final dictionary, so only the int32 codes need joining:
-    joining the strings first would hold them twice.
-    If the chunks ever came back with dictionaries of their own, the strings are joined and
-    encoded once instead, as unifying dictionaries costs several times the encoding.
-    """
-    if isinstance(values, pa.Array):
-        return pc.dictionary_encode(values)
-    if values.num_chunks > 1:
-        encoded = pc.dictionary_encode(values)
-        memory = [_addresses(chunk.dictionary) for chunk in encoded.chunks]
-        if memory and all(m == memory[-1] for m in memory):
-            indices = pa.concat_arrays([chunk.indices for chunk in encoded.chunks])
-            return pa.DictionaryArray.from_arrays(indices, encoded.chunks[-1].dictionary)
-    return pc.dictionary_encode(values.combine_chunks())
-
-
-def _addresses(array: pa.Array) -> list[int | None]:
-    return [buffer and buffer.address for buffer in array.buffers()]
-
-
-def decode(values: pa.DictionaryArray) -> pa.Array:
-    return values.dictionary.take(values.indices)
-
-
-def _reject_duplicates(
-    name: str,
-    qids: pa.DictionaryArray,
-    docids: pa.DictionaryArray,
-    lines: np.ndarray | None,
-    what: str,
-) -> None:
-    """A (qid, docid) pair twice is an error naming the second line and the first.
-
-    Only documents that occur more than once in the file can repeat a pair, so only their
-    rows are checked, by sorting their (qid, docid) keys in place; where the repeat is is
-    worked out only when there is one. That keeps a 10M-line run's check to one key array.
-    """
-    docs = to_numpy(docids.indices)
-    counts = np.bincount(docs, minlength=1)
-    if counts.max() <= 1:
-        return
-    candidates = np.flatnonzero((counts > 1)[docs])
-
-    def keys() -> np.ndarray:
-        out = to_numpy(qids.indices)[candidates].astype(np.int64)
-        out *= len(docids.dictionary)
-        out += docs[candidates]
-        return out
-
-    ordered = keys()
-    ordered.sort()
-    if not (ordered[1:] == ordered[:-1]).any():
-        return
-    del ordered
-    pairs = keys()
-    order = np.argsort(pairs, kind="stable")  # stable: a pair's first row comes first
-    repeats = order[np.flatnonzero(pairs[order][1:] == pairs[order][:-1]) + 1]
-    again = repeats.min()  # candidates are in file order, so this is the earliest repeat
-    second, first = candidates[again], candidates[np.argmax(pairs == pairs[again])]
-    qid, docid = qids[second].as_py(), docids[second].as_py()
-    raise ParseError(
-        name,
-        _line(lines, second),
-        f"docid {docid!r} {what} twice for query {qid!r} (first at line {_line(lines, first)})",
-    )
-
-
 # --------------------------------------------------------------------------- runs, qrels
 
 
-def read_run_table(source: Source) -> pa.Table:
-    """Read a TREC run as an arrow table, the scorer's native input.
+def read_run_table(source: Source, format: str | None = None) -> pa.Table:
+    """Read a run as an arrow table, the scorer's native input.
 
-    `qid Q0 docid rank score tag` per line. Columns: qid and docid dictionary-encoded
-    (a run repeats each qid hundreds of times; the codes also make ranking integer work),
-    score float64. The rank column is ignored (trec_eval ignores it too); ranking comes
-    from the scores and the tie policy applied at scoring time.
+    A TREC run is `qid Q0 docid rank score tag` per line. Columns: qid and docid
+    dictionary-encoded (a run repeats each qid hundreds of times; the codes also make ranking
+    integer work), score float64. The rank column is ignored (trec_eval ignores it too);
+    ranking comes from the scores and the tie policy applied at scoring time.
+
+    Runs in the benchmarks' own formats (MTEB predictions, ranx JSON, PyTerrier frames; see
+    `formats`) are detected by their content, or named by `format`, and give the same table.
     """
+    kind = detect_format(source, format)
+    if kind != "trec":
+        from leakeval_core.io.foreign import read_pairs
+
+        return read_pairs(source, kind, "score")
     return _read_pairs(
         source,
         _RUN_COLUMNS,
         ("score", "float64"),
         _as_finite_scores,
-        "appears",
         "qid Q0 docid rank score run_tag",
     )
 
 
-def read_run(source: Source) -> pd.DataFrame:
-    """Read a TREC run as a frame: qid, docid, score (float64), one row per line, in file order."""
-    return _decoded_frame(read_run_table(source))
+def read_run(source: Source, format: str | None = None) -> pd.DataFrame:
+    """Read a run as a frame: qid, docid, score (float64), one row per line, in file order."""
+    return decoded_frame(read_run_table(source, format))
 
 
-def read_qrels_table(source: Source) -> pa.Table:
-    """Read TREC qrels (`qid iter docid grade`) as an arrow table: qid and docid
-    dictionary-encoded as in `read_run_table`, integer grades (negative allowed, gain 0)."""
+def read_qrels_table(source: Source, format: str | None = None) -> pa.Table:
+    """Read qrels as an arrow table: qid and docid dictionary-encoded as in
+    `read_run_table`, integer grades (negative allowed, gain 0). TREC qrels are
+    `qid iter docid grade`; a BEIR folder or qrels TSV, ranx JSON or a PyTerrier frame
+    (`qid, docno, label`) give the same table."""
+    kind = detect_format(source, format)
+    if kind != "trec":
+        from leakeval_core.io.foreign import read_pairs
+
+        return read_pairs(source, kind, "grade")
     return _read_pairs(
         source,
         _QRELS_COLUMNS,
         ("grade", "int64"),
         _as_int_grades,
-        "is judged",
         "qid iter docid grade",
     )
 
 
-def read_qrels(source: Source) -> pd.DataFrame:
-    """Read TREC qrels as a frame: qid, docid, grade (int64)."""
-    return _decoded_frame(read_qrels_table(source))
+def read_qrels(source: Source, format: str | None = None) -> pd.DataFrame:
+    """Read qrels as a frame: qid, docid, grade (int64)."""
+    return decoded_frame(read_qrels_table(source, format))
 
 
 def _read_pairs(
@@ -470,7 +408,6 @@ def _read_pairs(
     columns: Sequence[str],
     value: tuple[str, str],
     check: Callable[[str, pa.ChunkedArray, np.ndarray | None], pa.Array],
-    repeated: str,
     describe: str,
 ) -> pa.Table:
     """The shared reader of runs and qrels: one value per (qid, docid), checked by `check`,
@@ -485,11 +422,10 @@ def _read_pairs(
     table = table.drop_columns(["qid"])
     docids = encode(table.column("docid"))
     del table
-    _reject_duplicates(name, qids, docids, lines, repeated)
-    return pa.table({"qid": qids, "docid": docids, value[0]: values})
+    return pairs_table(name, qids, docids, value[0], values, lines)
 
 
-def _decoded_frame(table: pa.Table) -> pd.DataFrame:
+def decoded_frame(table: pa.Table) -> pd.DataFrame:
     """A reader's table as a pandas frame, dictionary columns turned back into strings."""
     columns = {
         name: decode(column.combine_chunks()) if pa.types.is_dictionary(column.type) else column

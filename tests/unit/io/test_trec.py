@@ -295,7 +295,9 @@ def test_encoding_falls_back_when_chunks_get_their_own_dictionaries(monkeypatch)
             return pa.chunked_array([real(chunk) for chunk in values.chunks])
         return real(values)
 
-    monkeypatch.setattr(trec.pc, "dictionary_encode", per_chunk)
+    from leakeval_core.io import pairs  # where trec's encode lives
+
+    monkeypatch.setattr(pairs.pc, "dictionary_encode", per_chunk)
     encoded = trec.encode(pa.chunked_array(CHUNKS, pa.string()))
     assert trec.decode(encoded).to_pylist() == [v for chunk in CHUNKS for v in chunk]
     assert encoded.dictionary.to_pylist() == ["d1", "d2", "d3", "d4"]

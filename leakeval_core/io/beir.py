@@ -1,0 +1,105 @@
+"""BEIR folders: `queries.jsonl`, `qrels/SPLIT.tsv` and `corpus.jsonl`.
+
+The layout BEIR's `GenericDataLoader` reads, which MTEB's and most dense-retrieval code's
+datasets follow: queries `{"_id", "text", ...}` a line, qrels a TSV with the header
+`query-id<TAB>corpus-id<TAB>score` (the score is the grade), one per split (test, dev, train),
+and the documents `{"_id", "title", "text"}` a line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import lru_cache
+from pathlib import Path
+
+import pyarrow as pa
+
+from leakeval_core.errors import ParseError
+
+__all__ = ["SPLITS", "corpus_text", "read_beir_qrels", "read_beir_queries", "split_qids"]
+
+SPLITS = ("test", "dev", "train")
+_QRELS_COLUMNS = {"query-id": "qid", "corpus-id": "docid", "score": "grade"}
+
+
+def read_beir_qrels(source, split: str = "test") -> pa.Table:
+    """A split's qrels, from the folder (`qrels/SPLIT.tsv`) or from the TSV itself."""
+    from leakeval_core.io.frames import read_table, table_pairs
+
+    if not isinstance(source, tuple) and Path(source).is_dir():
+        source = _qrels_file(Path(source), split)
+    name, table, first = read_table(source, "csv")
+    return table_pairs(name, table, "grade", _QRELS_COLUMNS, first)
+
+
+def _qrels_file(folder: Path, split: str) -> Path:
+    path = folder / "qrels" / f"{split}.tsv"
+    if not path.is_file():
+        held = sorted(p.stem for p in (folder / "qrels").glob("*.tsv"))
+        raise ParseError(
+            folder,
+            None,
+            f"a BEIR folder without qrels/{split}.tsv (it has: {', '.join(held) or 'no qrels'})",
+        )
+    return path
+
+
+def read_beir_queries(source):
+    """Every query of the folder's `queries.jsonl` (or of the JSONL itself): qid, text."""
+    from leakeval_core.io.frames import read_table, table_queries
+
+    if not isinstance(source, tuple) and Path(source).is_dir():
+        source = Path(source) / "queries.jsonl"
+        if not source.is_file():
+            raise ParseError(source.parent, None, "a BEIR folder without queries.jsonl")
+    name, table, first = read_table(source, "jsonl")
+    return table_queries(name, table, first)
+
+
+def split_qids(folder: str | os.PathLike[str], split: str) -> set[str]:
+    """The queries a split judges: a BEIR folder's queries file holds every split's."""
+    table = read_beir_qrels(folder, split)
+    return set(table.column("qid").chunk(0).dictionary.to_pylist())
+
+
+def corpus_text(folder: str | os.PathLike[str], docid: str) -> str | None:
+    """A document's title and text from the folder's `corpus.jsonl`, None where it has none.
+
+    The first look-up indexes the corpus (docid -> byte offset, one pass); later ones seek.
+    """
+    path = Path(folder) / "corpus.jsonl"
+    if not path.is_file():
+        return None
+    stat = path.stat()
+    offset = _offsets(str(path), stat.st_size, stat.st_mtime_ns).get(docid)
+    if offset is None:
+        return None
+    with open(path, "rb") as fh:
+        fh.seek(offset)
+        try:
+            doc = json.loads(fh.readline())
+        except ValueError:
+            return None
+    parts = [str(doc.get(key) or "") for key in ("title", "text")]
+    return "\n\n".join(p for p in parts if p) or None
+
+
+@lru_cache(maxsize=4)
+def _offsets(path: str, size: int, mtime: int) -> dict[str, int]:
+    """docid -> offset of its line; keyed by size and mtime, so an edited corpus is read anew."""
+    del size, mtime  # the cache key only
+    offsets: dict[str, int] = {}
+    with open(path, "rb") as fh:
+        at = 0
+        for line in fh:
+            start = line.find(b'"_id"')
+            if start >= 0:
+                try:
+                    docid = json.loads(line)["_id"]
+                except (ValueError, KeyError, TypeError):
+                    docid = None
+                if docid is not None:
+                    offsets.setdefault(str(docid), at)
+            at += len(line)
+    return offsets
