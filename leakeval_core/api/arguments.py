@@ -33,7 +33,10 @@ def source_of(
     columns: Mapping[str, str] | None = None,
     leakage: Any = None,
 ) -> Source:
-    """An experiment (a Study, an Experiment or its folder), or, with `runs`, qrels and runs."""
+    """An experiment (a Study, an Experiment or its folder), or, with `runs`, qrels and runs
+    (or a `RunSet` already made: a verb built on another hands its source on)."""
+    if isinstance(data, RunSet):
+        return data
     if runs is not None:
         return RunSet(data, runs, columns, leakage)
     return Study.open(data)
