@@ -70,6 +70,9 @@ class Card:
     baseline: str | None
     factor: str | None
     """The audit's column naming the audited system."""
+    twins: bool
+    """The audit is of leaked-trained conditions against clean-trained twins, not of models
+    against a baseline system."""
     keys: tuple[str, ...]
     """The audit's columns that place a row (collection, other factors)."""
     no_verdict: str
@@ -176,7 +179,10 @@ def card(
     verdicts, factor, keys, base, why = _verdicts(source, baseline, model, names, view, progress)
     warnings = _warnings(pairs, counted, view)
     settled = _settled(view, source, pairs)
-    models = [model] if model else ([] if verdicts.empty else list(dict.fromkeys(verdicts[factor])))
+    twins = _twins(source, factor)
+    models = [model] if model else []
+    if not (model or verdicts.empty or twins):
+        models = list(dict.fromkeys(verdicts[factor]))
     return Card(
         title=_title(models, names, pairs.logs),
         leakage=_leakage(pairs, counted, every, view),
@@ -191,6 +197,7 @@ def card(
         statistics=view.statistics,
         baseline=base,
         factor=factor,
+        twins=twins,
         keys=keys,
         no_verdict=why,
         warnings=tuple(warnings),
@@ -243,13 +250,20 @@ def _verdicts(source, baseline, model: str | None, names: list[str], view: View,
     result = audit(source, baseline=baseline, view=view, progress=progress)
     rows = result.table[(result.table.split == "leaked") & result.table.collection.isin(names)]
     if model is not None:
-        audited = list(dict.fromkeys(rows[result.factor].astype(str)))
-        rows = rows[rows[result.factor].astype(str) == model]
+        # twins are audited by their leakage level: their model is the system factor's
+        system = source.design.system if _twins(source, result.factor) else result.factor
+        audited = list(dict.fromkeys(rows[system].astype(str)))
+        rows = rows[rows[system].astype(str) == model]
         if rows.empty:
             raise LeakevalError(
                 f"no audited model {model!r}; models: {', '.join(audited) or 'none'}"
             )
     return rows.reset_index(drop=True), result.factor, result.keys, result.baseline, ""
+
+
+def _twins(source, factor: str | None) -> bool:
+    """Whether the audit is of leaked-trained conditions against their clean twins."""
+    return isinstance(source, Study) and factor is not None and factor == source.design.leakage
 
 
 def _warnings(pairs: LeakageTable, counted: pd.DataFrame, view: View) -> list[str]:

@@ -68,11 +68,8 @@ def card_markdown(card: Any) -> str:
 
 
 def _intro(card: Any) -> str:
-    audited = (
-        f", and whether a model's gain over {markdown_text(card.baseline)} is larger on them"
-        if card.baseline
-        else ""
-    )
+    over = "its clean twin" if card.twins else markdown_text(card.baseline)
+    audited = f", and whether a model's gain over {over} is larger on them" if card.baseline else ""
     return (
         "Test topics with a near-duplicate among the training queries" + audited + ", by "
         f"leakeval. Leakage pairs: {markdown_text(card.source)}."
@@ -171,9 +168,16 @@ def _audit(card: Any) -> list[str]:
     shown = answers_table(card.verdicts, measure, card.factor, ["collection", *card.keys])
     for column in shown.columns[: list(shown.columns).index("Verdict")]:
         shown[column] = shown[column].map(markdown_text)
+    baseline = markdown_text(card.baseline)
+    better = f"{measure.better} is better"
+    who = (
+        f"each leaked-trained condition's {measure.label} gain over its clean twin "
+        f"({markdown_text(card.factor)} {baseline}; {better})"
+        if card.twins
+        else f"each model's {measure.label} gain over {baseline} ({better})"
+    )
     return [
-        f"**Audit:** each model's {measure.label} gain over {markdown_text(card.baseline)} "
-        f"({measure.better} is better) on leaked topics minus on the others; "
+        f"**Audit:** {who} on leaked topics minus on the others; "
         f"{card.statistics.describe('split')}, corrected over each collection's models.",
         to_markdown(shown).rstrip("\n"),
         " ".join([*_verdict_notes(set(card.verdicts.verdict)), card.caveat]),
