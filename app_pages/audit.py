@@ -79,7 +79,7 @@ if result is not None and len(result.table):
             for warning in result.warnings:
                 st.warning(warning, icon=":material/warning:")
             if not ctx.view.present:
-                downloads = st.columns(2)
+                downloads = st.columns(4)
                 downloads[0].download_button(
                     "Audit table (CSV)", result.table.to_csv(index=False), "audit.csv", "text/csv"
                 )
@@ -88,6 +88,13 @@ if result is not None and len(result.table):
                     lambda: json.dumps(result.as_dict(), indent=2),  # every model's: on a click
                     "audit.json",
                     "application/json",
+                )
+                card = views.card(ctx)  # every collection's, as `leakeval card` writes it
+                downloads[2].download_button(
+                    "Contamination card (Markdown)", card.markdown, "card.md", "text/markdown"
+                )
+                downloads[3].download_button(
+                    "Card's figures (JSON)", card.to_json(), "card.json", "application/json"
                 )
     with tab_closer:
         if tab_closer.open:

@@ -198,6 +198,13 @@ def audit(ctx: AppContext, strata: int) -> api.Audit:
         return api.audit(ctx.study, view=ctx.settings, strata=strata)
 
 
+def card(ctx: AppContext) -> api.Card:
+    """The contamination card of every collection, as `leakeval card` on the experiment
+    folder with these settings writes it: the audit it shows is the one above (kept by the
+    study), so making it costs only its wording."""
+    return remembered(ctx, ("card", ctx.settings), lambda: api.card(ctx.study, view=ctx.settings))
+
+
 def conditions_of(ctx: AppContext, collection: str) -> dict[str, dict]:
     """The experiment's conditions on a collection, by label: each a baseline to choose."""
     conditions = ctx.experiment.conditions

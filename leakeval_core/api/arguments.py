@@ -35,7 +35,10 @@ def source_of(
     format: str | Mapping[str, str] | None = None,
 ) -> Source:
     """An experiment (a Study, an Experiment or its folder), or, with `runs`, qrels and runs
-    (their files in the format `format` names where their content cannot tell)."""
+    (their files in the format `format` names where their content cannot tell), or a
+    `RunSet` already made: a verb built on another hands its source on."""
+    if isinstance(data, RunSet):
+        return data
     if runs is not None:
         return RunSet(data, runs, columns, leakage, format=format)
     return Study.open(data)

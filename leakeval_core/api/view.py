@@ -159,6 +159,30 @@ class View:
         params.update(self.choices)
         return params
 
+    def to_flags(self) -> list[str]:
+        """The `leakeval` flags of every setting that changes a number and differs from the
+        default (measure, detection, conventions, statistics): the command line's encoding,
+        which a card prints so that its command gives its numbers again. The page, the
+        collection and the page's choices are a screen's, not a number's, and stay out."""
+        plain = View()
+        flags: list[str] = []
+
+        def add(name: str, value: object, default: object) -> None:
+            if value != default:
+                flags.extend([f"--{name.replace('_', '-')}", _text(value)])
+
+        for name in ("measure", "method", "threshold"):
+            add(name, getattr(self, name), getattr(plain, name))
+        for settings, defaults in (
+            (self.conventions, plain.conventions),
+            (self.statistics, plain.statistics),
+        ):
+            for item in fields(settings):
+                add(item.name, getattr(settings, item.name), getattr(defaults, item.name))
+        if self.allow_incomplete:
+            flags.append("--allow-incomplete")
+        return flags
+
     def to_url(self, base: str = "") -> str:
         """The link: the Story is the app's root page, every other page its own path."""
         query = urlencode(self.to_params())

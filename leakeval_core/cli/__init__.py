@@ -14,6 +14,7 @@ import sys
 from leakeval_core.cli import (
     admin,
     audit,
+    card,
     collection,
     dashboard,
     detection,
@@ -27,7 +28,17 @@ from leakeval_core.errors import LeakevalError
 __all__ = ["main"]
 
 EXIT_INTERNAL = 1
-COMMAND_GROUPS = (dashboard, scoring, experiment, audit, leakage, detection, collection, admin)
+COMMAND_GROUPS = (
+    dashboard,
+    scoring,
+    experiment,
+    audit,
+    card,
+    leakage,
+    detection,
+    collection,
+    admin,
+)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,7 +22,7 @@ from leakeval_core.cli.common import (
 from leakeval_core.cli.leakage import add_sample_option
 from leakeval_core.errors import LeakevalError
 
-__all__ = ["register"]
+__all__ = ["ROLES", "add_audit_inputs", "audit_view", "pairs_of", "register", "runs_of"]
 
 ROLES = ("run", "qrels", "topics", "train-queries")
 
@@ -36,26 +36,7 @@ def register(sub) -> None:
         "--baseline, with the leakage as --pairs or detected from --topics and "
         "--train-queries.",
     )
-    audit.add_argument("experiment", nargs="?", help="an experiment folder (or give --qrels)")
-    audit.add_argument(
-        "--qrels", help="qrels (TREC, BEIR, ranx JSON, ...), with --run and --baseline"
-    )
-    audit.add_argument("--run", action="append", help="a model's run (repeatable; any format)")
-    audit.add_argument(
-        "--baseline",
-        help="the baseline's run file (with --qrels), or its level of the system factor "
-        "(with an experiment; default: [design] baseline)",
-    )
-    audit.add_argument(
-        "--pairs",
-        action="append",
-        help="leakage pairs: a CSV `leakeval leakage` wrote (its .json sidecar is read), other "
-        "pairs (test_qid or qid; similarity, method, near_duplicate where known; without "
-        "similarity, judged), or the study's labels TSV; repeat for their union",
-    )
-    audit.add_argument("--topics", help="detect the pairs: topics file or ir_datasets id")
-    audit.add_argument("--train-queries", help="detect the pairs in this training query log")
-    add_sample_option(audit)
+    add_audit_inputs(audit)
     audit.add_argument("--groups", help="CSV of qid,group: a split per group, beside leakage")
     audit.add_argument("--covers", help="CSV with a qid column: audit only these topics")
     audit.add_argument(
@@ -65,7 +46,35 @@ def register(sub) -> None:
         help="permute the leaked flags within this many quantile groups of the baseline's "
         "score (default 1: over all topics)",
     )
-    audit.add_argument(
+    audit.add_argument("--json", help="write every figure (the app's and the report's) here")
+    audit.add_argument("--out", help="write the audit table here as CSV")
+    audit.set_defaults(handler=_cmd_audit)
+
+
+def add_audit_inputs(parser: argparse.ArgumentParser) -> None:
+    """The audit's inputs and settings: an experiment folder, or run files with the leakage
+    as pairs or detected from topics and a log (`leakeval card` takes the same)."""
+    parser.add_argument("experiment", nargs="?", help="an experiment folder (or give --qrels)")
+    parser.add_argument(
+        "--qrels", help="qrels (TREC, BEIR, ranx JSON, ...), with --run and --baseline"
+    )
+    parser.add_argument("--run", action="append", help="a model's run (repeatable; any format)")
+    parser.add_argument(
+        "--baseline",
+        help="the baseline's run file (with --qrels), or its level of the system factor "
+        "(with an experiment; default: [design] baseline)",
+    )
+    parser.add_argument(
+        "--pairs",
+        action="append",
+        help="leakage pairs: a CSV `leakeval leakage` wrote (its .json sidecar is read), other "
+        "pairs (test_qid or qid; similarity, method, near_duplicate where known; without "
+        "similarity, judged), or the study's labels TSV; repeat for their union",
+    )
+    parser.add_argument("--topics", help="detect the pairs: topics file or ir_datasets id")
+    parser.add_argument("--train-queries", help="detect the pairs in this training query log")
+    add_sample_option(parser)
+    parser.add_argument(
         "--threshold",
         type=float,
         default=None,
@@ -73,12 +82,9 @@ def register(sub) -> None:
         "detection method's own, or the one a pairs file was written with, or 0.8 for pairs "
         "of unknown method); judged pairs are leaked as judged",
     )
-    add_format_option(audit, ROLES)
-    add_statistics_options(audit)
-    add_dataclass_options(audit, DetectionOptions, skip=("top_k", "min_similarity", "chunk_size"))
-    audit.add_argument("--json", help="write every figure (the app's and the report's) here")
-    audit.add_argument("--out", help="write the audit table here as CSV")
-    audit.set_defaults(handler=_cmd_audit)
+    add_format_option(parser, ROLES)
+    add_statistics_options(parser)
+    add_dataclass_options(parser, DetectionOptions, skip=("top_k", "min_similarity", "chunk_size"))
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
@@ -86,9 +92,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     from leakeval_core.io.trec import run_name
     from leakeval_core.present.tables import format_table
 
-    view = view_from(args)
-    if args.method:
-        view = view.replace(method=args.method)
+    view = audit_view(args)
     if (args.experiment is None) == (args.qrels is None):
         raise LeakevalError("give an experiment folder or --qrels with --run and --baseline")
     if args.experiment is not None:
@@ -102,18 +106,12 @@ def _cmd_audit(args: argparse.Namespace) -> int:
             progress=progress("scoring"),
         )
     else:
-        if not args.run or not args.baseline:
-            raise LeakevalError("--qrels needs --run (one per model) and --baseline")
-        given = formatted(args, "run", [*args.run, args.baseline], ROLES)
-        runs = {run_name(path): path for path in given}
-        if len(runs) != len(args.run) + 1:
-            raise LeakevalError("the runs and the baseline need distinct file names")
         result = api.audit(
             formatted(args, "qrels", args.qrels, ROLES),
-            runs,
+            runs_of(args),
             baseline=run_name(args.baseline),
             view=view,
-            leakage=_pairs(args, view),
+            leakage=pairs_of(args),
             groups=args.groups,
             covers=args.covers,
             strata=args.strata,
@@ -131,7 +129,26 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     return 0
 
 
-def _pairs(args: argparse.Namespace, view):
+def audit_view(args: argparse.Namespace):
+    """The View of `add_audit_inputs`' flags, with the detection method they name."""
+    view = view_from(args)
+    return view.replace(method=args.method) if args.method else view
+
+
+def runs_of(args: argparse.Namespace) -> dict[str, str]:
+    """The model runs and the baseline run of --run and --baseline, by name."""
+    from leakeval_core.io.trec import run_name
+
+    if not args.run or not args.baseline:
+        raise LeakevalError("--qrels needs --run (one per model) and --baseline")
+    given = formatted(args, "run", [*args.run, args.baseline], ROLES)
+    runs = {run_name(path): path for path in given}
+    if len(runs) != len(args.run) + 1:
+        raise LeakevalError("the runs and the baseline need distinct file names")
+    return runs
+
+
+def pairs_of(args: argparse.Namespace):
     """The leakage pairs: the given files (a union), or detected from the topics and the
     log, read by the same rule (each method's own threshold unless --threshold)."""
     from leakeval_core import api
@@ -147,7 +164,7 @@ def _pairs(args: argparse.Namespace, view):
             )
         return list(args.pairs)
     if not (args.topics and args.train_queries):
-        if args.groups:
+        if getattr(args, "groups", None):
             return None  # the groups alone split the topics
         raise LeakevalError("give the leakage: --pairs, or --topics with --train-queries")
     options = from_options(DetectionOptions, args)

@@ -9,8 +9,8 @@ Two allocators serve the scorer, and each holds freed memory by default:
 `leakeval score` turns both off and hands back what the qrels' preparation freed before the
 runs start, so its peak is the qrels and the runs being scored, not every block ever freed
 (`bench/score_bench.py` and `bench/large_run_bench.py` measure it). The served app turns
-both off too, and hands back what a closed session's uploads held (`bench/server_bench.py`). pyarrow keeps its own
-allocator: through glibc, its arenas fragment the heap on large runs.
+both off too, and hands back what a closed session's uploads held (`bench/server_bench.py`).
+pyarrow keeps its own allocator: through glibc, its arenas fragment the heap on large runs.
 """
 
 from __future__ import annotations

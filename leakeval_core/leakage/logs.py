@@ -54,16 +54,35 @@ class TrainingLog:
         if self.sample_of is not None:
             object.__setattr__(self, "sample_of", known_log(self.sample_of))
 
+    @property
+    def stands_for(self) -> str | None:
+        """The full log this one stands for: the declared one, else itself where it is a log
+        leakeval knows the size of (an ir_datasets id or its alias); None when unknown."""
+        if self.sample_of is not None:
+            return self.sample_of
+        dataset = resolve_alias(self.name)
+        return dataset if dataset in LOG_SIZES else None
+
+    @property
+    def coverage(self) -> float | None:
+        """The share of the full log that was searched, or None where it cannot be told (no
+        full log declared, or the sample's size not counted). A leaked share found in a
+        tenth of the log is a lower bound, and every answer says which."""
+        full = self.stands_for
+        if full is None or (self.sample_of is not None and self.queries is None):
+            return None
+        if self.sample_of is None:
+            return 1.0  # the log itself, searched whole
+        return min(self.queries / LOG_SIZES[full], 1.0)
+
     def sample_warning(self) -> str | None:
         """The sentence saying this log is a sample, or None when it is not one (or its size
         is not known)."""
-        if self.sample_of is None or self.queries is None:
+        if self.sample_of is None or self.coverage is None or self.coverage >= 1.0:
             return None
         full = LOG_SIZES[self.sample_of]
-        if self.queries >= full:
-            return None
         return (
-            f"The training log holds {self.queries:,} queries, {self.queries / full:.1%} of "
+            f"The training log holds {self.queries:,} queries, {self.coverage:.1%} of "
             f"{self.sample_of} ({full:,}): topics leaked in the full log may be missed."
         )
 

@@ -106,6 +106,23 @@ class LeakageTable:
         (or those the pairs cover); without them the count has no "of N" and the
         collections are the pairs'.
         """
+        return {
+            name: f"{flagged} leaked{of}: {why}"
+            for name, (flagged, of, why) in self._counted(topics, threshold).items()
+        }
+
+    def reasons(
+        self, topics: pd.DataFrame | None = None, threshold: float | None = None
+    ) -> dict[str, str]:
+        """Per collection, the rule part of `statements` alone ("lexical similarity ≥
+        0.691", "no pair reaches …"), for a table that gives the counts in a column of
+        their own."""
+        return {name: why for name, (_, _, why) in self._counted(topics, threshold).items()}
+
+    def _counted(
+        self, topics: pd.DataFrame | None, threshold: float | None
+    ) -> dict[str, tuple[int, str, str]]:
+        """Per collection: leaked topics, " of N" (or ""), and the rule in words."""
         leaked = self.leaked(threshold)
         names = (
             sorted(topics.collection.unique())
@@ -121,9 +138,8 @@ class LeakageTable:
                 flagged &= counted
                 of = f" of {len(counted)}"
             own = self.table.method[self.table.collection == name]
-            out[name] = f"{len(flagged)} leaked{of}: " + self._why(
-                len(flagged), list(own.unique()) or self._methods(), threshold
-            )
+            why = self._why(len(flagged), list(own.unique()) or self._methods(), threshold)
+            out[name] = (len(flagged), of, why)
         return out
 
     def _methods(self) -> list[str]:

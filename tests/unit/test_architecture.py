@@ -234,6 +234,10 @@ SHARED_NAMES = {
         "the leakage audit: a model's per-topic gain over a baseline, leaked vs other topics",
         {"analysis", "cli", "pages"},
     ),
+    "card": (
+        "the contamination card: leakage and audit figures for a model card or a PR",
+        {"present", "cli"},
+    ),
     "leakage": (
         "which test topics have a near-duplicate in the training log",
         {"api", "cli", "pages"},

@@ -117,3 +117,19 @@ def test_defaults_stay_out_of_the_link():
         View(threshold=0.61, collection="core18").with_choices(conditions_tab="Inflation").to_url()
         == "/?threshold=0.61&collection=core18&conditions_tab=Inflation"
     )
+
+
+@given(views)
+def test_property_the_flags_of_a_view_give_its_settings_back(view):
+    """A card prints `View.to_flags` as its command: the command line reads them into the
+    same settings (the page, collection and choices are a screen's, and stay out)."""
+    from leakeval_core.cli import _parser
+    from leakeval_core.cli.audit import audit_view
+
+    args = _parser().parse_args(["card", "x", *view.to_flags(), "--out", "card.md"])
+    settings = ("measure", "conventions", "statistics", "method", "threshold", "allow_incomplete")
+    assert audit_view(args) == View(**{name: getattr(view, name) for name in settings})
+
+
+def test_default_settings_give_no_flags():
+    assert View(page="audit", collection="robust04", present=True).to_flags() == []
