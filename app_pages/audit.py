@@ -4,9 +4,10 @@ import json
 
 import streamlit as st
 
-from leakeval_app import state, uploads, views
+from leakeval_app import state, views
 from leakeval_app.context import current
 from leakeval_app.render import show_error, show_fig, show_table
+from leakeval_app.sections import show_uploaded_audit
 from leakeval_core.api import doors
 from leakeval_core.errors import LeakevalError
 from leakeval_core.present.audit_plots import (
@@ -170,26 +171,4 @@ with tab_upload:
             "experiment's conditions, or another uploaded run. The leaked topics are the "
             "experiment's, at the current threshold. Runs stay in this browser session."
         )
-        kept = {run.name: run for run in uploads.uploader()}
-        if not kept:
-            st.caption("Upload a run to audit it.")
-        else:
-            conditions = views.conditions_of(ctx, collection)
-            choices = [*conditions, *(f"upload: {n}" for n in kept)]
-            baseline = st.selectbox("Baseline", choices, key="audit_upload_baseline")
-            audited = [n for n in kept if f"upload: {n}" != baseline]
-            try:
-                result = views.audit_upload(
-                    ctx,
-                    collection,
-                    tuple(kept[n] for n in audited),
-                    baseline,
-                    conditions.get(baseline),
-                    kept.get(baseline.removeprefix("upload: ")),
-                )
-            except LeakevalError as exc:
-                show_error(exc)
-            else:
-                show_fig(audit_figure, result.table, measure, ["run"], result.baseline)
-                st.caption(result.caption)
-                show_table(result.summary())
+        show_uploaded_audit(collection)

@@ -2,20 +2,17 @@
 
 import streamlit as st
 
-from leakeval_app import state, uploads, views
+from leakeval_app import state, views
 from leakeval_app.context import current
 from leakeval_app.render import (
     collection_or_stop,
     number,
-    plain,
     show_document,
-    show_error,
     show_fig,
     show_table,
 )
-from leakeval_app.sections import show_upload_comparison
+from leakeval_app.sections import show_uploaded_scores
 from leakeval_core.api import doors
-from leakeval_core.errors import LeakevalError
 from leakeval_core.present.collection_plots import grade_figure, per_topic_figure
 
 LOWER_BOUND_BELOW = 0.5  # judged@10 under this: most of the top 10 is unjudged
@@ -101,29 +98,7 @@ with tab_upload:
             "and compare one with a condition of the experiment. Runs stay in this browser "
             "session's memory until you remove them or close the tab: nothing is saved."
         )
-        scored = {}
-        kept = uploads.uploader()
-        names = [run.name for run in kept]
-        for run in kept:  # two different files of one name are told apart by their content
-            label = run.name if names.count(run.name) == 1 else f"{run.name} ({run.digest[:6]})"
-            head = st.columns([5, 1])
-            head[0].markdown(f"**{plain(label)}**")
-            if head[1].button("Remove", key=f"forget_{run.digest}", icon=":material/delete:"):
-                uploads.forget(run.digest)
-                st.rerun()
-            try:
-                scored[label] = views.score_upload(ctx, name, run)
-            except LeakevalError as exc:
-                show_error(exc)
-                continue
-            result = scored[label]
-            st.caption(
-                f"{result.diagnostics.coverage(ctx.conventions.missing)}; "
-                f"{result.diagnostics.tied_pairs} tied document pairs."
-            )
-            show_table(result.means)
-        if scored:
-            show_upload_comparison(scored, name)
+        show_uploaded_scores(name)
 if ctx.view.present:
     st.stop()
 st.subheader("Topic detail")

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from leakeval_app import views
+from leakeval_app import uploads, views
 from leakeval_app.context import current
-from leakeval_app.render import number, show_error, show_fig, show_table
+from leakeval_app.render import number, plain, show_error, show_fig, show_table
 from leakeval_core import api
 from leakeval_core.api import doors
 from leakeval_core.api.terms import is_hybrid
 from leakeval_core.errors import LeakevalError
+from leakeval_core.present.audit_plots import audit_figure
 from leakeval_core.present.leakage_plots import detection_curves_figure
 from leakeval_core.present.report import interval_caption
 from leakeval_core.present.story import leaked_sentence
@@ -84,6 +85,65 @@ def show_detection_quality(
             height=320,
             similarity=st.column_config.NumberColumn(format="%.3f"),
         )
+
+
+def show_uploaded_scores(collection: str) -> None:
+    """Each uploaded run scored against the collection's qrels, removable, then one compared
+    with a condition. Uploads are only ever named inside functions like this one: a page's
+    globals outlive its session's last run, and would keep a closed tab's uploads alive."""
+    ctx = current()
+    scored = {}
+    kept = uploads.uploader()
+    names = [run.name for run in kept]
+    for run in kept:  # two different files of one name are told apart by their content
+        label = run.name if names.count(run.name) == 1 else f"{run.name} ({run.digest[:6]})"
+        head = st.columns([5, 1])
+        head[0].markdown(f"**{plain(label)}**")
+        if head[1].button("Remove", key=f"forget_{run.digest}", icon=":material/delete:"):
+            uploads.forget(run.digest)
+            st.rerun()
+        try:
+            scored[label] = views.score_upload(ctx, collection, run)
+        except LeakevalError as exc:
+            show_error(exc)
+            continue
+        result = scored[label]
+        st.caption(
+            f"{result.diagnostics.coverage(ctx.conventions.missing)}; "
+            f"{result.diagnostics.tied_pairs} tied document pairs."
+        )
+        show_table(result.means)
+    if scored:
+        show_upload_comparison(scored, collection)
+
+
+def show_uploaded_audit(collection: str) -> None:
+    """The uploaded runs audited against a condition or another upload (uploads named only
+    in here, as in `show_uploaded_scores`)."""
+    ctx = current()
+    kept = {run.name: run for run in uploads.uploader()}
+    if not kept:
+        st.caption("Upload a run to audit it.")
+        return
+    conditions = views.conditions_of(ctx, collection)
+    choices = [*conditions, *(f"upload: {n}" for n in kept)]
+    baseline = st.selectbox("Baseline", choices, key="audit_upload_baseline")
+    audited = [n for n in kept if f"upload: {n}" != baseline]
+    try:
+        result = views.audit_upload(
+            ctx,
+            collection,
+            tuple(kept[n] for n in audited),
+            baseline,
+            conditions.get(baseline),
+            kept.get(baseline.removeprefix("upload: ")),
+        )
+    except LeakevalError as exc:
+        show_error(exc)
+    else:
+        show_fig(audit_figure, result.table, ctx.measure, ["run"], result.baseline)
+        st.caption(result.caption)
+        show_table(result.summary())
 
 
 def show_upload_comparison(scored: dict, collection: str) -> None:

@@ -28,6 +28,7 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeVar
 
 import streamlit as st
@@ -42,7 +43,11 @@ KEPT_RESULTS = 16
 T = TypeVar("T")
 
 
-class Upload(NamedTuple):
+@dataclass(frozen=True, slots=True, weakref_slot=True)
+class Upload:
+    """One uploaded file. A weak reference to it tells whether anything still holds it once
+    its session has let go (tests/app/test_resilience.py)."""
+
     digest: str
     name: str
     data: bytes

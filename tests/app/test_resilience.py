@@ -210,6 +210,27 @@ def test_removing_a_run_drops_it_and_what_was_computed_from_it(uploading):
 
 
 @pytest.mark.demo
+@pytest.mark.parametrize("page", ["datasets", "audit"])
+def test_once_a_session_lets_go_of_an_upload_nothing_holds_it(uploading, app, page):
+    """What the pages drew from an upload (the script's globals outlive its last run, and a
+    closed tab's session outlives the tab) holds no reference to it, so its bytes go back
+    when the session's store releases them."""
+    import gc
+
+    at, good, _ = uploading
+    upload(at, ("mine.run", good))
+    if page == "audit":
+        at.switch_page("app_pages/audit.py").run()
+        open_tab(at, "audit_tab", "Audit uploaded runs")
+        assert any("mine.run" in str(option) for s in at.selectbox for option in s.options)
+    store = session_store(at)
+    held = weakref.ref(next(iter(store.runs.values())))
+    store.release()
+    gc.collect()
+    assert held() is None
+
+
+@pytest.mark.demo
 def test_a_session_past_its_limit_is_told_which_and_keeps_what_fits(uploading, monkeypatch):
     at, good, bad = uploading
     monkeypatch.setenv("LEAKEVAL_SESSION_UPLOAD_MB", str((len(good) + len(bad) / 2) / 1e6))
