@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -89,7 +90,6 @@ def add_audit_inputs(parser: argparse.ArgumentParser) -> None:
 
 def _cmd_audit(args: argparse.Namespace) -> int:
     from leakeval_core import api
-    from leakeval_core.io.trec import run_name
     from leakeval_core.present.tables import format_table
 
     view = audit_view(args)
@@ -106,10 +106,11 @@ def _cmd_audit(args: argparse.Namespace) -> int:
             progress=progress("scoring"),
         )
     else:
+        runs = runs_of(args)
         result = api.audit(
             formatted(args, "qrels", args.qrels, ROLES),
-            runs_of(args),
-            baseline=run_name(args.baseline),
+            runs,
+            baseline=list(runs)[-1],
             view=view,
             leakage=pairs_of(args),
             groups=args.groups,
@@ -136,16 +137,17 @@ def audit_view(args: argparse.Namespace):
 
 
 def runs_of(args: argparse.Namespace) -> dict[str, str]:
-    """The model runs and the baseline run of --run and --baseline, by name."""
-    from leakeval_core.io.trec import run_name
+    """The model runs and the baseline run (last) of --run and --baseline, by name: the file
+    name without its format's suffix, with as many parent folders as it takes to tell two
+    apart (MTEB names every model's predictions of a task alike)."""
+    from leakeval_core.io.trec import unique_run_names
 
     if not args.run or not args.baseline:
         raise LeakevalError("--qrels needs --run (one per model) and --baseline")
     given = formatted(args, "run", [*args.run, args.baseline], ROLES)
-    runs = {run_name(path): path for path in given}
-    if len(runs) != len(args.run) + 1:
-        raise LeakevalError("the runs and the baseline need distinct file names")
-    return runs
+    if len({os.path.realpath(path) for path in given}) != len(given):
+        raise LeakevalError("the runs and the baseline need distinct files")
+    return dict(zip(unique_run_names(given), given, strict=True))
 
 
 def pairs_of(args: argparse.Namespace):

@@ -87,7 +87,6 @@ def _cmd_card(args: argparse.Namespace) -> int:
 def _card_of_files(args: argparse.Namespace, view):
     """A card of run files (an audit), or of topics and a log alone (no runs)."""
     from leakeval_core import api
-    from leakeval_core.io.trec import run_name
 
     if args.qrels is None:
         if args.run or args.baseline or args.pairs:
@@ -108,7 +107,7 @@ def _card_of_files(args: argparse.Namespace, view):
     return api.card(
         formatted(args, "qrels", args.qrels, ROLES),
         runs,
-        baseline=run_name(args.baseline),
+        baseline=list(runs)[-1],
         leakage=pairs_of(args),
         model=args.model,
         reproduce=_inputs(args),

@@ -63,7 +63,7 @@ def load_collection(spec: CollectionSpec) -> Collection:
 def _from_beir(spec: CollectionSpec, digest: str) -> Collection:
     """A BEIR folder's split: its qrels, and of its queries (every split's) those judged."""
     qrels = trec.decoded_frame(beir.read_beir_qrels(spec.beir, spec.split))
-    topics = query_files.read_topics(spec.beir)
+    topics = query_files.read_topics(spec.beir, split=spec.split)
     topics = topics[topics.qid.isin(set(qrels.qid))].reset_index(drop=True)
     return Collection(
         spec.name,

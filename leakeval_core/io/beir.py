@@ -45,16 +45,31 @@ def _qrels_file(folder: Path, split: str) -> Path:
     return path
 
 
-def read_beir_queries(source):
-    """Every query of the folder's `queries.jsonl` (or of the JSONL itself): qid, text."""
+def read_beir_queries(source, split: str = "test", topics: bool = True):
+    """The folder's queries (qid, text) as topics of `split`: all but those only other splits
+    judge; or (`topics=False`) as a training log: all but those `split` judges. Its
+    `queries.jsonl` holds every split's queries: read whole as topics, train queries would
+    count as test topics, and read whole as a training log, every test topic would find
+    itself. The JSONL itself, or a folder without that split's qrels, gives every query."""
     from leakeval_core.io.frames import read_table, table_queries
 
+    folder = None
     if not isinstance(source, tuple) and Path(source).is_dir():
-        source = Path(source) / "queries.jsonl"
+        folder = Path(source)
+        source = folder / "queries.jsonl"
         if not source.is_file():
-            raise ParseError(source.parent, None, "a BEIR folder without queries.jsonl")
+            raise ParseError(folder, None, "a BEIR folder without queries.jsonl")
     name, table, first = read_table(source, "jsonl")
-    return table_queries(name, table, first)
+    queries = table_queries(name, table, first)
+    if folder is None or not (folder / "qrels" / f"{split}.tsv").is_file():
+        return queries
+    judged = split_qids(folder, split)
+    if topics:
+        others = {p.stem for p in (folder / "qrels").glob("*.tsv")} - {split}
+        left_out = set().union(*(split_qids(folder, other) for other in others)) - judged
+    else:
+        left_out = judged
+    return queries[~queries.qid.isin(left_out)].reset_index(drop=True)
 
 
 def split_qids(folder: str | os.PathLike[str], split: str) -> set[str]:

@@ -32,12 +32,15 @@ def read_pairs(source, kind: str, value: str) -> pa.Table:
     return frames.read_pairs(source, kind, value)
 
 
-def read_query_frame(source, kind: str):
-    """A query list (qid, text) in format `kind`."""
+def read_query_frame(source, kind: str, topics_of: str | None = None):
+    """A query list (qid, text) in format `kind`: topics (`topics_of` names the split whose
+    queries they are) or a log (None)."""
     from leakeval_core.io import beir, frames
 
     if kind == "beir":
-        return beir.read_beir_queries(source)
+        if topics_of is None:  # a log: the queries the test split does not judge
+            return beir.read_beir_queries(source, topics=False)
+        return beir.read_beir_queries(source, topics_of)
     if kind == "json":
         raise ParseError(_name(source), None, "a JSON mapping of runs or qrels, not queries")
     name, table, first = frames.read_table(source, kind)

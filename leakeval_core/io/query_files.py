@@ -39,10 +39,10 @@ _FIELD_LABEL = {
 }
 
 
-def read_topics(source: Source, format: str | None = None) -> pd.DataFrame:
+def read_topics(source: Source, format: str | None = None, split: str = "test") -> pd.DataFrame:
     """Read TREC topics: SGML `<top>` blocks, or a `qid<TAB>text` / CSV query list, or a
-    query list in another format (`formats`: a BEIR folder's queries, JSON lines, Parquet, a
-    Hugging Face dataset), whose text is the title.
+    query list in another format (`formats`: a BEIR folder's queries, those its `split`
+    judges; JSON lines, Parquet, a Hugging Face dataset), whose text is the title.
 
     The SGML variants differ by collection (`<desc> Description:` vs bare `<desc>`, closing
     tags or none), so labels and closing tags are optional.
@@ -51,7 +51,8 @@ def read_topics(source: Source, format: str | None = None) -> pd.DataFrame:
     if kind != "trec":
         from leakeval_core.io.foreign import read_query_frame
 
-        return _as_topics(_checked_queries(_source_name(source), read_query_frame(source, kind)))
+        frame = read_query_frame(source, kind, topics_of=split)
+        return _as_topics(_checked_queries(_source_name(source), frame))
     name, data = load_bytes(source)
     if b"<top>" not in data.lower():
         return _as_topics(_parse_queries(name, data))
@@ -96,7 +97,8 @@ def _clean_field(tag: str, text: str) -> str:
 
 def read_queries(source: Source, unique: bool = True, format: str | None = None) -> pd.DataFrame:
     """Read a query list: headerless `qid<TAB>text` (MS MARCO), CSV with a header, or
-    another format's (`formats`: JSON lines, Parquet, a Hugging Face dataset, BEIR).
+    another format's (`formats`: JSON lines, Parquet, a Hugging Face dataset, a BEIR folder's
+    queries outside its test split).
 
     `unique=False` allows several texts per qid (query variants of one topic).
     """

@@ -61,17 +61,22 @@ _RUN_COLUMNS = ("qid", "iter", "docid", "rank", "score", "tag")
 _QRELS_COLUMNS = ("qid", "iter", "docid", "grade")
 
 
+RUN_SUFFIXES = (".run", ".json", ".jsonl", ".csv", ".tsv", ".parquet")
+"""Suffixes a run's file name drops for its display name: its format, not its name."""
+
+
 def run_name(path: str | os.PathLike[str]) -> str:
-    """The run's display name: its file name without `.gz` and `.run`."""
-    name = Path(path).name
-    for suffix in (".gz", ".run"):
-        name = name.removesuffix(suffix)
+    """The run's display name: its file name without `.gz` and a format's suffix."""
+    name = Path(path).name.removesuffix(".gz")
+    for suffix in RUN_SUFFIXES:
+        if name.endswith(suffix) and name != suffix:
+            return name.removesuffix(suffix)
     return name
 
 
 def unique_run_names(paths: list[str | os.PathLike[str]]) -> list[str]:
     """Run names, prefixed with as many parent folders as it takes to tell them apart."""
-    parts = [Path(p).resolve().parts for p in paths]
+    parts = [Path(os.path.abspath(p)).parts for p in paths]  # a link named as given
     for depth in range(1, max((len(p) for p in parts), default=1) + 1):
         names = ["/".join([*p[-depth:-1], run_name(p[-1])]) for p in parts]
         if len(set(names)) == len(names):

@@ -103,7 +103,7 @@ def test_the_commands_run_and_write_the_cards(ran):
     folder, done = ran
     for written in ("pairs.csv", "pairs.csv.json", "audit.json", "card.md", "card.json"):
         assert (folder / written).stat().st_size > 0, written
-    assert "Robust04_predictions.json" in done.stdout and "bm25.csv" in done.stdout  # scored
+    assert "Robust04_predictions " in done.stdout and "\nbm25 " in done.stdout  # scored
     card = json.loads((folder / "card.json").read_text())
     assert card["audit"] and card["audit"][0]["verdict"] in {
         "no evidence",

@@ -32,7 +32,7 @@ def test_score_reads_beir_qrels_and_mteb_predictions(study, tmp_path, capsys):
         "".join(f"{q} Q0 {d} 0 {s} x\n" for q, docs in fmt.RUN.items() for d, s in docs.items())
     )
     assert main(["score", "--qrels", str(trec_qrels), "--run", str(trec_run)]) == 0
-    assert means(capsys.readouterr().out)["mine"] == from_beir["mine.json"]
+    assert means(capsys.readouterr().out)["mine"] == from_beir["mine"]  # named alike
 
 
 def test_format_names_what_the_content_does_not_tell(study, tmp_path, capsys):
@@ -67,7 +67,7 @@ def test_audit_reads_the_formats(study, capsys):
         ]
     )
     assert code == 0, capsys.readouterr().err
-    assert "mine.json" in capsys.readouterr().out
+    assert "| mine |" in capsys.readouterr().out
 
 
 def test_a_malformed_prediction_file_is_one_line_exit_2(study, capsys):

@@ -59,6 +59,28 @@ def test_beir_folder_gives_the_qrels_and_queries(tmp_path, qrels):
         trec.read_run(folder)
 
 
+def beir_with_splits(folder, qrels):
+    """A BEIR folder whose queries file holds its test topics (q1, q2) and two train queries
+    (t1, t2), as real BEIR datasets do."""
+    train = pd.DataFrame({"qid": ["t1", "t2"], "title": ["first query", "a train query"]})
+    judged = pd.DataFrame({"qid": ["t1", "t2"], "docid": ["d1", "d2"], "grade": [1, 1]})
+    fmt.write_beir(folder, train, judged, "train")
+    return fmt.write_beir(folder, pd.concat([TOPICS, train]), qrels)
+
+
+def test_a_beir_folders_topics_are_its_split_and_its_log_the_other_queries(tmp_path, qrels):
+    """A train query is never counted as a test topic, and a test topic read as training
+    data would match itself."""
+    folder = beir_with_splits(tmp_path / "b", qrels)
+    assert query_files.read_topics(folder).qid.tolist() == ["q1", "q2"]
+    assert query_files.read_queries(folder).qid.tolist() == ["t1", "t2"]
+    streamed = pd.concat(query_files.iter_queries(folder, chunk_size=1))
+    assert streamed.qid.tolist() == ["t1", "t2"]
+    assert query_files.read_topics(folder / "queries.jsonl").qid.tolist() == [
+        "q1", "q2", "t1", "t2"
+    ]
+
+
 def test_beir_corpus_gives_document_text(tmp_path, qrels):
     folder = fmt.write_beir(tmp_path / "b", TOPICS, qrels)
     assert beir.corpus_text(folder, "d1") is None
@@ -297,7 +319,7 @@ def test_a_saved_dataset_or_beir_folder_is_one_training_log(tmp_path, qrels):
 
     frame = pd.DataFrame({"id": [str(i) for i in range(5)], "text": ["q"] * 5})
     hf = fmt.write_hf(tmp_path / "hf", frame)
-    beir_folder = fmt.write_beir(tmp_path / "beir", TOPICS, qrels)
+    beir_folder = beir_with_splits(tmp_path / "beir", qrels)
     for source, rows in ((hf, 5), (beir_folder, 2)):
         assert sum(len(c) for c in training_chunks(source, chunk_size=2)) == rows
         assert log_size(source, at_most=100) == rows
