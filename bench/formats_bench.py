@@ -4,10 +4,10 @@ TREC reader on the same run.
     .venv/bin/python bench/formats_bench.py [--lines 10000000]
 
 The run (Robust04's topics, judged documents first) is written as a TREC run, MTEB v2
-predictions, ranx's indented JSON, JSON lines and a PyTerrier Parquet frame. Each is read
-by `trec.read_run_table` (format detected from the content) in a fresh process set up as
-`leakeval score` sets itself up (`release_memory_promptly`), whose peak RSS above its RSS
-before reading is the figure. Writes bench/results/formats_bench.json.
+predictions, ranx's indented JSON, JSON lines and a PyTerrier frame as Parquet and as TSV.
+Each is read by `trec.read_run_table` (format detected from the content) in a fresh process
+set up as `leakeval score` sets itself up (`release_memory_promptly`), whose peak RSS above
+its RSS before reading is the figure. Writes bench/results/formats_bench.json.
 """
 
 from __future__ import annotations
@@ -67,12 +67,14 @@ def write_all(folder: Path, lines: int, qrels) -> dict[str, Path]:
         "ranx": folder / "run.ranx.json",
         "jsonl": folder / "run.jsonl",
         "pyterrier-parquet": folder / "run.parquet",
+        "pyterrier-tsv": folder / "run.tsv",
     }
     handles = {k: open(p, "w") for k, p in paths.items() if k != "pyterrier-parquet"}  # noqa: SIM115
     writer = None
     handles["mteb"].write('{"mteb_model_meta": {"model_name": "m", "revision": "r"}, ')
     handles["mteb"].write('"default": {"test": {')
     handles["ranx"].write("{\n")
+    handles["pyterrier-tsv"].write("qid\tdocno\tscore\trank\n")
     for i, (qid, docs, scores) in enumerate(blocks(lines, qrels)):
         text = scores.astype(str)
         trec_lines = np.char.add(np.char.add(f"{qid} Q0 ", docs), " 0 ")
@@ -86,6 +88,9 @@ def write_all(folder: Path, lines: int, qrels) -> dict[str, Path]:
         records = np.char.add(f'{{"qid": "{qid}", "docid": "', docs)
         records = np.char.add(np.char.add(records, '", "score": '), np.char.add(text, "}"))
         handles["jsonl"].write("\n".join(records) + "\n")
+        rows = np.char.add(np.char.add(f"{qid}\t", docs), np.char.add("\t", text))
+        rows = np.char.add(np.char.add(rows, "\t"), np.arange(len(docs)).astype(str))
+        handles["pyterrier-tsv"].write("\n".join(rows) + "\n")
         table = pa.table(
             {
                 "qid": [qid] * len(docs),

@@ -25,12 +25,11 @@ _QRELS_COLUMNS = {"query-id": "qid", "corpus-id": "docid", "score": "grade"}
 
 def read_beir_qrels(source, split: str = "test") -> pa.Table:
     """A split's qrels, from the folder (`qrels/SPLIT.tsv`) or from the TSV itself."""
-    from leakeval_core.io.frames import read_table, table_pairs
+    from leakeval_core.io.frames import read_pairs
 
     if not isinstance(source, tuple) and Path(source).is_dir():
         source = _qrels_file(Path(source), split)
-    name, table, first = read_table(source, "csv")
-    return table_pairs(name, table, "grade", _QRELS_COLUMNS, first)
+    return read_pairs(source, "csv", "grade", _QRELS_COLUMNS)
 
 
 def _qrels_file(folder: Path, split: str) -> Path:

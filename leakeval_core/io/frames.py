@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -36,49 +36,107 @@ __all__ = [
     "table_queries",
 ]
 
-_BLOCK = 8 << 20
+_BLOCK = 1 << 20
+"""Bytes of a JSON lines or CSV file parsed at a time, pyarrow's own default: its JSON
+reader holds many times a block while it parses one, so larger blocks raise the peak and
+read no faster."""
+_ROWS = 1 << 16
+"""Rows of a Parquet file read at a time (one row group may hold the whole file)."""
+_FIRST_LINE = {"jsonl": 1, "csv": 2}
+"""The line of a text file's first row (a CSV's header is line 1); other files name rows."""
+_STREAMED = ("jsonl", "csv", "parquet")
 
 
 # --------------------------------------------------------------------------- reading files
 
 
-def read_pairs(source, kind: str, value: str) -> pa.Table:
+def read_pairs(source, kind: str, value: str, columns: Mapping[str, str] | None = None) -> pa.Table:
     """A run or qrels file with named columns (CSV/TSV, Parquet, JSON lines, a saved
-    Hugging Face dataset). Of a Parquet file only the three columns are read."""
-    wanted = None
-    if kind == "parquet":
-        import pyarrow.parquet as pq
+    Hugging Face dataset).
 
-        name = source[0] if isinstance(source, tuple) else str(source)
+    A text or Parquet file is read a block at a time, and each block's three columns are
+    converted before the next is read: a large file is never one table of every column
+    beside its converted copy. pyarrow's streaming readers fix each column's type on the
+    first block, so a file they refuse (a type that changes later, as integer scores then a
+    fraction, or a malformed line) is read again whole, which infers over every block or
+    names the line.
+    """
+    if kind in _STREAMED:
+        name = _name(source)
+        roles = ("qid", "docid", value)
+
+        def pick(names: list[str]) -> dict[str, str]:
+            return {r: _column(name, names, r, COLUMN_ALIASES[r], columns) for r in roles}
+
         try:
-            names = pq.read_schema(_input(source)[1]).names
-        except (pa.ArrowInvalid, OSError) as exc:
-            raise ParseError(name, None, f"not a readable Parquet file ({exc})") from None
-        wanted = [_column(name, names, r, COLUMN_ALIASES[r], None) for r in ("qid", "docid", value)]
-    name, table, first = read_table(source, kind, wanted)
-    picked = _picked(name, table, value, None)
+            return _pairs(name, _batches(source, kind, pick), value, _FIRST_LINE.get(kind))
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OSError):
+            pass  # read again outside this handler, whose traceback holds the blocks read
+    name, table, first = read_table(source, kind)
+    picked = _picked(name, table, value, columns)
     del table  # each column is let go once converted (`_pairs`): a 10M-row file is not held twice
-    return _pairs(name, picked, value, _Rows(first))
+    return _pairs(name, iter([picked]), value, first)
 
 
-def read_table(
-    source, kind: str, columns: list[str] | None = None
-) -> tuple[str, pa.Table, int | None]:
-    """A frame file as an arrow table, with the line of its first row in a text file (None:
-    rows are named by number). `columns` limits what a Parquet file gives."""
+def read_table(source, kind: str) -> tuple[str, pa.Table, int | None]:
+    """A frame file as one arrow table, with the line of its first row in a text file (None:
+    rows are named by number)."""
     if kind == "hf":
         return _hf_table(source)
     name, stream = _input(source)
+    try:
+        if kind == "parquet":
+            import pyarrow.parquet as pq
+
+            table = pq.read_table(stream)
+        elif kind == "jsonl":
+            import pyarrow.json as pajson
+
+            table = pajson.read_json(stream)
+        else:
+            import pyarrow.csv as pacsv
+
+            table = pacsv.read_csv(stream, **_csv_options(source))
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as exc:
+        raise _unreadable(name, source, kind, exc) from None
+    return name, table, _FIRST_LINE.get(kind)
+
+
+def _batches(
+    source, kind: str, pick: Callable[[list[str]], dict[str, str]]
+) -> Iterator[dict[str, pa.Array]]:
+    """A JSON lines, CSV or Parquet file a block at a time: for each block, the columns
+    `pick` chooses by name (role -> column), the others let go at once. pyarrow's errors
+    pass through; the caller decides what they mean.
+
+    A Parquet file is not pre-buffered: pyarrow would keep every column chunk it fetched
+    until the file is read through, the file's columns again beside the blocks converted.
+    """
+    _, stream = _input(source)
     if kind == "parquet":
         import pyarrow.parquet as pq
 
-        try:
-            return name, pq.read_table(stream, columns=columns), None
-        except (pa.ArrowInvalid, OSError) as exc:
-            raise ParseError(name, None, f"not a readable Parquet file ({exc})") from None
-    if kind == "jsonl":
-        return name, _jsonl_table(name, stream, source), 1
-    return name, _csv_table(name, stream), 2
+        file = pq.ParquetFile(stream, pre_buffer=False)
+        chosen = pick(file.schema_arrow.names)
+        reader = file.iter_batches(_ROWS, columns=list(dict.fromkeys(chosen.values())))
+    elif kind == "jsonl":
+        import pyarrow.json as pajson
+
+        reader = pajson.open_json(stream, read_options=pajson.ReadOptions(block_size=_BLOCK))
+        chosen = pick(reader.schema.names)
+    else:
+        import pyarrow.csv as pacsv
+
+        options = _csv_options(source)
+        options["read_options"] = pacsv.ReadOptions(block_size=_BLOCK)
+        reader = pacsv.open_csv(stream, **options)
+        chosen = pick(reader.schema.names)
+    for batch in reader:
+        yield {role: batch.column(column) for role, column in chosen.items()}
+
+
+def _name(source) -> str:
+    return source[0] if isinstance(source, tuple) else str(source)
 
 
 def _input(source) -> tuple[str, Any]:
@@ -98,23 +156,27 @@ def _input(source) -> tuple[str, Any]:
     return name, buffer
 
 
-def _csv_table(name: str, stream) -> pa.Table:
+def _csv_options(source) -> dict[str, Any]:
+    """The parse and convert options of a CSV or TSV file: a tab in its header makes it TSV."""
     import pyarrow.csv as pacsv
 
-    first = stream.read(1 << 16)
-    if stream.seekable():
-        stream.seek(0)
-    else:  # gzip: read whole (a frame with a header is small next to a TREC run)
-        stream = pa.BufferReader(first + stream.read())
-    delimiter = "\t" if b"\t" in first.split(b"\n", 1)[0] else ","
-    try:
-        return pacsv.read_csv(
-            stream,
-            parse_options=pacsv.ParseOptions(delimiter=delimiter),
-            convert_options=pacsv.ConvertOptions(strings_can_be_null=False),
-        )
-    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-        raise ParseError(name, _csv_line(str(exc)), f"malformed CSV: {_short(exc)}") from None
+    with _input(source)[1] as stream:
+        header = stream.read(1 << 16).split(b"\n", 1)[0]
+    return {
+        "parse_options": pacsv.ParseOptions(delimiter="\t" if b"\t" in header else ","),
+        "convert_options": pacsv.ConvertOptions(strings_can_be_null=False),
+    }
+
+
+def _unreadable(name: str, source, kind: str, exc: Exception) -> ParseError:
+    """The error of a file pyarrow refused: the line, where a text file's can be told (an
+    OSError is unreadable bytes, such as corrupt gzip, not a line)."""
+    if kind == "jsonl" and not isinstance(exc, OSError):
+        return _jsonl_error(name, source, exc)
+    if kind == "csv" and not isinstance(exc, OSError):
+        return ParseError(name, _csv_line(str(exc)), f"malformed CSV: {_short(exc)}")
+    what = "a readable Parquet file" if kind == "parquet" else "readable"
+    return ParseError(name, None, f"not {what} ({exc})")
 
 
 def _csv_line(message: str) -> int | None:
@@ -129,21 +191,10 @@ def _short(exc: Exception) -> str:
     return str(exc).split("\n", 1)[0].removeprefix("CSV parse error: ")
 
 
-def _jsonl_table(name: str, stream, source) -> pa.Table:
-    """The file is handed to pyarrow as a stream, never held as bytes beside its table; only
-    a failed read is read again, line by line, to name the line."""
-    import pyarrow.json as pajson
-
-    try:
-        return pajson.read_json(stream)
-    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-        raise _jsonl_error(name, _input(source)[1].read(), exc) from None
-
-
-def _jsonl_error(name: str, data: bytes, exc: Exception) -> ParseError:
+def _jsonl_error(name: str, source, exc: Exception) -> ParseError:
     """pyarrow counts rows within a block, so the bad line is found again, line by line."""
     first: dict[str, type] = {}
-    for lineno, line in enumerate(data.split(b"\n"), start=1):
+    for lineno, line in enumerate(_lines(source), start=1):
         if not line.strip():
             continue
         try:
@@ -159,6 +210,16 @@ def _jsonl_error(name: str, data: bytes, exc: Exception) -> ParseError:
                     name, lineno, f"{key!r} is a {kind} here, a {first[key]} on earlier lines"
                 )
     return ParseError(name, None, f"not JSON lines pyarrow reads: {_short(exc)}")
+
+
+def _lines(source) -> Iterator[bytes]:
+    """A file's lines, read a block at a time (pyarrow's streams have no readline)."""
+    with _input(source)[1] as stream:
+        rest = b""
+        while block := stream.read(_BLOCK):
+            *lines, rest = (rest + block).split(b"\n")
+            yield from lines
+        yield rest
 
 
 def _json_kind(value: object) -> str:
@@ -217,15 +278,16 @@ def _column(
 
 
 class _Rows:
-    """Row -> line in a text file whose first row is on `first` (None: no lines)."""
+    """Row -> line in a text file whose first row is on `first` (None: no lines), for rows
+    counted from `start` (a block's first row in the file)."""
 
-    def __init__(self, first: int | None) -> None:
-        self.first = first
+    def __init__(self, first: int | None, start: int = 0) -> None:
+        self.first, self.start = first, start
 
     def where(self, row: int) -> tuple[int | None, str]:
         if self.first is None:
-            return None, f"row {row + 1}: "
-        return self.first + row, ""
+            return None, f"row {self.start + row + 1}: "
+        return self.first + self.start + row, ""
 
     def __getitem__(self, row: int) -> int | None:
         return self.where(row)[0]
@@ -285,7 +347,7 @@ def table_pairs(
     first_line: int | None = None,
 ) -> pa.Table:
     """A run (`value` "score") or qrels ("grade") from a table with named columns."""
-    return _pairs(name, _picked(name, table, value, columns), value, _Rows(first_line))
+    return _pairs(name, iter([_picked(name, table, value, columns)]), value, first_line)
 
 
 def _picked(
@@ -301,13 +363,29 @@ def _picked(
     }
 
 
-def _pairs(name: str, picked: dict[str, pa.ChunkedArray], value: str, rows: _Rows) -> pa.Table:
+def _pairs(
+    name: str, blocks: Iterable[dict[str, pa.Array]], value: str, first: int | None
+) -> pa.Table:
+    """A run or qrels table from its qid, docid and value columns, a block at a time (a
+    whole table is one block): each block's columns are checked and made strings and numbers
+    as they come, and let go; ids are dictionary-encoded once every block is in, with one
+    dictionary."""
     from leakeval_core.io.pairs import encode, pairs_table
 
-    qids = encode(_identifiers(name, picked.pop("qid"), "qid", rows))
-    docids = encode(_identifiers(name, picked.pop("docid"), "docid", rows))
-    values = _values(name, picked.pop(value), value, rows)
-    return pairs_table(name, qids, docids, value, values, rows)
+    done: dict[str, list[pa.Array]] = {"qid": [], "docid": [], value: []}
+    start = 0
+    for picked in blocks:
+        rows = _Rows(first, start)
+        start += len(picked[value])
+        for role in ("qid", "docid"):
+            done[role].extend(_identifiers(name, picked.pop(role), role, rows).chunks)
+        done[value].append(_values(name, picked.pop(value), value, rows))
+    if not start:
+        raise ParseError(name, None, "empty")
+    qids = encode(pa.chunked_array(done.pop("qid"), pa.string()))
+    docids = encode(pa.chunked_array(done.pop("docid"), pa.string()))
+    values = pa.chunked_array(done.pop(value)).combine_chunks()
+    return pairs_table(name, qids, docids, value, values, _Rows(first))
 
 
 def frame_pairs(frame, value: str, name: str, columns: Mapping[str, str] | None = None):
@@ -354,44 +432,30 @@ def table_queries(name: str, table: pa.Table, first_line: int | None = None):
 
 
 def iter_table_queries(source, kind: str, chunk_size: int) -> Iterator:
-    """A query list in frames of `chunk_size` rows; JSON lines and Parquet are streamed."""
-    if kind == "jsonl":
-        yield from _iter_jsonl(source, chunk_size)
+    """A query list in frames of `chunk_size` rows; JSON lines, CSV and Parquet files are
+    read a block at a time (`_batches`)."""
+    if kind not in _STREAMED:
+        name, table, first = read_table(source, kind)
+        for start in range(0, table.num_rows, chunk_size):
+            yield table_queries(name, table.slice(start, chunk_size), first and first + start)
         return
-    if kind == "parquet" and not isinstance(source, tuple):
-        import pyarrow.parquet as pq
+    name = _name(source)
+    first = _FIRST_LINE.get(kind)
 
-        name = str(source)
-        try:
-            batches = pq.ParquetFile(os.fspath(source)).iter_batches(chunk_size)
-            for batch in batches:
-                yield table_queries(name, pa.Table.from_batches([batch]))
-        except (pa.ArrowInvalid, OSError) as exc:
-            raise ParseError(name, None, f"not a readable Parquet file ({exc})") from None
-        return
-    name, table, first = read_table(source, kind)
-    for start in range(0, table.num_rows, chunk_size):
-        yield table_queries(name, table.slice(start, chunk_size), first and first + start)
+    def pick(names: list[str]) -> dict[str, str]:
+        return {
+            "qid": _column(name, names, "qid", QID_COLUMNS, None),
+            "text": _column(name, names, "text", TEXT_COLUMNS, None),
+        }
 
-
-def _iter_jsonl(source, chunk_size: int) -> Iterator:
-    import pyarrow.json as pajson
-
-    name, stream = _input(source)
-    line = 1
+    held, start = None, 0  # rows read and not yet given, and the place of the first
     try:
-        reader = pajson.open_json(stream, read_options=pajson.ReadOptions(block_size=_BLOCK))
-        pending: list[pa.RecordBatch] = []
-        held = 0
-        for batch in reader:
-            pending.append(batch)
-            held += batch.num_rows
-            if held >= chunk_size:
-                yield table_queries(name, pa.Table.from_batches(pending), line)
-                line += held
-                pending, held = [], 0
-        if pending:
-            yield table_queries(name, pa.Table.from_batches(pending), line)
-    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-        _, again = _input(source)
-        raise _jsonl_error(name, again.read(), exc) from None
+        for block in _batches(source, kind, pick):
+            held = pa.table(block) if held is None else pa.concat_tables([held, pa.table(block)])
+            while held.num_rows >= chunk_size:
+                yield table_queries(name, held.slice(0, chunk_size), first and first + start)
+                held, start = held.slice(chunk_size), start + chunk_size
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as exc:
+        raise _unreadable(name, source, kind, exc) from None
+    if held is not None and held.num_rows:
+        yield table_queries(name, held, first and first + start)

@@ -4,6 +4,7 @@ problem one `FILE:LINE: why` error."""
 from __future__ import annotations
 
 import gzip
+import io
 import json
 
 import pandas as pd
@@ -204,6 +205,86 @@ def test_a_malformed_line_is_one_file_line_error(tmp_path, case):
     assert "\n" not in str(caught.value)
 
 
+def _streamed(monkeypatch, path, kind) -> int:
+    """Read `path` in small blocks; the number of blocks it is read in."""
+    from leakeval_core.io import frames
+
+    monkeypatch.setattr(frames, "_BLOCK", 256)
+    monkeypatch.setattr(frames, "_ROWS", 7)
+    roles = ("qid", "docid", "score")
+
+    def pick(names):
+        return {r: frames._column("", names, r, frames.COLUMN_ALIASES[r], None) for r in roles}
+
+    return sum(1 for _ in frames._batches(path, kind, pick))
+
+
+def jsonl_run(rows: int, bad: dict[int, str] | None = None, score=lambda i: i / 2) -> str:
+    """A run as JSON lines, line n replaced by `bad[n]`."""
+    lines = [
+        json.dumps({"qid": f"q{i % 3}", "docid": f"d{i}", "score": score(i)}) for i in range(rows)
+    ]
+    for line, text in (bad or {}).items():
+        lines[line - 1] = text
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("bad", "why"),
+    [
+        ('{"qid": "q1", "docid": "x", "score": }', "invalid JSON"),
+        ('{"qid": "q1", "docid": "x", "score": "high"}', "'score' is a string here"),
+        ('{"qid": "q1", "docid": "x", "score": null}', "score None is not a finite number"),
+        ('{"qid": "q1", "score": 1.0}', "docid is missing"),
+        ('{"qid": "q0", "docid": "d3", "score": 1.0}', "'d3' appears twice"),
+    ],
+    ids=["syntax", "type", "value", "missing", "duplicate"],
+)
+def test_a_malformed_line_deep_in_a_streamed_file_names_its_line(tmp_path, monkeypatch, bad, why):
+    path = write(tmp_path / "run.jsonl", jsonl_run(300, {283: bad}))
+    good = write(tmp_path / "good.jsonl", jsonl_run(300))
+    assert _streamed(monkeypatch, good, "jsonl") > 10
+    with pytest.raises(ParseError) as caught:
+        trec.read_run(path)
+    assert str(caught.value).startswith(f"{path}:283: "), str(caught.value)
+    assert why in str(caught.value)
+
+
+def test_streamed_frames_read_as_whole_ones(tmp_path, monkeypatch):
+    """Every block's rows in order, and a type that changes after the first block (integer
+    scores, then fractions) read as a whole file reads it."""
+    expected = trec.read_run(write(tmp_path / "whole.jsonl", jsonl_run(300, score=float)))
+    frame = pd.read_json(io.StringIO(jsonl_run(300)), lines=True)
+    frame.to_csv(tmp_path / "run.csv", index=False)
+    frame.to_parquet(tmp_path / "run.parquet")
+    expected_halves = trec.read_run(write(tmp_path / "halves.jsonl", jsonl_run(300)))
+    write(tmp_path / "changing.jsonl", jsonl_run(300, score=lambda i: i if i < 200 else float(i)))
+    for name, kind in (("run.csv", "csv"), ("run.parquet", "parquet")):
+        assert _streamed(monkeypatch, tmp_path / name, kind) > 10
+        pd.testing.assert_frame_equal(trec.read_run(tmp_path / name), expected_halves)
+    assert _streamed(monkeypatch, tmp_path / "whole.jsonl", "jsonl") > 10
+    pd.testing.assert_frame_equal(trec.read_run(tmp_path / "changing.jsonl"), expected)
+
+
+def test_a_bad_value_deep_in_a_streamed_frame_names_its_row(tmp_path, monkeypatch):
+    frame = pd.read_json(io.StringIO(jsonl_run(300)), lines=True)
+    frame.loc[282, "score"] = float("inf")
+    frame.to_csv(tmp_path / "run.csv", index=False)
+    frame.to_parquet(tmp_path / "run.parquet")
+    assert _streamed(monkeypatch, tmp_path / "run.parquet", "parquet") > 10
+    with pytest.raises(ParseError, match=r"run.csv:284: score inf is not a finite number"):
+        trec.read_run(tmp_path / "run.csv")
+    with pytest.raises(ParseError, match=r"run.parquet: row 283: score inf is not a finite"):
+        trec.read_run(tmp_path / "run.parquet")
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "csv"])
+def test_a_truncated_gzip_frame_is_one_error(kind):
+    text = jsonl_run(5) if kind == "jsonl" else "qid,docno,score\nq1,d1,1\n"
+    with pytest.raises(ParseError, match="not readable"):
+        trec.read_run((f"run.{kind}.gz", gzip.compress(text.encode())[:-10]), format=kind)
+
+
 def test_malformed_query_lists_name_the_line(tmp_path):
     path = write(tmp_path / "q.jsonl", '{"_id": "1", "text": "a"}\n{"_id": "2", "text": }\n')
     with pytest.raises(ParseError, match=r"q.jsonl:2: invalid JSON"):
@@ -213,6 +294,20 @@ def test_malformed_query_lists_name_the_line(tmp_path):
     path = write(tmp_path / "q2.jsonl", '{"_id": "1", "text": "a"}\n{"_id": "1", "text": "b"}\n')
     with pytest.raises(ParseError, match="qid '1' appears twice"):
         query_files.read_queries(path)
+
+
+def test_query_lists_stream_in_frames_of_the_chunk_size(tmp_path, monkeypatch):
+    from leakeval_core.io import frames
+
+    monkeypatch.setattr(frames, "_BLOCK", 256)
+    records = [{"_id": str(i), "text": f"query {i}"} for i in range(50)]
+    path = write(tmp_path / "q.jsonl", "".join(json.dumps(r) + "\n" for r in records))
+    chunks = list(query_files.iter_queries(path, chunk_size=7))
+    assert [len(c) for c in chunks] == [7] * 7 + [1]
+    assert pd.concat(chunks).qid.tolist() == [str(i) for i in range(50)]
+    bad = path.read_text().replace('"text": "query 44"', '"text": ')
+    with pytest.raises(ParseError, match=r"bad.jsonl:45: invalid JSON"):
+        list(query_files.iter_queries(write(tmp_path / "bad.jsonl", bad), chunk_size=7))
 
 
 def test_input_files_are_never_modified(tmp_path, run):
