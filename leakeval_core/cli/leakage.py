@@ -8,15 +8,25 @@ import sys
 from pathlib import Path
 
 from leakeval_core.api.terms import LOCAL_CLUSTER, DetectionOptions
-from leakeval_core.cli.common import add_dataclass_options, from_options, progress
+from leakeval_core.cli.common import (
+    add_dataclass_options,
+    add_format_option,
+    formatted,
+    from_options,
+    progress,
+)
 from leakeval_core.errors import LeakevalError
 
 __all__ = ["add_sample_option", "register"]
 
+ROLES = ("train-queries", "topics")
+
 
 def register(sub) -> None:
     leakage = sub.add_parser("leakage", help="find near-duplicates of test topics in a log")
-    leakage.add_argument("--topics", help="TREC topics file or ir_datasets id")
+    leakage.add_argument(
+        "--topics", help="topics (TREC, a BEIR folder, JSON lines, ...) or an ir_datasets id"
+    )
     leakage.add_argument(
         "--experiment",
         help="instead of --topics: every collection's topics of this experiment, and its "
@@ -26,9 +36,11 @@ def register(sub) -> None:
     leakage.add_argument("--variants", help="qid<TAB>text query variants, several per topic")
     leakage.add_argument(
         "--train-queries",
-        help="qid<TAB>text or CSV with a header (gzipped or not), an ir_datasets id, or a "
-        "sharded log: a folder or a quoted glob of such files or Parquet (qid, text)",
+        help="qid<TAB>text or CSV with a header (gzipped or not), JSON lines, Parquet, a "
+        "saved Hugging Face dataset, an ir_datasets id, or a sharded log: a folder or a quoted "
+        "glob of such files",
     )
+    add_format_option(leakage, ROLES)
     leakage.add_argument(
         "--fields",
         default="title,description",
@@ -96,8 +108,8 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
     options = from_options(DetectionOptions, args)
     bar = progress("comparing", unit="query")
     pairs = api.detect_leakage(
-        args.experiment or args.topics,
-        args.train_queries,
+        args.experiment or formatted(args, "topics", args.topics, ROLES),
+        formatted(args, "train-queries", args.train_queries, ROLES),
         options,
         fields,
         variants=args.variants,

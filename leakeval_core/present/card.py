@@ -42,12 +42,17 @@ def log_text(log: TrainingLog) -> str:
     full = log.stands_for
     if log.coverage is not None and log.sample_of is not None:
         return (
-            f"{name}: {log.queries:,} queries, {log.coverage:.1%} of {full} ({LOG_SIZES[full]:,})"
+            f"{name}: {_queries(log.queries)}, {log.coverage:.1%} of {full} "
+            f"({LOG_SIZES[full]:,})"
         )
     if full is not None:
-        return f"{name}: the whole log ({LOG_SIZES[full]:,} queries)"
-    size = "size not recorded" if log.queries is None else f"{log.queries:,} queries"
+        return f"{name}: the whole log ({_queries(LOG_SIZES[full])})"
+    size = "size not recorded" if log.queries is None else _queries(log.queries)
     return f"{name}: {size}; which training data it samples is not declared (--sample-of)"
+
+
+def _queries(count: int) -> str:
+    return f"{count:,} {'query' if count == 1 else 'queries'}"
 
 
 def card_markdown(card: Any) -> str:

@@ -82,3 +82,20 @@ def _pairs(study):
     path = study / "pairs.csv"
     path.write_text("test_qid\nq1\nq2\nq3\n")
     return path
+
+
+def test_leakage_reads_a_beir_folders_topics_and_names_a_logs_format(study, tmp_path, capsys):
+    """The topics from a BEIR folder, the log from JSON lines under a name that does not
+    tell (`--format train-queries=jsonl`): the one topic asked again in the log leaks."""
+    log = tmp_path / "log.txt"
+    log.write_text(json.dumps({"_id": "t1", "text": "query q1"}) + "\n")
+    out = tmp_path / "pairs.csv"
+    args = ["leakage", "--topics", str(study / "beir"), "--train-queries", str(log)]
+    args += ["--method", "lexical", "--out", str(out)]
+    assert main([*args, "--format", "jsonl"]) == 0, capsys.readouterr().err
+    pairs = out.read_text().splitlines()
+    flagged = [line for line in pairs[1:] if line.endswith(",True")]
+    assert [line.split(",")[0] for line in flagged] == ["q1"]
+    assert "1 of 6 topics" in capsys.readouterr().err  # the test split's, not the log's
+    assert main([*args, "--format", "judgments=jsonl"]) == 2
+    assert "ROLE is one of train-queries, topics" in capsys.readouterr().err
