@@ -109,8 +109,9 @@ def add_format_option(parser: argparse.ArgumentParser, roles: tuple[str, ...]) -
         action="append",
         metavar="[ROLE=]FORMAT",
         help=f"the format of the {roles[0]} files (or of ROLE's: {', '.join(roles)}) where "
-        f"their content does not tell; formats: {', '.join((*FORMATS, *ALIASES))} "
-        "(default: detected from each file's content)",
+        f"their content does not tell; formats: {', '.join((*FORMATS, *ALIASES))}; an MTEB "
+        "file of several subsets or splits: mteb:SUBSET/SPLIT (default: detected from each "
+        "file's content)",
     )
 
 

@@ -22,9 +22,10 @@ def _name(source) -> str:
 def read_pairs(source, kind: str, value: str) -> pa.Table:
     """A run (`value` "score") or qrels ("grade") in format `kind`."""
     from leakeval_core.io import beir, frames, json_maps
+    from leakeval_core.io.formats import given_part
 
     if kind == "json":
-        return json_maps.read_mapping(source, value)
+        return json_maps.read_mapping(source, value, given_part(source))
     if kind == "beir":
         if value == "score":
             raise ParseError(_name(source), None, "BEIR files hold qrels and queries, not a run")

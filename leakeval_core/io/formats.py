@@ -46,7 +46,9 @@ __all__ = [
     "Formatted",
     "detect_format",
     "given_format",
+    "given_part",
     "query_folder_files",
+    "split_format",
     "with_format",
 ]
 
@@ -84,7 +86,7 @@ class Formatted(os.PathLike):
 
     def __init__(self, path: str | os.PathLike[str], format: str) -> None:
         self.path = os.fspath(path)
-        self.format = _checked(format)
+        self.format, self.part = split_format(format)
 
     def __fspath__(self) -> str:
         return self.path
@@ -93,16 +95,18 @@ class Formatted(os.PathLike):
         return self.path
 
     def __repr__(self) -> str:
-        return f"Formatted({self.path!r}, {self.format!r})"
+        named = self.format if self.part is None else f"{self.format}:{self.part}"
+        return f"Formatted({self.path!r}, {named!r})"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Formatted) and (self.path, self.format) == (
+        return isinstance(other, Formatted) and (self.path, self.format, self.part) == (
             other.path,
             other.format,
+            other.part,
         )
 
     def __hash__(self) -> int:
-        return hash((self.path, self.format))
+        return hash((self.path, self.format, self.part))
 
 
 def with_format(source, format: str | None):
@@ -115,6 +119,24 @@ def with_format(source, format: str | None):
 def given_format(source) -> str | None:
     """The format a `Formatted` path names (a str's `.format` is its method, not a format)."""
     return source.format if isinstance(source, Formatted) else None
+
+
+def given_part(source) -> str | None:
+    """The part of the file a `Formatted` path names (`mteb:SUBSET/SPLIT`), else None."""
+    return source.part if isinstance(source, Formatted) else None
+
+
+def split_format(format: str) -> tuple[str, str | None]:
+    """A named format, and the part of the file it names after a colon: `mteb:default/test`.
+    MTEB saves every subset and split of a task (a multilingual task's languages) in one
+    file, each a run of its own."""
+    name, _, part = format.partition(":")
+    checked = _checked(name)
+    if part and checked != "json":
+        raise LeakevalError(
+            f"format {format!r}: only a JSON mapping (MTEB's predictions) has parts to name"
+        )
+    return checked, part or None
 
 
 def _checked(format: str) -> str:
@@ -136,7 +158,7 @@ def detect_format(source, format: str | None = None) -> str:
     """
     named = format or given_format(source)
     if named is not None:
-        return _checked(named)
+        return split_format(named)[0]
     if isinstance(source, tuple):
         name, head = source[0], source[1][:_HEAD]
     else:

@@ -219,7 +219,8 @@ def read_mapping(source, value: str, select: str | None = None):
     """A JSON mapping as a run or qrels table (qid, docid dictionary-encoded; `value` float64
     scores or int64 grades), checked as the TREC readers check theirs.
 
-    `select` names the MTEB subset/split (`default/test`) when the file holds several.
+    `select` names the MTEB subset/split (`default/test`) when the file holds several (a
+    format of `mteb:default/test`, `formats.split_format`).
     """
     from leakeval_core.io.pairs import encode, pairs_table
 
@@ -354,7 +355,7 @@ class _Batches:
                 self.name,
                 None,
                 f"holds the predictions of several subsets/splits ({self._held()}): save one "
-                "per file, or read one with select=",
+                "per file, or name one as --format mteb:SUBSET/SPLIT (format= in Python)",
             )
         return next(iter(self.parts.values()))
 

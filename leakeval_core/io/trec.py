@@ -29,7 +29,7 @@ import pyarrow as pa
 
 from leakeval_core.errors import ParseError
 from leakeval_core.io.arrays import from_numpy, to_numpy
-from leakeval_core.io.formats import detect_format
+from leakeval_core.io.formats import detect_format, with_format
 from leakeval_core.io.pairs import _line, decode, encode, pairs_table
 
 if TYPE_CHECKING:
@@ -369,7 +369,7 @@ def read_run_table(source: Source, format: str | None = None) -> pa.Table:
     if kind != "trec":
         from leakeval_core.io.foreign import read_pairs
 
-        return read_pairs(source, kind, "score")
+        return read_pairs(with_format(source, format), kind, "score")
     return _read_pairs(
         source,
         _RUN_COLUMNS,
@@ -393,7 +393,7 @@ def read_qrels_table(source: Source, format: str | None = None) -> pa.Table:
     if kind != "trec":
         from leakeval_core.io.foreign import read_pairs
 
-        return read_pairs(source, kind, "grade")
+        return read_pairs(with_format(source, format), kind, "grade")
     return _read_pairs(
         source,
         _QRELS_COLUMNS,

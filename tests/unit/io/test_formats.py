@@ -102,6 +102,28 @@ def test_mteb_predictions_of_several_splits_are_named(tmp_path, run):
     path = fmt.write_mteb(tmp_path / "Task_predictions.json", run, splits=("dev", "test"))
     with pytest.raises(ParseError, match=r"several subsets/splits \(default/dev, default/test"):
         trec.read_run(path)
+    dev = run.assign(score=-run.score)
+    fmt.write_mteb(path, run, splits=("test",))
+    both = json.loads(path.read_text())
+    both["default"]["dev"] = fmt.nested(dev, "score")
+    path.write_text(json.dumps(both))
+    same(trec.read_run(path, "mteb:default/test"), run, "score")
+    same(trec.read_run(Formatted(path, "mteb:default/dev")), dev, "score")
+    with pytest.raises(ParseError, match=r"no 'x/test' in it; it holds default/test, default/dev"):
+        trec.read_run(path, "json:x/test")
+    with pytest.raises(LeakevalError, match="only a JSON mapping"):
+        trec.read_run(path, "trec:default/test")
+
+
+def test_the_cli_names_a_part_of_an_mteb_file(tmp_path, run, qrels, capsys):
+    from leakeval_core.cli import main
+
+    path = fmt.write_mteb(tmp_path / "Task_predictions.json", run, splits=("dev", "test"))
+    qrels_file = write(tmp_path / "qrels.txt", QRELS)
+    args = ["score", "--qrels", str(qrels_file), "--run", str(path)]
+    assert main(args) == 2
+    assert "--format mteb:SUBSET/SPLIT" in capsys.readouterr().err
+    assert main([*args, "--format", "mteb:default/test"]) == 0
 
 
 def test_ranx_json_gives_run_and_qrels(tmp_path, run, qrels):
