@@ -543,7 +543,10 @@ def server_table(r: dict[str, Any]) -> str:
                             f"{when.replace('_', ' ')}, {url}",
                             page.get("direction") or "no headline",
                             "yes" if page.get("traceback") or page.get("exceptions") else "no",
-                            " / ".join(n[:90] for n in page.get("new_notices", [])) or "none",
+                            " / ".join(
+                                " ".join(n.split())[:90] for n in page.get("new_notices", [])
+                            )
+                            or "none",
                         ]
                     )
         text += "\n\nFaults injected while serving and present at the start; the Story after:\n\n"
