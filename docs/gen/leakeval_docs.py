@@ -184,8 +184,8 @@ def bench_macro(name: str) -> str:
 
 
 def table(columns: list[str], rows: list[list[Any]]) -> str:
-    def cell(v: Any) -> str:
-        return (v if isinstance(v, str) else number(v)).replace("|", "\\|")
+    def cell(v: Any) -> str:  # one line, whatever the text: a newline would end the table
+        return " ".join((v if isinstance(v, str) else number(v)).split()).replace("|", "\\|")
 
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
@@ -246,6 +246,20 @@ def large_run_table(r: dict[str, Any]) -> str:
             ]
         ],
     )
+
+
+def formats_table(r: dict[str, Any]) -> str:
+    rows = [
+        [
+            name,
+            f"{f['rows']:,}",
+            f"{f['megabytes']:.0f} MB",
+            f"{f['peak_mb']:.0f} MB ({f['peak_vs_trec']:.2f}×)",
+            f"{f['seconds']:.1f} s",
+        ]
+        for name, f in r.items()
+    ]
+    return table(["format", "lines or entries", "file", "peak (× TREC's)", "read"], rows)
 
 
 def agreement_table(r: dict[str, Any]) -> str:
@@ -543,10 +557,7 @@ def server_table(r: dict[str, Any]) -> str:
                             f"{when.replace('_', ' ')}, {url}",
                             page.get("direction") or "no headline",
                             "yes" if page.get("traceback") or page.get("exceptions") else "no",
-                            " / ".join(
-                                " ".join(n.split())[:90] for n in page.get("new_notices", [])
-                            )
-                            or "none",
+                            " / ".join(n[:90] for n in page.get("new_notices", [])) or "none",
                         ]
                     )
         text += "\n\nFaults injected while serving and present at the start; the Story after:\n\n"
@@ -565,6 +576,7 @@ RENDERERS: dict[str, Callable[[Any], str]] = {
     "real_audit_bench": real_audit_table,
     "score_bench": score_table,
     "large_run_bench": large_run_table,
+    "formats_bench": formats_table,
     "trec_eval_agreement": agreement_table,
     "detection_bench": detection_table,
     "audit_bench": audit_table,
