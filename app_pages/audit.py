@@ -80,21 +80,23 @@ if result is not None and len(result.table):
             for warning in result.warnings:
                 st.warning(warning, icon=":material/warning:")
             if not ctx.view.present:
-                downloads = st.columns(4)
-                downloads[0].download_button(
+                # one row, each button as wide as its label: four equal columns cut the
+                # card's label at 1280 px
+                downloads = st.container(horizontal=True)
+                downloads.download_button(
                     "Audit table (CSV)", result.table.to_csv(index=False), "audit.csv", "text/csv"
                 )
-                downloads[1].download_button(
+                downloads.download_button(
                     "Every figure (JSON)",
                     lambda: json.dumps(result.as_dict(), indent=2),  # every model's: on a click
                     "audit.json",
                     "application/json",
                 )
                 card = views.card(ctx)  # every collection's, as `leakeval card` writes it
-                downloads[2].download_button(
+                downloads.download_button(
                     "Contamination card (Markdown)", card.markdown, "card.md", "text/markdown"
                 )
-                downloads[3].download_button(
+                downloads.download_button(
                     "Card's figures (JSON)", card.to_json(), "card.json", "application/json"
                 )
     with tab_closer:
