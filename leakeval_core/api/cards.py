@@ -136,6 +136,7 @@ def card(
     model: str | None = None,
     collections: Sequence[str] | None = None,
     reproduce: Sequence[str] | None = None,
+    out: str = CARD_FILE,
     view: View | None = None,
     progress: Progress | None = None,
     **settings: Any,
@@ -149,7 +150,7 @@ def card(
     (without runs it only names the card); `collections` keeps some of an experiment's.
     `reproduce` is the command line's inputs for what is not an experiment folder
     (`--qrels … --run … --baseline … --pairs …`): without them such a card says it cannot be
-    made again from a command.
+    made again from a command. `out` is the file the card's command writes it to.
 
     >>> import pandas as pd
     >>> topics = pd.DataFrame({"qid": ["1", "2"], "title": ["cheap flights", "tax law"]})
@@ -202,14 +203,16 @@ def card(
         no_verdict=why,
         warnings=tuple(warnings),
         caveat=AUDIT_NOTE,
-        command=_command(source, reproduce, settled, baseline, model, collections),
+        command=_command(source, reproduce, settled, baseline, model, collections, out),
     )
 
 
-def card_command(inputs: Sequence[str], view: View, options: Sequence[str] = ()) -> str:
-    """`leakeval card` with these inputs and options and the view's settings, writing
-    `CARD_FILE`: run where the card was made, it writes the same card."""
-    return shlex.join(["leakeval", "card", *inputs, *options, *view.to_flags(), "--out", CARD_FILE])
+def card_command(
+    inputs: Sequence[str], view: View, options: Sequence[str] = (), out: str = CARD_FILE
+) -> str:
+    """`leakeval card` with these inputs and options and the view's settings, writing `out`:
+    run where the card was made, it writes the same card to the same file."""
+    return shlex.join(["leakeval", "card", *inputs, *options, *view.to_flags(), "--out", out])
 
 
 def _given(topics: Any, leakage: Any, name: str) -> tuple[LeakageTable, pd.DataFrame]:
@@ -355,7 +358,7 @@ def _settled(view: View, source, pairs: LeakageTable) -> View:
     )
 
 
-def _command(source, reproduce, view: View, baseline, model, collections) -> str | None:
+def _command(source, reproduce, view: View, baseline, model, collections, out) -> str | None:
     options = ["--model", model] if model else []
     if isinstance(source, Study):
         inputs = [str(source.experiment.root)]
@@ -366,7 +369,7 @@ def _command(source, reproduce, view: View, baseline, model, collections) -> str
         return None
     else:
         inputs = list(reproduce)
-    return card_command(inputs, view, options)
+    return card_command(inputs, view, options, out)
 
 
 def _title(models: list[str], names: list[str], logs) -> str:

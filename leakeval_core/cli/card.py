@@ -68,6 +68,7 @@ def _cmd_card(args: argparse.Namespace) -> int:
             baseline=args.baseline,
             model=args.model,
             collections=args.collection,
+            out=Path(args.out).name,
             view=view,
             progress=progress("scoring"),
         )
@@ -101,6 +102,7 @@ def _card_of_files(args: argparse.Namespace, view):
             leakage=pairs_of(args),
             model=args.model,
             reproduce=_inputs(args),
+            out=Path(args.out).name,
             view=view,
         )
     runs = runs_of(args)
@@ -111,6 +113,7 @@ def _card_of_files(args: argparse.Namespace, view):
         leakage=pairs_of(args),
         model=args.model,
         reproduce=_inputs(args),
+        out=Path(args.out).name,
         view=view,
     )
 

@@ -85,7 +85,7 @@ def _logs(card: Any) -> str:
     if card.logs:
         return "; ".join(log_text(log) for log in card.logs)
     if card.method == "judged":
-        return "none: the pairs are human judgments"
+        return "none by leakeval: people judged candidate pairs"
     return "not recorded with the pairs"
 
 
@@ -135,6 +135,12 @@ def _notes(card: Any) -> list[str]:
         notes.append(
             "The log searched is not all of the training data, or its share of it is unknown: "
             "each leaked share is a lower bound."
+        )
+    if card.method == "judged":
+        notes.append(
+            "The pairs are human judgments of candidates found in the training data: a topic "
+            "whose near-duplicate was never a candidate is not counted, so each leaked share "
+            "is a lower bound."
         )
     zero = table[table.leaked == 0]
     if len(zero):
@@ -209,7 +215,7 @@ def _reproduce(card: Any) -> list[str]:
     if card.command is None:
         return ["Made from data given in memory: no command makes this card again."]
     return [
-        "**Reproduce** (in the folder it was made in; `card.json` beside the card holds "
-        "every figure unrounded):",
+        "**Reproduce** (in the folder it was made in; the JSON beside the card holds every "
+        "figure unrounded):",
         f"```bash\n{card.command}\n```",
     ]

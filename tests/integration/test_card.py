@@ -77,7 +77,7 @@ def test_every_figure_on_the_card_is_the_audits(real_audit, tmp_path, capsys):
             == f"{leaked} of {counted} ({round(100 * int(leaked) / int(counted))}%)"
         )
         assert row["Rule"] == rule == "human-judged pairs"
-        assert row["Training log searched"] == "none: the pairs are human judgments"
+        assert row["Training log searched"] == "none by leakeval: people judged candidate pairs"
     assert f"Leakage pairs: {audit['leakage']}." in card
 
     # the verdicts: each audited row, in the audit's order, with its interval and mde
@@ -149,10 +149,10 @@ def test_the_command_on_the_card_writes_the_same_card(real_audit, tmp_path, monk
     card = first.read_text()
     command = command_of(card)
     assert command[:2] == ["card", real_audit.name]
-    assert command[-2:] == ["--out", "card.md"]
+    assert command[-2:] == ["--out", "first.md"]  # the file's name, never where it sat
     assert main(command) == 0
-    assert Path("card.md").read_text() == card
-    assert Path("card.json").read_text() == first.with_suffix(".json").read_text()
+    assert Path("first.md").read_text() == card
+    assert Path("first.json").read_text() == first.with_suffix(".json").read_text()
 
 
 def test_a_card_of_run_files_says_the_command_that_makes_it_again(
