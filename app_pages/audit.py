@@ -81,7 +81,7 @@ if result is not None and len(result.table):
                 st.warning(warning, icon=":material/warning:")
             if not ctx.view.present:
                 # one row, each button as wide as its label: four equal columns cut the
-                # card's label at 1280 px
+                # card's label on a laptop's screen
                 downloads = st.container(horizontal=True)
                 downloads.download_button(
                     "Audit table (CSV)", result.table.to_csv(index=False), "audit.csv", "text/csv"

@@ -14,7 +14,7 @@ from leakeval_core.errors import LeakevalError
 from leakeval_core.present.audit_plots import audit_figure
 from leakeval_core.present.leakage_plots import detection_curves_figure
 from leakeval_core.present.report import interval_caption
-from leakeval_core.present.story import leaked_sentence
+from leakeval_core.present.story import answers_table, leaked_sentence
 
 
 def show_detection_quality(
@@ -140,10 +140,11 @@ def show_uploaded_audit(collection: str) -> None:
         )
     except LeakevalError as exc:
         show_error(exc)
-    else:
-        show_fig(audit_figure, result.table, ctx.measure, ["run"], result.baseline)
+    else:  # as the experiment's models are shown: the verdict first, never cut off
+        rows = result.table[result.table.split == "leaked"]
+        show_fig(audit_figure, rows, ctx.measure, [*result.keys, result.factor], result.baseline)
         st.caption(result.caption)
-        show_table(result.summary())
+        show_table(answers_table(rows, ctx.measure, result.factor, result.keys))
 
 
 def show_upload_comparison(scored: dict, collection: str) -> None:

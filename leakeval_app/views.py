@@ -257,11 +257,15 @@ def _audit_upload(ctx: AppContext, collection, runs, baseline, levels, baseline_
             named[baseline] = (baseline, baseline_upload.data)
         pairs = study.pairs(settings).table
         covered = study.covered()
-        return api.audit(
+        runs = api.RunSet(
             study.collection(collection).qrels,
             named,
+            leakage=pairs[pairs.collection == collection],
+            collection=collection,  # a frame's qrels have no file to name it after
+        )
+        return api.audit(
+            runs,
             baseline=baseline,
             view=settings,
-            leakage=pairs[pairs.collection == collection],
             covers=None if covered is None else covered[covered.collection == collection],
         )
