@@ -293,7 +293,7 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
             "which only the permutation test can do: add --test randomization (or "
             "test=randomization)"
         )
-    rows, splits, closer = [], [], []
+    rows, splits, closer, copies = [], [], [], []
     for where, model, model_levels, base_levels in contrasts:
         model_scores = _scores(per_query.table, model_levels)
         base_scores = _scores(per_query.table, base_levels)
@@ -302,6 +302,11 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
         if covered is not None:
             gain = gain[gain.index.isin(covered.qid[covered.collection == collection])]
         if gain.empty:
+            continue
+        if not gain.to_numpy().any():
+            # the baseline itself, given again (an upload of its run): in the family it would
+            # only widen every other model's interval
+            copies.append(f"{model} ({collection})")
             continue
         layers = analysis.strata_of(base_scores.reindex(gain.index), strata) if strata > 1 else None
         for split, flags in _splits(gain.index, collection, leaked, groups_table):
@@ -317,8 +322,15 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
             ["similarity", "category"]
         ]
         closer.append(({**where, factor: model}, gain, near))
+    same = (
+        f"{', '.join(copies)} scores as the baseline on every topic: left out of the audit"
+        if copies
+        else None
+    )
     if not rows:
-        nothing = "no topic is scored by both a model and the baseline."
+        nothing = f"{same}; nothing is left to audit." if same else (
+            "no topic is scored by both a model and the baseline."
+        )
         raise LeakevalError(" ".join((nothing, *per_query.incomplete)))
     # one family: one collection's models (and conditions) on one split of the topics
     table = leaked_vs_other(rows, splits, statistics, ("collection", "split"))
@@ -353,7 +365,7 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
             measure, statistics, baseline_name, leaked_sentence(rules, where_from), strata
         ),
         leaked=rules,
-        warnings=tuple(source.leakage_warnings(view)),
+        warnings=(*([same] if same else []), *source.leakage_warnings(view)),
         incomplete=per_query.incomplete,
     )
 

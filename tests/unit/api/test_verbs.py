@@ -121,3 +121,29 @@ def test_importing_the_package_stays_light():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
     assert callable(leakeval_core.score) and "score" in dir(leakeval_core)
+
+
+def test_a_run_that_is_the_baseline_again_leaves_the_audits_family():
+    """A researcher who uploads the baseline's run beside the model's: a zero gain on every
+    topic would be one more test in the correction and widen the model's interval. It is left
+    out and named; the model's row is the one of the audit without it."""
+    qids = [str(q) for q in range(12)]
+    qrels = {q: {"d1": 1, "d2": 0, "d3": 1} for q in qids}
+
+    def run(order):
+        return {q: {d: float(3 - i) for i, d in enumerate(order(q))} for q in qids}
+
+    base = run(lambda q: ["d2", "d1", "d3"])
+    model = run(lambda q: ["d1", "d2", "d3"] if int(q) % 3 else ["d2", "d3", "d1"])
+    leaked = qids[:6]
+    alone = api.audit(qrels, {"model": model, "bm25": base}, baseline="bm25", leakage=leaked)
+    both = api.audit(
+        qrels, {"model": model, "copy": base, "bm25": base}, baseline="bm25", leakage=leaked
+    )
+    assert both.table.run.tolist() == ["model"]
+    pd.testing.assert_frame_equal(both.table, alone.table)
+    assert both.warnings[0] == (
+        "copy (collection) scores as the baseline on every topic: left out of the audit"
+    )
+    with pytest.raises(LeakevalError, match=r"copy .* on every topic: .*nothing is left to audit"):
+        api.audit(qrels, {"copy": base, "bm25": base}, baseline="bm25", leakage=leaked)
