@@ -12,6 +12,7 @@ with its interval and mde, and the command. `present.card` words it.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -361,7 +362,7 @@ def _settled(view: View, source, pairs: LeakageTable) -> View:
 def _command(source, reproduce, view: View, baseline, model, collections, out) -> str | None:
     options = ["--model", model] if model else []
     if isinstance(source, Study):
-        inputs = [str(source.experiment.root)]
+        inputs = [_named(source.experiment.root)]
         if baseline is not None:
             options = ["--baseline", str(baseline), *options]
         options += [arg for name in collections or () for arg in ("--collection", name)]
@@ -370,6 +371,13 @@ def _command(source, reproduce, view: View, baseline, model, collections, out) -
     else:
         inputs = list(reproduce)
     return card_command(inputs, view, options, out)
+
+
+def _named(folder) -> str:
+    """A folder as the card's command names it: from the current folder where it lies under
+    it, so that a card pasted into a pull request carries no home directory; else whole."""
+    relative = os.path.relpath(folder)
+    return str(folder) if relative.startswith("..") else relative
 
 
 def _title(models: list[str], names: list[str], logs) -> str:

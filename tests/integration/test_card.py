@@ -155,6 +155,17 @@ def test_the_command_on_the_card_writes_the_same_card(real_audit, tmp_path, monk
     assert Path("first.json").read_text() == first.with_suffix(".json").read_text()
 
 
+def test_the_command_names_a_folder_under_the_current_one_from_there(
+    real_audit, tmp_path, monkeypatch
+):
+    """An experiment opened by its whole path (as the app opens it): the card pasted into a
+    pull request carries no home directory, and still runs where it was made."""
+    monkeypatch.chdir(real_audit.parent)
+    out = tmp_path / "card.md"
+    assert main(["card", str(real_audit.resolve()), "--out", str(out)]) == 0
+    assert command_of(out.read_text())[:2] == ["card", real_audit.name]
+
+
 def test_a_card_of_run_files_says_the_command_that_makes_it_again(
     real_audit, tmp_path, monkeypatch
 ):
