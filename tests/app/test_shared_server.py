@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import time
 from pathlib import Path
 
@@ -66,16 +67,16 @@ def gated_app(demo_dir, tmp_path, monkeypatch):
     monkeypatch.setenv("LEAKEVAL_TEST_GATE", str(gate))
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(gate), str(ROOT)]))
     proc, url = start_app(root, tmp_path / "cache")
-    yield url, gate
+    yield url, gate, proc
     (gate / "release").touch()
     stop_app(proc)
 
 
-def wait_for_file(path: Path) -> None:
-    """The gate's log, written by the server when the held build starts."""
-    hung = time.monotonic() + 300  # only a guard against a hang: the build starts at once
+def wait_for_file(path: Path, server: subprocess.Popen) -> None:
+    """The gate's log, written by the server when the held build starts; a server that
+    exits first fails the wait."""
     while not path.exists():
-        assert time.monotonic() < hung, f"{path.name} never appeared"
+        assert server.poll() is None, f"the server exited before {path.name} appeared"
         time.sleep(0.05)
 
 
@@ -91,7 +92,7 @@ def script_running(page) -> bool:
 
 
 def test_a_cold_rescoring_holds_no_other_reader_and_survives_its_reader_leaving(gated_app, browser):
-    url, gate = gated_app
+    url, gate, server = gated_app
     other = browser.new_page(viewport={"width": 1280, "height": 720})
     other.goto(url)
     wait_until_idle(other)
@@ -99,7 +100,7 @@ def test_a_cold_rescoring_holds_no_other_reader_and_survives_its_reader_leaving(
 
     cold = browser.new_page(viewport={"width": 1280, "height": 720})
     cold.goto(f"{url}/?depth=20", wait_until="commit")
-    wait_for_file(gate / "builds")  # the rescoring has started, and is held
+    wait_for_file(gate / "builds", server)  # the rescoring has started, and is held
     cold.get_by_text("Scoring run 1 of").first.wait_for()
 
     # another reader's page switches are answered while it is held
