@@ -109,5 +109,20 @@ def server_upload_bytes() -> int:
     return _megabytes("LEAKEVAL_SERVER_UPLOAD_MB", "2000")
 
 
+def run_memory_bytes() -> int:
+    """What the server keeps of parsed run files (`parsed_runs`): LEAKEVAL_RUN_MEMORY_MB,
+    default 256 (0: none), room for the demo's runs several times over."""
+    return _megabytes("LEAKEVAL_RUN_MEMORY_MB", "256")
+
+
 def _megabytes(variable: str, default: str) -> int:
-    return int(float(os.environ.get(variable, default)) * 1_000_000)
+    from leakeval_core.errors import LeakevalError
+
+    given = os.environ.get(variable, default)
+    try:
+        megabytes = float(given)
+    except ValueError:
+        megabytes = -1.0
+    if not megabytes >= 0:
+        raise LeakevalError(f"{variable}={given!r}: expected a number of megabytes, 0 or more")
+    return int(megabytes * 1_000_000)

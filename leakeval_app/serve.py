@@ -41,19 +41,13 @@ pandas code, a cheap rerun of another session takes the GIL back at every step o
 computation loses little: its heavy parts are pyarrow and numpy, which release the GIL."""
 
 
-RUN_MEMORY_MB = 256
-"""Parsed runs the server keeps (`parsed_runs.keep`), unless `LEAKEVAL_RUN_MEMORY_MB` says
-otherwise: room for the demo's runs several times over."""
-
-
 def keep_parsed_runs() -> None:
     """Readers of a shared server rescore the same run files at another depth or measure;
-    kept parsed, each file is read once for all of them."""
-    import os
-
+    kept parsed, each file is read once for all of them (`context.run_memory_bytes`)."""
+    from leakeval_app.context import run_memory_bytes
     from leakeval_core.evaluation import parsed_runs
 
-    parsed_runs.keep(float(os.environ.get("LEAKEVAL_RUN_MEMORY_MB", RUN_MEMORY_MB)))
+    parsed_runs.keep(run_memory_bytes() / 1e6)
 
 
 def import_ahead() -> None:
@@ -71,9 +65,13 @@ def main() -> None:
     from streamlit.web.cli import main as streamlit
 
     from leakeval_app.navigation import entry_file
+    from leakeval_core.errors import LeakevalError
 
     sys.setswitchinterval(SWITCH_INTERVAL)
-    keep_parsed_runs()
+    try:
+        keep_parsed_runs()
+    except LeakevalError as exc:
+        sys.exit(f"leakeval: {exc}")
     threading.Thread(target=import_ahead, name="leakeval-import-ahead", daemon=True).start()
     sys.exit(streamlit(["run", str(entry_file()), *sys.argv[1:]], prog_name="streamlit"))
 

@@ -91,3 +91,13 @@ def test_the_server_keeps_parsed_runs_unless_told_not_to(setting, kept, tmp_path
         assert (parsed_runs.read_run_table(run) is parsed_runs.read_run_table(run)) is kept
     finally:
         parsed_runs.keep(0)
+
+
+@pytest.mark.parametrize("setting", ["lots", "-1", "nan"])
+def test_a_bad_memory_setting_is_one_clear_error(setting, monkeypatch):
+    from leakeval_app import serve
+    from leakeval_core.errors import LeakevalError
+
+    monkeypatch.setenv("LEAKEVAL_RUN_MEMORY_MB", setting)
+    with pytest.raises(LeakevalError, match=f"LEAKEVAL_RUN_MEMORY_MB='{setting}': expected a"):
+        serve.keep_parsed_runs()
