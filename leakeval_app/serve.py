@@ -43,8 +43,8 @@ computation loses little: its heavy parts are pyarrow and numpy, which release t
 
 def keep_parsed_runs() -> None:
     """Readers of a shared server rescore the same run files at another depth or measure;
-    kept parsed, each file is read once for all of them (`context.run_memory_bytes`)."""
-    from leakeval_app.context import run_memory_bytes
+    kept parsed, each file is read once for all of them (`limits.run_memory_bytes`)."""
+    from leakeval_app.limits import run_memory_bytes
     from leakeval_core.evaluation import parsed_runs
 
     parsed_runs.keep(run_memory_bytes() / 1e6)

@@ -33,7 +33,7 @@ from typing import Any, NamedTuple, TypeVar
 
 import streamlit as st
 
-from leakeval_app.context import max_upload_bytes, server_upload_bytes, session_upload_bytes
+from leakeval_app.limits import max_upload_bytes, server_upload_bytes, session_upload_bytes
 from leakeval_core.errors import LeakevalError
 
 _STORE = "_leakeval_uploads"

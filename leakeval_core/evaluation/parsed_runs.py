@@ -15,11 +15,12 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
+from typing import TYPE_CHECKING
 
-import pyarrow as pa
-
-from leakeval_core.io import trec
 from leakeval_core.io.digest import file_digest
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 __all__ = ["keep", "kept_bytes", "read_run_table"]
 
@@ -45,6 +46,7 @@ def read_run_table(path: str | os.PathLike[str]) -> pa.Table:
     """`trec.read_run_table` of a file, from memory when a file with its content was read
     before. Two threads asking for the same new file may both read it: the tables are equal
     and one is kept."""
+    from leakeval_core.io import trec  # here: the server turns keeping on before pyarrow loads
     if not _limit["bytes"]:
         return trec.read_run_table(path)
     key = file_digest(path)
