@@ -7,6 +7,7 @@ descending, so the scores it sees are rewritten from leakeval's order first.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,10 @@ if TYPE_CHECKING:
     from leakeval_core.evaluation.arrow import RunLike
 
 __all__ = ["pytrec_columns", "score_with_pytrec_eval"]
+
+_TREC_EVAL = threading.Lock()
+"""pytrec_eval runs trec_eval's C code, whose state is global: two scoring threads
+evaluating at once abort the process. One evaluation at a time."""
 
 
 def pytrec_columns(
@@ -40,12 +45,14 @@ def pytrec_columns(
         group = [m for m in measures if _uses_gain(m) == uses_gain]
         if not group:
             continue
-        evaluator = pytrec_eval.RelevanceEvaluator(
-            qrels.pytrec_qrels(gain_transformed=uses_gain),
-            {m.trec_name for m in group},
-            relevance_level=qrels.conventions.relevance_level,
-        )
-        results = evaluator.evaluate(pytrec_run)
+        judged = qrels.pytrec_qrels(gain_transformed=uses_gain)
+        with _TREC_EVAL:
+            evaluator = pytrec_eval.RelevanceEvaluator(
+                judged,
+                {m.trec_name for m in group},
+                relevance_level=qrels.conventions.relevance_level,
+            )
+            results = evaluator.evaluate(pytrec_run)
         for m in group:
             per_query = [results.get(q, {}) for q in qrels.qids]
             columns[m.name] = _FINISH.get(m.trec_name, _plain(m.trec_name))(per_query)
