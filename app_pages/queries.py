@@ -70,8 +70,10 @@ if pairs.only_a or pairs.only_b:
 if not leakage.empty:
     rules = ctx.study.leaked_rule(ctx.view)
     notes.append(leaked_sentence(rules, leakage.source, collection).removesuffix("."))
-if measure.better == "lower":
-    notes.append(f"{measure.label} is lower-is-better: negative A − B means A is better")
+notes.append(
+    f"{measure.label}, {measure.direction.words}: a positive A − B means A is "
+    f"{measure.direction.raw_reads(1.0)}"
+)
 st.caption("; ".join(notes) + ".")
 
 titles = collection_or_stop(ctx, collection).topics.set_index("qid").title
@@ -152,7 +154,8 @@ with tab_measures:
         show_table(wide.drop(columns="collection"), height=520)
 with tab_one:
     if tab_one.open:
-        by_delta = table.sort_values("delta", ascending=measure.better == "lower")
+        gain = measure.direction.orient(table.delta)
+        by_delta = table.assign(gain=gain).sort_values(["gain", "qid"], ascending=[False, True])
         labels = {
             q: f"{q}: {titles.get(q, '')} (A − B {d:+.3f}{', leaked' if leaked else ''})"
             for q, d, leaked in zip(by_delta.qid, by_delta.delta, by_delta.leaked, strict=True)
@@ -160,7 +163,7 @@ with tab_one:
         qids = by_delta.qid.tolist()
         qid = state.control(
             st.selectbox,
-            "Query (sorted by A − B)",
+            "Query (A's largest gain over B first)",
             "qid",
             qids,
             default=qids[0],

@@ -27,6 +27,7 @@ from leakeval_core.analysis.rank_agreement import kendall_tau_b
 from leakeval_core.analysis.split import MIN_TOPICS, RESAMPLES, Split, at_level
 from leakeval_core.analysis.statistics_options import Statistics
 from leakeval_core.errors import LeakevalError
+from leakeval_core.evaluation.direction import Direction
 
 __all__ = [
     "dose_response",
@@ -38,12 +39,11 @@ __all__ = [
 ]
 
 
-def gains(model: pd.Series, baseline: pd.Series, better: str) -> pd.Series:
+def gains(model: pd.Series, baseline: pd.Series, direction: Direction) -> pd.Series:
     """Per topic (the index), how much better the model scores than the baseline, in the
     measure's own direction: positive is better, also for a lower-is-better measure."""
     joined = pd.concat([model.rename("m"), baseline.rename("b")], axis=1, join="inner").dropna()
-    delta = joined.m - joined.b
-    return (delta if better == "higher" else -delta).rename("gain")
+    return direction.orient(joined.m - joined.b).rename("gain")
 
 
 def strata_of(baseline: pd.Series, groups: int) -> pd.Series:
@@ -203,13 +203,14 @@ def sensitivity(
 def leaderboard(
     scores: Mapping[str, pd.Series],
     clean: pd.Index,
-    better: str,
+    direction: Direction,
     confidence: float = 0.95,
     resamples: int = 1_000,
     seed: int = 0,
 ) -> tuple[pd.DataFrame, dict]:
     """Each system's mean on all topics and on the topics without a near-duplicate, with
-    t intervals, its rank on each, and Kendall's tau between the two rankings with a
+    t intervals (raw values), its rank on each (by the measure's direction: rank 1 is the
+    best), and Kendall's tau between the two rankings with a
     percentile bootstrap interval over topics (the topics every system scored)."""
     wide = pd.DataFrame(dict(scores)).dropna()
     if wide.empty:
@@ -233,10 +234,10 @@ def leaderboard(
             }
         )
     table = pd.DataFrame(rows)
-    ascending = better == "lower"
-    table["rank"] = table["mean"].rank(ascending=ascending, method="min").astype(int)
+    best_first = {"ascending": False, "method": "min"}
+    table["rank"] = direction.orient(table["mean"]).rank(**best_first).astype(int)
     # whole ranks, absent where a system has no clean topic
-    table["clean_rank"] = table.clean_mean.rank(ascending=ascending, method="min").astype("Int64")
+    table["clean_rank"] = direction.orient(table.clean_mean).rank(**best_first).astype("Int64")
     table["rank_change"] = table["rank"] - table.clean_rank
     tau = {"tau": float("nan"), "tau_low": float("nan"), "tau_high": float("nan")}
     if len(wide.columns) >= 2 and on_clean.sum() >= 2:

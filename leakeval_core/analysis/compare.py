@@ -18,6 +18,7 @@ from leakeval_core.analysis.folds import Levels, PerQuery, select
 from leakeval_core.analysis.paired import TIE_TOLERANCE, compare_pair, difference_interval
 from leakeval_core.analysis.statistics_options import Statistics
 from leakeval_core.errors import LeakevalError
+from leakeval_core.evaluation.direction import Direction
 
 __all__ = [
     "Paired",
@@ -144,15 +145,16 @@ def paired_wide(
 
 
 def top_inflating(
-    pairs: Paired, n: int = 10, better: str = "higher", by: Sequence[str] = ()
+    pairs: Paired, direction: Direction, n: int = 10, by: Sequence[str] = ()
 ) -> pd.DataFrame:
     """Leaked topics where A beats B most: the queries that inflate A's score; with `by`,
     the top `n` within each combination of those columns (in their sorted order).
 
-    For a lower-is-better measure (first relevant rank), inflation is B − A.
+    `delta` stays A − B as scored; `inflation` is A's gain in the measure's better
+    direction (B − A for the first relevant rank), and the order is by it.
     """
     table = pairs.table[pairs.table.leaked].copy()
-    table["inflation"] = table.delta if better == "higher" else -table.delta
+    table["inflation"] = direction.orient(table.delta)
     table = table[table.inflation > TIE_TOLERANCE]  # a tie or a loss inflates nothing
     order = [*by, "inflation", "qid"]
     table = table.sort_values(order, ascending=[*(True for _ in by), False, True])

@@ -16,6 +16,7 @@ from leakeval_core.analysis.folds import PerQuery
 from leakeval_core.analysis.split import Split, leaked_vs_other
 from leakeval_core.analysis.statistics_options import Statistics
 from leakeval_core.errors import LeakevalError
+from leakeval_core.evaluation.direction import Direction
 from leakeval_core.experiment.design import Design
 
 __all__ = ["InflationTables", "inflation"]
@@ -32,13 +33,17 @@ class InflationTables:
     adjusted within each collection (`family_size` rows)."""
     top: pd.DataFrame = field(repr=False)
     """The N topics with the largest inflation per combination."""
+    gains: pd.DataFrame = field(repr=False)
+    """Every topic both sides of a pair scored: the other factors, qid, a (leaked level)
+    and b (clean level) as scored, delta (a − b, raw), gain (delta in the measure's better
+    direction) and leaked: what `table` and `top` were computed from, for the Story."""
 
 
 def inflation(
     per_query: PerQuery,
     leaked: pd.DataFrame,
     design: Design,
-    better: str = "higher",
+    direction: Direction,
     top: int = 10,
     statistics: Statistics = Statistics(),
 ) -> InflationTables:
@@ -62,13 +67,13 @@ def inflation(
             f"the leaked and the clean level are both {leaked_level!r}: choose two levels"
         )
     others = [f for f in per_query.factors if f != factor]
-    sign = 1.0 if better == "higher" else -1.0
     both = _pairs(per_query.table, factor, leaked_level, clean_level, others, leaked)
+    both.insert(both.columns.get_loc("delta") + 1, "gain", direction.orient(both.delta))
     rows, splits = [], []
     for keys, pairs in both.groupby(others, sort=True, observed=True):
         keys = keys if isinstance(keys, tuple) else (keys,)
         rows.append(dict(zip(others, keys, strict=True)))
-        splits.append(Split(sign * pairs.delta.to_numpy(), pairs.leaked.to_numpy()))
+        splits.append(Split(pairs.gain.to_numpy(), pairs.leaked.to_numpy()))
     if not rows:
         raise LeakevalError(
             f"no pair of conditions differs only in {factor} ({leaked_level} vs {clean_level})"
@@ -76,12 +81,12 @@ def inflation(
     # one family per collection, as for every comparison (compare_levels): the app, the
     # report and the CLI adjust a row over the same m whichever rows they show
     summary = leaked_vs_other(rows, splits, statistics, ("collection",))
-    top_table = top_inflating(Paired(both, 0, 0), top, better, by=others).reset_index(drop=True)
+    top_table = top_inflating(Paired(both, 0, 0), direction, top, by=others).reset_index(drop=True)
     order = [*others, "qid", "a", "b", "delta", "inflation"]
     top_table = top_table[[c for c in order if c in top_table.columns]].rename(
         columns={"a": str(leaked_level), "b": str(clean_level)}
     )
-    return InflationTables(summary, top_table)
+    return InflationTables(summary, top_table, both)
 
 
 def _pairs(

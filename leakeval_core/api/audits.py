@@ -51,6 +51,14 @@ class CloserLook:
     placed: Mapping[str, object]
     """The model's levels: collection, the design's other factors, the audited system."""
     gain: pd.Series
+    """Per topic audited (by qid), the model's gain over the baseline in the measure's
+    better direction: what its table rows were tested on."""
+    model: pd.Series
+    baseline: pd.Series
+    """The model's and the baseline's values as scored, on `gain`'s topics."""
+    leaked: pd.Series | None
+    """Whether each of `gain`'s topics is leaked (the `leaked` split's flags); None when
+    the audit splits by topic groups only."""
     nearest: pd.DataFrame
     """similarity and category of each topic's nearest training query, by qid."""
     threshold: float
@@ -297,7 +305,7 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
     for where, model, model_levels, base_levels in contrasts:
         model_scores = _scores(per_query.table, model_levels)
         base_scores = _scores(per_query.table, base_levels)
-        gain = analysis.gains(model_scores, base_scores, measure.better)
+        gain = analysis.gains(model_scores, base_scores, measure.direction)
         collection = where["collection"]
         if covered is not None:
             gain = gain[gain.index.isin(covered.qid[covered.collection == collection])]
@@ -309,7 +317,9 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
             copies.append(f"{model} ({collection})")
             continue
         layers = analysis.strata_of(base_scores.reindex(gain.index), strata) if strata > 1 else None
+        flagged = None
         for split, flags in _splits(gain.index, collection, leaked, groups_table):
+            flagged = flags if split == "leaked" else flagged
             rows.append({**where, factor: model, "split": split})
             splits.append(
                 Split(
@@ -321,15 +331,18 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
         near = nearest[nearest.collection == collection].set_index("qid")[
             ["similarity", "category"]
         ]
-        closer.append(({**where, factor: model}, gain, near))
+        sides = (model_scores.reindex(gain.index), base_scores.reindex(gain.index), flagged)
+        closer.append(({**where, factor: model}, gain, sides, near))
     same = (
         f"{', '.join(copies)} scores as the baseline on every topic: left out of the audit"
         if copies
         else None
     )
     if not rows:
-        nothing = f"{same}; nothing is left to audit." if same else (
-            "no topic is scored by both a model and the baseline."
+        nothing = (
+            f"{same}; nothing is left to audit."
+            if same
+            else ("no topic is scored by both a model and the baseline.")
         )
         raise LeakevalError(" ".join((nothing, *per_query.incomplete)))
     # one family: one collection's models (and conditions) on one split of the topics
@@ -339,12 +352,13 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
         CloserLook(
             placed,
             gain,
+            *sides,
             near,
             threshold,
             statistics,
             1 - first.get(tuple(placed[k] for k in [*keys, factor]), 1 - statistics.alpha),
         )
-        for placed, gain, near in closer
+        for placed, gain, sides, near in closer
     ]
     board, tau = _leaderboard(source, per_query, view, factor, keys, leaked, covered)
     where_from = source.pairs(view).source
@@ -472,7 +486,7 @@ def _leaderboard(source, per_query, view: View, factor, keys, leaked, covered):
             scores = {s: v[v.index.isin(mine)] for s, v in scores.items()}
             clean = clean[clean.isin(mine)]
         board, tau = analysis.leaderboard(
-            scores, clean, view.parsed_measure.better, seed=view.statistics.seed
+            scores, clean, view.parsed_measure.direction, seed=view.statistics.seed
         )
         boards.append(board.assign(**where))
         taus.append(pd.DataFrame([{**where, **tau, "systems": len(scores)}]))
@@ -493,7 +507,7 @@ def _caption(measure, statistics, baseline: str, leaked: str, strata: int):
     from leakeval_core.analysis.split import describe
 
     return (
-        f"{measure.label} gain over {baseline} ({measure.better} is better, so a positive "
-        f"gain is an improvement) on leaked topics minus on the others. {leaked} "
-        + describe(statistics, "each collection's models", strata)
+        f"{measure.label} gain over {baseline} on leaked topics minus on the others. Gains "
+        f"are oriented ({measure.direction.words}, so a positive gain is an improvement). "
+        f"{leaked} " + describe(statistics, "each collection's models", strata)
     )

@@ -164,7 +164,7 @@ def top_inflating(pairs: Paired, view: View, n: int = 10) -> pd.DataFrame:
     """Leaked topics where A beats B most, by the measure's own direction."""
     from leakeval_core.analysis.compare import top_inflating as top
 
-    return top(pairs, n, view.parsed_measure.better)
+    return top(pairs, view.parsed_measure.direction, n)
 
 
 def query_along(

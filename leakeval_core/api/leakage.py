@@ -91,26 +91,21 @@ def _inflation(source, view: View, factor, leaked, clean, top, progress=None) ->
     flags = source.leaked(view, "Inflation")
     measure = view.parsed_measure
     scored = per_query_of(source, view, progress)
-    split = split_by_leakage(
-        scored,
-        flags,
-        design,
-        measure.better,
-        top,
-        view.statistics,
-    )
+    split = split_by_leakage(scored, flags, design, measure.direction, top, view.statistics)
     threshold = source.threshold(view)
     where = source.pairs(view).source
     rules = source.leaked_rule(view)
     caption = (
-        f"{measure.label}: mean per-topic gain of {design.leaked} over {design.clean} "
-        f"({measure.better} is better, so a positive gain is an improvement) on the leaked "
-        f"topics and on the others. {leaked_sentence(rules, where)} "
+        f"{measure.label}: mean per-topic gain of {design.leaked} over {design.clean} on "
+        f"the leaked topics and on the others. Gains are oriented ({measure.direction.words}, "
+        "so a positive gain is an improvement); each level's value and their delta are as "
+        f"scored. {leaked_sentence(rules, where)} "
         + describe(view.statistics, "each collection's pairs of conditions")
     )
     return Inflation(
         split.table,
         split.top,
+        split.gains,
         threshold,
         where,
         measure,

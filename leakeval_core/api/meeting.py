@@ -99,31 +99,34 @@ def story_factors(data: Any) -> list[str]:
 
 def story_pair(data: Any, view: View | None = None, **settings: Any) -> dict:
     """The pair a story opens on, within the view's collection when it names one. Twins:
-    where leaked topics gain most over the others, by the measure's own direction (the
-    clearest case, labelled as picked after looking). Audit: the first model the design
-    gives, picked before looking at any result."""
+    where leaked topics gain most over the others (the clearest case, labelled as picked
+    after looking). Audit: the first model the design gives, picked before looking at any
+    result."""
+    study = Study.open(data)
+    return _opening_pair(study, view_of(view, settings), story_kind(study))
+
+
+def _opening_pair(study: Study, view: View, kind: str) -> dict:
     from leakeval_core.present.story import default_pair
 
-    view = view_of(view, settings)
-    study = Study.open(data)
-    table = _rows(study, view)
+    table = _rows(study, view, kind)
     if view.collection is not None and "collection" in table:
         within = table[table.collection == view.collection]
         table = within if len(within) else table
     factors = story_factors(study)
-    if story_kind(study) == "audit":
+    if kind == "audit":
         first = table.iloc[0]
         return {f: first[f].item() if hasattr(first[f], "item") else first[f] for f in factors}
-    return default_pair(table, factors, view.parsed_measure.better)
+    return default_pair(table, factors)
 
 
-def _rows(study: Study, view: View):
+def _rows(study: Study, view: View, kind: str):
     """The rows a story picks from: inflation per pair (twins), audit per model (audit),
     in the order the design gives."""
     from leakeval_core.api.audits import audit
     from leakeval_core.api.leakage import inflation
 
-    if story_kind(study) == "twins":
+    if kind == "twins":
         return inflation(study, view=view).table
     result = audit(study, view=view)
     return result.table[result.table.split == "leaked"].reset_index(drop=True)
@@ -135,7 +138,7 @@ def story(
     """The story of one pair of conditions (default: `story_pair`), or, for an experiment
     with a baseline and no clean twins, of one model audited against the baseline, beside
     every other model's answer: the headline with its numbers, the test of the difference,
-    a chart, the top topics.
+    a chart, the top topics. Every number is one the `inflation` or `audit` result holds.
 
     >>> told = story(demo_path, measure="ndcg_cut_10")
     >>> told.headline.startswith("Leaked training improves nDCG@10 from")
@@ -148,7 +151,7 @@ def story(
         opening, pair = "chosen", dict(pair)
     else:
         opening = "clearest" if kind == "twins" else "first"
-        pair = story_pair(study, view)
+        pair = _opening_pair(study, view, kind)
     _refuse_left_out(study, view, pair, kind)
     return (_twins if kind == "twins" else _audited)(study, view, pair, opening)
 
@@ -189,7 +192,6 @@ def _facts(row, **given):
 
 def _twins(study: Study, view: View, pair: dict, opening: str) -> Story:
     from leakeval_core.analysis.audit import gain_share
-    from leakeval_core.api.comparison import paired
     from leakeval_core.api.leakage import inflation
     from leakeval_core.api.results import rows_at
     from leakeval_core.present.story import tell
@@ -198,21 +200,17 @@ def _twins(study: Study, view: View, pair: dict, opening: str) -> Story:
     result = inflation(study, view=view)
     rows = rows_at(result.table, pair)
     row = rows.iloc[0]
-    sign = 1.0 if measure.better == "higher" else -1.0
-    a = {**pair, design.leakage: design.leaked}
-    b = {**pair, design.leakage: design.clean}
-    joined = paired(study, view, a, b).table.dropna(subset=["delta"])
-    share = gain_share(
-        sign * joined.delta.to_numpy(), joined.leaked.to_numpy(), seed=statistics.seed
-    )
+    topics = rows_at(result.gains, pair)
+    share = gain_share(topics.gain.to_numpy(), topics.leaked.to_numpy(), seed=statistics.seed)
     facts = _facts(
         row,
         kind="twins",
         pair=pair,
         a=f"leaked training ({design.leakage} {design.leaked})",
         b=f"clean training ({design.leakage} {design.clean})",
-        mean_a=float(joined.a.mean()),
-        mean_b=float(joined.b.mean()),
+        mean_a=float(topics.a.mean()),
+        mean_b=float(topics.b.mean()),
+        gain=float(topics.gain.mean()),
         family="pairs of conditions"
         + (f" of {row.collection}" if "collection" in row.index else ""),
         share=share[0],
@@ -246,38 +244,30 @@ def _twins(study: Study, view: View, pair: dict, opening: str) -> Story:
 def _audited(study: Study, view: View, pair: dict, opening: str) -> Story:
     import pandas as pd
 
-    from leakeval_core.analysis.audit import gain_share, gains
+    from leakeval_core.analysis.audit import gain_share
     from leakeval_core.api.audits import audit
     from leakeval_core.api.results import rows_at
     from leakeval_core.present.story import tell
 
     design, measure, statistics = study.design, view.parsed_measure, view.statistics
-    result = audit(study, view=view)
+    result = audit(study, view=view).at(pair)
     leaked_rows = result.table[result.table.split == "leaked"]
-    row = rows_at(leaked_rows, pair).iloc[0]
-    model = pair[design.system]
-    where = {k: v for k, v in pair.items() if k != design.system}
-    per_query = per_query_of(study, view).table
-    sides = {
-        level: rows_at(per_query, {**where, design.system: level}).set_index("qid").value
-        for level in (model, design.baseline)
-    }
-    gain = gains(sides[model], sides[design.baseline], measure.better)
-    covered = study.covered()
-    if covered is not None:
-        gain = gain[gain.index.isin(covered.qid[covered.collection == pair["collection"]])]
-    leaked = study.leaked(view)
-    flags = gain.index.isin(leaked.qid[leaked.collection == pair["collection"]])
+    row = leaked_rows.iloc[0]
+    look = result.closer[0]
+    if look.leaked is None:
+        raise LeakevalError("The story needs the leaked topics: leakage pairs, not only groups")
+    gain, flags = look.gain, look.leaked.to_numpy()
     share = gain_share(gain.to_numpy(), flags, seed=statistics.seed)
     facts = _facts(
         row,
         kind="audit",
         pair=pair,
         subject_factor=design.system,
-        a=str(model),
+        a=str(pair[design.system]),
         b=str(design.baseline),
-        mean_a=float(sides[model].reindex(gain.index).mean()),
-        mean_b=float(sides[design.baseline].reindex(gain.index).mean()),
+        mean_a=float(look.model.mean()),
+        mean_b=float(look.baseline.mean()),
+        gain=float(gain.mean()),
         family=f"models of {pair['collection']}",
         share=share[0],
         share_low=share[1],
@@ -286,20 +276,21 @@ def _audited(study: Study, view: View, pair: dict, opening: str) -> Story:
     top = pd.DataFrame(
         {
             "qid": gain.index[flags],
-            "A (model)": sides[model].reindex(gain.index[flags]).to_numpy(),
-            "B (baseline)": sides[design.baseline].reindex(gain.index[flags]).to_numpy(),
+            "A (model)": look.model[flags].to_numpy(),
+            "B (baseline)": look.baseline[flags].to_numpy(),
             "gain": gain[flags].to_numpy(),
         }
     )
     top = top[top.gain > 0].sort_values(["gain", "qid"], ascending=[False, True]).head(10)
     top = _with_queries(top.assign(collection=pair["collection"]), pair, study, view, {})
-    chart = result.at(pair).categories
-    answers = rows_at(leaked_rows, where)
+    where = {k: v for k, v in pair.items() if k != design.system}
+    full = audit(study, view=view)
+    answers = rows_at(full.table[full.table.split == "leaked"], where)
     return tell(
         facts,
         measure,
         statistics,
-        chart.reset_index(drop=True),
+        result.categories.reset_index(drop=True),
         None,
         top,
         answers,

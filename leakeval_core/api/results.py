@@ -138,7 +138,11 @@ class Inflation(Result):
     difference, its test, p adjusted within its collection (`family_size` pairs), the
     interval, the mde and the verdict."""
     top: pd.DataFrame = field(repr=False)
-    """The topics that inflate each pair's gain most."""
+    """The topics that inflate each pair's gain most: delta is leaked − clean as scored,
+    inflation the same in the measure's better direction."""
+    gains: pd.DataFrame = field(repr=False)
+    """Every pair's topics: a and b as scored, delta (a − b, raw), gain (in the better
+    direction) and leaked; `table` and `top` are computed from it, and so is the Story."""
     threshold: float
     source: str
     """Where the leakage pairs come from."""
@@ -158,7 +162,12 @@ class Inflation(Result):
     def at(self, levels: Mapping[str, object]) -> Inflation:
         from dataclasses import replace
 
-        return replace(self, table=rows_at(self.table, levels), top=rows_at(self.top, levels))
+        return replace(
+            self,
+            table=rows_at(self.table, levels),
+            top=rows_at(self.top, levels),
+            gains=rows_at(self.gains, levels),
+        )
 
     def as_dict(self) -> dict:
         """Every figure, for `leakeval inflation --format json`: each row with its verdict

@@ -13,6 +13,7 @@ from typing import Literal
 
 from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation import ir_names
+from leakeval_core.evaluation.direction import Direction
 
 __all__ = [
     "ALL_TREC",
@@ -338,10 +339,14 @@ class Measure:
         return self.family.better
 
     @property
+    def direction(self) -> Direction:
+        """Where raw differences become gains, and the words that say which way is better."""
+        return Direction(self.family.better)
+
+    @property
     def axis_title(self) -> str:
         """A plot axis title that says which way is better."""
-        arrow = "higher is better" if self.better == "higher" else "lower is better"
-        return f"{self.label} ({arrow})"
+        return f"{self.label} ({self.direction.words})"
 
 
 _CUTOFF = re.compile(r"^(?P<base>[A-Za-z_]+?)_(?P<k>\d+)$")

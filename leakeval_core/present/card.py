@@ -42,8 +42,7 @@ def log_text(log: TrainingLog) -> str:
     full = log.stands_for
     if log.coverage is not None and log.sample_of is not None:
         return (
-            f"{name}: {_queries(log.queries)}, {log.coverage:.1%} of {full} "
-            f"({LOG_SIZES[full]:,})"
+            f"{name}: {_queries(log.queries)}, {log.coverage:.1%} of {full} ({LOG_SIZES[full]:,})"
         )
     if full is not None:
         return f"{name}: the whole log ({_queries(LOG_SIZES[full])})"
@@ -180,7 +179,7 @@ def _audit(card: Any) -> list[str]:
     for column in shown.columns[: list(shown.columns).index("Verdict")]:
         shown[column] = shown[column].map(markdown_text)
     baseline = markdown_text(card.baseline)
-    better = f"{measure.better} is better"
+    better = measure.direction.words
     who = (
         f"each leaked-trained condition's {measure.label} gain over its clean twin "
         f"({markdown_text(card.factor)} {baseline}; {better})"

@@ -93,7 +93,7 @@ def scatter_ab_figure(
                 hoverinfo="skip",
             )
         )
-    above = "A better" if measure.better == "higher" else "B better"
+    above = f"A {measure.direction.raw_reads(1.0)}"
     fig.update_xaxes(title=f"B: {label_b}<br>{measure.axis_title}")
     fig.update_yaxes(title=f"A: {label_a}")
     return style(fig, f"{measure.label} per query (above the diagonal: {above})", height=520)
@@ -290,8 +290,8 @@ def difference_figure(
             )
         fig.add_hline(y=0, line_color=NEUTRAL, line_dash="dot", row=1, col=col)
         fig.update_xaxes(title=x, type="category", row=1, col=col)
-    side = "above" if measure.better == "higher" else "below"
-    fig.update_yaxes(title=f"A − B, {measure.label}<br>({side} 0: A better)", row=1, col=1)
+    above = f"A {measure.direction.raw_reads(1.0)}"
+    fig.update_yaxes(title=f"A − B, {measure.label}<br>(above 0: {above})", row=1, col=1)
     style(
         fig,
         f"Paired differences in {measure.label}<br><sup>filled: significant after correction; "

@@ -130,7 +130,7 @@ def render_report(parts: ReportParts, top: int = 10) -> str:
     experiment = parts.experiment
     notes = (
         f"{'SIMULATED DATA. ' if experiment.simulated else ''}{experiment.name}. "
-        f"Measure: {measure.label} ({measure.better} is better). Conventions: "
+        f"Measure: {measure.label} ({measure.direction.words}). Conventions: "
         f"{parts.conventions.describe()}. Fold rule: {parts.fold_rule}. "
         f"Design: {parts.design.describe()}."
     )

@@ -52,7 +52,10 @@ class Facts:
     """What it gains over: "clean training", or the baseline's name."""
     mean_a: float
     mean_b: float
-    """Both sides' means over the pair's topics: the numbers a results table would show."""
+    """Both sides' means over the pair's topics, as scored: the numbers a results table
+    would show."""
+    gain: float
+    """The mean gain of a over b over those topics, in the measure's better direction."""
     leaked_topics: int
     other_topics: int
     gain_leaked: float
@@ -143,13 +146,13 @@ class Story:
         return "Leaked topics with the largest gains"
 
 
-def default_pair(summary: pd.DataFrame, factors: list[str], better: str = "higher") -> dict:
-    """The pair whose leaked topics gain most over the others, by the measure's own
-    direction (for a lower-is-better measure the gain is a drop): the clearest case of the
-    effect, which is what a first look should show (every other pair is one choice away)."""
-    gain = summary.difference if better == "higher" else -summary.difference
-    ranked = summary.assign(_gain=gain).dropna(subset=["_gain"])
-    ranked = ranked.sort_values(["_gain", *factors], ascending=[False, *[True] * len(factors)])
+def default_pair(summary: pd.DataFrame, factors: list[str]) -> dict:
+    """The pair whose leaked topics gain most over the others: the clearest case of the
+    effect, which is what a first look should show (every other pair is one choice away).
+    `difference` is oriented (positive: leaked topics gain more in the better direction),
+    so the largest is the clearest for every measure."""
+    ranked = summary.dropna(subset=["difference"])
+    ranked = ranked.sort_values(["difference", *factors], ascending=[False, *[True] * len(factors)])
     row = (ranked if not ranked.empty else summary).iloc[0]
     return {f: row[f].item() if hasattr(row[f], "item") else row[f] for f in factors}
 
@@ -201,17 +204,14 @@ def amount(value: float, measure: Measure, digits: int = 2) -> str:
     better), or "1.29 better" / "0.40 worse" for a lower-is-better measure. "–" for none."""
     if value is None or np.isnan(value):
         return "–"
-    if measure.better == "higher":
-        return signed(value, digits)
-    text = signed(value, digits)
-    if text == "0":
-        return "0"
-    return f"{text[1:]} {'better' if value > 0 else 'worse'}"
+    return measure.direction.gain_text(signed(value, digits), value)
 
 
-def size(value: float, measure: Measure, digits: int = 2) -> str:
-    """A positive amount in the better direction without its sign: "0.34" (an mde)."""
-    return amount(value, measure, digits).removeprefix("+")
+def size(value: float, digits: int = 2) -> str:
+    """A positive amount without a sign or a direction's word: "0.34" (an mde)."""
+    if value is None or np.isnan(value):
+        return "–"
+    return signed(value, digits).lstrip("+-")
 
 
 def interval_text(low: float, high: float, measure: Measure, digits: int = 2) -> str:
@@ -247,10 +247,7 @@ def verdict_sentence(facts: Facts, measure: Measure) -> str:
         why = _untested(facts)
         return f"Cannot tell whether leaked topics inflate {who}'s {label} {where}: {why}."
     if facts.verdict == "inflated":
-        return (
-            f"Leaked topics inflate {who}'s {label} {where}: they gain {shown} more than the "
-            "others."
-        )
+        return f"Leaked topics inflate {who}'s {label} {where}: leaked − other {shown}."
     if facts.verdict == "reversed":
         return (
             f"Leaked topics gain less than the others under {who} {where}: {label} "
@@ -258,7 +255,7 @@ def verdict_sentence(facts: Facts, measure: Measure) -> str:
         )
     return (
         f"No sign that leaked topics inflate {who}'s {label} {where}: leaked − other "
-        f"{shown}; an inflation of {size(facts.mde, measure)} or more would have been detected."
+        f"{shown}; an inflation of {size(facts.mde)} or more would have been detected."
     )
 
 
@@ -271,7 +268,7 @@ def answer_line(row: dict, measure: Measure, system: str | None = None) -> str:
     interval = interval_text(row["ci_low"], row["ci_high"], measure)
     text = f"{row['verdict']}, leaked minus other {difference} {interval}".strip()
     if row["verdict"] == "no evidence":
-        text += f"; an inflation of {size(row['mde'], measure)} would have been detected"
+        text += f"; an inflation of {size(row['mde'])} would have been detected"
     elif row["verdict"] == "cannot tell":
         text += (
             f" ({row['leaked_topics']} leaked, {row['other_topics']} other topics; the test "
@@ -305,7 +302,7 @@ def answers_table(
     if len(levels) > 1:
         out["Confidence"] = [f"{c:.1%}" if not np.isnan(c) else "–" for c in answers.confidence]
     out["Adjusted p"] = [f"{p:.2g}" if not np.isnan(p) else "–" for p in answers.p_adjusted]
-    out["mde"] = [size(v, measure, 3) if not np.isnan(v) else "–" for v in answers.mde]
+    out["mde"] = [size(v, 3) for v in answers.mde]
     out["Topics (leaked / other)"] = [
         f"{a} / {b}" for a, b in zip(answers.leaked_topics, answers.other_topics, strict=True)
     ]
@@ -336,13 +333,12 @@ def _where(pair: dict) -> str:
 
 def _headline(facts: Facts, measure: Measure) -> str:
     """One sentence: who does what to the measure, from what to what, where."""
-    gained = (facts.mean_a - facts.mean_b) * (1 if measure.better == "higher" else -1)
     subject = "Leaked training" if facts.kind == "twins" else f"Against {facts.b}, {facts.a}"
-    lower = "" if measure.better == "higher" else " (lower is better)"
-    if abs(gained) <= 1e-12:
+    lower = measure.direction.note
+    if abs(facts.gain) <= 1e-12:
         change = f"leaves {measure.label}{lower} unchanged at {facts.mean_a:.3f}"
     else:
-        verb = "improves" if gained > 0 else "worsens"
+        verb = "improves" if facts.gain > 0 else "worsens"
         change = f"{verb} {measure.label}{lower} from {facts.mean_b:.3f} to {facts.mean_a:.3f}"
     where = {f: level for f, level in facts.pair.items() if f != facts.subject_factor}
     return f"{subject} {change} {_where(where)}.".replace("  ", " ")
@@ -436,7 +432,7 @@ def _evidence(facts: Facts, measure: Measure, statistics: Statistics) -> str:
         else f", adjusted {facts.p_adjusted:.2g} by {statistics.correction_label} over the "
         f"{facts.family_size} {facts.family}"
     )
-    power = f"; mde {size(facts.mde, measure)}" if facts.verdict == "no evidence" else ""
+    power = f"; mde {size(facts.mde)}" if facts.verdict == "no evidence" else ""
     return (
         f"Leaked minus other: {difference} {measure.label}{interval} "
         f"({facts.confidence:.1%} interval), {significant} at α = {statistics.alpha:g} "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from leakeval_core.evaluation.direction import Direction
 from tests.app.apptest import detected, story_pair, widget
 from tests.support import DAMAGED, INCOMPLETE, damaged_demo
 
@@ -26,7 +27,9 @@ def test_story_tells_the_numbers_the_inflation_tab_the_report_and_the_cli_show(
     # the core function the report and `leakeval inflation` call, on every pair of conditions
     leakage = detected(demo_experiment, demo_cache)
     flags = leaked_qids(leakage, leakage.threshold)
-    whole = inflation(per_query(demo_scores, "ndcg_cut_10"), flags, demo_experiment.design)
+    whole = inflation(
+        per_query(demo_scores, "ndcg_cut_10"), flags, demo_experiment.design, Direction("higher")
+    )
     summary = whole.table
     row = summary[(summary[list(pair)] == pd.Series(pair)).all(axis=1)].iloc[0]
     assert row.difference == summary.difference.max()  # the clearest case first

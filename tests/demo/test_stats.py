@@ -9,7 +9,10 @@ from leakeval_core.analysis.compare import compare_levels, paired
 from leakeval_core.analysis.folds import PerQuery, per_query, select
 from leakeval_core.analysis.inflation import inflation
 from leakeval_core.analysis.rank_agreement import ranking_change
+from leakeval_core.evaluation.direction import Direction
 from leakeval_core.leakage.table import ground_truth, leaked_qids
+
+HIGHER = Direction("higher")
 
 pytestmark = pytest.mark.demo
 
@@ -48,7 +51,7 @@ def test_compare_levels_pairs_by_query_id_not_position(demo_scores):
 def test_inflation_on_demo_shrinks_with_train_size(demo_experiment, demo_scores):
     table = per_query(demo_scores, "ndcg_cut_10")
     flags = leaked_qids(ground_truth(demo_experiment), 0.0)  # the planted pairs
-    result = inflation(table, flags, demo_experiment.design)
+    result = inflation(table, flags, demo_experiment.design, HIGHER)
     by_size = result.table.groupby("train_size").gain_leaked.mean()
     assert by_size.is_monotonic_decreasing
     assert by_size.iloc[0] > 0.05
@@ -71,7 +74,7 @@ def test_inflation_pairs_every_condition_as_compare_paired_pairs_one(demo_experi
     dropped = full.table[leaked_side].sample(frac=0.1, random_state=0).index
     table = PerQuery(full.table.drop(dropped), full.factors, full.fold_rule, full.missing)
     flags = leaked_qids(ground_truth(demo_experiment), 0.0)
-    result = inflation(table, flags, design)
+    result = inflation(table, flags, design, HIGHER)
     others = [f for f in table.factors if f != design.leakage]
     one_sided = 0
     for row in result.table.itertuples():

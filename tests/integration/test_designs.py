@@ -89,6 +89,7 @@ def test_renamed_factors_give_the_demos_numbers(demo_dir, renamed_dir, tmp_path,
     inflated = api.inflation(renamed_dir).table  # flags: the planted pairs, given as a table
     from leakeval_core.analysis.folds import per_query
     from leakeval_core.analysis.inflation import inflation
+    from leakeval_core.evaluation.direction import Direction
     from leakeval_core.leakage.table import ground_truth, leaked_qids
 
     experiment = api.load_experiment(demo_dir)
@@ -96,6 +97,7 @@ def test_renamed_factors_give_the_demos_numbers(demo_dir, renamed_dir, tmp_path,
         per_query(api.experiment_scores(experiment, ["ndcg_cut_10"]), "ndcg_cut_10"),
         leaked_qids(ground_truth(experiment), 0.8),
         experiment.design,
+        Direction("higher"),
     ).table.query("collection == 'core17'")
     assert inflated.gain_leaked.tolist() == pytest.approx(expected.gain_leaked.tolist())
     assert inflated.p.tolist() == pytest.approx(expected.p.tolist())

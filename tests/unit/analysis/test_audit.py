@@ -14,6 +14,9 @@ from scipy import stats as sps
 from leakeval_core.analysis.audit import dose_response, gains, leaderboard, sensitivity, strata_of
 from leakeval_core.analysis.split import ShiftTest, Split, at_level
 from leakeval_core.analysis.statistics_options import Statistics
+from leakeval_core.evaluation.direction import Direction
+
+HIGHER = Direction("higher")
 
 PLANTED = 2_027_001
 
@@ -49,7 +52,7 @@ def test_a_planted_gain_on_leaked_topics_is_found_and_covered(test):
     delta, covered, estimates = 0.08, 0, []
     for seed in range(100):
         model, baseline, leaked = planted(seed, delta)
-        result = did(gains(model, baseline, "higher"), leaked, seed=seed, test=test)
+        result = did(gains(model, baseline, HIGHER), leaked, seed=seed, test=test)
         estimates.append(result["difference"])
         covered += result["ci_low"] <= delta <= result["ci_high"]
     assert covered >= 94, covered
@@ -60,7 +63,7 @@ def test_a_uniform_gain_gives_an_interval_about_zero_and_a_uniform_p():
     ps, covered = [], 0
     for seed in range(200):
         model, baseline, leaked = planted(1000 + seed, 0.0)
-        result = did(gains(model, baseline, "higher"), leaked, resamples=1_000, seed=seed)
+        result = did(gains(model, baseline, HIGHER), leaked, resamples=1_000, seed=seed)
         ps.append(result["p"])
         covered += result["ci_low"] <= 0.0 <= result["ci_high"]
     assert sps.kstest(ps, "uniform").pvalue > 0.01
@@ -101,7 +104,7 @@ def test_the_permutation_p_is_the_brute_force_one(stratified):
 
 def test_the_unstratified_permutation_p_agrees_with_scipy():
     model, baseline, leaked = planted(5, 0.04)
-    gain = gains(model, baseline, "higher")
+    gain = gains(model, baseline, HIGHER)
     ours = permutation_p(gain.to_numpy(), leaked.to_numpy(), resamples=20_000, seed=1)
     theirs = sps.permutation_test(
         (gain[leaked].to_numpy(), gain[~leaked].to_numpy()),
@@ -119,7 +122,7 @@ def test_stratified_and_unstratified_agree_where_the_strata_say_nothing():
     differences = []
     for seed in range(20):
         model, baseline, leaked = planted(300 + seed, 0.03)
-        gain = gains(model, baseline, "higher")
+        gain = gains(model, baseline, HIGHER)
         random_strata = pd.Series(
             np.random.default_rng(seed).integers(0, 4, len(gain)), index=gain.index
         )
@@ -140,14 +143,14 @@ def test_strata_are_quantile_groups_of_the_baseline():
 def test_a_lower_is_better_gain_counts_a_drop_as_a_gain():
     model = pd.Series({"1": 2.0, "2": 5.0})
     baseline = pd.Series({"1": 4.0, "2": 5.0})
-    assert gains(model, baseline, "lower").tolist() == [2.0, 0.0]
+    assert gains(model, baseline, Direction("lower")).tolist() == [2.0, 0.0]
 
 
 def test_dose_response_bins_categories_and_trend():
     model, baseline, _ = planted(11, 0.0, topics=120)
     rng = np.random.default_rng(11)
     similarity = pd.Series(rng.random(120), index=model.index)
-    gain = gains(model, baseline, "higher") + 0.8 * similarity  # grows with similarity
+    gain = gains(model, baseline, HIGHER) + 0.8 * similarity  # grows with similarity
     category = pd.Series(
         rng.choice(["identical", "reformulation", "specialization"], 120), index=model.index
     )
@@ -179,7 +182,7 @@ def test_every_topic_is_in_one_similarity_bin_when_pairs_share_one_similarity():
 def test_sensitivity_recomputes_the_estimate_at_each_threshold():
     model, baseline, _ = planted(21, 0.0)
     similarity = pd.Series(np.linspace(0, 1, len(model)), index=model.index)
-    gain = gains(model, baseline, "higher")
+    gain = gains(model, baseline, HIGHER)
     level = 0.01
     table = sensitivity(gain, similarity, [0.25, 0.5, 0.75, 0.999], Statistics(), level)
     assert table.threshold.tolist() == [0.25, 0.5, 0.75]  # 0.999 leaves too few leaked topics
@@ -201,7 +204,7 @@ def test_the_leaderboard_ranks_on_all_and_on_clean_topics():
         "leaky": pd.Series([0.9, 0.9, 0.9, 0.3, 0.3, 0.3], index=index),
         "solid": pd.Series([0.5, 0.5, 0.5, 0.5, 0.5, 0.5], index=index),
     }
-    table, tau = leaderboard(scores, pd.Index(list("def")), "higher", resamples=200)
+    table, tau = leaderboard(scores, pd.Index(list("def")), HIGHER, resamples=200)
     table = table.set_index("system")
     assert table["mean"].to_dict() == pytest.approx({"bm25": 0.3, "leaky": 0.6, "solid": 0.5})
     assert table.clean_mean.to_dict() == pytest.approx({"bm25": 0.4, "leaky": 0.3, "solid": 0.5})
@@ -220,7 +223,7 @@ def test_a_systems_band_on_the_leaderboard_is_a_condition_means_band():
     index = pd.Index([str(q) for q in range(6)])
     skewed = pd.Series([0.0, 0.0, 0.0, 0.0, 0.05, 0.9], index=index)
     other = pd.Series([0.3, 0.2, 0.4, 0.1, 0.2, 0.3], index=index)
-    board, _ = leaderboard({"skewed": skewed, "other": other}, index[:4], "higher")
+    board, _ = leaderboard({"skewed": skewed, "other": other}, index[:4], HIGHER)
     row = board.set_index("system").loc["skewed"]
     long = pd.DataFrame({"model": "skewed", "qid": index, "value": skewed.to_numpy()})
     means = condition_means(PerQuery(long, ("model",), "none", pd.DataFrame()), ["model"])

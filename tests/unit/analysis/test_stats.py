@@ -21,6 +21,7 @@ from leakeval_core.analysis.paired import (
 from leakeval_core.analysis.rank_agreement import ranking_change
 from leakeval_core.analysis.statistics_options import Statistics
 from leakeval_core.errors import LeakevalError
+from leakeval_core.evaluation.direction import Direction
 from leakeval_core.experiment.design import Design
 
 
@@ -191,7 +192,7 @@ def test_inflation_by_hand(better):
     pq = PerQuery(table, ("collection", "leakage"), "none", pd.DataFrame())
     design = Design(leakage="leakage", leaked="leaked", clean="none")
     flags = pd.DataFrame({"collection": "c", "qid": qids[:6]})
-    result = inflation(pq, flags, design, better)
+    result = inflation(pq, flags, design, Direction(better))
     row = result.table.iloc[0]
     sign = 1 if better == "higher" else -1
     delta = sign * (np.array(leaked) - np.array(clean))  # the gain, in the better direction

@@ -9,14 +9,12 @@ from leakeval_core.present.story import default_pair
 from tests.support import write
 
 
-def test_the_mfr_story_opens_where_leaked_topics_improve_most():
-    """The defect: with First relevant rank the story opened on a pair whose leaked topics
-    got worse, and called it the gain."""
-    summary = pd.DataFrame(
-        {"collection": ["a", "b"], "difference": [0.46, -1.29]}  # rank differences
-    )
-    assert default_pair(summary, ["collection"], "lower") == {"collection": "b"}
-    assert default_pair(summary, ["collection"], "higher") == {"collection": "a"}
+def test_the_story_opens_on_the_largest_oriented_difference():
+    """The defect: with First relevant rank the story negated the already oriented
+    difference and opened on the pair whose leaked topics gained least. `difference` is
+    positive where leaked topics gain more in the better direction, for every measure."""
+    summary = pd.DataFrame({"collection": ["a", "b", "c"], "difference": [0.46, -1.29, None]})
+    assert default_pair(summary, ["collection"]) == {"collection": "a"}
 
 
 def test_an_audit_story_tells_the_model_against_the_baseline(tmp_path):
@@ -48,7 +46,7 @@ def test_an_audit_story_tells_the_model_against_the_baseline(tmp_path):
     assert story.kind == "audit" and story.pair == {"collection": "c", "model": "mine"}
     assert story.opening == "first"  # the design's first model, picked before looking
     # the headline is the leakage answer; the overall change opens the detail
-    assert story.headline.startswith("Leaked topics inflate mine's P@1 on c: they gain +1.00")
+    assert story.headline.startswith("Leaked topics inflate mine's P@1 on c: leaked − other +1.00")
     assert story.detail.startswith("Against bm25, mine improves P@1 from 0.000 to 0.500 on c.")
     assert "+1.00 on the 6 topics with a near-duplicate" in story.detail
     assert "0 on the 6 without: 100% [100%, 100%] of the gain comes from the leaked" in (
