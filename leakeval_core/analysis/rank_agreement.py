@@ -9,6 +9,7 @@ import pandas as pd
 
 from leakeval_core.analysis.folds import PerQuery, select
 from leakeval_core.errors import LeakevalError
+from leakeval_core.evaluation.direction import Direction
 
 __all__ = ["kendall_tau_b", "ranking_change"]
 
@@ -43,6 +44,7 @@ def ranking_change(
     system: str,
     condition: str,
     within: Sequence[str],
+    direction: Direction,
     confidence: float = 0.95,
     resamples: int = 1_000,
     seed: int = 0,
@@ -54,7 +56,8 @@ def ranking_change(
     steps (three systems: ±1/3 or ±1) and one query can flip two close means, so each tau
     comes with a percentile bootstrap interval over queries (the queries every condition and
     system scored, drawn with replacement, seeded) and `p_same`, the share of draws that keep
-    the two rankings identical.
+    the two rankings identical. Each `ranking (level)` names its systems best first, in the
+    measure's direction.
     """
     from scipy import stats as sps
 
@@ -96,7 +99,9 @@ def ranking_change(
                 else (np.nan, np.nan)
             )
             order = {
-                lv: " > ".join(block.loc[lv].sort_values(ascending=False).index.astype(str))
+                lv: " > ".join(
+                    direction.orient(block.loc[lv]).sort_values(ascending=False).index.astype(str)
+                )
                 for lv in (x, y)
             }
             rows.append(

@@ -186,7 +186,13 @@ def ranking_change(
     study = Study.open(data)
     design = design or study.design
     design.require("The ranking view", "system", "leakage")
-    return change(per_query_of(study, view), design.system, design.leakage, list(within))
+    return change(
+        per_query_of(study, view),
+        design.system,
+        design.leakage,
+        list(within),
+        view.parsed_measure.direction,
+    )
 
 
 def ranked_lists(

@@ -94,7 +94,7 @@ def test_inflation_pairs_every_condition_as_compare_paired_pairs_one(demo_experi
 
 def test_ranking_change_on_demo(demo_scores):
     table = per_query(demo_scores, "ndcg_cut_10")
-    taus = ranking_change(table, "model", "leakage", ["collection", "train_size"])
+    taus = ranking_change(table, "model", "leakage", ["collection", "train_size"], HIGHER)
     assert len(taus) == 3 * 5
     pooled = taus.groupby("train_size").tau.mean()
     assert pooled.loc[2000] < 1.0

@@ -307,3 +307,27 @@ def test_the_public_api_is_what_a_notebook_needs():
     for path in MODULES:
         if place(path) not in ("api", "cli"):
             assert "leakeval_core.api.doors" not in core_imports(path), path
+
+
+def _direction_branches(path: Path) -> list[int]:
+    """Lines where code decides by a measure's direction: a comparison, a choice or a sort
+    that reads `better` (an attribute, a name or the literals "higher" / "lower")."""
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.Compare):
+            continue
+        parts = list(ast.walk(node))
+        named = {getattr(part, "attr", None) or getattr(part, "id", None) for part in parts}
+        said = {part.value for part in parts if isinstance(part, ast.Constant)}
+        if "better" in named or said & {"higher", "lower"}:
+            lines.append(node.lineno)
+    return lines
+
+
+@pytest.mark.parametrize("path", RUNTIME, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_a_direction_is_applied_in_one_place(path):
+    """Only `evaluation/direction.py` turns a raw difference into a gain and says which
+    way is better; everything after works on gains (DESIGN: a direction is applied once)."""
+    if path == CORE / "evaluation" / "direction.py":
+        return
+    assert _direction_branches(path) == [], path.relative_to(ROOT).as_posix()

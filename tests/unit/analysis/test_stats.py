@@ -228,7 +228,9 @@ def test_ranking_interval_by_an_independent_bootstrap():
     ]
     table = pd.DataFrame(rows, columns=["collection", "leakage", "model", "qid", "value"])
     per = PerQuery(table, ("collection", "leakage", "model"), "none", pd.DataFrame())
-    row = ranking_change(per, "model", "leakage", ["collection"], resamples=400, seed=2).iloc[0]
+    row = ranking_change(
+        per, "model", "leakage", ["collection"], Direction("higher"), resamples=400, seed=2
+    ).iloc[0]
     wide = table.pivot_table(index="qid", columns=["leakage", "model"], values="value")
     draws = np.random.default_rng(2).integers(0, 30, size=(400, 30))
     taus = []
