@@ -46,7 +46,7 @@ with cols[0]:
             help="Stratified: leaked topics are compared with others of similar difficulty, "
             "as the baseline measures it.",
         )
-    elif not ctx.view.present:
+    elif not state.presenting():
         st.caption(
             f"Test: {ctx.view.statistics.split_test}. To permute the leaked flags within "
             "strata of the baseline's score, choose the randomization tests under Statistics."
@@ -79,7 +79,7 @@ if result is not None and len(result.table):
             show_table(shown, slide=list(shown.columns))
             for warning in result.warnings:
                 st.warning(warning, icon=":material/warning:")
-            if not ctx.view.present:
+            if not state.presenting():
                 # one row, each button as wide as its label: four equal columns cut the
                 # card's label on a laptop's screen
                 downloads = st.container(horizontal=True)
@@ -167,7 +167,7 @@ if result is not None and len(result.table):
                     "the same topics."
                 )
 with tab_upload:
-    if tab_upload.open and not ctx.view.present:
+    if tab_upload.open and not state.presenting():
         st.markdown(
             f"Audit runs of your own model on **{collection}** against a baseline: one of the "
             "experiment's conditions, or another uploaded run. The leaked topics are the "

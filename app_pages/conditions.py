@@ -148,7 +148,7 @@ with tab_tau:
             )
             show_table(taus)
 with tab_more:
-    if tab_more.open and not ctx.view.present:
+    if tab_more.open and not state.presenting():
         st.markdown("**Tables** (CSV for analysis, LaTeX for a paper: `\\usepackage{booktabs}`)")
         cols = st.columns(4)
         cols[0].download_button(

@@ -91,7 +91,7 @@ with tab_runs:
         )
 
 with tab_upload:
-    if tab_upload.open and not ctx.view.present:
+    if tab_upload.open and not state.presenting():
         st.markdown(
             f"Score run files (TREC, MTEB predictions, ranx JSON, PyTerrier CSV or Parquet) "
             f"against **{name}**'s qrels under the current conventions, "
@@ -99,7 +99,7 @@ with tab_upload:
             "session's memory until you remove them or close the tab: nothing is saved."
         )
         show_uploaded_scores(name)
-if ctx.view.present:
+if state.presenting():
     st.stop()
 st.subheader("Topic detail")
 by_qid = topics.set_index("qid")

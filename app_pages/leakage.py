@@ -111,7 +111,7 @@ tab_pairs, tab_similarity, tab_categories, *tab_quality = state.tabs(
 )
 with tab_pairs:
     if tab_pairs.open:
-        presenting = ctx.view.present
+        presenting = state.presenting()
         filters = st.columns([1, 1, 2]) if not presenting else None
         # the collection the user came with (a Story's, say) is the first filter
         chosen = [c for c in [state.get("collection")] if c in ctx.experiment.collections]

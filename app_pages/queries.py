@@ -25,7 +25,7 @@ from leakeval_core.present.story import leaked_sentence
 
 ctx = current()
 experiment = ctx.experiment
-presenting = ctx.view.present
+presenting = state.presenting()
 st.header("Per-query drill-down")
 
 names = list(experiment.collections)

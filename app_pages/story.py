@@ -13,7 +13,7 @@ from leakeval_core.present.story import amount, answers_table
 
 ctx = current()
 experiment, measure, design = ctx.experiment, ctx.measure, ctx.experiment.design
-presenting = ctx.view.present
+presenting = state.presenting()
 try:
     kind = doors.story_kind(ctx.study)
     why = doors.needs_pairs("The story", ctx.leakage.error) if ctx.leakage.empty else None

@@ -91,7 +91,8 @@ from page_switch_bench import visit  # noqa: E402
 from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 
-from leakeval_app import navigation  # noqa: E402
+from leakeval_app.page_list import PAGES as PAGE_LIST  # noqa: E402
+from leakeval_app.page_list import url_path  # noqa: E402
 from leakeval_core.evaluation.measures import DASHBOARD_MEASURES  # noqa: E402
 from tests.app.test_browser import (  # noqa: E402
     HEADING,
@@ -111,9 +112,7 @@ VIEWPORT = {"width": 1500, "height": 1000}
 STORY = PAGES[0]
 SWITCH = (PAGES[1], STORY)
 """The cheap page switch: Dataset browser and the Story, back and forth, both warm."""
-DIRECT_PAGE = {
-    title: "" if path == "story" else path for path, (title, _) in navigation.PAGES.items()
-}
+DIRECT_PAGE = {title: url_path(path) for path, (title, _) in PAGE_LIST.items()}
 """A page's name in a direct client's rerun request (the landing page's URL path is empty)."""
 TTL_OPTION = "server.disconnectedSessionTTL"
 FOLD = "runs/robust04/colbert/leaked/2000/fold1.run"

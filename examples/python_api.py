@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 import leakeval_core as le
+from leakeval_app.screen import Screen
 from leakeval_core.demo.generator import generate_demo
 
 
@@ -71,14 +72,16 @@ def main(demo: Path) -> None:
 
     # %% [markdown]
     # ## 4. Where the gain lands: topics with a near-duplicate vs the others
-    # A `View` holds every setting; the app's URL and the CLI's flags encode the same value.
+    # A `View` holds every setting that changes a number; the CLI's flags and the app's link
+    # (a `Screen`: the View and the page it opens on) encode the same value.
 
     # %%
     view = le.View(measure="ndcg_cut_10", threshold=0.5)
     inflated = le.inflation(study, view=view)
     by_size = inflated.table.groupby("train_size")[["gain_leaked", "gain_other"]].mean()
     print(by_size.round(4).to_string())
-    print(f"dashboard link for these settings: {view.to_url('http://127.0.0.1:8501')}")
+    link = Screen(view, page="conditions").to_url("http://127.0.0.1:8501")
+    print(f"dashboard link for these settings: {link}")
 
     # %% [markdown]
     # ## 5. The story a meeting sees, and the report to send afterwards

@@ -29,7 +29,7 @@ class AppContext:
     """The experiment's path and file fingerprint: an edited, added or removed file makes a
     new key, so no cached view outlives what is on disk."""
     view: View
-    """The View as the sidebar left it: the settings every page's numbers depend on."""
+    """The settings as the sidebar and the pages left them (`state.view`)."""
 
     @property
     def experiment(self):
@@ -49,16 +49,10 @@ class AppContext:
 
     @cached_property
     def settings(self) -> View:
-        """The View without its page, choices or presentation, with the detection method
-        settled: what a table's numbers depend on, so the pages share their cached views."""
-        return View(
-            measure=self.view.measure,
-            conventions=self.view.conventions,
-            statistics=self.view.statistics,
-            method=self.method,
-            threshold=self.threshold,
-            allow_incomplete=self.view.allow_incomplete,
-        )
+        """The View with the detection method and threshold settled and no collection (the
+        views hold every collection's rows, and a page picks one): so the pages, whichever
+        collection they show, share their cached views."""
+        return self.view.replace(method=self.method, threshold=self.threshold, collection=None)
 
     @cached_property
     def method(self) -> str:

@@ -23,6 +23,7 @@ from leakeval_app import (
     uploads,
 )
 from leakeval_app.context import data_root, set_current
+from leakeval_app.page_list import LANDING
 from leakeval_app.preload import preload_charts
 from leakeval_app.render import export_charts, forget_charts, show_error
 from leakeval_core.errors import LeakevalError
@@ -32,10 +33,10 @@ def run() -> None:
     """Draw the frame and the page the URL names."""
     state.start()
     forget_charts()
-    presenting = state.view().present
+    presenting = state.presenting()
     configure_page(presenting)
     router = st.navigation(navigation.pages())
-    here = router.url_path or "story"
+    here = router.url_path or LANDING
     state.on_page(here)
     if presenting:
         presentation.show_style()

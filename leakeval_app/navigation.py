@@ -1,4 +1,4 @@
-"""The dashboard's pages, by URL path: where each lives, its title and icon.
+"""The dashboard's pages as Streamlit draws them, from their one list (`page_list`).
 
 The page scripts are in `app_pages/` beside the entry file `app.py`: at a checkout's top, and
 in an installed wheel inside this package (pyproject maps `leakeval_app.app_pages` to the
@@ -18,36 +18,28 @@ from pathlib import Path
 
 import streamlit as st
 
+from leakeval_app.page_list import FOLDER, LANDING, PAGES, script
+
 HERE = Path(__file__).resolve().parent
 ASSETS = HERE / "assets"
-PAGES_FOLDER = "app_pages"
-PAGES = {
-    "story": ("Story", ":material/campaign:"),
-    "datasets": ("Dataset browser", ":material/dataset:"),
-    "leakage": ("Leakage overlap", ":material/water_drop:"),
-    "queries": ("Per-query drill-down", ":material/query_stats:"),
-    "conditions": ("Condition comparison", ":material/monitoring:"),
-    "audit": ("Leakage audit", ":material/policy:"),
-}
-"""URL path -> (title, icon), in the sidebar's order; the Story is the landing page."""
 
 
 def entry_file() -> Path:
     """The `app.py` beside the page scripts: the wheel's, in this package, else a checkout's."""
     for folder in (HERE, HERE.parent):
-        if (folder / PAGES_FOLDER).is_dir():
+        if (folder / FOLDER).is_dir():
             return folder / "app.py"
-    raise FileNotFoundError(f"no {PAGES_FOLDER}/ beside {HERE} or in it")
+    raise FileNotFoundError(f"no {FOLDER}/ beside {HERE} or in it")
 
 
 def page(name: str) -> st.Page:
     title, icon = PAGES[name]
     return st.Page(
-        f"{PAGES_FOLDER}/{name}.py",
+        script(name),
         title=title,
         icon=icon,
         url_path=name,
-        default=name == "story",
+        default=name == LANDING,
     )
 
 

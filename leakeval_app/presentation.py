@@ -7,11 +7,12 @@ On with `?present=1` or the sidebar's toggle. The slide hides every control, so 
 from __future__ import annotations
 
 import html
-from urllib.parse import urlencode
+from dataclasses import replace
 
 import streamlit as st
 
-from leakeval_app import navigation, state
+from leakeval_app import state
+from leakeval_app.page_list import PAGES, title
 
 CSS = """<style>
 html { font-size: 18px; }
@@ -80,22 +81,17 @@ def show_style() -> None:
 
 def show_bar(here: str, simulated: bool) -> None:
     """The slide's links to the page before and after `here`, and out of the mode, keeping
-    the View; a label when the data is simulated."""
-    order = list(navigation.PAGES)
+    the screen's settings and choices; a label when the data is simulated."""
+    order = list(PAGES)
     position = order.index(here)
-    params = state.view().to_params()
-
-    def slide(page: str, **changes: str | None) -> str:
-        kept = {k: v for k, v in {**params, **changes}.items() if v is not None}
-        return f"./{'' if page == 'story' else page}?{urlencode(kept)}"
-
     before, after = order[position - 1], order[(position + 1) % len(order)]
+    screen = state.screen()
     st.html(
         bar_html(
             {
-                f"◀ {navigation.PAGES[before][0]}": slide(before),
-                f"{navigation.PAGES[after][0]} ▶": slide(after),
-                "✕ leave presentation": slide(here, present=None),
+                f"◀ {title(before)}": replace(screen, page=before).to_url("."),
+                f"{title(after)} ▶": replace(screen, page=after).to_url("."),
+                "✕ leave presentation": replace(screen, page=here, present=False).to_url("."),
             },
             simulated,
         )

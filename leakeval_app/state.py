@@ -1,10 +1,11 @@
-"""The session's View, its URL, and the one call that puts a widget on it.
+"""The session's screen, its URL, and the one call that puts a widget on it.
 
-The session keeps the URL parameters of its View (`View.to_params`): read from the link once,
-then led by the widgets. `control` draws a widget seeded from them, checks a value that came
-from a link against the widget's options (a bad one is replaced by the default, and a notice
-says so), and writes a change back to the session and the URL. A choice made on one page (the
-collection, a level, an open tab) is there on every page that shows it.
+The session keeps the URL parameters of its screen (`Screen.to_params`: the settings, the
+page's choices, presentation mode): read from the link once, then led by the widgets.
+`control` draws a widget seeded from them, checks a value that came from a link against the
+widget's options (a bad one is replaced by the default, and a notice says so), and writes a
+change back to the session and the URL. A choice made on one page (the collection, a level,
+an open tab) is there on every page that shows it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from typing import Any
 
 import streamlit as st
 
+from leakeval_app.page_list import LANDING
+from leakeval_app.screen import Screen
 from leakeval_core.api.view import View
 
 _PARAMS = "_leakeval_params"
@@ -26,8 +29,8 @@ def start() -> None:
     value that cannot be read becomes a notice)."""
     if _PARAMS not in st.session_state:
         link = {key: st.query_params.get(key) for key in st.query_params}
-        view, notices = View.from_params(link)
-        st.session_state[_PARAMS] = view.to_params()
+        screen, notices = Screen.from_params(link)
+        st.session_state[_PARAMS] = screen.to_params()
         notify(*notices)
 
 
@@ -38,13 +41,18 @@ def on_page(page: str) -> None:
 
 def presenting() -> bool:
     """Presentation mode: widgets are not drawn (their values stand), tabs show the open one."""
-    return view().present
+    return screen().present
+
+
+def screen() -> Screen:
+    """The screen this rerun draws, as its widgets have set it so far."""
+    screen, _ = Screen.from_params(_params(), st.session_state.get(_PAGE, LANDING))
+    return screen
 
 
 def view() -> View:
-    """The View this rerun shows, as its widgets have set it so far."""
-    view, _ = View.from_params(_params(), st.session_state.get(_PAGE, "story"))
-    return view
+    """The settings this rerun's numbers come from."""
+    return screen().view
 
 
 def _params() -> dict[str, str]:
@@ -80,7 +88,7 @@ def _text(value: object) -> str:
 def widget_key(name: str) -> str:
     """Each page draws its own widget for a shared value: a widget never inherits another
     page's state, and is seeded from the session's value whenever it is drawn anew."""
-    return f"w:{st.session_state.get(_PAGE, 'story')}:{name}"
+    return f"w:{st.session_state.get(_PAGE, LANDING)}:{name}"
 
 
 def control(

@@ -262,7 +262,7 @@ def audit(
     source = source_of(data, runs, columns, leakage, format=format)
     if isinstance(source, Study) and groups is None and covers is None:
         # the Story, the Audit page and the report share one audit of the study
-        key = ("audit", view.replace(page="story", choices=()), baseline, strata)
+        key = ("audit", view, baseline, strata)
         return source.remember(
             key,
             lambda report: _audit(source, view, baseline, strata, None, None, report),

@@ -349,14 +349,8 @@ def _settled(view: View, source, pairs: LeakageTable) -> View:
     threshold = view.threshold
     if threshold is not None and all(pairs.default(m) == threshold for m in detected):
         threshold = None
-    return View(
-        measure=view.measure,
-        conventions=view.conventions,
-        statistics=view.statistics,
-        method=source.method(view) if detects else None,
-        threshold=threshold,
-        allow_incomplete=view.allow_incomplete,
-    )
+    method = source.method(view) if detects else None
+    return view.replace(method=method, threshold=threshold, collection=None)
 
 
 def _command(source, reproduce, view: View, baseline, model, collections, out) -> str | None:

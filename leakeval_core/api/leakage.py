@@ -72,7 +72,7 @@ def inflation(
     view = view_of(view, settings)
     source = source_of(data, runs, columns, leakage)
     if isinstance(source, Study):  # the Story, the Inflation tab and the report share it
-        key = ("inflation", view.replace(page="story", choices=()), factor, leaked, clean, top)
+        key = ("inflation", view, factor, leaked, clean, top)
         return source.remember(
             key,
             lambda report: _inflation(source, view, factor, leaked, clean, top, report),

@@ -7,14 +7,10 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-PAGES = [
-    "app_pages/story.py",
-    "app_pages/datasets.py",
-    "app_pages/leakage.py",
-    "app_pages/queries.py",
-    "app_pages/conditions.py",
-    "app_pages/audit.py",
-]
+from leakeval_app import page_list
+
+PAGES = [page_list.script(name) for name in page_list.PAGES]
+"""Every page's script, in the sidebar's order, as `AppTest.switch_page` takes it."""
 
 
 def key_of(name: str, page: str) -> str:

@@ -16,19 +16,20 @@ from urllib.parse import urlparse
 
 import pytest
 
+from leakeval_app.page_list import PAGES as PAGE_LIST
+from leakeval_app.page_list import url_path
 from tests.chromium import CHROMIUM
 from tests.support import ROOT
 
 SHOTS = ROOT / "test-output" / "screenshots"
 DRAWN_CHART = ".js-plotly-plot .main-svg"
-MAIN_CONTENT = {  # each page, in sidebar order, and what it must show once drawn
-    "Story": DRAWN_CHART,
-    "Dataset browser": '[data-testid="stDataFrame"], [data-testid="stTable"]',
-    "Leakage overlap": DRAWN_CHART,
-    "Per-query drill-down": DRAWN_CHART,
-    "Condition comparison": DRAWN_CHART,
-    "Leakage audit": DRAWN_CHART,
+TABLE = '[data-testid="stDataFrame"], [data-testid="stTable"]'
+PATHS = {title: path for path, (title, _) in PAGE_LIST.items()}
+"""Each page's title, in the sidebar's order, and its URL path."""
+MAIN_CONTENT = {
+    title: TABLE if path == "datasets" else DRAWN_CHART for title, path in PATHS.items()
 }
+"""What each page must show once drawn: its main chart (a table on the dataset browser)."""
 PAGES = list(MAIN_CONTENT)
 HEADING = {"Story": "Leaked training"}
 """Text of each page's h2 where it is not the page's name (the story's is its headline)."""
@@ -350,15 +351,8 @@ def test_presentation_mode_fills_each_slide_with_type_a_room_can_read(app_url, b
     the slide's own links go on to the next page and out of the mode."""
     width, height = size
     page = browser.new_page(viewport={"width": width, "height": height})
-    paths = {
-        "Story": "",
-        "Dataset browser": "datasets",
-        "Leakage overlap": "leakage",
-        "Per-query drill-down": "queries",
-        "Condition comparison": "conditions",
-        "Leakage audit": "audit",
-    }
-    for name, path in paths.items():
+    for name in PAGES:
+        path = url_path(PATHS[name])
         page.goto(f"{app_url}/{path}?present=1")
         page.locator("h2", has_text=HEADING.get(name, name)).first.wait_for(timeout=180_000)
         # a slide draws each chart at each screen size and shows the one that fits
@@ -564,22 +558,13 @@ def test_a_copied_link_shows_the_same_numbers_on_every_page(app_url, browser):
     assert "core18" in seen["Story"]["heading"]
     assert "≥ 0.61" in seen["Condition comparison"]["captions"]
     assert "Inflation" in seen["Condition comparison"]["tab"]
-    paths = {
-        "Story": "story",
-        "Dataset browser": "datasets",
-        "Leakage overlap": "leakage",
-        "Per-query drill-down": "queries",
-        "Condition comparison": "conditions",
-        "Leakage audit": "audit",
-    }
     for name in PAGES:
         fresh = browser.new_context(viewport={"width": 1500, "height": 1000})
         page = fresh.new_page()
-        path = "" if paths[name] == "story" else paths[name]  # the Story is the root
-        open_page(page, f"{app_url}/{path}?{link.query}", name)
+        open_page(page, f"{app_url}/{url_path(PATHS[name])}?{link.query}", name)
         assert page.locator('[data-testid="stException"]').count() == 0, name
         assert shown_numbers(page, name) == seen[name], name
-        page.screenshot(path=str(SHOTS / f"link-{paths[name]}.png"))
+        page.screenshot(path=str(SHOTS / f"link-{PATHS[name]}.png"))
         fresh.close()
 
 

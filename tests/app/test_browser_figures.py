@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from leakeval_app.page_list import PAGES, url_path
 from tests.app.test_browser import DRAWN_CHART, HEADING, MAIN_CONTENT, SHOTS, wait_until_idle
 from tests.app.test_browser import pytestmark as browser_marks
 
@@ -16,20 +17,19 @@ pytestmark = browser_marks
 
 
 UNDEFINED = re.compile(r"\bnan\b|[-−]0\.0+\b", re.IGNORECASE)
-LEAKAGE_VIEWS = [
-    ("leakage", "Leakage overlap", {}),
-    ("audit", "Leakage audit", {"audit_tab": "Per model"}),
-    ("audit", "Leakage audit", {"audit_tab": "Closer look"}),
-]
-"""The views a threshold reshapes: checked at 0, 0.5 and 1."""
+TABS = {
+    "conditions": [{"conditions_tab": "Inflation"}],
+    "audit": [{"audit_tab": "Per model"}, {"audit_tab": "Closer look"}],
+}
+"""The tabs a page is checked on, where its first tab is not the one that matters."""
 VIEWS = [
-    ("", "Story", {}),
-    ("datasets", "Dataset browser", {}),
-    ("queries", "Per-query drill-down", {}),
-    ("conditions", "Condition comparison", {"conditions_tab": "Inflation"}),
-    *LEAKAGE_VIEWS,
+    (url_path(page), title, query)
+    for page, (title, _) in PAGES.items()
+    for query in TABS.get(page, [{}])
 ]
 """Every page: checked at the ends, 0 and 1, where a figure can be undefined."""
+LEAKAGE_VIEWS = [view for view in VIEWS if view[0] in ("leakage", "audit")]
+"""The views a threshold reshapes: checked at 0.5 too."""
 BOXES = """(chart) => {
     const box = (e) => { const r = e.getBoundingClientRect();
         return {x: r.x, y: r.y, right: r.right, bottom: r.bottom, width: r.width}; };

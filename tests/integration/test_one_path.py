@@ -71,7 +71,7 @@ def suite_experiment(tmp_path_factory):
 
 
 TREC_EVAL = "depth=1000&ties=docid_desc&missing=drop&unjudged=zero"
-"""The View of trec_eval 10's conventions, as a link writes it."""
+"""trec_eval 10's conventions, as a link writes them."""
 
 
 def test_means_of_every_all_trec_measure_agree_between_the_api_the_cli_and_trec_eval(
@@ -99,22 +99,22 @@ def test_means_of_every_all_trec_measure_agree_between_the_api_the_cli_and_trec_
 
 
 def test_the_apps_means_are_the_apis(suite_experiment, tmp_path, monkeypatch):
-    from leakeval_core.api import View
+    from leakeval_app.screen import Screen
 
     monkeypatch.setenv("LEAKEVAL_DATA", str(suite_experiment.parent))
     monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
     monkeypatch.chdir(ROOT)
-    view, notices = View.from_url(f"/conditions?{TREC_EVAL}")
+    screen, notices = Screen.from_url(f"/conditions?{TREC_EVAL}")
     assert notices == ()
     expected = api.score(
         suite_experiment / "qrels.txt",
         [suite_experiment / "runs" / "results.run"],
         APP_MEASURES,
-        view.conventions,
+        screen.view.conventions,
     ).means()
     for measure in APP_MEASURES:
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-        for key, value in view.with_choices().to_params().items():
+        for key, value in screen.to_params().items():
             at.query_params[key] = value
         at.query_params["measure"] = measure
         at.switch_page("app_pages/conditions.py").run()
@@ -145,6 +145,19 @@ def doors(demo_dir, demo_cache, tmp_path_factory):
     through["cli compare"] = pd.read_csv(out / "c.csv")
     through["cli inflation"] = pd.read_csv(out / "i.csv")
     return through
+
+
+def test_screens_that_differ_only_in_what_they_show_share_each_verbs_result(demo_dir, demo_cache):
+    """The verbs remember a result by the View, which holds no page, tab or presentation
+    mode: the Story's screen and a presented audit page with its tab open read one result."""
+    from leakeval_app.screen import Screen
+
+    study = api.Study.open(demo_dir, demo_cache)
+    story, _ = Screen.from_url("/?threshold=0.6")
+    audit, _ = Screen.from_url("/audit?threshold=0.6&present=1&audit_tab=Closer+look")
+    assert (story.page, story.present) != (audit.page, audit.present)
+    assert api.inflation(study, view=story.view) is api.inflation(study, view=audit.view)
+    assert api.audit(study, view=story.view) is api.audit(study, view=audit.view)
 
 
 COMPARED = ["n", "mean_a", "mean_b", "delta", "p", "p_adjusted", "family_size", "ci_low", "ci_high"]
