@@ -183,11 +183,19 @@ with top:
             "qid": st.column_config.TextColumn(width="small"),
             "similarity": st.column_config.NumberColumn(format="%.2f", width="small"),
             **{
-                column: st.column_config.NumberColumn(format="%.3f", width="small")
+                column: st.column_config.NumberColumn(
+                    format="%.3f", width="small", help=f"{measure.label} as scored"
+                )
                 for column in shown.columns
                 if column.startswith(("A (", "B ("))
             },
-            "gain": st.column_config.NumberColumn(format="%+.3f", width="small"),
+            "gain": st.column_config.NumberColumn(
+                "gain (+: better)",
+                format="%+.3f",
+                width="small",
+                help=f"A over B in the better direction ({measure.direction.words}): "
+                "positive is an improvement",
+            ),
             "category": st.column_config.TextColumn(width="small"),
         },
     )

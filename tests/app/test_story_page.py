@@ -98,3 +98,34 @@ def test_an_incomplete_pair_is_said_so_instead_of_a_headline(
     assert at.header[0].value.startswith("Leaked training")
     assert "on robust04 (model colbert, train_size 2000)" in at.header[0].value
     assert any("lacks 50 of its 250 queries" in w.value for w in at.warning)
+
+
+@pytest.mark.parametrize("measure", ["ndcg_cut_10", "P_1", "recip_rank", "first_rel_rank"])
+def test_the_story_opens_on_the_largest_oriented_difference_with_its_verdict(
+    app, demo_dir, demo_cache, measure
+):
+    """The study's three measures and RR, MFR (lower is better) among them: the Story opens
+    on the pair whose leaked topics gain most over the others in the better direction, and
+    says that row's verdict, in words and figures of one direction."""
+    from leakeval_core import api
+    from leakeval_core.evaluation.measures import parse_measure
+    from leakeval_core.present.story import amount
+
+    at = app()
+    widget(at.sidebar.selectbox, "measure").set_value(measure).run()
+    assert not at.exception, [e.value for e in at.exception]
+    study = api.Study.open(demo_dir, demo_cache)
+    table = api.inflation(study, measure=measure).table
+    row = table.sort_values("difference", ascending=False, kind="stable").iloc[0]
+    pair = story_pair(at)
+    assert pair == {f: row[f] for f in ("collection", "model", "train_size")}
+    told = api.story(study, measure=measure)
+    assert at.header[0].value == told.headline
+    assert at.markdown[0].value == f"**{told.answer}**"
+    assert f"Verdict: {row.verdict}." in at.markdown[1].value
+    cards = {m.label: m.value for m in at.metric}
+    assert cards["Leaked minus other"] == amount(row.difference, parse_measure(measure))
+    if measure == "first_rel_rank":  # the issue's case: robust04 / colbert / 2000, inflated
+        assert pair == {"collection": "robust04", "model": "colbert", "train_size": 2000}
+        assert row.verdict == "inflated" and "(lower is better)" in told.headline
+        assert cards["Leaked minus other"].endswith(" better")
