@@ -119,3 +119,32 @@ def test_inflation_adjusts_within_each_collection(demo_experiment, demo_scores):
     row = core17.iloc[0]
     assert row.confidence == pytest.approx(1 - 0.05 / 15)
     assert (row.ci_low > 0) == (row.p_adjusted < 0.05)
+
+
+@pytest.mark.parametrize("measure", ["ndcg_cut_10", "P_1", "recip_rank", "first_rel_rank"])
+def test_the_storys_figures_are_its_row_of_leakeval_inflation(demo_dir, capsys, measure):
+    """`leakeval story --json` and `leakeval inflation --format json` on the same settings:
+    the story's row is inflation's row for its pair, every figure equal, and the sentences
+    print that row's figures."""
+    import json
+
+    from leakeval_core.cli import main
+    from leakeval_core.evaluation.measures import parse_measure
+    from leakeval_core.present.story import interval_text
+
+    main(["story", str(demo_dir), "--measure", measure, "--json"])
+    story = json.loads(capsys.readouterr().out)
+    main(["inflation", str(demo_dir), "--measure", measure, "--format", "json"])
+    rows = json.loads(capsys.readouterr().out)["inflation"]
+    (row,) = [r for r in rows if all(str(r[f]) == v for f, v in story["pair"].items())]
+    (told,) = story["answers"]
+    assert told == row
+    parsed = parse_measure(measure)
+    assert row["difference"] == max(r["difference"] for r in rows)  # the clearest case
+    assert story["verdict"] == row["verdict"]
+    assert f"{amount(row['difference'], parsed)} " in story["evidence"]
+    assert interval_text(row["ci_low"], row["ci_high"], parsed) in story["evidence"]
+    assert f"p = {row['p']:.2g}, adjusted {row['p_adjusted']:.2g}" in story["evidence"]
+    assert f"{amount(row['gain_leaked'], parsed)} on the {row['leaked_topics']} topics" in (
+        story["detail"]
+    )

@@ -55,6 +55,15 @@ def test_an_audit_story_tells_the_model_against_the_baseline(tmp_path):
     assert "against 50% if they gained like the others" in story.detail  # the reference
     assert "Welch's t-test over topics" in story.evidence and "Verdict: inflated" in story.evidence
     assert story.answers.model.tolist() == ["mine"] and story.top_title.endswith("most")
+    # every figure the story tells is its row of the audit it describes
+    audit = api.audit(tmp_path, measure="P_1")
+    row = audit.table[audit.table.split == "leaked"].iloc[0]
+    for name in ("leaked_topics", "other_topics", "gain_leaked", "gain_other", "difference"):
+        assert getattr(story.facts, name) == row[name]
+    for name in ("ci_low", "ci_high", "p", "p_adjusted", "mde", "confidence", "verdict"):
+        assert getattr(story.facts, name) == row[name]
+    board = audit.leaderboard.set_index("system")["mean"]
+    assert (story.facts.mean_a, story.facts.mean_b) == (board["mine"], board["bm25"])
     # with the permutation test: C(12, 6) = 924 assignments, exactly 2 as extreme
     permuted = api.story(tmp_path, measure="P_1", statistics=Statistics(test="randomization"))
     assert f"p = {2 / 924:.2g}" in permuted.evidence and "permutation test" in permuted.evidence
