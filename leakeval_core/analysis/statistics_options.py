@@ -43,11 +43,10 @@ class Statistics:
     seed: int = 0
     """Seed of the randomization test and the bootstrap."""
     interval: Interval = DEFAULT_INTERVAL
-    """How a difference's interval is drawn (`procedures.INTERVALS`), at the level the
-    correction tests that comparison at. `test` inverts the test itself, so an interval
-    excludes 0 exactly when its mark says significant; `bootstrap` resamples instead (a
-    percentile bootstrap between conditions, BCa for leaked minus other): no normality
-    assumed, but it can disagree with the mark near the boundary."""
+    """How a difference's interval is drawn, at the level the correction tests that
+    comparison at (`procedures.INTERVALS` says what each kind is on each question). `test`
+    inverts the test itself, so an interval excludes 0 exactly when its mark says
+    significant; `bootstrap` resamples instead, and can disagree with the mark near 0."""
 
     def __post_init__(self) -> None:
         named_test(self.test)
