@@ -45,7 +45,7 @@ class Form:
     name: str
     """What captions call it: "Welch's t-test over topics"."""
     interval: str
-    """Its own interval, the test inverted: "the Welch t interval"."""
+    """Its own interval, the test inverted: "Welch t interval"."""
     computation: str
     """`module:attribute` of the class that computes it. Paired: built from (a, b, resamples,
     seed), with `test()` -> (statistic, p) and `interval(level)`. Two-sample: `of(split,
