@@ -9,6 +9,7 @@ from leakeval_app.context import current
 from leakeval_app.render import show_error, show_fig, show_table
 from leakeval_app.sections import show_uploaded_audit
 from leakeval_core.api import doors
+from leakeval_core.api.terms import TESTS
 from leakeval_core.errors import LeakevalError
 from leakeval_core.present.audit_plots import (
     audit_figure,
@@ -33,7 +34,7 @@ collection = state.control(st.selectbox, "Collection", "collection", names, defa
 cols = st.columns(2)
 strata = 1
 with cols[0]:
-    if ctx.view.statistics.test == "randomization":
+    if ctx.view.statistics.procedure.two_sample.strata:
         strata = state.control(
             st.selectbox,
             "Permute the leaked flags",
@@ -49,7 +50,9 @@ with cols[0]:
     elif not state.presenting():
         st.caption(
             f"Test: {ctx.view.statistics.split_test}. To permute the leaked flags within "
-            "strata of the baseline's score, choose the randomization tests under Statistics."
+            "strata of the baseline's score, choose "
+            + " or ".join(t.shown for t in TESTS.values() if t.two_sample.strata)
+            + " under Statistics."
         )
 tab_models, tab_closer, tab_board, tab_upload = state.tabs(
     ["Per model", "Closer look", "Leaderboard", "Audit uploaded runs"], "audit_tab"

@@ -11,20 +11,12 @@ from leakeval_app import loaders, state
 from leakeval_app.context import APP_MEASURES, AppContext
 from leakeval_app.render import lazy_expander
 from leakeval_core.api import Study
-from leakeval_core.api.terms import Statistics
+from leakeval_core.api.terms import INTERVALS, TESTS, Statistics
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.experiment.manifest import find_experiments, load_experiment
 
 PRESETS = {"leakeval": Conventions(), "trec_eval 10": Conventions.trec_eval()}
-TESTS = {
-    "ttest": "t-tests (paired; Welch's for leaked vs other)",
-    "randomization": "randomization tests",
-}
 CORRECTIONS = {"bonferroni": "Bonferroni", "holm": "Holm", "none": "no correction"}
-INTERVALS = {
-    "test": "the test's own (dual to the marks)",
-    "bootstrap": "percentile bootstrap",
-}
 
 
 def draw(root: Path) -> AppContext:
@@ -157,12 +149,8 @@ def statistics_settings() -> None:
             "test",
             list(TESTS),
             default=Statistics.test,
-            format_func=TESTS.get,
-            help="Conditions against each other, paired over queries: Student's t "
-            "(the study's protocol) or a sign-flip randomization test. Leaked against "
-            "other topics (Story, Inflation, Leakage audit), two groups of topics: "
-            "Welch's t-test, or a permutation of the leaked flags (10,000 seeded "
-            "draws each).",
+            format_func=lambda key: TESTS[key].shown,
+            help=help_for_tests(),
         )
         state.control(
             st.selectbox,
@@ -187,11 +175,24 @@ def statistics_settings() -> None:
             "interval",
             list(INTERVALS),
             default=Statistics.interval,
-            format_func=INTERVALS.get,
-            help="The test's own interval at the level the correction tests each "
-            "comparison at excludes 0 exactly when the comparison is significant. The "
-            "bootstrap makes no normality assumption but can disagree near 0.",
+            format_func=lambda key: INTERVALS[key].shown,
+            help=help_for_intervals(),
         )
+
+
+def help_for_tests() -> str:
+    """The Test widget's help: each test's two forms, from its declaration."""
+    forms = "\n".join(f"- **{t.shown}**: {t.forms} ({t.description})." for t in TESTS.values())
+    return (
+        "Conditions against each other are paired over queries; leaked against other topics "
+        f"(Story, Inflation, Leakage audit) are two groups of topics.\n\n{forms}"
+    )
+
+
+def help_for_intervals() -> str:
+    """The Intervals widget's help: each interval's kind on both questions, from its
+    declaration."""
+    return "\n".join(f"- **{m.shown}**: {m.kinds}, {m.description}." for m in INTERVALS.values())
 
 
 def describe_settings(context: AppContext) -> None:

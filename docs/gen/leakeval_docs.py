@@ -13,6 +13,7 @@ written pages:
 - `{{ range NAME PATH [FORMAT] }}`: the lowest and highest of a list of figures (`*` maps
   the rest of the path over a list: `results/categories/nested_agreement_per_split`);
 - `{{ modules }}`: the packages and modules, each with its docstring's first sentence;
+- `{{ procedures }}`: the statistical tests and intervals, from their declarations;
 - `{{ unmeasured }}`: the benches in bench/ that have no results file yet.
 
 Nothing here is imported by leakeval_core or the app; the tests import it to check the pages.
@@ -640,11 +641,62 @@ def modules_macro() -> str:
     return "\n".join(lines)
 
 
+# --- the statistical procedures ------------------------------------------------------------
+
+
+def procedures_macro() -> str:
+    """The tests and intervals as `leakeval_core.analysis.procedures` declares them: the page
+    says what the code computes because it is written from the same declarations."""
+    from leakeval_core.analysis import procedures
+
+    def key(name: str, default: str) -> str:
+        return f"`{name}` (default)" if name == default else f"`{name}`"
+
+    tests = table(
+        [
+            "`--test`",
+            "name",
+            "between conditions (paired)",
+            "its interval",
+            "leaked minus other",
+            "its interval",
+            "why",
+        ],
+        [
+            [
+                key(t.key, procedures.DEFAULT_TEST),
+                t.shown,
+                t.paired.name,
+                t.paired.interval,
+                t.two_sample.name,
+                t.two_sample.interval,
+                t.description,
+            ]
+            for t in procedures.TESTS.values()
+        ],
+    )
+    intervals = table(
+        ["`--interval`", "name", "between conditions (paired)", "leaked minus other", "how"],
+        [
+            [
+                key(m.key, procedures.DEFAULT_INTERVAL),
+                m.shown,
+                m.paired.kind,
+                m.two_sample.kind,
+                m.description,
+            ]
+            for m in procedures.INTERVALS.values()
+        ],
+    )
+    return f"{tests}\n\n{intervals}"
+
+
 MACROS: dict[str, Callable[..., str]] = {
     "bench": _bench,
     "value": value_macro,
     "range": range_macro,
     "modules": modules_macro,
+    "procedures": procedures_macro,
     "unmeasured": unmeasured_macro,
 }
 

@@ -10,12 +10,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from leakeval_core.analysis.inversion import shift_interval
+from leakeval_core.analysis.procedures import named_test
 from leakeval_core.analysis.statistics_options import Statistics, Test
-from leakeval_core.errors import LeakevalError
 
 __all__ = [
     "TIE_TOLERANCE",
     "PairedResult",
+    "SignFlip",
+    "StudentPaired",
     "Test",
     "bootstrap_ci",
     "compare_pair",
@@ -124,31 +127,16 @@ def randomization_interval(
 ) -> tuple[float, float]:
     """Every shift θ the randomization test does not reject at `alpha` (same flips, same seed).
 
-    Shifting the differences by θ turns a flip's mean into mean* − θ·s̄ (s̄: its signs' mean),
-    so a flip counts as extreme, |mean* − θ·s̄| ≥ |mean − θ|, on one interval of θ that
-    contains the observed mean (a quadratic in θ, opening downwards). The p-value thus falls
-    monotonically on each side of the mean, and each bound is an order statistic of those
-    intervals' ends: exact, no bisection. Unbounded when `alpha` is below the smallest p the
-    flips can give (2/2^n for n ≤ 16, 1/(1 + resamples) otherwise).
+    Shifting the differences by θ turns a flip's mean into mean* − θ·s̄ (s̄: its signs' mean)
+    against the observed mean − θ, which `inversion.shift_interval` inverts exactly.
+    Unbounded when `alpha` is at or below the smallest p the flips can give (2/2^n for
+    n ≤ 16, 1/(1 + resamples) otherwise).
     """
     delta = np.asarray(delta, float)
     if (point := _point_interval(delta)) is not None:
         return point
-    mean = float(delta.mean())
     flips = _flips(delta, resamples, seed)
-    x, s = flips.means, flips.sign_means
-    curvature, slope, constant = s * s - 1.0, 2.0 * (mean - x * s), x * x - mean * mean
-    always = curvature > -1e-12  # all signs equal: the flip is the data itself, or its mirror
-    curvature = np.where(always, -1.0, curvature)
-    root = np.sqrt(np.maximum(slope * slope - 4.0 * curvature * constant, 0.0))
-    ends = np.sort([(-slope + root) / (2 * curvature), (-slope - root) / (2 * curvature)], axis=0)
-    low, high = np.where(always, -np.inf, ends[0]), np.where(always, np.inf, ends[1])
-    total = len(x)
-    # θ is kept while p(θ) ≥ alpha, i.e. while at least `need` flips count as extreme
-    need = int(np.ceil((alpha * total if flips.exact else alpha * (1 + total) - 1) - 1e-9))
-    if need <= 0:
-        return -np.inf, np.inf
-    return float(np.sort(low)[need - 1]), float(np.sort(high)[::-1][need - 1])
+    return shift_interval(flips.means, flips.sign_means, float(delta.mean()), flips.exact, alpha)
 
 
 def t_interval(delta: np.ndarray, alpha: float) -> tuple[float, float]:
@@ -183,32 +171,58 @@ def bootstrap_ci(
     return float(result.confidence_interval.low), float(result.confidence_interval.high)
 
 
+class StudentPaired:
+    """Student's paired t-test over queries, and the t interval that inverts it. It draws
+    nothing: `resamples` and `seed` are taken as every paired computation is built."""
+
+    def __init__(self, a: np.ndarray, b: np.ndarray, resamples: int = 10_000, seed: int = 0):
+        self.a, self.b = np.asarray(a, float), np.asarray(b, float)
+
+    def test(self) -> tuple[float, float]:
+        return paired_ttest(self.a, self.b)
+
+    def interval(self, level: float) -> tuple[float, float]:
+        return t_interval(self.a - self.b, level)
+
+
+class SignFlip:
+    """The paired sign-flip randomization test, and the shifts it does not reject."""
+
+    def __init__(self, a: np.ndarray, b: np.ndarray, resamples: int = 10_000, seed: int = 0):
+        self.a, self.b = np.asarray(a, float), np.asarray(b, float)
+        self.resamples, self.seed = resamples, seed
+
+    def test(self) -> tuple[float, float]:
+        return randomization_test(self.a, self.b, self.resamples, self.seed)
+
+    def interval(self, level: float) -> tuple[float, float]:
+        return randomization_interval(self.a - self.b, level, self.resamples, self.seed)
+
+
 def difference_interval(
     delta: np.ndarray, level: float, statistics: Statistics
 ) -> tuple[float, float]:
     """The interval drawn beside a comparison tested at `level` (from `per_comparison_alpha`).
 
-    With `interval="test"` it inverts the comparison's own test, so it excludes 0 exactly
-    when the comparison is significant; `bootstrap` is the percentile bootstrap instead.
+    The chosen interval's paired form (`procedures.INTERVALS`): the comparison's own test
+    inverted, so it excludes 0 exactly when the comparison is significant, or a bootstrap.
     """
-    if statistics.interval == "bootstrap":
-        return bootstrap_ci(delta, 1.0 - level, seed=statistics.seed)
-    if statistics.test == "randomization":
-        return randomization_interval(delta, level, seed=statistics.seed)
-    return t_interval(delta, level)
+    drawn = statistics.interval_method.paired
+    if drawn.inverts_test:
+        test = statistics.procedure.paired.compute()(
+            delta, np.zeros(len(delta)), seed=statistics.seed
+        )
+        return test.interval(level)
+    return drawn.compute()(delta, 1.0 - level, seed=statistics.seed)
 
 
 def compare_pair(a: np.ndarray, b: np.ndarray, test: Test = "ttest", seed: int = 0) -> PairedResult:
     """Everything a paper's significance table needs for one paired comparison, but its
-    interval: that depends on the level the family's correction tests it at."""
+    interval: that depends on the level the family's correction tests it at. `test` is
+    looked up in `procedures.TESTS` (its paired form)."""
     a, b = np.asarray(a, float), np.asarray(b, float)
     delta = a - b
-    if test == "ttest":
-        statistic, p = paired_ttest(a, b)
-    elif test == "randomization":
-        statistic, p = randomization_test(a, b, seed=seed)
-    else:
-        raise LeakevalError(f"unknown test {test!r}; use ttest or randomization")
+    statistic, p = named_test(test).paired.compute()(a, b, seed=seed).test()
     sd = delta.std(ddof=1) if len(delta) > 1 else float("nan")
     if len(delta) > 1 and sd <= TIE_TOLERANCE and abs(delta.mean()) <= TIE_TOLERANCE:
         effect = 0.0  # identical: no difference at all

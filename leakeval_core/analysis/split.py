@@ -31,6 +31,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from leakeval_core.analysis.corrections import adjust_families
+from leakeval_core.analysis.inversion import shift_interval
 from leakeval_core.analysis.paired import TIE_TOLERANCE
 from leakeval_core.analysis.statistics_options import Statistics
 
@@ -89,6 +90,10 @@ class WelchTest:
         self.on, self.off = np.asarray(on, float), np.asarray(off, float)
         self.observed = float(self.on.mean() - self.off.mean())
         self.se, self.df = _welch_se(self.on, self.off)
+
+    @classmethod
+    def of(cls, split: Split, resamples: int, seed: int) -> WelchTest:
+        return cls(split.on, split.off)
 
     def p(self) -> float:
         if self.se <= TIE_TOLERANCE:  # no spread within either side
@@ -192,6 +197,10 @@ class ShiftTest:
             self.a = sums / self.n1 - (total - sums) / self.n0
             self.b = hits / self.n1 - (self.n1 - hits) / self.n0
 
+    @classmethod
+    def of(cls, split: Split, resamples: int, seed: int) -> ShiftTest:
+        return cls(split.gain, split.flags, split.strata, resamples, seed)
+
     def p(self, shift: float = 0.0) -> float:
         if not (self.n1 and self.n0):
             return float("nan")
@@ -201,60 +210,12 @@ class ShiftTest:
         return float((1 + extreme.sum()) / (1 + len(self.a)))
 
     def interval(self, level: float) -> tuple[float, float]:
-        """The hull of the shifts not rejected at `level` (p > level), found exactly.
-
-        A permutation is at least as extreme as the data at shift s when
-        (a − s·b)² ≥ (d − s)², a quadratic inequality in s: its solutions are an interval
-        or the outside of one. Counting, along s, how many permutations are extreme gives p
-        at every shift at once.
-        """
+        """The shifts not rejected at `level`, found exactly (`inversion.shift_interval`)."""
         if not (self.n1 and self.n0) or not np.isfinite(self.observed):
             return float("nan"), float("nan")
         if self.spread <= TIE_TOLERANCE:
             return float(self.observed), float(self.observed)
-        d, a, b = self.observed, self.a, self.b
-        quad, lin, const = b * b - 1.0, -2.0 * (a * b - d), a * a - d * d
-        starts, ends = [], []  # each extreme set as closed intervals, ±inf allowed
-        with np.errstate(invalid="ignore", divide="ignore"):
-            disc = lin * lin - 4.0 * quad * const
-            root = np.sqrt(np.maximum(disc, 0.0))
-            r1 = (-lin - root) / (2.0 * quad)
-            r2 = (-lin + root) / (2.0 * quad)
-            low, high = np.minimum(r1, r2), np.maximum(r1, r2)
-            flat = np.abs(quad) <= 1e-12
-            down, up = (quad < 0) & ~flat, (quad > 0) & ~flat
-            # opening downwards: extreme between the roots (nowhere without them)
-            inside = down & (disc >= 0)
-            starts.append(low[inside])
-            ends.append(high[inside])
-            # opening upwards: extreme outside the roots (everywhere without them)
-            everywhere = up & (disc < 0)
-            outside = up & (disc >= 0)
-            starts += [np.full(everywhere.sum(), -np.inf), np.full(outside.sum(), -np.inf)]
-            ends += [np.full(everywhere.sum(), np.inf), low[outside]]
-            starts.append(high[outside])
-            ends.append(np.full(outside.sum(), np.inf))
-            # linear (|b| = 1): lin·s + const ≥ 0, a half-line, or all or nothing
-            line = flat & (np.abs(lin) > 1e-12)
-            cut = -const[line] / lin[line]
-            rising = lin[line] > 0
-            starts += [cut[rising], np.full((~rising).sum(), -np.inf)]
-            ends += [np.full(rising.sum(), np.inf), cut[~rising]]
-            always = flat & (np.abs(lin) <= 1e-12) & (const >= -1e-12)
-            starts.append(np.full(always.sum(), -np.inf))
-            ends.append(np.full(always.sum(), np.inf))
-        starts, ends = np.concatenate(starts), np.concatenate(ends)
-        points = np.unique(np.r_[starts, ends, d][np.isfinite(np.r_[starts, ends, d])])
-        # the count at each point and on each open stretch between neighbours and beyond
-        probes = np.r_[points, points[0] - 1.0, (points[:-1] + points[1:]) / 2, points[-1] + 1.0]
-        lefts = np.r_[points, -np.inf, points]
-        rights = np.r_[points, points, np.inf]
-        count = np.searchsorted(np.sort(starts), probes, side="right") - np.searchsorted(
-            np.sort(ends), probes, side="left"
-        )
-        share = count / len(a) if self.exact else (1 + count) / (1 + len(a))
-        accepted = share > level
-        return float(lefts[accepted].min()), float(rights[accepted].max())
+        return shift_interval(self.a, self.b, float(self.observed), self.exact, level)
 
 
 def bootstrap_interval(
@@ -277,9 +238,8 @@ def bootstrap_interval(
 
 
 def _test(split: Split, statistics: Statistics, resamples: int):
-    if statistics.test == "randomization":
-        return ShiftTest(split.gain, split.flags, split.strata, resamples, statistics.seed)
-    return WelchTest(split.on, split.off)
+    """The chosen test's two-sample form (`procedures.TESTS`), on one split's topics."""
+    return statistics.procedure.two_sample.compute().of(split, resamples, statistics.seed)
 
 
 def leaked_vs_other(
@@ -342,14 +302,16 @@ def leaked_vs_other(
 def _bounds(
     split: Split, test, level: float, statistics: Statistics, resamples: int
 ) -> tuple[float, float, float]:
-    """The interval at confidence 1 − `level` (the test's own, or the bootstrap) and the
-    minimum detectable difference at `level`; NaN for a row that was not tested."""
+    """The interval at confidence 1 − `level` (the chosen interval's two-sample form: the
+    test's own, or the bootstrap) and the minimum detectable difference at `level`; NaN for a
+    row that was not tested."""
     if test is None:
         return np.nan, np.nan, np.nan
-    if statistics.interval == "bootstrap":
-        low, high = bootstrap_interval(split.on, split.off, 1 - level, resamples, statistics.seed)
-    else:
+    drawn = statistics.interval_method.two_sample
+    if drawn.inverts_test:
         low, high = test.interval(level)
+    else:
+        low, high = drawn.compute()(split.on, split.off, 1 - level, resamples, statistics.seed)
     return low, high, minimum_detectable(split.on, split.off, level)
 
 
@@ -377,10 +339,12 @@ def describe(statistics: Statistics, family: str, strata: int = 1) -> str:
     """How every leaked-minus-other row was answered, in words, for a caption: the test, the
     correction and its family, the interval, the mde and when the answer is `cannot tell`."""
     layered = f", within {strata} strata of the baseline's score" if strata > 1 else ""
+    drawn = statistics.interval_method.two_sample
     interval = (
-        "a BCa bootstrap interval"
-        if statistics.interval == "bootstrap"
-        else "the test's own interval (it excludes 0 exactly when the row is significant)"
+        f"the test's own interval, the {statistics.procedure.two_sample.interval} (it "
+        "excludes 0 exactly when the row is significant)"
+        if drawn.inverts_test
+        else f"a {drawn.kind} interval"
     )
     return (
         f"p: {statistics.split_test}{layered}, adjusted ({statistics.correction_label}, "

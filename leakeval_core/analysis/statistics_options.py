@@ -1,7 +1,9 @@
-"""The statistics settings every view shares: which paired test, which correction, alpha.
+"""The statistics settings every view shares: which test, which correction, alpha, which
+interval.
 
-No numpy here: the command line derives its choices and defaults from these declarations,
-and building its parser must stay cheap.
+The tests and intervals themselves are declared in `procedures`; the choices here are read
+from those declarations. No numpy here: the command line derives its choices and defaults
+from these, and building its parser must stay cheap.
 """
 
 from __future__ import annotations
@@ -9,44 +11,50 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from leakeval_core.analysis.procedures import (
+    DEFAULT_INTERVAL,
+    DEFAULT_TEST,
+    INTERVALS,
+    TESTS,
+    IntervalMethod,
+    StatisticalTest,
+    named_interval,
+    named_test,
+)
 from leakeval_core.errors import LeakevalError
 
 __all__ = ["Correction", "Interval", "Statistics", "Test"]
 
-Test = Literal["ttest", "randomization"]
+Test = Literal[tuple(TESTS)]
 Correction = Literal["bonferroni", "holm", "none"]
-Interval = Literal["test", "bootstrap"]
+Interval = Literal[tuple(INTERVALS)]
 
 
 @dataclass(frozen=True)
 class Statistics:
     """How comparisons are tested and corrected, in the app, the report and the CLI alike."""
 
-    test: Test = "ttest"
-    """Paired Student t-test over queries (the study's protocol) or a sign-flip
-    randomization test."""
+    test: Test = DEFAULT_TEST
+    """The test (`procedures.TESTS`): one choice, in its paired form between conditions and
+    its two-sample form for leaked minus other topics."""
     correction: Correction = "bonferroni"
     """Multiple-comparison correction within one family (one collection's comparisons)."""
     alpha: float = 0.05
     seed: int = 0
     """Seed of the randomization test and the bootstrap."""
-    interval: Interval = "test"
-    """How a difference's interval is drawn. `test` inverts the test itself at the level the
-    correction tests that comparison at, so an interval excludes 0 exactly when its mark says
-    significant. `bootstrap` is a percentile bootstrap at the same level: it makes no
-    normality assumption, but can disagree with the mark near the boundary."""
+    interval: Interval = DEFAULT_INTERVAL
+    """How a difference's interval is drawn, at the level the correction tests that
+    comparison at (`procedures.INTERVALS` says what each kind is on each question). `test`
+    inverts the test itself, so an interval excludes 0 exactly when its mark says
+    significant; `bootstrap` resamples instead, and can disagree with the mark near 0."""
 
     def __post_init__(self) -> None:
-        if self.test not in get_args(Test):
-            raise LeakevalError(f"unknown test {self.test!r}; use {', '.join(get_args(Test))}")
+        named_test(self.test)
         if self.correction not in get_args(Correction):
             raise LeakevalError(
                 f"unknown correction {self.correction!r}; use {', '.join(get_args(Correction))}"
             )
-        if self.interval not in get_args(Interval):
-            raise LeakevalError(
-                f"unknown interval {self.interval!r}; use {', '.join(get_args(Interval))}"
-            )
+        named_interval(self.interval)
         if not 0.0 < self.alpha < 1.0:
             raise LeakevalError(f"alpha must be between 0 and 1, got {self.alpha}")
 
@@ -57,25 +65,33 @@ class Statistics:
         ]
 
     @property
+    def procedure(self) -> StatisticalTest:
+        """The chosen test's declaration: its names and computations for both questions."""
+        return TESTS[self.test]
+
+    @property
+    def interval_method(self) -> IntervalMethod:
+        """The chosen interval's declaration."""
+        return INTERVALS[self.interval]
+
+    @property
     def paired_test(self) -> str:
         """The test of one condition against another, over the queries both scored."""
-        return "paired t-test" if self.test == "ttest" else "paired randomization test"
+        return self.procedure.paired.name
 
     @property
     def split_test(self) -> str:
         """The test of leaked minus other topics (`analysis.split`): two groups of topics."""
-        if self.test == "randomization":
-            return "permutation test of the leaked flags over topics"
-        return "Welch's t-test over topics"
+        return self.procedure.two_sample.name
 
     def describe(self, question: Literal["paired", "split", "both"] = "paired") -> str:
-        """The settings in words, naming the test that gives the p of `question`: a
-        comparison of conditions, leaked minus other topics, or both (the sidebar)."""
-        test = {
-            "paired": self.paired_test,
-            "split": self.split_test,
-            "both": f"{self.paired_test} between conditions, {self.split_test} for leaked "
-            "minus other",
+        """The settings in words, naming the test that gives the p of `question` and the
+        interval drawn beside it: a comparison of conditions, leaked minus other topics, or
+        both (the sidebar)."""
+        method = self.interval_method
+        test, interval = {
+            "paired": (self.paired_test, method.paired.kind),
+            "split": (self.split_test, method.two_sample.kind),
+            "both": (self.procedure.forms, method.kinds),
         }[question]
-        interval = "" if self.interval == "test" else ", bootstrap intervals"
-        return f"{test}, {self.correction_label}, α = {self.alpha}{interval}"
+        return f"{test}, {self.correction_label}, α = {self.alpha} (intervals: {interval})"

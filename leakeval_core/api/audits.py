@@ -20,6 +20,7 @@ import pandas as pd
 from leakeval_core.api.arguments import per_query_of, source_of, view_of
 from leakeval_core.api.results import Result
 from leakeval_core.api.study import RunSet, Study
+from leakeval_core.api.terms import TESTS
 from leakeval_core.api.view import View
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.scores import Progress
@@ -295,11 +296,14 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
     )
     nearest = source.nearest(view)
 
-    if strata > 1 and statistics.test != "randomization":
+    if strata > 1 and not statistics.procedure.two_sample.strata:
+        able = [t for t in TESTS.values() if t.two_sample.strata]
         raise LeakevalError(
             "strata keep each topic's leaked flag within its group of the baseline's score, "
-            "which only the permutation test can do: add --test randomization (or "
-            "test=randomization)"
+            f"which {statistics.split_test} cannot do: add "
+            + " or ".join(
+                f"--test {t.key} (or test={t.key}: the {t.two_sample.name})" for t in able
+            )
         )
     rows, splits, closer, copies = [], [], [], []
     for where, model, model_levels, base_levels in contrasts:

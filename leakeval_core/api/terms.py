@@ -1,4 +1,5 @@
-"""The declarations the doors name: settings classes, detection methods and their defaults.
+"""The declarations the doors name: settings classes, statistical procedures, detection
+methods and their defaults.
 
 Re-exported so that the app and the CLI reach the analysis and leakage packages only through
 the API layer. Nothing heavy is imported: the CLI builds its parser from these.
@@ -6,6 +7,7 @@ the API layer. Nothing heavy is imported: the CLI builds its parser from these.
 
 from __future__ import annotations
 
+from leakeval_core.analysis.procedures import INTERVALS, TESTS
 from leakeval_core.analysis.statistics_options import Statistics
 from leakeval_core.leakage.detection_options import (
     APP_DETECTION_LIMIT,
@@ -20,9 +22,11 @@ from leakeval_core.leakage.detection_options import (
 
 __all__ = [
     "APP_DETECTION_LIMIT",
+    "INTERVALS",
     "JUDGED",
     "LOCAL_CLUSTER",
     "METHODS",
+    "TESTS",
     "DetectionOptions",
     "Statistics",
     "available_methods",

@@ -1,8 +1,9 @@
 """What every command shares: flags derived from the core's declarations, progress, output.
 
 Choices and defaults are read from the dataclasses and Literals that define them
-(`Conventions`, `Statistics`, `DetectionOptions`, `View`), so a new convention or test shows
-up here without being typed twice, and the flags build the `View` the API verbs take.
+(`Conventions`, `Statistics`, `DetectionOptions`, `View`), and the tests' and intervals' help
+from their declarations (`TESTS`, `INTERVALS`), so a new convention or test shows up here
+without being typed twice, and the flags build the `View` the API verbs take.
 Nothing heavy is imported: building the parser must stay cheap.
 """
 
@@ -15,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import MISSING, fields
 from pathlib import Path
 
-from leakeval_core.api.terms import Statistics
+from leakeval_core.api.terms import INTERVALS, TESTS, Statistics
 from leakeval_core.api.view import View
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.measures import DEFAULT_MEASURES, Measure, Naming, parse_measures
@@ -50,13 +51,12 @@ _HELP = {
     "missing": "qrels queries absent from a run: score 0 (trec_eval -c) or drop",
     "no_relevant": "qrels queries without a relevant document: exclude and count them, or "
     "score them 0 as trec_eval does",
-    "test": "paired Student t-test (the study's) or a randomization test",
+    "test": "; ".join(t.help for t in TESTS.values()),
     "correction": "multiple-comparison correction within each collection's comparisons",
     "alpha": "significance level",
     "seed": "seed of the randomization test and the bootstrap",
-    "interval": "a difference's interval: test inverts the test at the level the correction "
-    "tests that row at (excludes 0 exactly when significant); bootstrap is a percentile "
-    "bootstrap at that level",
+    "interval": "how a difference's interval is drawn. "
+    + "; ".join(m.help for m in INTERVALS.values()),
     "top_k": "candidates kept per topic",
     "min_similarity": "drop candidates below this similarity",
     "chunk_size": "training queries compared per step (bounds memory)",

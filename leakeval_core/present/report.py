@@ -291,14 +291,14 @@ def interval_caption(rows, statistics: Statistics) -> str:
         if levels
         else "no"
     )
-    if statistics.interval == "bootstrap":
-        how = "percentile bootstrap interval (it can disagree with the mark near 0)"
-    elif statistics.test == "randomization":
-        how = "set of shifts the randomization test does not reject"
-    else:
-        how = "paired t interval"
+    drawn = statistics.interval_method.paired
+    how = (
+        statistics.procedure.paired.interval
+        if drawn.inverts_test
+        else f"{drawn.kind} interval (it can disagree with the mark near 0)"
+    )
     dual = ", so it excludes 0 exactly when the comparison is significant"
     return (
         f"Each interval is the {how} at {shown} confidence, the level at which the correction "
-        f"tests its comparison{dual if statistics.interval == 'test' else ''}."
+        f"tests its comparison{dual if drawn.inverts_test else ''}."
     )

@@ -40,8 +40,8 @@ def test_closed_settings_still_apply_and_show_under_their_expanders(app):
     captions = [c.value for c in at.sidebar.caption]
     assert "leakeval: depth 100, relevant from grade 2, linear gain" in captions
     assert (
-        "paired t-test between conditions, Welch's t-test over topics for leaked minus other, "
-        "Bonferroni, α = 0.01"
+        "paired Student t-test over queries between conditions, Welch's t-test over topics for "
+        "leaked minus other, Bonferroni, α = 0.01 (intervals: test inversion)"
     ) in captions
     assert "relevant: grade ≥ 2" in at.sidebar.caption[-1].value
 
@@ -52,10 +52,27 @@ def test_closed_settings_still_apply_and_show_under_their_expanders(app):
     at.run()
     assert len(at.sidebar.selectbox) == 2  # experiment and measure only
     assert (
-        "paired t-test between conditions, Welch's t-test over topics for leaked minus other, "
-        "Holm, α = 0.01"
+        "paired Student t-test over queries between conditions, Welch's t-test over topics for "
+        "leaked minus other, Holm, α = 0.01 (intervals: test inversion)"
     ) in [c.value for c in at.sidebar.caption]
     assert at.query_params["correction"] == "holm"
+
+
+def test_the_statistics_choices_and_their_help_are_the_declarations(app):
+    """The sidebar's Test and Intervals read their labels and help from the procedures'
+    declarations: both forms of each test, both kinds of bootstrap."""
+    from leakeval_core.api.terms import INTERVALS, TESTS
+
+    at = app("app_pages/story.py")
+    at.session_state["settings_statistics"] = True
+    at.run()
+    test, interval = widget(at.sidebar.selectbox, "test"), widget(at.sidebar.selectbox, "interval")
+    assert test.options == [t.shown for t in TESTS.values()]
+    assert interval.options == [m.shown for m in INTERVALS.values()]
+    for t in TESTS.values():
+        assert f"{t.paired.name} between conditions, {t.two_sample.name}" in test.help
+    assert "paired Student t-test over queries" in test.help and "Welch's t-test" in test.help
+    assert "percentile bootstrap between conditions, BCa bootstrap" in interval.help
 
 
 def test_a_broken_run_is_listed_and_the_rest_still_shows(tmp_path, monkeypatch):

@@ -81,3 +81,18 @@ def test_uploaded_runs_are_audited_against_a_condition(app, demo_dir, monkeypatc
     monkeypatch.setattr(views, "_audit_upload", lambda *a: audits.append(1) or audit(*a))
     at.run()
     assert not at.exception and audits == []
+
+
+def test_strata_are_offered_with_a_test_declared_to_keep_them(app):
+    at = app("app_pages/audit.py")
+    assert not [b for b in at.selectbox if b.key and b.key.endswith(":audit_strata")]
+    assert any(
+        "Test: Welch's t-test over topics" in c.value and "choose randomization test" in c.value
+        for c in at.caption
+    )
+    at.session_state["settings_statistics"] = True  # open the sidebar's statistics
+    at.run()
+    widget(at.sidebar.selectbox, "test").set_value("randomization").run()
+    assert (
+        widget(at.selectbox, "audit_strata").options[1] == "within 4 strata of the baseline's score"
+    )

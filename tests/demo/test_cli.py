@@ -156,6 +156,15 @@ def test_every_inflation_and_audit_row_has_a_verdict_and_an_mde_in_the_json(
         assert row["verdict"] != "no evidence" or row["mde"] > 0
 
 
+def test_strata_need_a_test_declared_to_keep_them(demo_dir, demo_cache, monkeypatch, capsys):
+    """Welch's test cannot permute within strata: one line naming the test that can."""
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(demo_cache.root))
+    assert main(["audit", str(demo_dir), "--strata", "4"]) == 2
+    err = capsys.readouterr().err
+    assert "which Welch's t-test over topics cannot do: add --test randomization" in err
+    assert len(err.strip().splitlines()) == 1
+
+
 @pytest.mark.slow
 def test_warm_scores_writes_its_cached_output_without_heavy_imports(demo_dir, tmp_path):
     """A repeat `leakeval scores` hashes the files and writes the stored output: the same

@@ -104,6 +104,20 @@ def test_the_api_page_documents_every_name_of_the_api_where_it_is_defined():
         assert obj is getattr(api, name), identifier
 
 
+def test_the_statistics_page_tables_every_declared_procedure():
+    from leakeval_core.analysis import procedures
+
+    page = (DOCS / "statistics.md").read_text()
+    assert "{{ procedures }}" in page
+    shown = gen.expand(page)
+    for test in procedures.TESTS.values():
+        assert f"| `{test.key}`" in shown
+        assert test.paired.name in shown and test.two_sample.name in shown
+    for method in procedures.INTERVALS.values():
+        assert f"| `{method.key}`" in shown
+        assert method.paired.kind in shown and method.two_sample.kind in shown
+
+
 def test_the_module_layout_lists_every_module_with_its_docstring():
     layout = gen.modules_macro()
     for package in gen.PACKAGES:

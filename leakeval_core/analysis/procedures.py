@@ -1,0 +1,208 @@
+"""Every statistical procedure, declared once: what each test and interval is called, what it
+is on each of the two questions, and which code computes it.
+
+Two questions are tested (DESIGN.md, "Statistics"): condition against condition, paired over
+the queries both scored (the `paired` form), and leaked minus other topics, two samples of
+different topics (the `two_sample` form). One choice of test answers both, each with the form
+that fits it, so a reader has to be told both; the help, the sidebar, the captions, the JSON
+and the docs read their words from here, and `analysis.paired` and `analysis.split` look
+their computations up here. Adding a test is one declaration and its computation.
+
+No numpy here: the command line builds its parser from these declarations, and that must stay
+cheap, so a computation is named (`module:attribute`) and imported when first used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+from leakeval_core.errors import LeakevalError
+
+__all__ = [
+    "DEFAULT_INTERVAL",
+    "DEFAULT_TEST",
+    "INTERVALS",
+    "TESTS",
+    "Form",
+    "IntervalForm",
+    "IntervalMethod",
+    "StatisticalTest",
+    "named_interval",
+    "named_test",
+]
+
+
+def _resolve(reference: str):
+    module, _, attribute = reference.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+@dataclass(frozen=True)
+class Form:
+    """A test as it answers one of the two questions."""
+
+    name: str
+    """What captions call it: "Welch's t-test over topics"."""
+    interval: str
+    """Its own interval, the test inverted: "Welch t interval"."""
+    computation: str
+    """`module:attribute` of the class that computes it. Paired: built from (a, b, resamples,
+    seed), with `test()` -> (statistic, p) and `interval(level)`. Two-sample: `of(split,
+    resamples, seed)`, with `p()` and `interval(level)`."""
+    strata: bool = False
+    """Two-sample: whether it keeps each topic's flag within its stratum of the baseline's
+    score (`Split.strata`, the audit's `--strata`)."""
+
+    def compute(self):
+        return _resolve(self.computation)
+
+
+@dataclass(frozen=True)
+class StatisticalTest:
+    """One choice of test (`Statistics.test`, `--test`, the URL's `test`) and its two forms."""
+
+    key: str
+    shown: str
+    """Its name where one name stands for both forms: the sidebar's choice."""
+    description: str
+    """Why one would choose it, in one line."""
+    paired: Form
+    two_sample: Form
+
+    @property
+    def forms(self) -> str:
+        """Both forms, each with its question."""
+        return (
+            f"{self.paired.name} between conditions, {self.two_sample.name} for leaked minus other"
+        )
+
+    @property
+    def help(self) -> str:
+        return f"{self.key}: {self.forms}"
+
+
+@dataclass(frozen=True)
+class IntervalForm:
+    """An interval kind as drawn for one of the two questions."""
+
+    kind: str
+    """By name: "test inversion", "percentile bootstrap", "BCa bootstrap"."""
+    computation: str | None = None
+    """`module:attribute` of the function that draws it: paired, (delta, confidence,
+    resamples, seed); two-sample, (on, off, confidence, resamples, seed). None: the test's own
+    interval (`Form.interval`), which excludes 0 exactly when the test rejects."""
+
+    @property
+    def inverts_test(self) -> bool:
+        return self.computation is None
+
+    def compute(self):
+        return _resolve(self.computation)
+
+
+@dataclass(frozen=True)
+class IntervalMethod:
+    """One choice of interval (`Statistics.interval`, `--interval`) and its two forms."""
+
+    key: str
+    shown: str
+    description: str
+    paired: IntervalForm
+    two_sample: IntervalForm
+
+    @property
+    def kinds(self) -> str:
+        """Its kind on each question, said once when they agree."""
+        paired, two_sample = self.paired.kind, self.two_sample.kind
+        if paired == two_sample:
+            return paired
+        return f"{paired} between conditions, {two_sample} for leaked minus other"
+
+    @property
+    def help(self) -> str:
+        return f"{self.key}: {self.kinds} ({self.description})"
+
+
+TESTS: dict[str, StatisticalTest] = {
+    test.key: test
+    for test in (
+        StatisticalTest(
+            key="ttest",
+            shown="t-test",
+            description="the study's protocol; Welch's form assumes no equal variances, "
+            "which leaked topics (gaining more and varying more) need",
+            paired=Form(
+                "paired Student t-test over queries",
+                "paired t interval",
+                "leakeval_core.analysis.paired:StudentPaired",
+            ),
+            two_sample=Form(
+                "Welch's t-test over topics",
+                "Welch t interval",
+                "leakeval_core.analysis.split:WelchTest",
+            ),
+        ),
+        StatisticalTest(
+            key="randomization",
+            shown="randomization test",
+            description="no normality assumed; exact where the sign flips or assignments are "
+            "few, seeded draws otherwise",
+            paired=Form(
+                "paired sign-flip randomization test",
+                "set of shifts the sign-flip test does not reject",
+                "leakeval_core.analysis.paired:SignFlip",
+            ),
+            two_sample=Form(
+                "permutation test of the leaked flags over topics",
+                "set of shifts the permutation test does not reject",
+                "leakeval_core.analysis.split:ShiftTest",
+                strata=True,
+            ),
+        ),
+    )
+}
+"""Every test, by the key that chooses it."""
+DEFAULT_TEST = "ttest"
+
+INTERVALS: dict[str, IntervalMethod] = {
+    method.key: method
+    for method in (
+        IntervalMethod(
+            key="test",
+            shown="the test's own (dual to the marks)",
+            description="at the level the correction tests each row at, so it excludes 0 "
+            "exactly when the row is significant",
+            paired=IntervalForm("test inversion"),
+            two_sample=IntervalForm("test inversion"),
+        ),
+        IntervalMethod(
+            key="bootstrap",
+            shown="bootstrap (percentile; BCa for leaked vs other)",
+            description="at the same level; no normality assumed, but it can disagree with "
+            "the mark near 0",
+            paired=IntervalForm(
+                "percentile bootstrap", "leakeval_core.analysis.paired:bootstrap_ci"
+            ),
+            two_sample=IntervalForm(
+                "BCa bootstrap", "leakeval_core.analysis.split:bootstrap_interval"
+            ),
+        ),
+    )
+}
+"""Every kind of interval drawn beside a difference, by the key that chooses it."""
+DEFAULT_INTERVAL = "test"
+
+
+def named_test(key: str) -> StatisticalTest:
+    """The test `key` chooses; an unknown key is one clear error naming the choices."""
+    if key not in TESTS:
+        raise LeakevalError(f"unknown test {key!r}; use {', '.join(TESTS)}")
+    return TESTS[key]
+
+
+def named_interval(key: str) -> IntervalMethod:
+    """The interval `key` chooses; an unknown key is one clear error naming the choices."""
+    if key not in INTERVALS:
+        raise LeakevalError(f"unknown interval {key!r}; use {', '.join(INTERVALS)}")
+    return INTERVALS[key]
