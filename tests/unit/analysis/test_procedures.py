@@ -153,9 +153,9 @@ for door in ("compare", "audit"):
     assert "{ttest,randomization,sign}" in text, text
     assert "sign: paired sign test over queries between conditions, median split test" in text
 
-from leakeval_core.api.view import decode_params
-view, notices = decode_params({"test": "sign"})
-assert view.statistics.test == "sign" and notices == (), notices
+from leakeval_app.screen import decode
+screen, notices = decode({"test": "sign"})
+assert screen.view.statistics.test == "sign" and notices == (), notices
 
 from leakeval_app import sidebar
 assert list(sidebar.TESTS) == ["ttest", "randomization", "sign"]
