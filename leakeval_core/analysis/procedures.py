@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from typing import Literal
 
 from leakeval_core.errors import LeakevalError
 
@@ -23,14 +24,28 @@ __all__ = [
     "DEFAULT_INTERVAL",
     "DEFAULT_TEST",
     "INTERVALS",
+    "QUESTIONS",
     "TESTS",
     "Form",
     "IntervalForm",
     "IntervalMethod",
+    "Question",
     "StatisticalTest",
     "named_interval",
     "named_test",
 ]
+
+
+Question = Literal["paired", "split", "both"]
+"""What a door asks: condition against condition (`paired`), leaked minus other topics
+(`split`, two samples), or both (the sidebar, the report)."""
+
+QUESTIONS: dict[str, str] = {
+    "paired": "between conditions",
+    "split": "for leaked minus other topics",
+    "both": "",
+}
+"""How a door's help says which question its figures answer."""
 
 
 def _resolve(reference: str):
@@ -77,9 +92,10 @@ class StatisticalTest:
             f"{self.paired.name} between conditions, {self.two_sample.name} for leaked minus other"
         )
 
-    @property
-    def help(self) -> str:
-        return f"{self.key}: {self.forms}"
+    def help(self, question: Question = "both") -> str:
+        """This choice in a door's help: the form that door runs, or both forms."""
+        form = {"paired": self.paired.name, "split": self.two_sample.name, "both": self.forms}
+        return f"{self.key}: {form[question]}"
 
 
 @dataclass(frozen=True)
@@ -119,9 +135,10 @@ class IntervalMethod:
             return paired
         return f"{paired} between conditions, {two_sample} for leaked minus other"
 
-    @property
-    def help(self) -> str:
-        return f"{self.key}: {self.kinds} ({self.description})"
+    def help(self, question: Question = "both") -> str:
+        """This choice in a door's help: its kind on the question that door asks, or both."""
+        kind = {"paired": self.paired.kind, "split": self.two_sample.kind, "both": self.kinds}
+        return f"{self.key}: {kind[question]} ({self.description})"
 
 
 TESTS: dict[str, StatisticalTest] = {

@@ -84,7 +84,7 @@ def add_audit_inputs(parser: argparse.ArgumentParser) -> None:
         "of unknown method); judged pairs are leaked as judged",
     )
     add_format_option(parser, ROLES)
-    add_statistics_options(parser)
+    add_statistics_options(parser, "split")
     add_dataclass_options(parser, DetectionOptions, skip=("top_k", "min_similarity", "chunk_size"))
 
 

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import MISSING, fields
 from pathlib import Path
 
+from leakeval_core.analysis.procedures import QUESTIONS, Question
 from leakeval_core.api.terms import INTERVALS, TESTS, Statistics
 from leakeval_core.api.view import View
 from leakeval_core.evaluation.conventions import Conventions
@@ -36,6 +37,7 @@ __all__ = [
     "progress",
     "report_incomplete",
     "statistics_from",
+    "statistics_help",
     "view_from",
     "write",
 ]
@@ -51,12 +53,9 @@ _HELP = {
     "missing": "qrels queries absent from a run: score 0 (trec_eval -c) or drop",
     "no_relevant": "qrels queries without a relevant document: exclude and count them, or "
     "score them 0 as trec_eval does",
-    "test": "; ".join(t.help for t in TESTS.values()),
     "correction": "multiple-comparison correction within each collection's comparisons",
     "alpha": "significance level",
     "seed": "seed of the randomization test and the bootstrap",
-    "interval": "how a difference's interval is drawn. "
-    + "; ".join(m.help for m in INTERVALS.values()),
     "top_k": "candidates kept per topic",
     "min_similarity": "drop candidates below this similarity",
     "chunk_size": "training queries compared per step (bounds memory)",
@@ -68,13 +67,31 @@ _HELP = {
 }
 
 
+def statistics_help(question: Question) -> dict[str, str]:
+    """The help of `--test` and `--interval` for a door that asks `question`: the form of
+    each test and the kind of each interval that computes that door's figures, read from
+    their declarations."""
+    asked = QUESTIONS[question]
+    return {
+        "test": f"{asked}: " * bool(asked)
+        + "; ".join(t.help(question) for t in TESTS.values()),
+        "interval": f"how a difference's interval is drawn{f' {asked}' * bool(asked)}. "
+        + "; ".join(m.help(question) for m in INTERVALS.values()),
+    }
+
+
 def add_dataclass_options(
-    parser: argparse.ArgumentParser, cls: type, skip: tuple[str, ...] = ()
+    parser: argparse.ArgumentParser,
+    cls: type,
+    skip: tuple[str, ...] = (),
+    helps: dict[str, str] | None = None,
 ) -> None:
-    """One `--flag` per field of `cls`: type, default and (for Literals) choices from it."""
+    """One `--flag` per field of `cls`: type, default and (for Literals) choices from it;
+    `helps` adds to (or replaces) the shared help texts."""
     hints = typing.get_type_hints(cls)
+    helping = {**_HELP, **(helps or {})}
     for item in fields(cls):
-        if item.name in skip or item.name not in _HELP:
+        if item.name in skip or item.name not in helping:
             continue
         kind = hints[item.name]
         choices = typing.get_args(kind) if typing.get_origin(kind) is typing.Literal else None
@@ -84,7 +101,7 @@ def add_dataclass_options(
             type=type(choices[0]) if choices else kind,
             choices=choices,
             default=None,  # unset flags take the dataclass's (or a preset's) value
-            help=f"{_HELP[item.name]} (default: {default})",
+            help=f"{helping[item.name]} (default: {default})",
         )
 
 
@@ -158,9 +175,11 @@ def add_scoring_options(parser: argparse.ArgumentParser, single_measure: bool = 
     )
 
 
-def add_statistics_options(parser: argparse.ArgumentParser) -> None:
+def add_statistics_options(parser: argparse.ArgumentParser, question: Question) -> None:
+    """The measure, conventions and statistics flags of a door whose figures answer
+    `question`, its help naming the forms that compute them."""
     add_scoring_options(parser, single_measure=True)
-    add_dataclass_options(parser, Statistics)
+    add_dataclass_options(parser, Statistics, helps=statistics_help(question))
     add_incomplete_option(parser)
 
 

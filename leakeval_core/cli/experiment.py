@@ -38,7 +38,7 @@ def register(sub) -> None:
         help="compare each level with this one (default: the clean level when varying the "
         "leakage factor, else every pair)",
     )
-    add_statistics_options(compare)
+    add_statistics_options(compare, "paired")
     compare.add_argument(
         "--family",
         choices=("collection", "all"),
@@ -53,7 +53,7 @@ def register(sub) -> None:
     inflation = sub.add_parser("inflation", help="how much of a gain comes from leaked topics")
     inflation.add_argument("experiment")
     _add_leakage_options(inflation)
-    add_statistics_options(inflation)
+    add_statistics_options(inflation, "split")
     inflation.add_argument("--top", type=int, default=10, help="topics that inflate most")
     inflation.add_argument(
         "--format",
@@ -75,14 +75,14 @@ def register(sub) -> None:
         "gain most, as the app opens on)",
     )
     story.add_argument("--threshold", type=float, default=None, help="as for inflation")
-    add_statistics_options(story)
+    add_statistics_options(story, "split")
     story.add_argument("--json", action="store_true", help="headline, evidence and pair as JSON")
     story.set_defaults(handler=_cmd_story)
 
     report = sub.add_parser("report", help="one self-contained HTML report for a meeting")
     report.add_argument("experiment")
     _add_leakage_options(report)
-    add_statistics_options(report)
+    add_statistics_options(report, "both")
     report.add_argument("--out", required=True, help="the .html file to write")
     report.set_defaults(handler=_cmd_report)
 
