@@ -7,7 +7,7 @@ the API layer. Nothing heavy is imported: the CLI builds its parser from these.
 
 from __future__ import annotations
 
-from leakeval_core.analysis.procedures import INTERVALS, TESTS
+from leakeval_core.analysis.procedures import INTERVALS, QUESTIONS, TESTS, Question
 from leakeval_core.analysis.statistics_options import Statistics
 from leakeval_core.leakage.detection_options import (
     APP_DETECTION_LIMIT,
@@ -26,8 +26,10 @@ __all__ = [
     "JUDGED",
     "LOCAL_CLUSTER",
     "METHODS",
+    "QUESTIONS",
     "TESTS",
     "DetectionOptions",
+    "Question",
     "Statistics",
     "available_methods",
     "is_hybrid",

@@ -16,8 +16,7 @@ from collections.abc import Iterable
 from dataclasses import MISSING, fields
 from pathlib import Path
 
-from leakeval_core.analysis.procedures import QUESTIONS, Question
-from leakeval_core.api.terms import INTERVALS, TESTS, Statistics
+from leakeval_core.api.terms import INTERVALS, QUESTIONS, TESTS, Question, Statistics
 from leakeval_core.api.view import View
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.measures import DEFAULT_MEASURES, Measure, Naming, parse_measures
