@@ -142,8 +142,9 @@ if result is not None and len(result.table):
                 slide_height=440,
             )
             st.caption(
-                "The same estimate at every detection threshold, with the interval of its "
-                f"test ({ctx.view.statistics.split_test}) at the level its row on the Per "
+                "The same estimate at every detection threshold, with its "
+                f"{ctx.view.statistics.interval_name('split')} "
+                f"({ctx.view.statistics.split_test}) at the level its row on the Per "
                 "model tab is tested at. Detection is imperfect: the Leakage overlap page "
                 "measures it on human judgments."
             )

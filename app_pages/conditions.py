@@ -90,7 +90,16 @@ with tab_tests:
         if tests is None:
             st.caption("Choose a colour factor: its levels are compared at every point.")
         else:
-            show_fig(difference_figure, tests.table, measure, x, facet, colour, ctx.palette)
+            show_fig(
+                difference_figure,
+                tests.table,
+                measure,
+                x,
+                facet,
+                colour,
+                ctx.statistics,
+                ctx.palette,
+            )
             st.caption(tests.caption)
             show_table(tests.table, height=360)
 with tab_inflation:
@@ -144,7 +153,8 @@ with tab_tau:
                 f"Kendall's τ between the {design.system} rankings under two {design.leakage} "
                 "levels. With few systems τ moves in big steps, so each comes with a 95% "
                 "bootstrap interval over queries and p_same, the share of resampled query "
-                "sets that keep the ranking."
+                "sets that keep the ranking. Each ranking names the systems best first "
+                f"({measure.direction.words})."
             )
             show_table(taus)
 with tab_more:

@@ -154,8 +154,7 @@ with tab_measures:
         show_table(wide.drop(columns="collection"), height=520)
 with tab_one:
     if tab_one.open:
-        gain = measure.direction.orient(table.delta)
-        by_delta = table.assign(gain=gain).sort_values(["gain", "qid"], ascending=[False, True])
+        by_delta = doors.by_gain(pairs, ctx.settings)
         labels = {
             q: f"{q}: {titles.get(q, '')} (A − B {d:+.3f}{', leaked' if leaked else ''})"
             for q, d, leaked in zip(by_delta.qid, by_delta.delta, by_delta.leaked, strict=True)

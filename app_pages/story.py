@@ -67,7 +67,7 @@ if presenting:  # a slide: the cards and tables hold the figures, one line the t
     if kind == "twins":
         st.markdown(f"**{story.answer}**")
     note = f" {doors.AUDIT_NOTE}" if kind == "audit" else f" Verdict: {story.facts.verdict}."
-    st.caption(doors.story_test_line(story, ctx.view) + note)
+    st.caption(doors.story_test_line(story) + note)
 else:
     st.markdown(f"**{story.answer}**" if kind == "twins" else story.detail)
     st.markdown(story.evidence)

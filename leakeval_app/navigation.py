@@ -48,5 +48,5 @@ def pages() -> list[st.Page]:
 
 
 def go(name: str) -> None:
-    """Open another page (the View goes with it: its values are in the session)."""
+    """Open another page (the screen goes with it: its values are in the session)."""
     st.switch_page(page(name))

@@ -27,7 +27,7 @@ from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.measures import parse_measure
 
-__all__ = ["RESERVED", "Screen", "decode"]
+__all__ = ["RESERVED", "Screen"]
 
 _CHOICE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,80}$")
 
@@ -121,16 +121,16 @@ class Screen:
         cls, params: Mapping[str, str], page: str = LANDING
     ) -> tuple[Screen, tuple[str, ...]]:
         """A screen from URL parameters, and a notice for every value that had to be replaced."""
-        return decode(params, page)
+        return _decode(params, page)
 
     @classmethod
     def from_url(cls, url: str) -> tuple[Screen, tuple[str, ...]]:
         parts = urlsplit(url)
         page = parts.path.rstrip("/").rsplit("/", 1)[-1] or LANDING
-        return decode(dict(parse_qsl(parts.query, keep_blank_values=True)), page)
+        return _decode(dict(parse_qsl(parts.query, keep_blank_values=True)), page)
 
 
-def decode(params: Mapping[str, str], page: str = LANDING) -> tuple[Screen, tuple[str, ...]]:
+def _decode(params: Mapping[str, str], page: str = LANDING) -> tuple[Screen, tuple[str, ...]]:
     """Read every parameter against its declaration; never raise.
 
     A bad value is left out, so its default applies, and a notice says so; a threshold

@@ -69,8 +69,15 @@ def choose_measure() -> None:
         list(labels),
         default="ndcg_cut_10",
         format_func=labels.get,
-        help="MFR is the mean of the first relevant rank: lower is better.",
+        help=measures_help(),
     )
+
+
+def measures_help() -> str:
+    """Each measure's direction, from its declaration: every gain on the pages is oriented
+    by it, so that positive is better whichever way the measure points."""
+    said = "; ".join(f"{m.label}: {m.direction.words}" for m in APP_MEASURES)
+    return f"{said}. Gains and differences of leaked minus other are oriented: positive is better."
 
 
 def preset_of(conventions: Conventions) -> str:

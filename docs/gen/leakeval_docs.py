@@ -711,7 +711,7 @@ def measures_page() -> str:
         "# Measures",
         "",
         "Generated from the measure registry (`FAMILIES`, `IR_MEASURES`, `ALL_TREC`): every "
-        "name here is one the CLI, the API, a View's URL and the app's picker accept.",
+        "name here is one the CLI, the API, the app's link and its picker accept.",
         "",
         "## Computed by leakeval",
         "",

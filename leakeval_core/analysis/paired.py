@@ -209,11 +209,11 @@ def difference_interval(
     """
     drawn = statistics.interval_method.paired
     if drawn.inverts_test:
-        test = statistics.procedure.paired.compute()(
+        test = statistics.procedure.paired.implementation()(
             delta, np.zeros(len(delta)), seed=statistics.seed
         )
         return test.interval(level)
-    return drawn.compute()(delta, 1.0 - level, seed=statistics.seed)
+    return drawn.implementation()(delta, 1.0 - level, seed=statistics.seed)
 
 
 def compare_pair(a: np.ndarray, b: np.ndarray, test: Test = "ttest", seed: int = 0) -> PairedResult:
@@ -222,7 +222,7 @@ def compare_pair(a: np.ndarray, b: np.ndarray, test: Test = "ttest", seed: int =
     looked up in `procedures.TESTS` (its paired form)."""
     a, b = np.asarray(a, float), np.asarray(b, float)
     delta = a - b
-    statistic, p = named_test(test).paired.compute()(a, b, seed=seed).test()
+    statistic, p = named_test(test).paired.implementation()(a, b, seed=seed).test()
     sd = delta.std(ddof=1) if len(delta) > 1 else float("nan")
     if len(delta) > 1 and sd <= TIE_TOLERANCE and abs(delta.mean()) <= TIE_TOLERANCE:
         effect = 0.0  # identical: no difference at all

@@ -69,7 +69,7 @@ class Form:
     """Two-sample: whether it keeps each topic's flag within its stratum of the baseline's
     score (`Split.strata`, the audit's `--strata`)."""
 
-    def compute(self):
+    def implementation(self):
         return _resolve(self.computation)
 
 
@@ -89,7 +89,8 @@ class StatisticalTest:
     def forms(self) -> str:
         """Both forms, each with its question."""
         return (
-            f"{self.paired.name} between conditions, {self.two_sample.name} for leaked minus other"
+            f"{self.paired.name} {QUESTIONS['paired']}, {self.two_sample.name} "
+            f"{QUESTIONS['split']}"
         )
 
     def help(self, question: Question = "both") -> str:
@@ -113,7 +114,7 @@ class IntervalForm:
     def inverts_test(self) -> bool:
         return self.computation is None
 
-    def compute(self):
+    def implementation(self):
         return _resolve(self.computation)
 
 
@@ -133,7 +134,7 @@ class IntervalMethod:
         paired, two_sample = self.paired.kind, self.two_sample.kind
         if paired == two_sample:
             return paired
-        return f"{paired} between conditions, {two_sample} for leaked minus other"
+        return f"{paired} {QUESTIONS['paired']}, {two_sample} {QUESTIONS['split']}"
 
     def help(self, question: Question = "both") -> str:
         """This choice in a door's help: its kind on the question that door asks, or both."""
@@ -195,7 +196,7 @@ INTERVALS: dict[str, IntervalMethod] = {
         ),
         IntervalMethod(
             key="bootstrap",
-            shown="bootstrap (percentile; BCa for leaked vs other)",
+            shown="bootstrap",
             description="at the same level; no normality assumed, but it can disagree with "
             "the mark near 0",
             paired=IntervalForm(

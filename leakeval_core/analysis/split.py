@@ -239,7 +239,7 @@ def bootstrap_interval(
 
 def _test(split: Split, statistics: Statistics, resamples: int):
     """The chosen test's two-sample form (`procedures.TESTS`), on one split's topics."""
-    return statistics.procedure.two_sample.compute().of(split, resamples, statistics.seed)
+    return statistics.procedure.two_sample.implementation().of(split, resamples, statistics.seed)
 
 
 def leaked_vs_other(
@@ -311,7 +311,8 @@ def _bounds(
     if drawn.inverts_test:
         low, high = test.interval(level)
     else:
-        low, high = drawn.compute()(split.on, split.off, 1 - level, resamples, statistics.seed)
+        draw = drawn.implementation()
+        low, high = draw(split.on, split.off, 1 - level, resamples, statistics.seed)
     return low, high, minimum_detectable(split.on, split.off, level)
 
 

@@ -17,6 +17,7 @@ from leakeval_core.analysis.procedures import (
     INTERVALS,
     TESTS,
     IntervalMethod,
+    Question,
     StatisticalTest,
     named_interval,
     named_test,
@@ -74,6 +75,15 @@ class Statistics:
         """The chosen interval's declaration."""
         return INTERVALS[self.interval]
 
+    def interval_name(self, question: Question) -> str:
+        """What the interval beside a difference of `question` (`paired` or `split`) is, in
+        words: the test's own ("Welch t interval") or the bootstrap drawn instead ("BCa
+        bootstrap interval")."""
+        paired = question == "paired"
+        test = self.procedure.paired if paired else self.procedure.two_sample
+        drawn = self.interval_method.paired if paired else self.interval_method.two_sample
+        return test.interval if drawn.inverts_test else f"{drawn.kind} interval"
+
     @property
     def paired_test(self) -> str:
         """The test of one condition against another, over the queries both scored."""
@@ -84,7 +94,7 @@ class Statistics:
         """The test of leaked minus other topics (`analysis.split`): two groups of topics."""
         return self.procedure.two_sample.name
 
-    def describe(self, question: Literal["paired", "split", "both"] = "paired") -> str:
+    def describe(self, question: Question = "paired") -> str:
         """The settings in words, naming the test that gives the p of `question` and the
         interval drawn beside it: a comparison of conditions, leaked minus other topics, or
         both (the sidebar)."""

@@ -98,8 +98,10 @@ def compare(
         ("collection",) if family == "collection" else (),
     )
     what = f"each level vs {baseline}" if baseline is not None else "every pair of levels"
+    measure = view.parsed_measure
     caption = (
-        f"{view.parsed_measure.label}: "
+        f"{measure.label}, as scored ({measure.direction.words}): delta is A − B, so a "
+        f"positive delta means A is {measure.direction.raw_reads(1.0)}. "
         + significance_caption(vary, what, rows, statistics, family)
         + " "
         + interval_caption(rows, statistics)
@@ -158,6 +160,13 @@ def paired_measures(
         b,
         study.leaked(view),
     )
+
+
+def by_gain(pairs: Paired, view: View) -> pd.DataFrame:
+    """Every paired query with A's gain over B in the measure's better direction (`gain`;
+    `delta` stays A − B as scored), the largest gain first: the drill-down's order."""
+    table = pairs.table.assign(gain=view.parsed_measure.direction.orient(pairs.table.delta))
+    return table.sort_values(["gain", "qid"], ascending=[False, True], kind="stable")
 
 
 def top_inflating(pairs: Paired, view: View, n: int = 10) -> pd.DataFrame:

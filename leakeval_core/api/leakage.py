@@ -109,6 +109,7 @@ def _inflation(source, view: View, factor, leaked, clean, top, progress=None) ->
         threshold,
         where,
         measure,
+        view.statistics,
         caption,
         rules,
         tuple(source.leakage_warnings(view)),

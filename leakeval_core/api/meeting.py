@@ -61,6 +61,7 @@ def story_record(told: Story) -> dict:
         "pair": {f: str(v) for f, v in told.pair.items()},
         "opening": told.opening,
         "verdict": told.facts.verdict,
+        "statistics": told.statistics.describe("split"),
         "leaked": told.leaked,
         "warnings": list(told.warnings),
         "incomplete": list(told.incomplete),
@@ -76,11 +77,11 @@ def story_answers(told: Story, measure) -> list[str]:
     return [answer_line(row, measure, system) for row in told.answers.to_dict("records")]
 
 
-def story_test_line(told: Story, view: View | None = None) -> str:
+def story_test_line(told: Story) -> str:
     """How the story's answers were tested, in a line (a slide's caption)."""
     from leakeval_core.present.story import test_line
 
-    return test_line(told.facts, (view or View()).statistics)
+    return test_line(told.facts, told.statistics)
 
 
 def story_numbers(told: Story, measure) -> list[tuple[str, str, str | None, str]]:
@@ -167,8 +168,9 @@ def _refuse_left_out(study: Study, view: View, pair: dict, kind: str) -> None:
     refuse_left_out(study, view, *sides, before="No story for this pair. ")
 
 
-def _facts(row, **given):
-    """The Facts fields every story takes from its leaked-minus-other row."""
+def _facts(row, statistics, **given):
+    """The Facts fields every story takes from its leaked-minus-other row, and the words
+    for the interval its statistics drew."""
     from leakeval_core.present.story import Facts
 
     return Facts(
@@ -183,6 +185,7 @@ def _facts(row, **given):
         p_adjusted=float(row.p_adjusted),
         family_size=int(row.family_size),
         test=str(row.test),
+        interval=statistics.interval_name("split"),
         verdict=str(row.verdict),
         mde=float(row.mde),
         confidence=float(row.confidence),
@@ -204,6 +207,7 @@ def _twins(study: Study, view: View, pair: dict, opening: str) -> Story:
     share = gain_share(topics.gain.to_numpy(), topics.leaked.to_numpy(), seed=statistics.seed)
     facts = _facts(
         row,
+        statistics,
         kind="twins",
         pair=pair,
         a=f"leaked training ({design.leakage} {design.leaked})",
@@ -250,7 +254,8 @@ def _audited(study: Study, view: View, pair: dict, opening: str) -> Story:
     from leakeval_core.present.story import tell
 
     design, measure, statistics = study.design, view.parsed_measure, view.statistics
-    result = audit(study, view=view).at(pair)
+    full = audit(study, view=view)
+    result = full.at(pair)
     leaked_rows = result.table[result.table.split == "leaked"]
     row = leaked_rows.iloc[0]
     look = result.closer[0]
@@ -260,6 +265,7 @@ def _audited(study: Study, view: View, pair: dict, opening: str) -> Story:
     share = gain_share(gain.to_numpy(), flags, seed=statistics.seed)
     facts = _facts(
         row,
+        statistics,
         kind="audit",
         pair=pair,
         subject_factor=design.system,
@@ -284,7 +290,6 @@ def _audited(study: Study, view: View, pair: dict, opening: str) -> Story:
     top = top[top.gain > 0].sort_values(["gain", "qid"], ascending=[False, True]).head(10)
     top = _with_queries(top.assign(collection=pair["collection"]), pair, study, view, {})
     where = {k: v for k, v in pair.items() if k != design.system}
-    full = audit(study, view=view)
     answers = rows_at(full.table[full.table.split == "leaked"], where)
     return tell(
         facts,

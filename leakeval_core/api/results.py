@@ -147,6 +147,7 @@ class Inflation(Result):
     source: str
     """Where the leakage pairs come from."""
     measure: Measure
+    statistics: Statistics
     caption: str = ""
     leaked: Mapping[str, str] = field(default_factory=dict)
     """Per collection, how many topics are leaked and by which rule (`Study.leaked_rule`)."""
@@ -177,6 +178,7 @@ class Inflation(Result):
             "better": self.measure.better,
             "threshold": self.threshold,
             "leakage": self.source,
+            "statistics": self.statistics.describe("split"),
             "caption": self.caption,
             "leaked": dict(self.leaked),
             "warnings": list(self.warnings),

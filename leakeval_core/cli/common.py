@@ -71,11 +71,13 @@ def statistics_help(question: Question) -> dict[str, str]:
     each test and the kind of each interval that computes that door's figures, read from
     their declarations."""
     asked = QUESTIONS[question]
+    tests = "; ".join(t.help(question) for t in TESTS.values())
+    intervals = "; ".join(m.help(question) for m in INTERVALS.values())
+    if not asked:
+        return {"test": tests, "interval": f"how a difference's interval is drawn. {intervals}"}
     return {
-        "test": f"{asked}: " * bool(asked)
-        + "; ".join(t.help(question) for t in TESTS.values()),
-        "interval": f"how a difference's interval is drawn{f' {asked}' * bool(asked)}. "
-        + "; ".join(m.help(question) for m in INTERVALS.values()),
+        "test": f"{asked}: {tests}",
+        "interval": f"how a difference's interval is drawn {asked}. {intervals}",
     }
 
 

@@ -179,12 +179,12 @@ def _audit(card: Any) -> list[str]:
     for column in shown.columns[: list(shown.columns).index("Verdict")]:
         shown[column] = shown[column].map(markdown_text)
     baseline = markdown_text(card.baseline)
-    better = measure.direction.words
+    oriented = f"gains oriented: {measure.direction.words}, so positive is an improvement"
     who = (
         f"each leaked-trained condition's {measure.label} gain over its clean twin "
-        f"({markdown_text(card.factor)} {baseline}; {better})"
+        f"({markdown_text(card.factor)} {baseline}; {oriented})"
         if card.twins
-        else f"each model's {measure.label} gain over {baseline} ({better})"
+        else f"each model's {measure.label} gain over {baseline} ({oriented})"
     )
     return [
         f"**Audit:** {who} on leaked topics minus on the others; "

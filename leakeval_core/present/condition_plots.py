@@ -7,6 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from leakeval_core.analysis.statistics_options import Statistics
 from leakeval_core.evaluation.measures import Measure
 from leakeval_core.present.style import (
     CLEAN_COLOR,
@@ -224,9 +225,11 @@ def difference_figure(
     x: str,
     facet: str | None,
     vary: str,
+    statistics: Statistics,
     palette: Palette | None = None,
 ) -> go.Figure:
-    """A − B per condition with the interval of the comparison's own test and correction.
+    """A − B per condition (as scored) with the interval drawn beside it at the level the
+    correction tests the comparison at, named as its declaration names it.
 
     The counterpart of the ✱ marks: a filled point is a significant comparison, and its
     interval excludes 0 (an open point's includes it). Positions are nominal, so points are
@@ -295,7 +298,8 @@ def difference_figure(
     style(
         fig,
         f"Paired differences in {measure.label}<br><sup>filled: significant after correction; "
-        "bars: the test's own interval at the level the correction tests it at</sup>",
+        f"bars: the {statistics.interval_name('paired')} at the level the correction tests "
+        "it at</sup>",
         height=440,
     )
     fig.update_layout(scattermode="group", margin={"t": 100})

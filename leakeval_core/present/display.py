@@ -90,11 +90,12 @@ def leaderboard_table(
     out["Rank change"] = [_rank_change(v) for v in board["rank_change"]]
     note = (
         f"All topics: the {counts[0]:,} every system was scored on; clean topics: the "
-        f"{counts[1]:,} of them without a near-duplicate. {level} t intervals. Rank change: "
-        "positive, the system ranks higher on the clean topics."
-        if len(counts) == 2
-        else f"{level} t intervals. Rank change: positive, the system ranks higher on the "
+        f"{counts[1]:,} of them without a near-duplicate. Means as scored, {level} t "
+        "intervals, rank 1 the best. Rank change: positive, the system ranks higher on the "
         "clean topics."
+        if len(counts) == 2
+        else f"Means as scored, {level} t intervals, rank 1 the best. Rank change: "
+        "positive, the system ranks higher on the clean topics."
     )
     return out.reset_index(drop=True), note
 

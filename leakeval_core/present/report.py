@@ -238,8 +238,10 @@ def _audit(parts: ReportParts) -> list[tuple[str, str, object]]:
         sections.append(
             (
                 "Leaderboard on all and on clean topics",
-                "Each system's mean on all topics and on the topics without a near-duplicate, "
-                f"with 95% t intervals; Kendall's tau between the two rankings: {taus}.",
+                f"Each system's mean {parts.measure.label} (as scored) on all topics and on "
+                "the topics without a near-duplicate, with 95% t intervals, and its rank on "
+                f"each (1 the best: {parts.measure.direction.words}); Kendall's tau between "
+                f"the two rankings: {taus}.",
                 result.leaderboard,
             )
         )
@@ -263,7 +265,9 @@ def _significance(
                 (
                     f"{collection}: paired differences in {parts.measure.label}",
                     interval_caption(part, parts.statistics),
-                    difference_figure(part, parts.measure, x, facet, vary, palette),
+                    difference_figure(
+                        part, parts.measure, x, facet, vary, parts.statistics, palette
+                    ),
                 )
             )
     return sections

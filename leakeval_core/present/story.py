@@ -72,6 +72,9 @@ class Facts:
     """What the correction ran over: "pairs of conditions of robust04"."""
     test: str
     """How the difference was tested, in words."""
+    interval: str
+    """Which interval stands beside it, in words (`Statistics.interval_name`): the test's
+    own, or the bootstrap drawn instead."""
     verdict: str
     """`analysis.split.VERDICTS`: inflated, reversed, no evidence or cannot tell."""
     mde: float
@@ -121,6 +124,8 @@ class Story:
     """The topics that carry the gain: qid, title, both sides' values, the gain, and the
     training query (with its similarity and category) that makes each one leaked."""
     facts: Facts = field(repr=False)
+    statistics: Statistics = field(repr=False)
+    """How its answers were tested: what its captions name."""
     answers: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
     """Audit: every audited model's answer on the pair's collection, in the design's order
     (verdict, difference, interval, mde). Twins: the pair's row."""
@@ -182,6 +187,7 @@ def tell(
         x,
         top,
         facts,
+        statistics,
         pd.DataFrame() if answers is None else answers,
         opening,
         leaked,
@@ -389,7 +395,7 @@ def numbers(facts: Facts, measure: Measure) -> list[tuple[str, str, str | None, 
             "Leaked minus other",
             amount(facts.difference, measure),
             interval_text(facts.ci_low, facts.ci_high, measure) or None,
-            f"The difference, with the {facts.test}'s interval at the corrected level "
+            f"The difference, with its {facts.interval} at the corrected level "
             f"({facts.confidence:.1%})."
             if not np.isnan(facts.confidence)
             else "The difference; too few topics on a side to test it.",
@@ -414,14 +420,16 @@ def test_line(facts: Facts, statistics: Statistics) -> str:
         if statistics.correction == "none" or facts.family_size <= 1
         else f", {statistics.correction_label} over the {facts.family_size} {facts.family}"
     )
-    level = f"; {facts.confidence:.1%} intervals" if not np.isnan(facts.confidence) else ""
+    level = (
+        f"; {facts.confidence:.1%} {facts.interval}s" if not np.isnan(facts.confidence) else ""
+    )
     return f"{facts.test[0].upper()}{facts.test[1:]}{adjusted}{level}; α = {statistics.alpha:g}."
 
 
 def _evidence(facts: Facts, measure: Measure, statistics: Statistics) -> str:
     difference = amount(facts.difference, measure)
     if np.isnan(facts.p_adjusted):
-        shown = "" if np.isnan(facts.difference) else f" {difference} {measure.label};"
+        shown = "" if np.isnan(facts.difference) else f" {measure.label} {difference};"
         return f"Leaked minus other:{shown} not tested: {_untested(facts)}. Verdict: cannot tell."
     significant = "significant" if facts.p_adjusted < statistics.alpha else "not significant"
     interval = interval_text(facts.ci_low, facts.ci_high, measure)
@@ -434,7 +442,7 @@ def _evidence(facts: Facts, measure: Measure, statistics: Statistics) -> str:
     )
     power = f"; mde {size(facts.mde)}" if facts.verdict == "no evidence" else ""
     return (
-        f"Leaked minus other: {difference} {measure.label}{interval} "
-        f"({facts.confidence:.1%} interval), {significant} at α = {statistics.alpha:g} "
+        f"Leaked minus other: {measure.label} {difference}{interval} "
+        f"({facts.confidence:.1%} {facts.interval}), {significant} at α = {statistics.alpha:g} "
         f"({facts.test}, p = {facts.p:.2g}{adjusted}{power}). Verdict: {facts.verdict}."
     )

@@ -41,7 +41,7 @@ def test_closed_settings_still_apply_and_show_under_their_expanders(app):
     assert "leakeval: depth 100, relevant from grade 2, linear gain" in captions
     assert (
         "paired Student t-test over queries between conditions, Welch's t-test over topics for "
-        "leaked minus other, Bonferroni, α = 0.01 (intervals: test inversion)"
+        "leaked minus other topics, Bonferroni, α = 0.01 (intervals: test inversion)"
     ) in captions
     assert "relevant: grade ≥ 2" in at.sidebar.caption[-1].value
 
@@ -53,7 +53,7 @@ def test_closed_settings_still_apply_and_show_under_their_expanders(app):
     assert len(at.sidebar.selectbox) == 2  # experiment and measure only
     assert (
         "paired Student t-test over queries between conditions, Welch's t-test over topics for "
-        "leaked minus other, Holm, α = 0.01 (intervals: test inversion)"
+        "leaked minus other topics, Holm, α = 0.01 (intervals: test inversion)"
     ) in [c.value for c in at.sidebar.caption]
     assert at.query_params["correction"] == "holm"
 

@@ -478,7 +478,7 @@ def test_sidebar_settings_stay_open_and_slider_keys_keep_every_step(app_url, bro
         timeout=60_000,
     )
     wait_until_idle(page)
-    sidebar.get_by_text("for leaked minus other, Holm, α = 0.05").wait_for(timeout=60_000)
+    sidebar.get_by_text("for leaked minus other topics, Holm, α = 0.05").wait_for(timeout=60_000)
     assert correction.is_visible()  # still open after the change
     thumb = page.get_by_test_id("stMain").locator('input[type="range"]').first
     start = float(thumb.input_value())

@@ -51,11 +51,11 @@ def test_the_choices_are_the_declarations():
 
 def test_every_declared_computation_resolves():
     for test in procedures.TESTS.values():
-        paired, two_sample = test.paired.compute(), test.two_sample.compute()
+        paired, two_sample = test.paired.implementation(), test.two_sample.implementation()
         assert callable(paired.test) and callable(paired.interval), test.key
         assert callable(two_sample.of) and callable(two_sample.interval), test.key
     drawn = [f for m in procedures.INTERVALS.values() for f in (m.paired, m.two_sample)]
-    assert all(callable(f.compute()) for f in drawn if not f.inverts_test)
+    assert all(callable(f.implementation()) for f in drawn if not f.inverts_test)
 
 
 @pytest.mark.parametrize("field", ["test", "interval"])
@@ -153,8 +153,8 @@ for door, form in (("compare", "paired sign test over queries"), ("audit", "medi
     assert "{ttest,randomization,sign}" in text, text
     assert f"sign: {form}" in text, text
 
-from leakeval_app.screen import decode
-screen, notices = decode({"test": "sign"})
+from leakeval_app.screen import Screen
+screen, notices = Screen.from_params({"test": "sign"})
 assert screen.view.statistics.test == "sign" and notices == (), notices
 
 from leakeval_app import sidebar
