@@ -38,7 +38,7 @@ def words_as_signs(text: str) -> str:
     text = re.sub(r"(\d+(?:\.\d+)?) worse", r"-\1", text)
     text = re.sub(r" \((?:higher|lower) is better\)", "", text)
     text = text.replace("lower is better", "higher is better")
-    return text.replace("A worse", "A better")
+    return text.replace("A worse", "A better").replace("A is worse", "A is better")
 
 
 def unsigned(text: str) -> str:

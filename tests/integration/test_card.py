@@ -207,7 +207,10 @@ def test_bad_input_on_an_experiment_is_one_line(real_audit, tmp_path, capsys, ar
 def test_twins_are_carded_by_model_against_their_clean_twins(demo_dir, tmp_path):
     card, figures = made(tmp_path, str(demo_dir), "--model", "colbert", "--collection", "core18")
     assert card.startswith("## Contamination card: colbert on core18\n")
-    assert "gain over its clean twin (leakage none; higher is better)" in card
+    assert (
+        "gain over its clean twin (leakage none; gains oriented: higher is better, so positive "
+        "is an improvement)" in card
+    )
     assert {(r["model"], r["leakage"]) for r in figures["audit"]} == {("colbert", "leaked")}
     # the demo detects its pairs: the command names the method, whatever is installed
     assert command_of(card)[-4:-2] == ["--method", figures["method"]]
