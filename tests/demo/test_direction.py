@@ -11,6 +11,7 @@ this: the Story's first relevant rank once opened on its least inflated pair.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import html
 import re
@@ -66,10 +67,9 @@ REPORTED = ("ndcg_cut_10", "first_rel_rank")
 the rest of a reading, and prints what the readings hold one by one)."""
 
 
-def reading(demo_dir, demo_cache, measure: str) -> dict:
+def reading(study, measure: str) -> dict:
     """Everything a reader takes from the Story, inflation, the audit, the card and (for
     `REPORTED`) the report for this measure, as they see it."""
-    study = api.Study.open(demo_dir, demo_cache)
     view = api.View(measure=measure)
     parsed = view.parsed_measure
     told = api.story(study, view=view)
@@ -120,25 +120,32 @@ def said(answer):
         return str(refusal)
 
 
-@pytest.fixture
-def mirrored(monkeypatch):
-    """Within the test: `name` is scored negated and declared better the other way."""
+@pytest.fixture(scope="module")
+def studies(demo_dir, demo_cache):
+    """The demo opened twice, each keeping what it computed from one measure to the next:
+    to read as scored, and to read only while `mirrored` is on."""
+    return api.Study.open(demo_dir, demo_cache), api.Study.open(demo_dir, demo_cache)
 
-    def mirror(name: str) -> None:
-        family = parse_measure(name).family
-        other = "lower" if family.better == "higher" else "higher"
-        monkeypatch.setitem(measures.FAMILIES, family.name, replace(family, better=other))
+
+@contextlib.contextmanager
+def mirrored():
+    """While on: every dashboard measure is scored negated and declared better the other
+    way."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name in DASHBOARD_MEASURES:
+            family = measures.FAMILIES[parse_measure(name).family.name]
+            other = "lower" if family.better == "higher" else "higher"
+            patch.setitem(measures.FAMILIES, family.name, replace(family, better=other))
         scored = api.Study.per_query
 
         def negated(self, measure, *args, **kwargs):
             per_query = scored(self, measure, *args, **kwargs)
-            if measure != name:
+            if measure not in DASHBOARD_MEASURES:
                 return per_query
             return replace(per_query, table=per_query.table.assign(value=-per_query.table.value))
 
-        monkeypatch.setattr(api.Study, "per_query", negated)
-
-    return mirror
+        patch.setattr(api.Study, "per_query", negated)
+        yield
 
 
 def same(left, right, where: str) -> None:
@@ -161,11 +168,12 @@ def same(left, right, where: str) -> None:
 
 
 @pytest.mark.parametrize("measure", DASHBOARD_MEASURES)
-def test_a_measure_and_its_mirror_read_the_same(demo_dir, demo_cache, mirrored, measure):
-    as_scored = reading(demo_dir, demo_cache, measure)
+def test_a_measure_and_its_mirror_read_the_same(studies, measure):
+    as_scored, mirror = studies
+    seen = reading(as_scored, measure)
     better = parse_measure(measure).better
-    mirrored(measure)
-    assert api.View(measure=measure).parsed_measure.better != better
-    as_mirrored = reading(demo_dir, demo_cache, measure)
-    for what, seen in as_scored.items():
-        same(seen, as_mirrored[what], f"{measure}: {what}")
+    with mirrored():
+        assert api.View(measure=measure).parsed_measure.better != better
+        seen_mirrored = reading(mirror, measure)
+    for what, shown in seen.items():
+        same(shown, seen_mirrored[what], f"{measure}: {what}")
