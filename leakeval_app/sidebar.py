@@ -11,12 +11,11 @@ from leakeval_app import loaders, state
 from leakeval_app.context import APP_MEASURES, AppContext
 from leakeval_app.render import lazy_expander
 from leakeval_core.api import Study
-from leakeval_core.api.terms import INTERVALS, TESTS, Statistics
+from leakeval_core.api.terms import CORRECTIONS, INTERVALS, TESTS, Statistics
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.experiment.manifest import find_experiments, load_experiment
 
 PRESETS = {"leakeval": Conventions(), "trec_eval 10": Conventions.trec_eval()}
-CORRECTIONS = {"bonferroni": "Bonferroni", "holm": "Holm", "none": "no correction"}
 
 
 def draw(root: Path) -> AppContext:

@@ -24,10 +24,12 @@ from leakeval_core.analysis.procedures import (
 )
 from leakeval_core.errors import LeakevalError
 
-__all__ = ["Correction", "Interval", "Statistics", "Test"]
+__all__ = ["CORRECTIONS", "Correction", "Interval", "Statistics", "Test"]
 
 Test = Literal[tuple(TESTS)]
-Correction = Literal["bonferroni", "holm", "none"]
+CORRECTIONS = {"bonferroni": "Bonferroni", "holm": "Holm", "none": "no correction"}
+"""Each correction within a family, by its key, as every caption and the sidebar name it."""
+Correction = Literal[tuple(CORRECTIONS)]
 Interval = Literal[tuple(INTERVALS)]
 
 
@@ -61,9 +63,7 @@ class Statistics:
 
     @property
     def correction_label(self) -> str:
-        return {"bonferroni": "Bonferroni", "holm": "Holm", "none": "no correction"}[
-            self.correction
-        ]
+        return CORRECTIONS[self.correction]
 
     @property
     def procedure(self) -> StatisticalTest:

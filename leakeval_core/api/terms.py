@@ -8,7 +8,7 @@ the API layer. Nothing heavy is imported: the CLI builds its parser from these.
 from __future__ import annotations
 
 from leakeval_core.analysis.procedures import INTERVALS, QUESTIONS, TESTS, Question
-from leakeval_core.analysis.statistics_options import Statistics
+from leakeval_core.analysis.statistics_options import CORRECTIONS, Statistics
 from leakeval_core.leakage.detection_options import (
     APP_DETECTION_LIMIT,
     JUDGED,
@@ -22,6 +22,7 @@ from leakeval_core.leakage.detection_options import (
 
 __all__ = [
     "APP_DETECTION_LIMIT",
+    "CORRECTIONS",
     "INTERVALS",
     "JUDGED",
     "LOCAL_CLUSTER",
