@@ -11,7 +11,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from leakeval_app.navigation import PAGES
+from leakeval_app.page_list import PAGES
 from tests.chromium import CHROMIUM, CHROMIUM_ARGS
 
 DRAWN = ".js-plotly-plot .main-svg"
