@@ -204,6 +204,8 @@ def _twins(study: Study, view: View, pair: dict, opening: str) -> Story:
     rows = rows_at(result.table, pair)
     row = rows.iloc[0]
     topics = rows_at(result.gains, pair)
+    a_levels = {**pair, design.leakage: design.leaked}
+    b_levels = {**pair, design.leakage: design.clean}
     share = gain_share(topics.gain.to_numpy(), topics.leaked.to_numpy(), seed=statistics.seed)
     facts = _facts(
         row,
@@ -215,6 +217,7 @@ def _twins(study: Study, view: View, pair: dict, opening: str) -> Story:
         mean_a=float(topics.a.mean()),
         mean_b=float(topics.b.mean()),
         gain=float(topics.gain.mean()),
+        left_out=_left_out(study, view, [a_levels, b_levels], len(topics)),
         family="pairs of conditions"
         + (f" of {row.collection}" if "collection" in row.index else ""),
         share=share[0],
@@ -274,6 +277,9 @@ def _audited(study: Study, view: View, pair: dict, opening: str) -> Story:
         mean_a=float(look.model.mean()),
         mean_b=float(look.baseline.mean()),
         gain=float(gain.mean()),
+        left_out=_left_out(
+            study, view, [pair, {**pair, design.system: design.baseline}], len(gain), True
+        ),
         family=f"models of {pair['collection']}",
         share=share[0],
         share_low=share[1],
@@ -302,6 +308,22 @@ def _audited(study: Study, view: View, pair: dict, opening: str) -> Story:
         opening,
         *_leakage_notes(study, view, pair),
     )
+
+
+def _left_out(
+    study: Study, view: View, sides: list[dict], kept: int, covered_only: bool = False
+) -> int:
+    """How many topics one of the story's sides scored that its gains lack (no value on
+    the other side): neither count has them, and the story says so. An audit counts only
+    the topics its leakage judgment covers, as the audit does."""
+    from leakeval_core.api.results import rows_at
+
+    table = per_query_of(study, view).table
+    scored = set().union(*(set(rows_at(table, levels).qid) for levels in sides))
+    covered = study.covered() if covered_only else None
+    if covered is not None:
+        scored &= set(covered.qid[covered.collection == sides[0]["collection"]])
+    return len(scored) - kept
 
 
 def _leakage_notes(study: Study, view: View, pair: dict) -> tuple[str, tuple, tuple]:

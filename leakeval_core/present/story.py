@@ -88,6 +88,9 @@ class Facts:
     subject_factor: str | None = None
     """The factor of `pair` whose level the headline's subject names (an audit's system),
     so the place after it leaves that factor out."""
+    left_out: int = 0
+    """Topics one side scored that have no value on the other (a first relevant rank
+    beyond depth, a query a run lacks): in neither count, and said so."""
 
     @property
     def shared(self) -> bool:
@@ -361,15 +364,26 @@ def _detail(facts: Facts, measure: Measure) -> str:
     )
     split = split[0].upper() + split[1:]
     opening = _headline(facts, measure) + " " if facts.kind == "audit" else ""
+    missing = _left_out(facts, measure)
     if not facts.shared:
-        return f"{opening}{split}."
+        return f"{opening}{split}.{missing}"
     others = " (the other topics lose)" if facts.share > 1 else ""
     return (
         f"{opening}{split}: {facts.share:.0%} [{facts.share_low:.0%}, "
         f"{facts.share_high:.0%}] of the gain comes from the leaked topics{others}, against "
         f"{facts.share_reference:.0%} if they gained like the others (their share of the "
-        "topics)."
+        f"topics).{missing}"
     )
+
+
+def _left_out(facts: Facts, measure: Measure) -> str:
+    """The topics in neither count, in a sentence ("" for none): why the counts fall short
+    of the leaked rule's."""
+    n = facts.left_out
+    if not n:
+        return ""
+    have, are = ("topic has", "is") if n == 1 else ("topics have", "are")
+    return f" {n} more {have} no {measure.label} on at least one side and {are} left out."
 
 
 def numbers(facts: Facts, measure: Measure) -> list[tuple[str, str, str | None, str]]:

@@ -2,6 +2,7 @@
 scipy and the share of the gain computed by hand, in the measure's own direction."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats as sps
 
@@ -148,3 +149,20 @@ def test_the_storys_figures_are_its_row_of_leakeval_inflation(demo_dir, capsys, 
     assert f"{amount(row['gain_leaked'], parsed)} on the {row['leaked_topics']} topics" in (
         story["detail"]
     )
+
+
+def test_topics_without_a_value_are_counted_and_said(study):
+    """First relevant rank has no value where no relevant document is within depth: those
+    topics are in neither count, and the Story says how many, so its counts add up to the
+    topics the pair scored (the leaked rule counts them all)."""
+    told = api.story(study, measure="first_rel_rank")
+    wide, _, _ = by_hand(study, told, "first_rel_rank")
+    facts = told.facts
+    scored = study.per_query("first_rel_rank", api.View().conventions).table
+    pair = scored[(scored[list(told.pair)] == pd.Series(told.pair)).all(axis=1)]
+    assert facts.left_out == pair.qid.nunique() - len(wide) > 0
+    assert facts.leaked_topics + facts.other_topics + facts.left_out == pair.qid.nunique()
+    assert f" {facts.left_out} more topics have no First relevant rank on at least one side" in (
+        told.detail
+    )
+    assert api.story(study, measure="ndcg_cut_10").facts.left_out == 0
