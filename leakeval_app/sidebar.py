@@ -188,7 +188,7 @@ def statistics_settings() -> None:
 
 def help_for_tests() -> str:
     """The Test widget's help: each test's two forms, from its declaration."""
-    forms = "\n".join(f"- **{t.shown}**: {t.forms} ({t.description})." for t in TESTS.values())
+    forms = "\n".join(f"- **{t.shown}**: {t.on()} ({t.description})." for t in TESTS.values())
     return (
         "Conditions against each other are paired over queries; leaked against other topics "
         f"(Story, Inflation, Leakage audit) are two groups of topics.\n\n{forms}"
@@ -198,7 +198,7 @@ def help_for_tests() -> str:
 def help_for_intervals() -> str:
     """The Intervals widget's help: each interval's kind on both questions, from its
     declaration."""
-    return "\n".join(f"- **{m.shown}**: {m.kinds}, {m.description}." for m in INTERVALS.values())
+    return "\n".join(f"- **{m.shown}**: {m.on()}, {m.description}." for m in INTERVALS.values())
 
 
 def describe_settings(context: AppContext) -> None:

@@ -74,29 +74,43 @@ class Form:
 
 
 @dataclass(frozen=True)
-class StatisticalTest:
-    """One choice of test (`Statistics.test`, `--test`, the URL's `test`) and its two forms."""
+class _Choice:
+    """A choice the View, the flags and the link name (`--test`, `--interval`), with what
+    it is on each of the two questions."""
 
     key: str
     shown: str
-    """Its name where one name stands for both forms: the sidebar's choice."""
+    """Its name where one name stands for both questions: the sidebar's choice."""
     description: str
     """Why one would choose it, in one line."""
+
+    def _said(self, form) -> str:
+        raise NotImplementedError
+
+    def on(self, question: Question = "both") -> str:
+        """What it is on `question`; for both, each question's, said once when they
+        agree."""
+        paired, split = self._said(self.paired), self._said(self.two_sample)
+        if question != "both":
+            return paired if question == "paired" else split
+        if paired == split:
+            return paired
+        return f"{paired} {QUESTIONS['paired']}, {split} {QUESTIONS['split']}"
+
+
+@dataclass(frozen=True)
+class StatisticalTest(_Choice):
+    """One choice of test (`Statistics.test`, `--test`, the URL's `test`) and its two forms."""
+
     paired: Form
     two_sample: Form
 
-    @property
-    def forms(self) -> str:
-        """Both forms, each with its question."""
-        return (
-            f"{self.paired.name} {QUESTIONS['paired']}, {self.two_sample.name} "
-            f"{QUESTIONS['split']}"
-        )
+    def _said(self, form: Form) -> str:
+        return form.name
 
     def help(self, question: Question = "both") -> str:
         """This choice in a door's help: the form that door runs, or both forms."""
-        form = {"paired": self.paired.name, "split": self.two_sample.name, "both": self.forms}
-        return f"{self.key}: {form[question]}"
+        return f"{self.key}: {self.on(question)}"
 
 
 @dataclass(frozen=True)
@@ -119,27 +133,18 @@ class IntervalForm:
 
 
 @dataclass(frozen=True)
-class IntervalMethod:
+class IntervalMethod(_Choice):
     """One choice of interval (`Statistics.interval`, `--interval`) and its two forms."""
 
-    key: str
-    shown: str
-    description: str
     paired: IntervalForm
     two_sample: IntervalForm
 
-    @property
-    def kinds(self) -> str:
-        """Its kind on each question, said once when they agree."""
-        paired, two_sample = self.paired.kind, self.two_sample.kind
-        if paired == two_sample:
-            return paired
-        return f"{paired} {QUESTIONS['paired']}, {two_sample} {QUESTIONS['split']}"
+    def _said(self, form: IntervalForm) -> str:
+        return form.kind
 
     def help(self, question: Question = "both") -> str:
         """This choice in a door's help: its kind on the question that door asks, or both."""
-        kind = {"paired": self.paired.kind, "split": self.two_sample.kind, "both": self.kinds}
-        return f"{self.key}: {kind[question]} ({self.description})"
+        return f"{self.key}: {self.on(question)} ({self.description})"
 
 
 TESTS: dict[str, StatisticalTest] = {

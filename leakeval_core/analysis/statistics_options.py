@@ -102,6 +102,6 @@ class Statistics:
         test, interval = {
             "paired": (self.paired_test, method.paired.kind),
             "split": (self.split_test, method.two_sample.kind),
-            "both": (self.procedure.forms, method.kinds),
+            "both": (self.procedure.on(), method.on()),
         }[question]
         return f"{test}, {self.correction_label}, α = {self.alpha} (intervals: {interval})"
