@@ -101,7 +101,7 @@ def compare(
     measure = view.parsed_measure
     caption = (
         f"{measure.label}, as scored ({measure.direction.words}): delta is A − B, so a "
-        f"positive delta means A is {measure.direction.raw_reads(1.0)}. "
+        f"positive delta means A is {measure.direction.raw_reads(1.0)}; "
         + significance_caption(vary, what, rows, statistics, family)
         + " "
         + interval_caption(rows, statistics)
