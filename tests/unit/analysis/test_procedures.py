@@ -186,7 +186,7 @@ def test_a_test_declared_once_reaches_every_door():
     new test is a CLI choice with its help, a URL value, a sidebar choice, the computation
     behind compare and leaked-minus-other, and a row of the docs' table."""
     done = subprocess.run(
-        [sys.executable, "-c", ADDED], capture_output=True, text=True, cwd=ROOT, timeout=300
+        [sys.executable, "-c", ADDED], capture_output=True, text=True, cwd=ROOT
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith("reached every door")
