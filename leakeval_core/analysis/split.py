@@ -340,12 +340,12 @@ def describe(statistics: Statistics, family: str, strata: int = 1) -> str:
     """How every leaked-minus-other row was answered, in words, for a caption: the test, the
     correction and its family, the interval, the mde and when the answer is `cannot tell`."""
     layered = f", within {strata} strata of the baseline's score" if strata > 1 else ""
-    drawn = statistics.interval_method.two_sample
+    name = statistics.interval_name("split")
     interval = (
-        f"the test's own interval, the {statistics.procedure.two_sample.interval} (it "
-        "excludes 0 exactly when the row is significant)"
-        if drawn.inverts_test
-        else f"a {drawn.kind} interval"
+        f"the test's own interval, the {name} (it excludes 0 exactly when the row is "
+        "significant)"
+        if statistics.interval_method.two_sample.inverts_test
+        else f"a {name}"
     )
     return (
         f"p: {statistics.split_test}{layered}, adjusted ({statistics.correction_label}, "

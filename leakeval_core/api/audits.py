@@ -346,7 +346,7 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
         nothing = (
             f"{same}; nothing is left to audit."
             if same
-            else ("no topic is scored by both a model and the baseline.")
+            else "no topic is scored by both a model and the baseline."
         )
         raise LeakevalError(" ".join((nothing, *per_query.incomplete)))
     # one family: one collection's models (and conditions) on one split of the topics
@@ -511,7 +511,7 @@ def _caption(measure, statistics, baseline: str, leaked: str, strata: int):
     from leakeval_core.analysis.split import describe
 
     return (
-        f"{measure.label} gain over {baseline} on leaked topics minus on the others. Gains "
-        f"are oriented ({measure.direction.words}, so a positive gain is an improvement). "
-        f"{leaked} " + describe(statistics, "each collection's models", strata)
+        f"{measure.label} gain over {baseline} on leaked topics minus on the others. "
+        f"{measure.direction.gains}. {leaked} "
+        + describe(statistics, "each collection's models", strata)
     )

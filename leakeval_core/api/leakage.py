@@ -97,9 +97,8 @@ def _inflation(source, view: View, factor, leaked, clean, top, progress=None) ->
     rules = source.leaked_rule(view)
     caption = (
         f"{measure.label}: mean per-topic gain of {design.leaked} over {design.clean} on "
-        f"the leaked topics and on the others. Gains are oriented ({measure.direction.words}, "
-        "so a positive gain is an improvement); each level's value and their delta are as "
-        f"scored. {leaked_sentence(rules, where)} "
+        f"the leaked topics and on the others. {measure.direction.gains}; each level's value "
+        f"and their delta are as scored. {leaked_sentence(rules, where)} "
         + describe(view.statistics, "each collection's pairs of conditions")
     )
     return Inflation(

@@ -41,6 +41,12 @@ class Direction:
         return f"{self.better} is better"
 
     @property
+    def gains(self) -> str:
+        """What every caption of oriented gains says: "Gains are oriented (lower is better,
+        so a positive gain is an improvement)"."""
+        return f"Gains are oriented ({self.words}, so a positive gain is an improvement)"
+
+    @property
     def note(self) -> str:
         """What a sentence about a raw value must add so that it reads the right way round:
         nothing where higher is better, which every reader assumes, else " (lower is

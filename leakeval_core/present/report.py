@@ -296,11 +296,9 @@ def interval_caption(rows, statistics: Statistics) -> str:
         else "no"
     )
     drawn = statistics.interval_method.paired
-    how = (
-        statistics.procedure.paired.interval
-        if drawn.inverts_test
-        else f"{drawn.kind} interval (it can disagree with the mark near 0)"
-    )
+    how = statistics.interval_name("paired")
+    if not drawn.inverts_test:
+        how += " (it can disagree with the mark near 0)"
     dual = ", so it excludes 0 exactly when the comparison is significant"
     return (
         f"Each interval is the {how} at {shown} confidence, the level at which the correction "
