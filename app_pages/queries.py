@@ -20,6 +20,7 @@ from leakeval_core import api
 from leakeval_core.api import doors
 from leakeval_core.errors import LeakevalError
 from leakeval_core.present.condition_plots import scatter_ab_figure
+from leakeval_core.present.display import fixed
 from leakeval_core.present.query_plots import ranked_lists_figure
 from leakeval_core.present.story import leaked_sentence
 
@@ -156,7 +157,8 @@ with tab_one:
     if tab_one.open:
         by_delta = doors.by_gain(pairs, ctx.settings)
         labels = {
-            q: f"{q}: {titles.get(q, '')} (A − B {d:+.3f}{', leaked' if leaked else ''})"
+            q: f"{q}: {titles.get(q, '')} (A − B {fixed(d, 3, sign=True)}"
+            f"{', leaked' if leaked else ''})"
             for q, d, leaked in zip(by_delta.qid, by_delta.delta, by_delta.leaked, strict=True)
         }
         qids = by_delta.qid.tolist()

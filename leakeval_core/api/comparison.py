@@ -164,7 +164,9 @@ def paired_measures(
 
 def by_gain(pairs: Paired, view: View) -> pd.DataFrame:
     """Every paired query with A's gain over B in the measure's better direction (`gain`;
-    `delta` stays A − B as scored), the largest gain first: the drill-down's order."""
+    `delta` stays A − B as scored), the largest gain first: the drill-down's order. A query
+    without a value on a side (a first relevant rank beyond depth) has no gain and comes
+    last."""
     table = pairs.table.assign(gain=view.parsed_measure.direction.orient(pairs.table.delta))
     return table.sort_values(["gain", "qid"], ascending=[False, True], kind="stable")
 

@@ -124,3 +124,29 @@ def test_one_query_view_shows_a_b_and_its_course_along_the_size(app, demo_scores
     # the query picker says each query's A − B, largest gain first
     label = next(o for o in widget(at.selectbox, "qid").options if o.startswith(f"{qid}:"))
     assert f"(A − B {a - b:+.3f}" in label
+
+
+def test_with_first_relevant_rank_the_picker_puts_a_largest_fall_first(app, demo_scores):
+    """Lower is better: A's gain over B is B − A, so the query whose first relevant rank
+    falls most under A comes first, and the caption says how A − B reads."""
+    from leakeval_core.analysis.folds import per_query
+
+    at = app("app_pages/queries.py")
+    widget(at.sidebar.selectbox, "measure").set_value("first_rel_rank").run()
+    at = open_tab(at, "queries_tab", "One query")
+    values = {s.key.split(":")[-1]: s.value for s in at.selectbox if s.key}
+    table = per_query(demo_scores, "first_rel_rank").table
+    rows = table[(table.collection == values["collection"]) & (table.model == values["a_model"])]
+    rows = rows[rows.train_size == values["a_train_size"]]
+    wide = rows.set_index(["qid", "leakage"]).value.unstack("leakage")
+    fall = (wide[values["b_leakage"]] - wide[values["a_leakage"]]).rename("fall").reset_index()
+    expected = fall.sort_values(["fall", "qid"], ascending=[False, True]).qid.tolist()
+    options = widget(at.selectbox, "qid").options
+    assert [o.split(":")[0] for o in options] == expected  # no rank on a side: last
+    unranked = set(fall.qid[fall.fall.isna()])
+    assert unranked and all(("(A − B –" in o) == (o.split(":")[0] in unranked) for o in options)
+    assert not any("A − B nan" in o or "A − B +nan" in o for o in options)
+    assert any(
+        "First relevant rank, lower is better: a positive A − B means A is worse" in c.value
+        for c in at.caption
+    )
