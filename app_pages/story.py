@@ -171,6 +171,8 @@ with top:
         )
         st.stop()
     columns = [c for c in shown.columns if c != "collection" or "collection" not in pair]
+    # the gain beside the title, so a 1280-pixel window never cuts it off
+    columns.insert(columns.index("title") + 1, columns.pop(columns.index("gain")))
     selection = st.dataframe(
         shown[columns],
         hide_index=True,
@@ -190,7 +192,6 @@ with top:
                 if column.startswith(("A (", "B ("))
             },
             "gain": st.column_config.NumberColumn(
-                "gain (+: better)",
                 format="%+.3f",
                 width="small",
                 help=f"A over B in the better direction ({measure.direction.words}): "
