@@ -174,7 +174,7 @@ def card(
     else:
         source = source_of(data, runs, None, leakage)
         source.leaked(view, "The contamination card")  # the one error saying how to add pairs
-        pairs, counted = source.pairs(view), source.counted()
+        pairs, counted = source.pairs(view), source.counted(view)
         every = source.titles() if isinstance(source, Study) else counted
     names = _collections(collections, sorted(counted.collection.unique()))
     counted = counted[counted.collection.isin(names)]

@@ -96,7 +96,10 @@ class LeakageTable:
         return " or ".join(parts)
 
     def statements(
-        self, topics: pd.DataFrame | None = None, threshold: float | None = None
+        self,
+        topics: pd.DataFrame | None = None,
+        threshold: float | None = None,
+        left_out: Mapping[str, str] | None = None,
     ) -> dict[str, str]:
         """Per collection, how many topics are leaked and by which rule: "9 leaked of 250:
         lexical similarity ≥ 0.691", "85 leaked of 125: human-judged pairs", "0 leaked of
@@ -104,12 +107,16 @@ class LeakageTable:
 
         `topics` (collection, qid) are the topics counted, every topic of each collection
         (or those the pairs cover); without them the count has no "of N" and the
-        collections are the pairs'.
+        collections are the pairs'. With `left_out` ({collection: the topics the scorer
+        leaves out, in words}) the topics are the judged ones a figure is computed over:
+        "172 leaked of 249 judged topics: …; 672 has no relevant document".
         """
-        return {
-            name: f"{flagged} leaked{of}: {why}"
-            for name, (flagged, of, why) in self._counted(topics, threshold).items()
-        }
+        judged = " judged topics" if left_out is not None and topics is not None else ""
+        out = {}
+        for name, (flagged, of, why) in self._counted(topics, threshold).items():
+            note = (left_out or {}).get(name, "")
+            out[name] = f"{flagged} leaked{of}{judged}: {why}{'; ' + note if note else ''}"
+        return out
 
     def reasons(
         self, topics: pd.DataFrame | None = None, threshold: float | None = None

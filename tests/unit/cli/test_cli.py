@@ -211,7 +211,7 @@ def test_one_leaked_topic_cannot_tell_and_a_planted_inflation_is_inflated(tmp_pa
         row = json.loads(out.read_text())["audit"][0]
         verdicts[len(leaked)] = row["verdict"]
     assert verdicts == {6: "inflated", 1: "cannot tell"}
-    assert "1 leaked of 12: human-judged pairs" in capsys.readouterr().out
+    assert "1 leaked of 12 judged topics: human-judged pairs" in capsys.readouterr().out
 
 
 def test_cache_clear(tmp_path, monkeypatch, capsys):
