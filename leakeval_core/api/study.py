@@ -379,8 +379,8 @@ class Study:
 
     def leaked_rule(self, view: View) -> dict[str, str]:
         """Per collection, how many topics are leaked and by which rule, in words: "172
-        leaked of 249 judged topics: lexical similarity ≥ 0.691; 672 has no relevant
-        document" (`LeakageTable.statements`)."""
+        leaked of 249 judged topics (672 has no relevant document): lexical similarity ≥
+        0.691" (`LeakageTable.statements`)."""
         return leaked_rule(self, view)
 
     def leakage_warnings(self, view: View) -> list[str]:

@@ -109,13 +109,13 @@ class LeakageTable:
         (or those the pairs cover); without them the count has no "of N" and the
         collections are the pairs'. With `left_out` ({collection: the topics the scorer
         leaves out, in words}) the topics are the judged ones a figure is computed over:
-        "172 leaked of 249 judged topics: …; 672 has no relevant document".
+        "172 leaked of 249 judged topics (672 has no relevant document): …".
         """
         judged = " judged topics" if left_out is not None and topics is not None else ""
         out = {}
         for name, (flagged, of, why) in self._counted(topics, threshold).items():
             note = (left_out or {}).get(name, "")
-            out[name] = f"{flagged} leaked{of}{judged}: {why}{'; ' + note if note else ''}"
+            out[name] = f"{flagged} leaked{of}{judged}{f' ({note})' if note else ''}: {why}"
         return out
 
     def reasons(

@@ -41,5 +41,5 @@ def test_the_leaked_count_is_of_the_judged_topics():
     runs = RunSet(QRELS, {"a": run, "b": run}, leakage=["2", "3"], collection="c")
     # topic 2 is leaked but not scored: the count is of the two topics the audit uses
     assert runs.leaked_rule(View()) == {
-        "c": "1 leaked of 2 judged topics: human-judged pairs; 2 has no relevant document"
+        "c": "1 leaked of 2 judged topics (2 has no relevant document): human-judged pairs"
     }
