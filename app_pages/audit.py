@@ -54,13 +54,18 @@ with cols[0]:
             + " or ".join(t.shown for t in TESTS.values() if t.two_sample.strata)
             + " under Statistics."
         )
+UPLOAD_TAB = "Audit uploaded runs"
 tab_models, tab_closer, tab_board, tab_upload = state.tabs(
-    ["Per model", "Closer look", "Leaderboard", "Audit uploaded runs"], "audit_tab"
+    ["Per model", "Closer look", "Leaderboard", UPLOAD_TAB], "audit_tab"
 )
 result = None
 if tab_models.open or tab_closer.open or tab_board.open:
     if why := doors.why_not_audit(design):
-        st.info(why, icon=":material/info:")
+        st.info(
+            f"{why} Runs you upload can be audited against any condition on the "
+            f"**{UPLOAD_TAB}** tab.",
+            icon=":material/info:",
+        )
     else:
         try:
             result = views.audit(ctx, strata).at({"collection": collection})

@@ -22,7 +22,7 @@ from leakeval_core.errors import LeakevalError
 from leakeval_core.present.condition_plots import scatter_ab_figure
 from leakeval_core.present.display import fixed
 from leakeval_core.present.query_plots import ranked_lists_figure
-from leakeval_core.present.story import leaked_sentence
+from leakeval_core.present.story import leaked_sentence, top_gains_note
 
 ctx = current()
 experiment = ctx.experiment
@@ -116,10 +116,11 @@ with tab_all:
                 on_select=on_point,
             )
         with right:
-            st.subheader("Top inflating queries")
+            st.subheader("Leaked topics with A's largest gains")
+            answer = doors.pair_answer(pairs, ctx.settings)
             st.caption(
-                "Leaked topics where A beats B by most: they inflate A's mean. Click a point in "
-                "the scatter or a row here to open that topic."
+                f"{top_gains_note(answer, measure, ctx.view.statistics.split_test)} Click a "
+                "point in the scatter or a row here to open that topic."
             )
             top = doors.top_inflating(pairs, ctx.settings)
             top.insert(2, "title", top.qid.map(titles))

@@ -395,8 +395,7 @@ def why_not_audit(design) -> str | None:
     return (
         "The audit needs a baseline system (one that never saw the training queries, such "
         "as BM25: set `[design] baseline = …` to a level of the system factor) or twins "
-        "trained with and without the leaked queries (`[design] leakage = …`). Runs you "
-        "upload can be audited against any condition in the second tab."
+        "trained with and without the leaked queries (`[design] leakage = …`)."
     )
 
 

@@ -25,6 +25,7 @@ __all__ = [
     "condition_label",
     "condition_means",
     "incomplete_conditions",
+    "pair_answer",
     "paired",
     "paired_measures",
     "ranked_lists",
@@ -169,6 +170,19 @@ def by_gain(pairs: Paired, view: View) -> pd.DataFrame:
     last."""
     table = pairs.table.assign(gain=view.parsed_measure.direction.orient(pairs.table.delta))
     return table.sort_values(["gain", "qid"], ascending=[False, True], kind="stable")
+
+
+def pair_answer(pairs: Paired, view: View) -> dict:
+    """Do the leaked topics gain more than the others between these two conditions? One
+    leaked-minus-other row (`split.leaked_vs_other`) on the pair alone, so it is uncorrected:
+    the drill-down's words about its top leaked topics follow this verdict."""
+    from leakeval_core.analysis.split import Split, leaked_vs_other
+
+    table = pairs.table[pairs.table.delta.notna()]
+    gain = view.parsed_measure.direction.orient(table.delta).to_numpy(float)
+    split = Split(gain, table.leaked.to_numpy(bool))
+    (row,) = leaked_vs_other([{}], [split], view.statistics).to_dict("records")
+    return row
 
 
 def top_inflating(pairs: Paired, view: View, n: int = 10) -> pd.DataFrame:

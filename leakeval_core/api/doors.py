@@ -29,6 +29,7 @@ _LAZY = {
     "ranked_lists": "leakeval_core.api.comparison",
     "ranking_change": "leakeval_core.api.comparison",
     "top_inflating": "leakeval_core.api.comparison",
+    "pair_answer": "leakeval_core.api.comparison",
     "by_gain": "leakeval_core.api.comparison",
     "versus_run": "leakeval_core.api.comparison",
     "at_threshold": "leakeval_core.api.leakage",

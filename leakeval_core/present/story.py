@@ -286,6 +286,22 @@ def answer_line(row: dict, measure: Measure, system: str | None = None) -> str:
     return f"{who}: {text}" if who else text
 
 
+def top_gains_note(row: dict, measure: Measure, test: str) -> str:
+    """What the drill-down's list of leaked topics with A's largest gains means, following
+    the pair's own leaked-minus-other verdict (`comparison.pair_answer`): the topics that
+    carry an inflation only where one is found, else large gains and no more."""
+    said = f"{answer_line(row, measure)} ({test}, on this pair alone, uncorrected)"
+    if row["verdict"] == "inflated":
+        return (
+            f"Leaked topics where A gains most over B. Between A and B, leaked topics gain "
+            f"more than the others: {said}. These topics carry that inflation of A's mean."
+        )
+    return (
+        f"Leaked topics where A gains most over B. Between A and B: {said}. These are the "
+        "largest gains among leaked topics, not evidence that leakage inflates A's mean."
+    )
+
+
 def answers_table(
     answers: pd.DataFrame, measure: Measure, system: str, places: Sequence[str] = ()
 ) -> pd.DataFrame:
@@ -434,9 +450,7 @@ def test_line(facts: Facts, statistics: Statistics) -> str:
         if statistics.correction == "none" or facts.family_size <= 1
         else f", {statistics.correction_label} over the {facts.family_size} {facts.family}"
     )
-    level = (
-        f"; {facts.confidence:.1%} {facts.interval}s" if not np.isnan(facts.confidence) else ""
-    )
+    level = f"; {facts.confidence:.1%} {facts.interval}s" if not np.isnan(facts.confidence) else ""
     return f"{facts.test[0].upper()}{facts.test[1:]}{adjusted}{level}; α = {statistics.alpha:g}."
 
 
