@@ -100,8 +100,7 @@ if view.share.study_share.notna().any():
     st.caption(
         "The marks are the leakage study's shares (Fröbe et al., SPIRE 2022): topics with a "
         "near-duplicate among all MS MARCO and ORCAS training queries, by embedding "
-        "similarity and human judgment. An experiment whose log is a sample of those finds "
-        "fewer; the bars are this experiment's log at this threshold."
+        f"similarity and human judgment. {leakage.origin(ctx.view.threshold)}"
     )
 
 names = ["Pairs", "Similarity distribution", "Categories"]

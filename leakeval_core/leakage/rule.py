@@ -83,6 +83,25 @@ class LeakageTable:
             .reset_index(drop=True)
         )
 
+    def origin(self, threshold: float | None = None) -> str:
+        """Where the topics counted leaked come from, in a sentence that follows the pairs:
+        a person's judgments cover only what was judged; a detection finds what its log
+        holds, and a sample of a log finds fewer."""
+        methods = set(self.table.method)
+        if methods == {JUDGED}:
+            return (
+                f"The bars count topics with a human-judged near-duplicate in {self.source}: "
+                "judgments, not a detection in a training log, so a topic no one judged is "
+                "not counted."
+            )
+        rule = self.rule(threshold)
+        sampled = (
+            " Its log is a sample of the one it stands for, so it finds fewer."
+            if any(log.sample_warning() for log in self.logs)
+            else ""
+        )
+        return f"The bars count topics with {rule}, in the pairs from {self.source}.{sampled}"
+
     def rule(self, threshold: float | None = None, methods: Iterable[str] | None = None) -> str:
         """The rule in words, e.g. "human-judged pairs or lexical similarity ≥ 0.691"."""
         methods = self.table.method if methods is None else pd.Series(list(methods), dtype=str)

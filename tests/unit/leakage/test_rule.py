@@ -152,3 +152,41 @@ def test_an_experiment_declares_what_its_log_is_a_sample_of(tmp_path):
     )
     with pytest.raises(ParseError, match=r"experiment\.toml:8: sample_of 'my-log' is not a log"):
         experiment_log(load_experiment(tmp_path))
+
+
+def test_the_share_caption_says_where_the_pairs_came_from():
+    """Judged pairs are said to be judgments, never a log searched at a threshold."""
+    import pandas as pd
+
+    from leakeval_core.leakage.logs import TrainingLog
+    from leakeval_core.leakage.rule import LeakageTable
+
+    def table(method: str, similarity: float) -> pd.DataFrame:
+        return pd.DataFrame(
+            {
+                "collection": ["c"],
+                "test_qid": ["1"],
+                "train_qid": ["t"],
+                "test_text": ["a"],
+                "train_text": ["a"],
+                "similarity": [similarity],
+                "category": ["identical"],
+                "method": [method],
+            }
+        )
+
+    judged = LeakageTable(table("judged", 1.0), "labels.tsv", method="judged")
+    assert judged.origin() == (
+        "The bars count topics with a human-judged near-duplicate in labels.tsv: judgments, "
+        "not a detection in a training log, so a topic no one judged is not counted."
+    )
+    sample = TrainingLog("log.tsv", 18_093, "msmarco-document/train")
+    found = LeakageTable(
+        table("lexical", 0.9), "detected in log.tsv", "", "lexical", logs=(sample,)
+    )
+    said = found.origin(0.8)
+    assert said.startswith("The bars count topics with lexical similarity ≥ 0.8, in the pairs")
+    assert said.endswith("Its log is a sample of the one it stands for, so it finds fewer.")
+    assert (
+        "sample" not in LeakageTable(table("lexical", 0.9), "pairs.csv", method="lexical").origin()
+    )
