@@ -6,7 +6,7 @@ import streamlit as st
 
 from leakeval_app import state, views
 from leakeval_app.context import current
-from leakeval_app.render import show_error, show_fig, show_table
+from leakeval_app.render import show_error, show_fig, show_table, show_text_table
 from leakeval_app.sections import show_uploaded_audit
 from leakeval_core.api import doors
 from leakeval_core.api.terms import TESTS
@@ -84,7 +84,7 @@ if result is not None and len(result.table):
             show_fig(audit_figure, rows, measure, [*result.keys, factor], result.baseline)
             st.caption(result.caption)
             shown = answers_table(rows, measure, factor, result.keys)
-            show_table(shown, slide=list(shown.columns))
+            show_text_table(shown)
             for warning in result.warnings:
                 st.warning(warning, icon=":material/warning:")
             if not state.presenting():

@@ -4,7 +4,7 @@ import streamlit as st
 
 from leakeval_app import state, views
 from leakeval_app.context import current
-from leakeval_app.render import show_error, show_fig, show_table
+from leakeval_app.render import show_error, show_fig, show_table, show_text_table
 from leakeval_core import api
 from leakeval_core.api import doors
 from leakeval_core.errors import LeakevalError
@@ -16,6 +16,7 @@ from leakeval_core.present.condition_plots import (
     tau_figure,
 )
 from leakeval_core.present.report import chart_roles
+from leakeval_core.present.story import answers_table
 from leakeval_core.present.tables import to_latex
 
 ctx = current()
@@ -138,7 +139,8 @@ with tab_inflation:
             inflation_facet = facet if facet != factor else None
             show_fig(inflation_figure, result.table, measure, inflation_x, inflation_facet)
             st.caption(result.caption)
-            show_table(result.table, height=300)
+            places = list(result.table.columns[: result.table.columns.get_loc("leaked_topics")])
+            show_text_table(answers_table(result.table, measure, None, places))
             st.markdown("**Leaked topics with the largest gains**")
             show_table(result.top, height=300)
 with tab_tau:

@@ -134,7 +134,14 @@ with tab_pairs:
                 pairs.test_text.str.casefold().str.contains(needle, regex=False)
                 | pairs.train_text.str.casefold().str.contains(needle, regex=False)
             ]
-        st.caption(f"{len(pairs):,} pair{'' if len(pairs) == 1 else 's'} shown.")
+        # the columns a reader judges a pair by, so all fit 1280 px; the CSV has every one
+        columns = ["collection", "test_qid", "test_text", "train_text", "similarity", "category"]
+        if pairs.method.nunique() > 1:
+            columns.insert(-1, "method")
+        st.caption(
+            f"{len(pairs):,} pair{'' if len(pairs) == 1 else 's'} shown; the CSV adds "
+            "each pair's field, training query id and method."
+        )
         if not presenting:
             st.download_button(
                 "These pairs (CSV)", pairs.to_csv(index=False), "leakage-pairs.csv", "text/csv"
@@ -142,9 +149,11 @@ with tab_pairs:
         show_table(
             pairs.sort_values(
                 ["similarity", "collection", "test_qid"], ascending=[False, True, True]
-            ),
+            )[columns],
             height=360,
-            similarity=st.column_config.NumberColumn(format="%.3f"),
+            similarity=st.column_config.NumberColumn(format="%.3f", width="small"),
+            test_qid=st.column_config.TextColumn("topic", width="small"),
+            category=st.column_config.TextColumn(width="small"),
         )
 
         if presenting:

@@ -103,7 +103,8 @@ tab_all, tab_measures, tab_one = state.tabs(
 )
 with tab_all:
     if tab_all.open:
-        left, right = st.columns([3, 2])
+        # one above the other: beside the scatter, the table had room for qid and title only
+        left, right = st.container(), st.container()
         with left:
             show_selectable_fig(
                 scatter_ab_figure,

@@ -141,7 +141,9 @@ if not presenting:  # presentation mode: nothing to click, the story alone
             state.put(collection=pair["collection"])
         navigation.go("leakage")
 
-chart, top = st.columns([5, 7] if presenting else [2, 3])
+# side by side on a slide; on a screen one above the other, so the table of topics has the
+# page's width and shows its training query, similarity and category at 1280 px
+chart, top = st.columns([5, 7]) if presenting else (st.container(), st.container())
 with chart:
     leaked_means = story.leaked
     if kind == "audit":

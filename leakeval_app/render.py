@@ -218,6 +218,17 @@ def show_table(
     )
 
 
+def show_text_table(frame: pd.DataFrame) -> None:
+    """A table whose cells are already text (`answers_table`'s verdicts, intervals and
+    counts), drawn as a static table that wraps its headers and cells to the page's width:
+    every column is seen at 1280 px, where a data grid cuts the last ones off, and text
+    sorted as text would misorder its numbers anyway. On a slide, as `show_table`."""
+    if state.presenting():
+        st.table(slide_table(frame), hide_index=True)
+        return
+    st.table(frame, hide_index=True)
+
+
 MARKDOWN_SPECIALS = frozenset("\\`*_{}[]()#+-.!|~<>$")
 
 

@@ -6,7 +6,7 @@ import streamlit as st
 
 from leakeval_app import uploads, views
 from leakeval_app.context import current
-from leakeval_app.render import number, plain, show_error, show_fig, show_table
+from leakeval_app.render import number, plain, show_error, show_fig, show_table, show_text_table
 from leakeval_core import api
 from leakeval_core.api import doors
 from leakeval_core.api.terms import is_hybrid
@@ -144,7 +144,7 @@ def show_uploaded_audit(collection: str) -> None:
         rows = result.table[result.table.split == "leaked"]
         show_fig(audit_figure, rows, ctx.measure, [*result.keys, result.factor], result.baseline)
         st.caption(result.caption)
-        show_table(answers_table(rows, ctx.measure, result.factor, result.keys))
+        show_text_table(answers_table(rows, ctx.measure, result.factor, result.keys))
 
 
 def show_upload_comparison(scored: dict, collection: str) -> None:

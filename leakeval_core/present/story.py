@@ -303,19 +303,21 @@ def top_gains_note(row: dict, measure: Measure, test: str) -> str:
 
 
 def answers_table(
-    answers: pd.DataFrame, measure: Measure, system: str, places: Sequence[str] = ()
+    answers: pd.DataFrame, measure: Measure, system: str | None, places: Sequence[str] = ()
 ) -> pd.DataFrame:
     """Leaked-minus-other rows as a page shows them (the Story's list of models, the Leakage
-    audit's table): readable headers, every figure as text in the measure's better
-    direction, "–" where a row was not tested, never "nan" or "-0.000". Of `places` (the
-    factors that place a row), only those that vary are kept, so the table fits 1280 px."""
+    audit's table, the inflation of each pair of conditions): readable headers, every figure
+    as text in the measure's better direction, "–" where a row was not tested, never "nan"
+    or "-0.000". Of `places` (the factors that place a row), only those that vary are kept,
+    so the table fits 1280 px; `system` (an audit's models) is always kept."""
     levels = answers.confidence.dropna().unique()
     interval = f"Interval ({levels[0]:.1%})" if len(levels) == 1 else "Interval"
     out = pd.DataFrame(index=answers.index)
     for place in places:
         if place in answers and place != system and answers[place].nunique() > 1:
             out[place] = answers[place].astype(str)
-    out[system] = answers[system].astype(str)
+    if system is not None:
+        out[system] = answers[system].astype(str)
     out["Verdict"] = answers.verdict
     out["Gain, leaked"] = [amount(v, measure, 3) for v in answers.gain_leaked]
     out["Gain, other"] = [amount(v, measure, 3) for v in answers.gain_other]
