@@ -134,7 +134,6 @@ with tab_all:
                 ),
                 hide_index=True,
                 width="stretch",
-                height=420,
                 key="queries_top",
                 on_select=partial(on_row, top.qid.tolist()),
                 selection_mode="single-row",

@@ -309,14 +309,15 @@ def answers_table(
     audit's table, the inflation of each pair of conditions): readable headers, every figure
     as text in the measure's better direction, "–" where a row was not tested, never "nan"
     or "-0.000". Of `places` (the factors that place a row), only those that vary are kept,
-    so the table fits 1280 px; `system` (an audit's models) is always kept."""
+    so the table fits 1280 px; `system` (an audit's models) is kept unless it has one level
+    and another column places the rows (a twins audit's leaked level)."""
     levels = answers.confidence.dropna().unique()
     interval = f"Interval ({levels[0]:.1%})" if len(levels) == 1 else "Interval"
     out = pd.DataFrame(index=answers.index)
     for place in places:
         if place in answers and place != system and answers[place].nunique() > 1:
             out[place] = answers[place].astype(str)
-    if system is not None:
+    if system is not None and (answers[system].nunique() > 1 or out.columns.empty):
         out[system] = answers[system].astype(str)
     out["Verdict"] = answers.verdict
     out["Gain, leaked"] = [amount(v, measure, 3) for v in answers.gain_leaked]
