@@ -15,6 +15,7 @@ from leakeval_core.present.condition_plots import (
     significance_marks,
     tau_figure,
 )
+from leakeval_core.present.display import COMPARED_FIGURES, RANKING_FIGURES, key_columns
 from leakeval_core.present.report import chart_roles
 from leakeval_core.present.story import answers_table
 from leakeval_core.present.tables import to_latex
@@ -102,7 +103,14 @@ with tab_tests:
                 ctx.palette,
             )
             st.caption(tests.caption)
-            show_table(tests.table, height=360)
+            places = [f for f in ("collection", *by, "a", "b") if f in tests.table]
+            show_table(
+                tests.table, height=360, columns=key_columns(tests.table, COMPARED_FIGURES, places)
+            )
+            st.caption(
+                "The statistic, p before correction, the effect size and wins, ties and "
+                "losses are in Significance (CSV) under Audit & downloads."
+            )
 with tab_inflation:
     if tab_inflation.open:
         why = design.why_not("Inflation", "leakage") or (
@@ -158,7 +166,9 @@ with tab_tau:
                 "sets that keep the ranking. Each ranking names the systems best first "
                 f"({measure.direction.words})."
             )
-            show_table(taus)
+            rankings = [c for c in taus.columns if c.startswith("ranking (")]
+            places = ["collection", *within, "a", "b"]
+            show_table(taus, columns=key_columns(taus, [*RANKING_FIGURES, *rankings], places))
 with tab_more:
     if tab_more.open and not state.presenting():
         st.markdown("**Tables** (CSV for analysis, LaTeX for a paper: `\\usepackage{booktabs}`)")

@@ -44,11 +44,18 @@ tab_topics, tab_judgments, tab_runs, tab_upload = state.tabs(
 )
 with tab_topics:
     if tab_topics.open:
+        # the counts before the long texts, which are cut to fit 1280 px (a cell shows all);
+        # the narrative, the longest, only when asked for
+        narrative = "narrative" in topics and st.toggle("Narratives too", key="topic_narratives")
+        texts = [c for c in ("description", "narrative") if c in topics]
+        kept = texts if narrative else texts[:1]
         show_table(
             topics,
             height=420,
-            description=st.column_config.TextColumn(width="large"),
-            narrative=st.column_config.TextColumn(width="large"),
+            columns=[*(c for c in topics.columns if c not in texts), *kept],
+            title=st.column_config.TextColumn(width="medium"),
+            description=st.column_config.TextColumn(width="medium"),
+            narrative=st.column_config.TextColumn(width="medium"),
         )
 with tab_judgments:
     if tab_judgments.open:

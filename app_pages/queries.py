@@ -148,12 +148,34 @@ with tab_all:
 with tab_measures:
     if tab_measures.open:
         st.caption(
-            f"Each measure for A and B, and A − B, on the {len(wide)} queries of "
-            f"{collection} that both conditions scored."
+            f"A − B in each measure, as scored (where lower is better, a positive A − B is "
+            f"worse), on the {len(wide)} queries of {collection} that both conditions scored."
         )
         wide = wide.copy()
         wide.insert(2, "title", wide.qid.map(titles))
-        show_table(wide.drop(columns="collection"), height=520)
+        sides = st.toggle(
+            "Titles and each side's value too",
+            help="A and B beside A − B for every measure, and each topic's title: wider than "
+            "a laptop's screen.",
+        )
+        differences = {c: c.removesuffix(" A−B") for c in wide.columns if c.endswith(" A−B")}
+        if sides:
+            shown, labels = [c for c in wide.columns if c != "collection"], {}
+        else:  # qid, leaked and one A − B per measure: every measure fits 1280 px
+            shown, labels = ["qid", "leaked", *differences], differences
+        show_table(
+            wide,
+            height=520,
+            columns=shown,
+            qid=st.column_config.TextColumn(width="small"),
+            title=st.column_config.TextColumn(width="medium"),
+            **{
+                c: st.column_config.NumberColumn(
+                    labels.get(c, c), format="%+.3f", help=f"{labels.get(c, c)}: A − B, as scored"
+                )
+                for c in differences
+            },
+        )
 with tab_one:
     if tab_one.open:
         by_delta = doors.by_gain(pairs, ctx.settings)

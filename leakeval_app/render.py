@@ -194,11 +194,13 @@ def show_table(
     frame: pd.DataFrame,
     height: int | None = None,
     slide: list[str] | None = None,
+    columns: list[str] | None = None,
     **column_config,
 ) -> None:
     """A table with p-values in 3 significant digits (1e-22, not 0.000…0001) and the
     confidence of an interval as a percentage; on a slide, its first rows as plain text, in
-    the `slide` columns (default: the first ones) that fit the slide's width."""
+    the `slide` columns (default: the first ones) that fit the slide's width. `columns`:
+    the ones shown, in order (`display.key_columns`); the frame keeps the others."""
     if state.presenting():
         st.table(slide_table(frame[slide] if slide else frame), hide_index=True)
         return
@@ -214,6 +216,7 @@ def show_table(
         hide_index=True,
         width="stretch",
         height=height or "auto",
+        column_order=columns,
         column_config={**defaults, **column_config} or None,
     )
 
