@@ -56,10 +56,10 @@ def reading(source, role: str) -> Iterator[None]:
     try:
         yield
     except ParseError as exc:
-        better = wrong_role(source, role)
-        if better is None:
+        instead = wrong_role(source, role)
+        if instead is None:
             raise
-        raise better from exc
+        raise instead from exc
 
 
 def wrong_role(source, role: str) -> ParseError | None:

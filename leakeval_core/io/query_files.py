@@ -116,30 +116,42 @@ def read_queries(source: Source, unique: bool = True, format: str | None = None)
         if kind != "trec":
             from leakeval_core.io.foreign import read_query_frame
 
-            return _checked_queries(_source_name(source), read_query_frame(source, kind), unique)
+            frame = read_query_frame(source, kind)
+            return _checked_queries(_source_name(source), frame, unique=unique)
         name, data = load_bytes(source)
         return _parse_queries(name, data, unique)
 
 
 def _parse_queries(name: str, data: bytes, unique: bool = True) -> pd.DataFrame:
     first_line = data.split(b"\n", 1)[0]
-    frame = (
-        _parse_tsv_queries(name, data) if b"\t" in first_line else _parse_csv_queries(name, data)
-    )
-    return _checked_queries(name, frame, unique)
+    if b"\t" in first_line:
+        return _checked_queries(name, *_parse_tsv_queries(name, data), unique=unique)
+    return _checked_queries(name, _parse_csv_queries(name, data), unique=unique)
 
 
-def _checked_queries(name: str, frame: pd.DataFrame, unique: bool = True) -> pd.DataFrame:
-    """Every qid present, and once unless `unique` is False."""
+def _checked_queries(
+    name: str, frame: pd.DataFrame, lines: list[int] | None = None, unique: bool = True
+) -> pd.DataFrame:
+    """Every qid present and one word, and once unless `unique` is False; a bad one named
+    by its line (`lines`, row -> line, where the reader knows them), else by its row."""
+
+    def fail(row: int, why: str) -> ParseError:
+        if lines is None:
+            return ParseError(name, None, f"row {row + 1}: {why}")
+        return ParseError(name, lines[row], why)
+
     empty = (frame.qid.str.len() == 0).to_numpy()
     if empty.any():
-        raise ParseError(name, None, f"a query has an empty qid (row {int(np.argmax(empty)) + 1})")
+        raise fail(int(np.argmax(empty)), "qid is empty")
     spaced = _spaced(frame.qid)
     if spaced is not None:
-        raise ParseError(name, None, f"row {spaced + 1}: {bad_id('qid', frame.qid.iat[spaced])}")
+        raise fail(spaced, bad_id("qid", frame.qid.iat[spaced]))
     dup = frame.qid.duplicated().to_numpy()
     if unique and dup.any():
-        raise ParseError(name, None, f"qid {frame.qid.iat[int(np.argmax(dup))]!r} appears twice")
+        row = int(np.argmax(dup))
+        first = int(np.argmax((frame.qid == frame.qid.iat[row]).to_numpy()))
+        at = f"row {first + 1}" if lines is None else f"line {lines[first]}"
+        raise fail(row, f"qid {frame.qid.iat[row]!r} appears twice (first at {at})")
     return frame.reset_index(drop=True)
 
 
@@ -149,20 +161,20 @@ def _spaced(qids: pd.Series) -> int | None:
     return int(np.argmax(bad)) if bad.any() else None
 
 
-def _parse_tsv_queries(name: str, data: bytes) -> pd.DataFrame:
-    qids, texts = [], []
+def _parse_tsv_queries(name: str, data: bytes) -> tuple[pd.DataFrame, list[int]]:
+    """The `qid<TAB>text` lines as a frame, and each row's line."""
+    qids, texts, lines = [], [], []
     for lineno, line in enumerate(data.decode("utf-8").split("\n"), start=1):
         if not line.strip():
             continue
         parts = line.split("\t")
         if len(parts) != 2:
             raise ParseError(name, lineno, f"expected 'qid<TAB>text', found {len(parts)} fields")
-        qid = parts[0].strip()
-        if len(qid.split()) > 1:
-            raise ParseError(name, lineno, bad_id("qid", qid))
-        qids.append(qid)
+        qids.append(parts[0].strip())
         texts.append(" ".join(parts[1].split()))
-    return pd.DataFrame({"qid": pd.array(qids, dtype="str"), "text": pd.array(texts, dtype="str")})
+        lines.append(lineno)
+    frame = pd.DataFrame({"qid": pd.array(qids, dtype="str"), "text": pd.array(texts, dtype="str")})
+    return frame, lines
 
 
 def _from_pandas(name: str, exc: pd.errors.ParserError, what: str) -> ParseError:

@@ -232,3 +232,11 @@ def test_a_query_id_with_whitespace_is_refused(tmp_path, name, text, line):
         streamed = query_files.iter_queries(path)
         with pytest.raises(ParseError, match="has whitespace inside"):
             list(streamed)
+
+
+def test_a_query_lists_qid_twice_names_both_lines(tmp_path):
+    path = write(tmp_path / "q.tsv", "q1\tfirst\n\nq1\tagain\n")
+    with pytest.raises(ParseError) as caught:
+        query_files.read_queries(path)
+    assert (caught.value.line, caught.value.why) == (3, "qid 'q1' appears twice (first at line 1)")
+    assert query_files.read_queries(path, unique=False).text.tolist() == ["first", "again"]
