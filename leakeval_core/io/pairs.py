@@ -78,7 +78,9 @@ def one_word_ids(
     _, offsets, data = words.buffers()
     width = np.int64 if pa.types.is_large_string(words.type) else np.int32
     ends = np.frombuffer(offsets, width)[words.offset : words.offset + len(words) + 1]
-    spaced = data is not None and bool(_SPACE[np.frombuffer(data, np.uint8)].any())
+    octets = np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)
+    # every whitespace byte is below 0x21: the minimum rules most files out without a mask
+    spaced = bool(octets.size) and int(octets.min()) <= 0x20 and bool(_SPACE[octets].any())
     bad = ends[1:] == ends[:-1]  # empty (pyarrow's compute is not asked: it imports pandas)
     if spaced:
         words = pc.utf8_trim_whitespace(words)
