@@ -45,6 +45,8 @@ class LeakageTable:
     own (`leakeval leakage --threshold`, written in the pairs file's sidecar)."""
     logs: tuple[TrainingLog, ...] = ()
     """The training logs the pairs were found in, where known (for the sample warning)."""
+    warnings: tuple[str, ...] = ()
+    """What was wrong in the file in fields the rule does not read (`leakage_warnings`)."""
 
     @property
     def empty(self) -> bool:
@@ -210,6 +212,7 @@ class LeakageTable:
             method=main_method(pairs.method, tables[0].method),
             defaults=defaults,
             logs=tuple(dict.fromkeys(log for t in tables for log in t.logs)),
+            warnings=tuple(w for t in tables for w in t.warnings),
         )
 
 

@@ -98,7 +98,7 @@ def test_a_column_mapping_names_unusual_columns():
 @pytest.mark.parametrize(
     "qrels, run, message",
     [
-        (QRELS, as_frame(RUN, "weight"), "no score column among qid, docid, weight"),
+        (QRELS, as_frame(RUN, "weight"), "no score column among 'qid', 'docid', 'weight'"),
         (QRELS, as_frame(RUN, "score").assign(score="high"), "row 1: score 'high' is not a finite"),
         (as_frame(QRELS, "grade").assign(grade=1.5), RUN, "grade 1.5 is not an integer"),
         (QRELS, pd.concat([as_frame(RUN, "score")] * 2), "appears twice for query 'q1'"),
