@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 from leakeval_core.io.arrays import from_numpy, to_numpy
 from leakeval_core.io.hashing import HASHED_PREFIX, hash_width, string_hashes
 
-__all__ = ["JudgmentIndex"]
+__all__ = ["HashSet", "JudgmentIndex"]
 
 
 class JudgmentIndex:
@@ -62,6 +62,8 @@ class JudgmentIndex:
         del query
         start = np.searchsorted(self._keys_sorted, np.r_[lowest, np.iinfo(np.int64).max])
         self._bucket_start = start.astype(np.min_scalar_type(len(self._keys_sorted)))
+        self._documents = HashSet(string_hashes(doc_values, self._width))
+        """Every docid of the qrels, hashed: `judged_documents` searches them."""
 
     def _keys(self, qidx: np.ndarray, hashes: np.ndarray) -> np.ndarray:
         """The query in the high bits, the docid's hash in the low ones, in place of
@@ -119,10 +121,57 @@ class JudgmentIndex:
             walking = walking[at[walking] < end[walking]]
         return at
 
-    def judges_any(self, doc_values: pa.Array) -> bool:
-        """Is any of these documents judged, for any query? (A run whose documents none are
-        is for another collection.)"""
-        return bool(pc.any(pc.is_in(doc_values, value_set=self._doc_values)).as_py())
+    def judged_documents(self, doc_values: pa.Array) -> int:
+        """How many of these distinct documents the qrels judge, for any query: a run that
+        shares almost none with them is in another id space (`scoring_warnings`). Searched
+        by hash and confirmed by comparing the strings, as `grades` does, because pyarrow's
+        `is_in` would hash every docid of the qrels again for each run."""
+        wanted = string_hashes(doc_values, self._width)
+        known = self._documents
+        at = known.search(wanted)
+        found = 0
+        pending = np.arange(len(wanted))
+        while pending.size:  # one round per docid sharing a hash: almost always one
+            pending = pending[at[pending] < len(known.sorted)]
+            pending = pending[known.sorted[at[pending]] == wanted[pending]]
+            same = to_numpy(
+                pc.equal(
+                    doc_values.take(from_numpy(pending)),
+                    self._doc_values.take(from_numpy(known.order[at[pending]])),
+                )
+            )
+            found += int(same.sum())
+            pending = pending[~same]
+            at[pending] += 1
+        return found
+
+
+class HashSet:
+    """64-bit hashes, sorted and split into buckets by their top bits, one or two hashes a
+    bucket: `search` finds where each of many hashes is, or would be inserted, in a short
+    vectorised walk through its bucket, where `np.searchsorted` would run a chain of
+    dependent reads across the whole array for each."""
+
+    def __init__(self, hashes: np.ndarray) -> None:
+        self.order = np.argsort(hashes)
+        """Each sorted hash's position among the hashes given."""
+        self.sorted = hashes[self.order]
+        bits = max(1, len(hashes).bit_length())
+        self._shift = np.uint64(64 - bits)
+        lowest = np.arange(1 << bits, dtype=np.uint64) << self._shift
+        self._start = np.r_[np.searchsorted(self.sorted, lowest), len(hashes)]
+
+    def search(self, wanted: np.ndarray) -> np.ndarray:
+        """As `np.searchsorted(self.sorted, wanted)`."""
+        bucket = (wanted >> self._shift).astype(np.int64)
+        at = self._start[bucket]
+        end = self._start[bucket + 1]
+        walking = np.flatnonzero(at < end)
+        while walking.size:
+            walking = walking[self.sorted[at[walking]] < wanted[walking]]
+            at[walking] += 1
+            walking = walking[at[walking] < end[walking]]
+        return at
 
 
 def _narrowest(grades: np.ndarray) -> np.dtype:

@@ -145,6 +145,8 @@ class Story:
     """The experiment's incomplete and broken conditions, in a sentence each: left out of
     every figure (so never this story's pair), or computed anyway with the queries each
     lacks."""
+    scoring_warnings: tuple[str, ...] = ()
+    """What the reader must be told about the runs scored (`PerQuery.scoring_warnings`)."""
 
     @property
     def top_title(self) -> str:
@@ -177,6 +179,7 @@ def tell(
     leaked: str = "",
     warnings: tuple[str, ...] = (),
     incomplete: tuple[str, ...] = (),
+    scoring_warnings: tuple[str, ...] = (),
 ) -> Story:
     answer = verdict_sentence(facts, measure)
     return Story(
@@ -196,6 +199,7 @@ def tell(
         leaked,
         warnings,
         incomplete,
+        scoring_warnings,
     )
 
 
@@ -434,9 +438,7 @@ def test_line(facts: Facts, statistics: Statistics) -> str:
         if statistics.correction == "none" or facts.family_size <= 1
         else f", {statistics.correction_label} over the {facts.family_size} {facts.family}"
     )
-    level = (
-        f"; {facts.confidence:.1%} {facts.interval}s" if not np.isnan(facts.confidence) else ""
-    )
+    level = f"; {facts.confidence:.1%} {facts.interval}s" if not np.isnan(facts.confidence) else ""
     return f"{facts.test[0].upper()}{facts.test[1:]}{adjusted}{level}; α = {statistics.alpha:g}."
 
 
