@@ -74,13 +74,25 @@ class JudgmentIndex:
         hashes |= high
         return hashes.view(np.int64)
 
-    def grades(self, qidx: np.ndarray, docs: np.ndarray, doc_values: pa.Array) -> np.ndarray:
+    def hashes(self, doc_values: pa.Array) -> np.ndarray:
+        """The docids hashed as the index hashes its own: what `grades` and
+        `judged_documents` search with, computed once where a caller asks both."""
+        return string_hashes(doc_values, self._width)
+
+    def grades(
+        self,
+        qidx: np.ndarray,
+        docs: np.ndarray,
+        doc_values: pa.Array,
+        hashes: np.ndarray | None = None,
+    ) -> np.ndarray:
         """Each row's grade as float, NaN where the pair is not judged. A row is the query
-        `qidx` (a position as in the index) and the document `doc_values[docs]`."""
+        `qidx` (a position as in the index) and the document `doc_values[docs]`; `hashes`
+        are `doc_values`' (`hashes`), where the caller has them."""
         out = np.full(len(qidx), np.nan)
         if not len(self._keys_sorted) or not len(qidx):
             return out
-        wanted = self._keys(qidx, string_hashes(doc_values, self._width)[docs])
+        wanted = self._keys(qidx, (self.hashes(doc_values) if hashes is None else hashes)[docs])
         at = self._search(wanted)
         pending = np.arange(len(qidx))
         while pending.size:  # one round per docid sharing a key: almost always one
@@ -121,12 +133,20 @@ class JudgmentIndex:
             walking = walking[at[walking] < end[walking]]
         return at
 
-    def judged_documents(self, doc_values: pa.Array) -> int:
-        """How many of these distinct documents the qrels judge, for any query: a run that
-        shares almost none with them is in another id space (`scoring_warnings`). Searched
-        by hash and confirmed by comparing the strings, as `grades` does, because pyarrow's
-        `is_in` would hash every docid of the qrels again for each run."""
-        wanted = string_hashes(doc_values, self._width)
+    def judged_documents(
+        self,
+        doc_values: pa.Array,
+        among: np.ndarray | None = None,
+        hashes: np.ndarray | None = None,
+    ) -> int:
+        """How many of these distinct documents (those at the positions `among`, where
+        given) the qrels judge, for any query: a run that shares almost none with them is in
+        another id space (`scoring_warnings`). Searched by hash (`hashes`, as for `grades`)
+        and confirmed by comparing the strings, because pyarrow's `is_in` would hash every
+        docid of the qrels again for each run."""
+        every = self.hashes(doc_values) if hashes is None else hashes
+        among = np.arange(len(doc_values)) if among is None else among
+        wanted = every[among]
         known = self._documents
         at = known.search(wanted)
         found = 0
@@ -136,7 +156,7 @@ class JudgmentIndex:
             pending = pending[known.sorted[at[pending]] == wanted[pending]]
             same = to_numpy(
                 pc.equal(
-                    doc_values.take(from_numpy(pending)),
+                    doc_values.take(from_numpy(among[pending])),
                     self._doc_values.take(from_numpy(known.order[at[pending]])),
                 )
             )

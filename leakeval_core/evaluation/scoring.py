@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from leakeval_core.evaluation.arrow import RunLike
+    from leakeval_core.evaluation.judgments import JudgmentIndex
 
 __all__ = [
     "RunScores",
@@ -241,6 +242,27 @@ def _zero_missing(values: dict[str, np.ndarray], absent: np.ndarray) -> None:
             column[absent] = 1.0 if name == "num_q" else 0.0
 
 
+def _judged(
+    run: Ranked, grades: np.ndarray, judgments: JudgmentIndex, hashes: np.ndarray, depth: int
+) -> Judged:
+    """How much of the ranked run the qrels judge. A document judged for a query it is
+    ranked for is in the qrels; only the others are searched for, so a well-judged run costs
+    a search of its few unjudged documents."""
+    judged = ~np.isnan(grades)
+    top = run.rank <= JUDGED_TOP
+    ranked = np.bincount(run.docs, minlength=len(run.doc_values)) > 0
+    found = np.bincount(run.docs[judged], minlength=len(run.doc_values)) > 0
+    unsure = np.flatnonzero(ranked & ~found)
+    return Judged(
+        top_k=min(JUDGED_TOP, depth),
+        top_ranked=int(top.sum()),
+        top_judged=int(judged[top].sum()),
+        documents=int(ranked.sum()),
+        documents_judged=int(found.sum())
+        + judgments.judged_documents(run.doc_values, unsure, hashes),
+    )
+
+
 def _zero_everywhere(values: np.ndarray) -> bool:
     """Whether every defined value is 0, and there is one."""
     defined = values[~np.isnan(values)]
@@ -256,9 +278,14 @@ def _by_settings(measures: Sequence[Measure]) -> dict[tuple, list[Measure]]:
 
 
 def _score_ranked(run: Ranked, qrels: PreparedQrels, measures: tuple[Measure, ...]) -> RunScores:
-    grades = qrels.judgments.grades(run.qidx, run.docs, run.doc_values)
-    documents_judged = qrels.judgments.judged_documents(run.doc_values)
-    if len(run.doc_values) and not documents_judged:
+    judgments = qrels.judgments
+    hashes = judgments.hashes(run.doc_values)
+    grades = judgments.grades(run.qidx, run.docs, run.doc_values, hashes)
+    if (
+        len(run.doc_values)
+        and np.isnan(grades).all()
+        and not judgments.judged_documents(run.doc_values, hashes=hashes)
+    ):
         raise LeakevalError(
             f"{run.name}: none of its {len(run.doc_values)} distinct documents is judged in "
             "the qrels; is this run for another collection?"
@@ -275,7 +302,6 @@ def _score_ranked(run: Ranked, qrels: PreparedQrels, measures: tuple[Measure, ..
     if conv.missing == "zero":
         _zero_missing(values, ~run.in_run)
     frr = values.get("first_rel_rank")
-    top = run.rank <= JUDGED_TOP
     diagnostics = ScoreDiagnostics(
         queries_scored=int(keep.sum()),
         missing_from_run=tuple(qrels.qids[~run.in_run]),
@@ -283,13 +309,7 @@ def _score_ranked(run: Ranked, qrels: PreparedQrels, measures: tuple[Measure, ..
         not_in_qrels=run.not_in_qrels,
         tied_pairs=run.tied_pairs,
         first_rel_undefined=int(np.isnan(frr[keep]).sum()) if frr is not None else 0,
-        judged=Judged(
-            top_k=min(JUDGED_TOP, conv.depth),
-            top_ranked=int(top.sum()),
-            top_judged=int((~np.isnan(grades[top])).sum()),
-            documents=len(run.doc_values),
-            documents_judged=documents_judged,
-        ),
+        judged=_judged(run, grades, judgments, hashes, conv.depth),
         all_zero=tuple(
             m.name
             for m in measures

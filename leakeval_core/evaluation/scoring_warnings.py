@@ -36,8 +36,9 @@ on Robust04, Core 2017 and Core 2018); a run in another id space judges none. Th
 browser marks a condition whose judged@10 falls below it as a lower bound."""
 
 SHARED_BELOW = 0.01
-"""Under 1% of a run's distinct documents found in the qrels at all: the two share almost
-no document ids. Sound runs share 25% (Core's top 1000) to 96% (Robust04's top 150)."""
+"""Under 1% of the distinct documents a run ranks (within the depth) found in the qrels at
+all: the two share almost no document ids. Sound runs share a quarter (Core's top 1000) to
+nearly all (Robust04's top 150)."""
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,8 @@ class Judged:
     top_judged: int = 0
     """Of them, those with a judgment for their query."""
     documents: int = 0
-    """The run's distinct documents, at any rank and for any query."""
+    """The distinct documents it ranks within the depth for those queries: all its scores
+    read."""
     documents_judged: int = 0
     """Of them, those the qrels judge for some query."""
 
@@ -64,7 +66,7 @@ class Judged:
         if not (few_judged or few_shared):
             return None
         shared = (
-            f"{self.documents_judged:,} of its {self.documents:,} distinct documents "
+            f"{self.documents_judged:,} of the {self.documents:,} distinct documents it ranks "
             f"({_share(self.documents_judged, self.documents)}) appear in {qrels} at all"
         )
         top = (

@@ -52,23 +52,31 @@ def test_a_run_in_another_id_space_is_counted_and_said_with_its_counts():
 
 def test_sharing_almost_no_documents_is_said_too():
     """A run whose top 10 is judged but that ranks 1,100 more documents the qrels never
-    saw: 10 of 1,110 distinct documents (0.9%) are in the qrels. Each sentence names both
-    counts when both are low."""
+    saw, within a depth of 2,000: 10 of 1,110 distinct documents (0.9%) are in the qrels.
+    Below the depth they are not counted. A sentence names both counts when both are low."""
     docs = {"1": [f"d1-{i}" for i in range(10)] + [f"x{i}" for i in range(1100)]}
-    diagnostics = scored(docs, queries=1, judged=10)
+    diagnostics = scored(docs, Conventions(depth=2000), queries=1, judged=10)
     assert diagnostics.judged == Judged(10, 10, 10, 1110, 10)
     assert diagnostics.warnings("run.txt") == (
-        "run.txt: only 10 of its 1,110 distinct documents (0.9%) appear in the qrels at all "
-        "— check that the run's and the qrels' document ids match (in a TREC run the docid "
-        "is column 3).",
+        "run.txt: only 10 of the 1,110 distinct documents it ranks (0.9%) appear in the "
+        "qrels at all — check that the run's and the qrels' document ids match (in a TREC "
+        "run the docid is column 3).",
     )
+    assert scored(docs, queries=1, judged=10).judged == Judged(10, 10, 10, 100, 10)
     both = Judged(10, 2490, 41, 24900, 100)
     assert both.warning("r", "q.txt") == (
         "r: 41 of the 2,490 documents it ranks in the top 10 (1.6%) are judged in q.txt, and "
-        "100 of its 24,900 distinct documents (0.4%) appear in q.txt at all; its scores "
-        "mostly count unjudged documents as non-relevant — check that the run's and the "
-        "qrels' document ids match (in a TREC run the docid is column 3)."
+        "100 of the 24,900 distinct documents it ranks (0.4%) appear in q.txt at all; its "
+        "scores mostly count unjudged documents as non-relevant — check that the run's and "
+        "the qrels' document ids match (in a TREC run the docid is column 3)."
     )
+
+
+def test_a_document_judged_only_for_another_query_is_in_the_qrels():
+    """d2-0 is judged for query 2 only: ranked for query 1 it is unjudged there, yet the
+    qrels know it."""
+    diagnostics = scored({"1": ["d2-0", "x1", "x2"], "2": ["x3", "x4", "x5"]}, queries=2)
+    assert diagnostics.judged == Judged(10, 6, 0, 6, 1)
 
 
 @pytest.mark.parametrize(
@@ -88,7 +96,7 @@ def test_the_shared_threshold_is_a_share_of_the_distinct_documents():
 def test_a_depth_below_ten_counts_that_depth():
     docs = {f"{q}": [f"d{q}-0", *(f"x{q}-{i}" for i in range(9))] for q in range(1, 5)}
     diagnostics = scored(docs, Conventions(depth=5))
-    assert diagnostics.judged == Judged(5, 20, 4, 40, 4)
+    assert diagnostics.judged == Judged(5, 20, 4, 20, 4)
     assert "documents it ranks in the top 5 (20.0%)" in diagnostics.warnings("run.txt")[0]
 
 
