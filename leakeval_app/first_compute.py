@@ -7,6 +7,7 @@ import streamlit as st
 
 from leakeval_app import state
 from leakeval_app.context import APP_MEASURES, AppContext
+from leakeval_app.render import show_scoring_warnings
 from leakeval_core.api import doors, terms
 from leakeval_core.errors import LeakevalError
 
@@ -39,9 +40,10 @@ def score_and_detect(context: AppContext) -> None:
 
 
 def show_failures(context: AppContext) -> None:
-    """Above every page: why there are no leakage pairs, and the incomplete and broken
-    conditions (each with what it lacks), left out of every figure unless the reader
-    switches them on; stops the page when no condition is left to show."""
+    """Above every page: why there are no leakage pairs, the runs whose scores mostly count
+    unjudged documents or are 0 everywhere, and the incomplete and broken conditions (each
+    with what it lacks), left out of every figure unless the reader switches them on; stops
+    the page when no condition is left to show."""
     if leakage_error := context.leakage.error:
         st.error(f"leakeval: leakage pairs unavailable: {leakage_error}")
     try:
@@ -49,6 +51,7 @@ def show_failures(context: AppContext) -> None:
     except LeakevalError as exc:
         st.error(f"leakeval: {exc}", icon=":material/error:")
         st.stop()  # nothing any page could show
+    show_scoring_warnings(doors.scoring_warnings(context.study, context.settings))
     if not notes:
         return
     allowed = context.view.allow_incomplete

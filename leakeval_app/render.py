@@ -246,6 +246,14 @@ def show_error(exc: LeakevalError) -> None:
     st.error(f"leakeval: {exc}")
 
 
+def show_scoring_warnings(warnings: tuple[str, ...]) -> None:
+    """The scoring warnings of what is shown (too little of a run judged, a measure at 0 on
+    every query), each as the command line prints it, as text: a run's name is the
+    reader's."""
+    for warning in warnings:
+        st.warning(f"leakeval: warning: {plain(warning)}", icon=":material/warning:")
+
+
 def collection_or_stop(ctx: AppContext, name: str) -> Collection:
     """The collection, or a page that shows its file:line error and stops there."""
     try:

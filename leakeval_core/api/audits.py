@@ -127,6 +127,8 @@ class Audit(Result):
     """What every reader of these figures must be told (`Study.leakage_warnings`)."""
     incomplete: tuple[str, ...] = ()
     """As `Comparison.incomplete`."""
+    scoring_warnings: tuple[str, ...] = ()
+    """As `Comparison.scoring_warnings`."""
 
     def summary(self) -> pd.DataFrame:
         keep = [
@@ -213,6 +215,7 @@ class Audit(Result):
             "leaked": dict(self.leaked),
             "warnings": list(self.warnings),
             "incomplete": list(self.incomplete),
+            "scoring_warnings": list(self.scoring_warnings),
             "audit": records(self.table),
             "dose_response": records(self.dose),
             "categories": records(self.categories),
@@ -385,6 +388,7 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
         leaked=rules,
         warnings=(*([same] if same else []), *source.leakage_warnings(view)),
         incomplete=per_query.incomplete,
+        scoring_warnings=per_query.scoring_warnings,
     )
 
 

@@ -30,6 +30,7 @@ __all__ = [
     "paired_measures",
     "ranked_lists",
     "ranking_change",
+    "scoring_warnings",
     "versus_run",
 ]
 
@@ -107,7 +108,9 @@ def compare(
         + " "
         + interval_caption(rows, statistics)
     )
-    return Comparison(rows, statistics, view.parsed_measure, caption, scored.incomplete)
+    return Comparison(
+        rows, statistics, measure, caption, scored.incomplete, scored.scoring_warnings
+    )
 
 
 def condition_means(
@@ -126,6 +129,12 @@ def incomplete_conditions(data: Study | Any, view: View) -> tuple[str, ...]:
     conditions (`experiment.completeness`), a sentence each: left out of them, or computed
     with the queries each lacks. An error when no condition is left to compute."""
     return per_query_of(Study.open(data), view).incomplete
+
+
+def scoring_warnings(data: Study | Any, view: View) -> tuple[str, ...]:
+    """What the view's figures must say about the runs they come from
+    (`PerQuery.scoring_warnings`): the dashboard shows them above every page."""
+    return per_query_of(Study.open(data), view).scoring_warnings
 
 
 def per_query_table(data: Study | Any, view: View) -> pd.DataFrame:

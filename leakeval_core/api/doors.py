@@ -22,6 +22,7 @@ _LAZY = {
     "condition_means": "leakeval_core.api.comparison",
     "fold_rule": "leakeval_core.api.comparison",
     "incomplete_conditions": "leakeval_core.api.comparison",
+    "scoring_warnings": "leakeval_core.api.comparison",
     "paired": "leakeval_core.api.comparison",
     "paired_measures": "leakeval_core.api.comparison",
     "per_query_table": "leakeval_core.api.comparison",

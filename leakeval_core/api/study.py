@@ -565,10 +565,12 @@ class RunSet:
         pairs sources (their union); `collection` names the collection, by default after
         the qrels file (`collection_of`), which finds the leakage study's share for it;
         `format` names the runs' file format where their content cannot tell (as `score`)."""
-        from leakeval_core.api.inputs import as_table, formatted, named_runs
+        from leakeval_core.api.inputs import as_table, formatted, named_runs, qrels_name
 
         given, named = formatted(qrels, named_runs(runs), format)
         self.qrels = as_table(given, "grade", "qrels", columns)
+        self.qrels_name = qrels_name(qrels, collection)
+        """How the warnings name the qrels."""
         self.runs = {
             name: as_table(run, "score", f"run {name!r}", columns) for name, run in named.items()
         }
@@ -642,7 +644,7 @@ class RunSet:
 
         return self._memo.get(
             ("scores", measures, conventions),
-            lambda _: score_tables(self.qrels, self.runs, measures, conventions),
+            lambda _: score_tables(self.qrels, self.runs, measures, conventions, self.qrels_name),
         )
 
     def per_query(
@@ -656,7 +658,8 @@ class RunSet:
         from leakeval_core.analysis.folds import PerQuery
 
         def build(_: Progress) -> PerQuery:
-            long = self.scores(conventions, (measure,)).table
+            scores = self.scores(conventions, (measure,))
+            long = scores.table
             table = long[long.measure == measure][["run", "qid", "value"]].assign(
                 collection=self.collection_name
             )
@@ -664,7 +667,13 @@ class RunSet:
             missing = pd.DataFrame(
                 {"collection": self.collection_name, "run": list(self.runs), "missing": 0}
             )
-            return PerQuery(table, ("collection", self.FACTOR), "none", missing)
+            return PerQuery(
+                table,
+                ("collection", self.FACTOR),
+                "none",
+                missing,
+                scoring_warnings=scores.scoring_warnings,
+            )
 
         return self._memo.get(("per_query", measure, conventions), build)
 

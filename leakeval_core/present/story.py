@@ -145,6 +145,8 @@ class Story:
     """The experiment's incomplete and broken conditions, in a sentence each: left out of
     every figure (so never this story's pair), or computed anyway with the queries each
     lacks."""
+    scoring_warnings: tuple[str, ...] = ()
+    """What the reader must be told about the runs scored (`PerQuery.scoring_warnings`)."""
 
     @property
     def top_title(self) -> str:
@@ -177,6 +179,7 @@ def tell(
     leaked: str = "",
     warnings: tuple[str, ...] = (),
     incomplete: tuple[str, ...] = (),
+    scoring_warnings: tuple[str, ...] = (),
 ) -> Story:
     answer = verdict_sentence(facts, measure)
     return Story(
@@ -196,6 +199,7 @@ def tell(
         leaked,
         warnings,
         incomplete,
+        scoring_warnings,
     )
 
 

@@ -64,6 +64,7 @@ def test_every_figure_on_the_card_is_the_audits(real_audit, tmp_path, capsys):
     card, _ = made(tmp_path, str(real_audit))
     audit = audited(tmp_path, str(real_audit))
     capsys.readouterr()
+    assert audit["scoring_warnings"] == []  # real BM25 and BM25+RM3 runs: well judged
     leakage, verdicts = markdown_tables(card)
     assert "<" not in card and "nan" not in card.lower()
 
