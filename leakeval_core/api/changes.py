@@ -118,7 +118,7 @@ def _file_changes(
     def present(read: Mapping) -> dict[tuple[str, str], str]:
         """(role, subject) -> its files' states, for the files that are there."""
         out: dict[tuple[str, str], list[str]] = {}
-        for (role, subject, _), state in sorted(read.items()):
+        for (role, subject, _), state in read.items():
             if state != ABSENT:
                 out.setdefault((role, subject), []).append(state)
         return {key: "".join(states) for key, states in out.items()}

@@ -3,44 +3,21 @@
 import hashlib
 import os
 
-import pytest
-
 from leakeval_core.io import digest
 from leakeval_core.io.digest import file_digest
+from tests.support import edit_in_place
 
 
-@pytest.fixture
-def settled_at_once(monkeypatch):
-    """Keep a hash however recently its file changed: the ctime alone must then tell an edit
-    (on a filesystem with fine timestamps, as this one's are checked to be)."""
-    monkeypatch.setattr(digest, "SETTLED_NS", -(10**12))
-    monkeypatch.setattr(digest, "_KNOWN", {})
-
-
-def edit_keeping_size_and_mtime(path, text: str) -> None:
-    """Rewrite `path` with `text` (of the same length) and put its size and modification
-    time back, as `cp -p` and `rsync -t` do; until the kernel gives it a later ctime."""
-    before = os.stat(path)
-    assert len(text.encode()) == before.st_size
-    while True:
-        path.write_text(text)
-        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
-        after = os.stat(path)
-        if after.st_ctime_ns != before.st_ctime_ns:
-            break
-    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
-
-
-def test_an_edit_with_size_and_mtime_restored_is_a_new_digest(tmp_path, settled_at_once):
+def test_an_edit_with_size_and_mtime_restored_is_a_new_digest(tmp_path, hashes_kept_at_once):
     path = tmp_path / "a.run"
     path.write_text("1 Q0 a 1 2 x\n")
     first = file_digest(path)
-    edit_keeping_size_and_mtime(path, "1 Q0 b 1 2 x\n")
+    edit_in_place(path, " a ", " b ")
     assert file_digest(path) != first
     assert file_digest(path) == hashlib.blake2b(path.read_bytes()).hexdigest()[:32]
 
 
-def test_an_unchanged_file_is_not_read_again(tmp_path, settled_at_once, monkeypatch):
+def test_an_unchanged_file_is_not_read_again(tmp_path, hashes_kept_at_once, monkeypatch):
     path = tmp_path / "a.run"
     path.write_text("1 Q0 a 1 2 x\n")
     reads = []
@@ -63,7 +40,7 @@ def test_a_file_changed_moments_ago_is_hashed_each_time(tmp_path, monkeypatch):
     assert digest._KNOWN == {}
 
 
-def test_a_replaced_file_is_a_new_digest(tmp_path, settled_at_once):
+def test_a_replaced_file_is_a_new_digest(tmp_path, hashes_kept_at_once):
     """Another file renamed into place (a new inode), even of the same size and times."""
     path, other = tmp_path / "a.run", tmp_path / "b.run"
     path.write_text("aaaa")
