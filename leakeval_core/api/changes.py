@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from leakeval_core.analysis.statistics_options import Statistics
 from leakeval_core.experiment.completeness import completeness
@@ -28,14 +29,13 @@ _LISTED = 3
 
 @dataclass(frozen=True)
 class Snapshot:
-    """One reading of an experiment: every file's content hash, and its correction family."""
+    """One reading of an experiment: every file's content hash, and (worked out when first
+    asked, as most rereads find nothing changed) its correction family."""
 
     states: Mapping[tuple[str, str, str], str] = field(repr=False)
     """(role, subject, file name) -> content hash (`experiment.inputs.states`)."""
-    family: Mapping[str, tuple[str, ...]]
-    """Collection -> the comparisons one correction runs over (`correction_family`)."""
-    unit: str = "comparison"
-    """What a member of the family is: a model, or a comparison of conditions."""
+    experiment: Experiment = field(repr=False)
+    """The reading of the manifest and the runs these states are of."""
 
     @property
     def fingerprint(self) -> str:
@@ -43,11 +43,24 @@ class Snapshot:
         new key."""
         return fingerprint(self.states)
 
+    @property
+    def family(self) -> dict[str, tuple[str, ...]]:
+        """Collection -> the comparisons one correction runs over (`correction_family`)."""
+        return self._family[0]
+
+    @property
+    def unit(self) -> str:
+        """What a member of the family is: a model, or a comparison of conditions."""
+        return self._family[1]
+
+    @cached_property
+    def _family(self) -> tuple[dict[str, tuple[str, ...]], str]:
+        return correction_family(self.experiment)
+
 
 def snapshot(experiment: Experiment) -> Snapshot:
-    """Read every file's state and the family the runs on disk make, now."""
-    family, unit = correction_family(experiment)
-    return Snapshot(states(experiment), family, unit)
+    """Read every file's state now."""
+    return Snapshot(states(experiment), experiment)
 
 
 def correction_family(experiment: Experiment) -> tuple[dict[str, tuple[str, ...]], str]:
@@ -96,6 +109,8 @@ def changes(before: Snapshot, after: Snapshot, statistics: Statistics) -> tuple[
     """What changed from `before` to `after`, one sentence each: the files changed, added or
     gone (runs grouped), then each collection whose correction family they changed, with
     the family's new size under `statistics`' correction. Nothing when nothing changed."""
+    if before.states == after.states:
+        return ()
     said = _file_changes(before.states, after.states)
     for collection in dict.fromkeys([*before.family, *after.family]):
         was = before.family.get(collection, ())

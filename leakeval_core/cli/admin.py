@@ -90,4 +90,7 @@ def _print_usage(usage, as_json: bool) -> None:
 
 
 def _megabytes(size: float) -> str:
-    return f"{size / (1 << 20):.1f} MB"
+    """A size as LEAKEVAL_CACHE_MB counts it (1 MB = 2^20 bytes); small ones in kB."""
+    if size >= 1 << 20:
+        return f"{size / (1 << 20):.1f} MB"
+    return f"{size / (1 << 10):.1f} kB" if size >= 1 << 10 else f"{int(size)} B"

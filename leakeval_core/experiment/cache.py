@@ -370,9 +370,12 @@ _SWEPT: set[Path] = set()
 _SWEPT_LOCK = threading.Lock()
 
 
-def _files(root: Path) -> Iterator[tuple[str, Path, bool, os.stat_result]]:
-    """(kind, path, is an entry, stat) of every file of the cache: its entries, and its
-    temp files (which are not entries). A file that vanishes while listed is skipped."""
+def _files(
+    root: Path, entries: bool = True, temporary: bool = True
+) -> Iterator[tuple[str, str, bool, os.stat_result]]:
+    """(kind, path, is an entry, stat) of the cache's entries and of its temp files (which
+    are not entries), each kind when asked for: only those asked for are looked at. A file
+    that vanishes while listed is skipped."""
     try:
         top = list(os.scandir(root))
     except OSError:
@@ -385,15 +388,15 @@ def _files(root: Path) -> Iterator[tuple[str, Path, bool, os.stat_result]]:
         except OSError:
             continue
         for file in files:
-            temporary = file.name.startswith(".")
-            if temporary and not file.name.endswith(_TMP):
+            entry = not file.name.startswith(".")
+            if not (entries if entry else temporary and file.name.endswith(_TMP)):
                 continue
             try:
                 stat = file.stat(follow_symlinks=False)
             except OSError:
                 continue
             if S_ISREG(stat.st_mode):
-                yield kind, Path(file.path), not temporary, stat
+                yield kind, file.path, entry, stat
 
 
 def _evict(root: Path, limit: float) -> int:
@@ -402,9 +405,7 @@ def _evict(root: Path, limit: float) -> int:
     if limit == float("inf"):
         return 0
     entries = sorted(
-        (stat.st_mtime_ns, str(path), stat.st_size)
-        for _, path, entry, stat in _files(root)
-        if entry
+        (stat.st_mtime_ns, path, stat.st_size) for _, path, _, stat in _files(root, temporary=False)
     )
     total = sum(size for *_, size in entries)
     gone = 0
@@ -449,11 +450,9 @@ def _sweep(root: Path) -> int:
     recent. A pid reused since only keeps a dead writer's file until the hour has passed."""
     now = time.time()
     gone = 0
-    for _, path, entry, stat in _files(root):
-        if entry:
-            continue
+    for _, path, _, stat in _files(root, entries=False):
         age = now - stat.st_mtime
-        writer = _TEMP_NAME.search(path.name)
+        writer = _TEMP_NAME.search(os.path.basename(path))
         dead = (
             writer is not None
             and writer["host"] == _HOST
@@ -462,7 +461,7 @@ def _sweep(root: Path) -> int:
         )
         if age > STALE_SECONDS or dead:
             with contextlib.suppress(OSError):
-                path.unlink()
+                os.unlink(path)
                 gone += 1
     return gone
 
