@@ -18,7 +18,7 @@ from functools import cached_property
 
 from leakeval_core.analysis.statistics_options import Statistics
 from leakeval_core.experiment.completeness import completeness
-from leakeval_core.experiment.inputs import ABSENT, fingerprint, states
+from leakeval_core.experiment.file_states import ABSENT, fingerprint, states
 from leakeval_core.experiment.manifest import Experiment
 
 __all__ = ["Snapshot", "changes", "correction_family", "snapshot"]
@@ -33,7 +33,7 @@ class Snapshot:
     asked, as most rereads find nothing changed) its correction family."""
 
     states: Mapping[tuple[str, str, str], str] = field(repr=False)
-    """(role, subject, file name) -> content hash (`experiment.inputs.states`)."""
+    """(role, subject, file name) -> content hash (`experiment.file_states.states`)."""
     experiment: Experiment = field(repr=False)
     """The reading of the manifest and the runs these states are of."""
 
