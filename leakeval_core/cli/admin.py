@@ -7,7 +7,7 @@ import json
 import sys
 
 from leakeval_core.cli.common import progress
-from leakeval_core.experiment.cache import DEFAULT_LIMIT_MB
+from leakeval_core.experiment.cache import DEFAULT_LIMIT_MB, LIMIT_VARIABLE
 
 __all__ = ["register"]
 
@@ -22,7 +22,7 @@ def register(sub) -> None:
         "cache",
         help="the on-disk cache: its size and entries (default), clear it, or its path",
         description="The on-disk cache ($LEAKEVAL_CACHE, default ~/.cache/leakeval) holds "
-        "only what can be computed again. It is kept within $LEAKEVAL_CACHE_MB megabytes "
+        f"only what can be computed again. It is kept within ${LIMIT_VARIABLE} megabytes "
         f"(default {DEFAULT_LIMIT_MB}), least recently used entries going first.",
     )
     cache.add_argument(
@@ -77,7 +77,7 @@ def _print_usage(usage, as_json: bool) -> None:
         return
     print(
         f"{usage.root}: {usage.entries} entries, {_megabytes(usage.size)} of "
-        f"{_megabytes(usage.limit)} (LEAKEVAL_CACHE_MB)"
+        f"{_megabytes(usage.limit)} ({LIMIT_VARIABLE})"
     )
     width = max((len(kind) for kind in usage.kinds), default=0)
     for kind, (n, size) in usage.kinds.items():

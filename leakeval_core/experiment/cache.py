@@ -72,8 +72,8 @@ the cache has no entry, never written at run time, and stale entries simply neve
 
 LIMIT_VARIABLE = "LEAKEVAL_CACHE_MB"
 DEFAULT_LIMIT_MB = 1024
-"""The cache's size limit when `LEAKEVAL_CACHE_MB` is not set: about 4,000 conventions
-settings of the demo's scores."""
+"""The cache's size limit when `LEAKEVAL_CACHE_MB` is not set: room for the tables of
+thousands of the demo's conventions settings."""
 
 STALE_SECONDS = 3600
 """A temp file untouched this long is a dead writer's, whoever wrote it: no write takes an
