@@ -366,3 +366,43 @@ def test_usage_counts_entries_and_temp_files(tmp_path):
     assert usage.kinds["a"][0] == 2 and usage.kinds["b"] == (1, 116)
     assert usage.size == entries_bytes(tmp_path)
     assert usage.temporary == (1, 2048)
+
+
+WRITER = """
+import sys
+import pandas as pd
+from leakeval_core.experiment.cache import Cache
+cache = Cache(sys.argv[1], max_bytes=float(sys.argv[2]))
+frame = pd.DataFrame({"qid": [str(i) for i in range(500)], "value": 1.0})
+for i in range(25):
+    cache.put("k", f"{sys.argv[3]}-{i}", frame)
+    for j in range(i):  # entries another process may be evicting meanwhile
+        hit = cache.get("k", f"{sys.argv[3]}-{j}")
+        assert hit is None or len(hit[0]) == 500
+assert cache.notice is None, cache.notice
+"""
+
+
+def test_processes_sharing_a_cache_keep_it_within_its_limit(tmp_path):
+    import subprocess
+    import sys
+
+    from tests.support import ROOT
+
+    one = Cache(tmp_path / "one")
+    one.put("k", "x", pd.DataFrame({"qid": [str(i) for i in range(500)], "value": 1.0}))
+    limit = 8.5 * entries_bytes(tmp_path / "one")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(tmp_path / "c"), str(limit), name],
+            env=env,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in ("a", "b", "c")
+    ]
+    errors = [(w.wait(), w.stderr.read()) for w in writers]
+    assert errors == [(0, "")] * 3
+    assert 0 < entries_bytes(tmp_path / "c") <= limit
+    assert [p for p in (tmp_path / "c" / "k").iterdir() if p.name.startswith(".")] == []
