@@ -290,7 +290,18 @@ def test_a_cache_that_cannot_be_written_is_said_once_and_the_command_succeeds(
 ):
     from leakeval_core.experiment import cache
 
-    experiment = small_experiment(tmp_path / "x")
+    experiment = tmp_path / "x"
+    (experiment / "runs").mkdir(parents=True)
+    write(experiment / "t.txt", "1\tsolar panels\n2\twind farms\n3\ttidal power\n")
+    write(experiment / "q.txt", "1 0 a 1\n1 0 b 0\n2 0 c 2\n3 0 d 1\n")
+    for model, first in (("bm25", "b"), ("t5", "a")):
+        lines = f"1 Q0 {first} 1 2 x\n1 Q0 z 2 1 x\n2 Q0 c 1 3 x\n3 Q0 z 1 2 x\n3 Q0 d 2 1 x\n"
+        write(experiment / "runs" / f"{model}.run", lines)
+    write(
+        experiment / "experiment.toml",
+        '[collections.c]\ntopics = "t.txt"\nqrels = "q.txt"\n'
+        '[runs]\npattern = "runs/{model}.run"\n',
+    )
     (tmp_path / "cache").write_text("a file, where the cache folder should be")
     monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
     argv = [command, str(experiment), *(["--vary", "model"] if command == "compare" else [])]
@@ -306,67 +317,3 @@ def test_a_cache_that_cannot_be_written_is_said_once_and_the_command_succeeds(
         assert err.count(notice) == 1, err
         assert "Traceback" not in err and "internal error" not in err
         assert len(pd.read_csv(tmp_path / "out.csv")) > 0
-
-
-def small_experiment(root):
-    """Two runs on three topics."""
-    write(root / "t.txt", "1\tsolar panels\n2\twind farms\n3\ttidal power\n")
-    write(root / "q.txt", "1 0 a 1\n1 0 b 0\n2 0 c 2\n3 0 d 1\n")
-    for model, first in (("bm25", "b"), ("t5", "a")):
-        lines = f"1 Q0 {first} 1 2 x\n1 Q0 z 2 1 x\n2 Q0 c 1 3 x\n3 Q0 z 1 2 x\n3 Q0 d 2 1 x\n"
-        write(root / "runs" / f"{model}.run", lines)
-    write(
-        root / "experiment.toml",
-        '[collections.c]\ntopics = "t.txt"\nqrels = "q.txt"\n'
-        '[runs]\npattern = "runs/{model}.run"\n',
-    )
-    return root
-
-
-def test_cache_says_its_size_and_entries_and_stays_within_its_limit(tmp_path, monkeypatch, capsys):
-    """Every conventions setting a reader picks is kept, within LEAKEVAL_CACHE_MB: the
-    least recently used go first."""
-    import json
-
-    experiment = small_experiment(tmp_path / "x")
-    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("LEAKEVAL_CACHE_MB", "0.02")  # about five settings' tables and output
-    for depth in range(1, 16):
-        out = str(tmp_path / "out.csv")
-        assert main(["scores", str(experiment), "--depth", str(depth), "--out", out]) == 0
-        assert main(["cache", "--json"]) == 0
-        usage = json.loads(capsys.readouterr().out)
-        assert 0 < usage["bytes"] <= usage["limit_bytes"] == int(0.02 * 2**20)
-    assert usage["temporary"] == {"files": 0, "bytes": 0}
-    assert set(usage["kinds"]) == {
-        "experiment-queries",
-        "experiment-runs",
-        "experiment-scores",
-        "scores-output",
-    }
-    assert usage["entries"] == sum(k["entries"] for k in usage["kinds"].values()) < 4 * 15
-    assert main(["cache"]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == (
-        f"{tmp_path / 'cache'}: {usage['entries']} entries, "
-        f"{usage['bytes'] / 2**10:.1f} kB of 20.5 kB (LEAKEVAL_CACHE_MB)"
-    )
-    n, size = usage["kinds"]["scores-output"]["entries"], usage["kinds"]["scores-output"]["bytes"]
-    assert size > 2**10
-    assert ["scores-output", str(n), "entries", f"{size / 2**10:.1f}", "kB"] in [
-        line.split() for line in lines[1:]
-    ]
-    assert main(["cache", "clear"]) == 0
-    assert f"removed {usage['entries']} cached file(s)" in capsys.readouterr().err
-    assert main(["cache", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["entries"] == 0
-
-
-def test_a_bad_cache_limit_is_one_line(tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("LEAKEVAL_CACHE_MB", "lots")
-    assert main(["scores", str(small_experiment(tmp_path / "x"))]) == 2
-    assert capsys.readouterr().err == (
-        "leakeval: LEAKEVAL_CACHE_MB='lots': not a size in megabytes; give a positive number "
-        "such as 1024 (the default), or unset it\n"
-    )
