@@ -58,13 +58,21 @@ def run() -> None:
         presentation.show_bar(here, context.experiment.simulated)
     first_compute.score_and_detect(context)
     said = show_cache_notice(notices, said)  # before the page, which may stop early
+    show_notices(notices)
     router.run()
 
     export_charts()
     show_cache_notice(notices, said)
-    for notice in state.take_notices():
-        notices.warning(notice, icon=":material/link_off:")
+    show_notices(notices)
     collector.freeze_long_lived_objects()
+
+
+def show_notices(box) -> None:
+    """What the app had to change in what it was given, and what changed on disk since the
+    reader's last page: those known before the page are said before it (it may stop early),
+    those its widgets raise after it."""
+    for notice in state.take_notices():
+        box.warning(notice, icon=":material/link_off:")
 
 
 def show_cache_notice(box, said: str | None) -> str | None:

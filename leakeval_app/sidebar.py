@@ -10,7 +10,7 @@ import streamlit as st
 from leakeval_app import loaders, state
 from leakeval_app.context import APP_MEASURES, AppContext
 from leakeval_app.render import lazy_expander
-from leakeval_core.api import Study
+from leakeval_core.api import Study, doors
 from leakeval_core.api.terms import CORRECTIONS, INTERVALS, TESTS, Statistics
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.experiment.manifest import find_experiments, load_experiment
@@ -45,9 +45,14 @@ def open_experiment(root: Path) -> tuple[Study, tuple[str, str]]:
     experiments = {p.name: p for p in find_experiments(root)}
     names = sorted(experiments, key=lambda n: (n != "demo", n))
     name = state.control(st.selectbox, "Experiment", "experiment", names, default=names[0])
-    # read on every rerun: a run added or removed under the pattern changes the key
+    # read on every rerun: a run added, edited or removed changes the key, and the reader is
+    # told what changed since their last page (a family a correction runs over, above all)
     experiment = load_experiment(experiments[name])
-    fingerprint = experiment.fingerprint()
+    now = doors.snapshot(experiment)
+    before = state.last_seen(str(experiment.root), now)
+    if before is not None:
+        state.notify(*doors.changes(before, now, state.view().statistics))
+    fingerprint = now.fingerprint
     study = loaders.study(str(experiment.root), fingerprint, experiment)
     if experiment.simulated:
         st.warning(

@@ -22,6 +22,7 @@ from leakeval_core.api.view import View
 _PARAMS = "_leakeval_params"
 _PAGE = "_leakeval_page"
 _NOTICES = "_leakeval_notices"
+_SEEN = "_leakeval_seen"
 
 
 def start() -> None:
@@ -220,6 +221,14 @@ def sync_url() -> None:
 def notify(*messages: str) -> None:
     """Say once, at the top of the page, what the app had to change in what it was given."""
     st.session_state.setdefault(_NOTICES, []).extend(messages)
+
+
+def last_seen(experiment: str, now: Any) -> Any:
+    """What this session last read of an experiment (None on its first look); `now` is
+    kept in its place, for the next rerun to compare with."""
+    seen = st.session_state.setdefault(_SEEN, {})
+    before, seen[experiment] = seen.get(experiment), now
+    return before
 
 
 def take_notices() -> Iterable[str]:

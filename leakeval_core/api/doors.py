@@ -39,6 +39,8 @@ _LAZY = {
     "labels_seen_in_fitting": "leakeval_core.api.leakage",
     "leakage_overview": "leakeval_core.api.leakage",
     "grade_counts": "leakeval_core.api.experiments",
+    "changes": "leakeval_core.api.changes",
+    "snapshot": "leakeval_core.api.changes",
     "story_answers": "leakeval_core.api.meeting",
     "story_factors": "leakeval_core.api.meeting",
     "story_kind": "leakeval_core.api.meeting",

@@ -261,6 +261,12 @@ def _audited(study: Study, view: View, pair: dict, opening: str) -> Story:
     full = audit(study, view=view)
     result = full.at(pair)
     leaked_rows = result.table[result.table.split == "leaked"]
+    if leaked_rows.empty or not result.closer:  # a model another collection has, say
+        where = ", ".join(f"{k}={v}" for k, v in pair.items() if k != design.system)
+        raise LeakevalError(
+            f"{pair[design.system]} is not audited at {where}: it has no complete runs there, "
+            f"or scores as {design.baseline} on every topic; choose another {design.system}."
+        )
     row = leaked_rows.iloc[0]
     look = result.closer[0]
     if look.leaked is None:
