@@ -10,26 +10,28 @@ too.
 
 Escaping is kept to what can make markup, so that prose reads the same in the page's source
 (and in the tests): a backslash before the characters that are markup wherever they stand
-(brackets, backticks, `*`, `~`, `|`, `$`, `#`, `\\`), and before the others only where they
-would be markup: `_` at a word's edge, `<` before a tag or an autolink, `&` before an
-entity, `:` before a link's `//`, and a list's, a quote's or an underline's marker at a
-line's start. Some of Streamlit's rewrites happen after the Markdown is parsed, where a
+(backticks, `*`, `~`, `|`, `$`, `#`, `\\`), and before the others only where they would be
+markup: `]` before a link's `(`, `[` or `:` (so `[0.1, 0.2]` stays as it is), `_` at a
+word's edge, `<` before a tag or an autolink, `&` before an entity, `:` before a link's
+`//`, and a list's, a quote's or an underline's marker at a line's start. Some of Streamlit's rewrites happen after the Markdown is parsed, where a
 backslash no longer counts: bare `www.` addresses, e-mail addresses, and `:emoji:`,
-`:material/…:` icons and `:red[…]` colours (these in code spans too). A word joiner
-(U+2060, invisible and not a space) goes into each, so that nothing matches them.
+`:material/…:` icons and `:red[…]` colours (these in code spans too; a name starts with
+a letter, so `runs.txt:3:` stays as it is). A word joiner (U+2060, invisible and not a
+space) goes into each, so that nothing matches them.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["code", "plain"]
+__all__ = ["code", "message", "plain"]
 
 JOINER = "\u2060"
 
 _MARKUP = re.compile(
     r"""
-    [\\`*~\[\]|$\#]                   # markup wherever it stands
+    [\\`*~|$\#]                       # markup wherever it stands
+    | \](?=[(\[:])                    # a link's, an image's, a reference's: [a](…) [a][b] [a]:
     | (?<![^\W_])_ | _(?![^\W_])      # _ that could open or close emphasis (not inside a word)
     | <(?=[A-Za-z/!?])                # a tag, a comment, an autolink
     | &(?=\#?\w+;)                    # an entity
@@ -44,7 +46,7 @@ _LINE_START = re.compile(
 _AFTER_PARSING = re.compile(
     r"(?i)(?<=\bwww)(?=\.)"  # www.host
     r"|(?=@[-\w]+\.[-\w])"  # name@host.org
-    r"|(?<=:)(?=[\w+-]+(?:/[\w-]+)?[:\[])"  # :smile:, :material/warning:, :red[…]
+    r"|(?<=:)(?=[A-Za-z+-][\w+-]*(?:/[\w-]+)?[:\[])"  # :smile:, :material/warning:, :red[…]
 )
 
 
@@ -60,6 +62,16 @@ def _line_start(match: re.Match) -> str:
     if number is not None:
         return f"{indent}{number}\\{dot}"
     return f"{indent}\\{item or quote or underline}"
+
+
+def message(text: object) -> str:
+    """A message whose backticks mark code, as the CLI prints it (an error, a hint with a
+    command): its code spans shown as code, the rest `plain`. Whatever a value it quotes
+    holds, every piece is text."""
+    parts = str(text).split("`")
+    if len(parts) % 2 == 0:  # an odd number of backticks: the last one is text
+        parts[-2:] = [parts[-2] + "`" + parts[-1]]
+    return "".join(code(p) if i % 2 and p else plain(p) for i, p in enumerate(parts))
 
 
 def code(text: object) -> str:

@@ -12,7 +12,7 @@ import streamlit as st
 
 from leakeval_app import state
 from leakeval_app.context import AppContext
-from leakeval_app.markup import plain
+from leakeval_app.markup import message, plain
 from leakeval_app.served import relative_paths
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.collections import Collection, document_text
@@ -229,8 +229,9 @@ def show_table(
 
 def error_text(error: object) -> str:
     """An error (or a message that holds one) as a page says it: as text, whatever file
-    names or values it quotes, with its paths written from the served folder."""
-    return plain(relative_paths(str(error)))
+    names or values it quotes, its code spans as code, its paths written from the served
+    folder."""
+    return message(relative_paths(str(error)))
 
 
 def show_error(exc: LeakevalError) -> None:
