@@ -5,19 +5,22 @@ and `st.table` cell. A value from a link (`?measure=[log in](http://…)`), a fi
 file's content or an experiment (its names, levels, topic and query texts, run names, the
 errors they cause) put there as it is would become a link, an image the browser fetches,
 HTML, a formula or a broken code span. `plain` is the one function that makes such text
-literal; `code` shows it in a code span. No Streamlit here: the link code (`screen`) uses it
-too.
+literal; `code` shows it in a code span, and `message` a message whose backticks mark code
+(a command, a setting), every other part `plain`. No Streamlit here: the link code
+(`screen`) uses it too.
 
 Escaping is kept to what can make markup, so that prose reads the same in the page's source
 (and in the tests): a backslash before the characters that are markup wherever they stand
 (backticks, `*`, `~`, `|`, `$`, `#`, `\\`), and before the others only where they would be
 markup: `]` before a link's `(`, `[` or `:` (so `[0.1, 0.2]` stays as it is), `_` at a
 word's edge, `<` before a tag or an autolink, `&` before an entity, `:` before a link's
-`//`, and a list's, a quote's or an underline's marker at a line's start. Some of Streamlit's rewrites happen after the Markdown is parsed, where a
-backslash no longer counts: bare `www.` addresses, e-mail addresses, and `:emoji:`,
-`:material/…:` icons and `:red[…]` colours (these in code spans too; a name starts with
-a letter, so `runs.txt:3:` stays as it is). A word joiner (U+2060, invisible and not a
-space) goes into each, so that nothing matches them.
+`//`, and a list's, a quote's or an underline's marker at a line's start.
+
+Some of Streamlit's rewrites happen after the Markdown is parsed, where a backslash no
+longer counts: bare `www.` addresses, e-mail addresses, and `:emoji:`, `:material/…:` icons
+and `:red[…]` colours (these in code spans too; a name starts with a letter, so
+`runs.txt:3:` stays as it is). A word joiner (U+2060, invisible and not a space) goes into
+each, so that nothing matches them.
 """
 
 from __future__ import annotations
