@@ -210,8 +210,8 @@ def test_a_demo_symlink_in_the_way_is_never_followed_or_deleted(tmp_path, monkey
     assert not at.exception, [e.value for e in at.exception]
     assert [e.value for e in at.main.error] == [
         "leakeval: no experiment in data/: a folder with an experiment.toml, in it or directly "
-        "below it (the docs' page 'Your own study' shows one; \\`leakeval demo --out "
-        "data/demo\\` writes the simulated demo there)"
+        "below it (the docs' page 'Your own study' shows one; `leakeval demo --out "
+        "data/demo` writes the simulated demo there)"
     ]
     assert (precious / "notes.txt").read_text() == "keep me"
     assert (root / "demo").is_symlink()
