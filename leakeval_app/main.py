@@ -57,15 +57,23 @@ def run() -> None:
             presentation.show_bar(here, context.experiment.simulated)
         first_compute.score_and_detect(context)
         said = show_cache_notice(notices, said)  # before the page, which may stop early
+        show_notices(notices)
         router.run()
     except LeakevalError as exc:  # in the main area, whatever the sidebar shows
         show_error(exc)
 
     export_charts()
     show_cache_notice(notices, said)
-    for notice in state.take_notices():
-        notices.warning(notice, icon=":material/link_off:")
+    show_notices(notices)
     collector.freeze_long_lived_objects()
+
+
+def show_notices(box) -> None:
+    """At the top of the page, what the app had to change in what it was given: said before
+    the page (the link's settings, the sidebar's choices), since it may stop early, and
+    after it (the page's own choices)."""
+    for notice in state.take_notices():
+        box.warning(notice, icon=":material/link_off:")
 
 
 def show_cache_notice(box, said: str | None) -> str | None:
