@@ -5,7 +5,7 @@ import streamlit as st
 from leakeval_app import state, views
 from leakeval_app.context import current
 from leakeval_app.markup import plain
-from leakeval_app.render import show_error, show_fig, show_table
+from leakeval_app.render import show_error, show_fig, show_table, show_text_table
 from leakeval_core import api
 from leakeval_core.api import doors
 from leakeval_core.errors import LeakevalError
@@ -16,7 +16,9 @@ from leakeval_core.present.condition_plots import (
     significance_marks,
     tau_figure,
 )
+from leakeval_core.present.display import COMPARED_FIGURES, RANKING_FIGURES, key_columns
 from leakeval_core.present.report import chart_roles
+from leakeval_core.present.story import answers_table
 from leakeval_core.present.tables import to_latex
 
 ctx = current()
@@ -102,7 +104,14 @@ with tab_tests:
                 ctx.palette,
             )
             st.caption(plain(tests.caption))
-            show_table(tests.table, height=360)
+            places = [f for f in ("collection", *by, "a", "b") if f in tests.table]
+            show_table(
+                tests.table, height=360, columns=key_columns(tests.table, COMPARED_FIGURES, places)
+            )
+            st.caption(
+                "The statistic, p before correction, the effect size and wins, ties and "
+                "losses are in Significance (CSV) under Audit & downloads."
+            )
 with tab_inflation:
     if tab_inflation.open:
         why = design.why_not("Inflation", "leakage") or (
@@ -139,7 +148,8 @@ with tab_inflation:
             inflation_facet = facet if facet != factor else None
             show_fig(inflation_figure, result.table, measure, inflation_x, inflation_facet)
             st.caption(plain(result.caption))
-            show_table(result.table, height=300)
+            places = list(result.table.columns[: result.table.columns.get_loc("leaked_topics")])
+            show_text_table(answers_table(result.table, measure, None, places))
             st.markdown("**Leaked topics with the largest gains**")
             show_table(result.top, height=300)
 with tab_tau:
@@ -158,7 +168,9 @@ with tab_tau:
                 "sets that keep the ranking. Each ranking names the systems best first "
                 f"({measure.direction.words})."
             )
-            show_table(taus)
+            rankings = [c for c in taus.columns if c.startswith("ranking (")]
+            places = ["collection", *within, "a", "b"]
+            show_table(taus, columns=key_columns(taus, [*RANKING_FIGURES, *rankings], places))
 with tab_more:
     if tab_more.open and not state.presenting():
         st.markdown("**Tables** (CSV for analysis, LaTeX for a paper: `\\usepackage{booktabs}`)")

@@ -14,9 +14,8 @@ from leakeval_app.render import (
 )
 from leakeval_app.sections import show_uploaded_scores
 from leakeval_core.api import doors
+from leakeval_core.evaluation.scoring_warnings import JUDGED_BELOW
 from leakeval_core.present.collection_plots import grade_figure, per_topic_figure
-
-LOWER_BOUND_BELOW = 0.5  # judged@10 under this: most of the top 10 is unjudged
 
 ctx = current()
 st.header("Dataset browser")
@@ -45,11 +44,18 @@ tab_topics, tab_judgments, tab_runs, tab_upload = state.tabs(
 )
 with tab_topics:
     if tab_topics.open:
+        # the counts before the long texts, which are cut to fit 1280 px (a cell shows all);
+        # the narrative, the longest, only when asked for
+        narrative = "narrative" in topics and st.toggle("Narratives too", key="topic_narratives")
+        texts = [c for c in ("description", "narrative") if c in topics]
+        kept = texts if narrative else texts[:1]
         show_table(
             topics,
             height=420,
-            description=st.column_config.TextColumn(width="large"),
-            narrative=st.column_config.TextColumn(width="large"),
+            columns=[*(c for c in topics.columns if c not in texts), *kept],
+            title=st.column_config.TextColumn(width="medium"),
+            description=st.column_config.TextColumn(width="medium"),
+            narrative=st.column_config.TextColumn(width="medium"),
         )
 with tab_judgments:
     if tab_judgments.open:
@@ -71,13 +77,13 @@ with tab_runs:
     if tab_runs.open:
         st.markdown(
             "Share of each condition's top 10 that has **any** judgment, averaged over queries. "
-            f"Below {LOWER_BOUND_BELOW:.0%}, most retrieved documents were never judged, so every "
+            f"Below {JUDGED_BELOW:.0%}, most retrieved documents were never judged, so every "
             "score of that run is a **lower bound** (pooling bias)."
         )
         factors = [f for f in ctx.experiment.condition_factors if f != "collection"]
         judged = views.means(ctx, tuple(factors), {"collection": name}, measure="judged_10")
         judged = judged.assign(  # a copy: the study's table is every reader's
-            pooling=judged["mean"].map(lambda v: "⚠ lower bound" if v < LOWER_BOUND_BELOW else "ok")
+            pooling=judged["mean"].map(lambda v: "⚠ lower bound" if v < JUDGED_BELOW else "ok")
         )
         show_table(
             judged[[*factors, "n", "mean", "pooling"]].rename(

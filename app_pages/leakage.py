@@ -104,8 +104,7 @@ if view.share.study_share.notna().any():
     st.caption(
         "The marks are the leakage study's shares (Fröbe et al., SPIRE 2022): topics with a "
         "near-duplicate among all MS MARCO and ORCAS training queries, by embedding "
-        "similarity and human judgment. An experiment whose log is a sample of those finds "
-        "fewer; the bars are this experiment's log at this threshold."
+        f"similarity and human judgment. {leakage.origin(ctx.view.threshold)}"
     )
 
 names = ["Pairs", "Similarity distribution", "Categories"]
@@ -139,7 +138,14 @@ with tab_pairs:
                 pairs.test_text.str.casefold().str.contains(needle, regex=False)
                 | pairs.train_text.str.casefold().str.contains(needle, regex=False)
             ]
-        st.caption(f"{len(pairs):,} pair{'' if len(pairs) == 1 else 's'} shown.")
+        # the columns a reader judges a pair by, so all fit 1280 px; the CSV has every one
+        columns = ["collection", "test_qid", "test_text", "train_text", "similarity", "category"]
+        if pairs.method.nunique() > 1:
+            columns.insert(-1, "method")
+        st.caption(
+            f"{len(pairs):,} pair{'' if len(pairs) == 1 else 's'} shown; the CSV adds "
+            "each pair's field, training query id and method."
+        )
         if not presenting:
             st.download_button(
                 "These pairs (CSV)", pairs.to_csv(index=False), "leakage-pairs.csv", "text/csv"
@@ -147,9 +153,11 @@ with tab_pairs:
         show_table(
             pairs.sort_values(
                 ["similarity", "collection", "test_qid"], ascending=[False, True, True]
-            ),
+            )[columns],
             height=360,
-            similarity=st.column_config.NumberColumn(format="%.3f"),
+            similarity=st.column_config.NumberColumn(format="%.3f", width="small"),
+            test_qid=st.column_config.TextColumn("topic", width="small"),
+            category=st.column_config.TextColumn(width="small"),
         )
 
         if presenting:

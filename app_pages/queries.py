@@ -25,7 +25,7 @@ from leakeval_core.errors import LeakevalError
 from leakeval_core.present.condition_plots import scatter_ab_figure
 from leakeval_core.present.display import fixed
 from leakeval_core.present.query_plots import ranked_lists_figure
-from leakeval_core.present.story import leaked_sentence
+from leakeval_core.present.story import leaked_sentence, top_gains_note
 
 ctx = current()
 experiment = ctx.experiment
@@ -110,7 +110,8 @@ tab_all, tab_measures, tab_one = state.tabs(
 )
 with tab_all:
     if tab_all.open:
-        left, right = st.columns([3, 2])
+        # one above the other: beside the scatter, the table had room for qid and title only
+        left, right = st.container(), st.container()
         with left:
             show_selectable_fig(
                 scatter_ab_figure,
@@ -123,10 +124,11 @@ with tab_all:
                 on_select=on_point,
             )
         with right:
-            st.subheader("Top inflating queries")
+            st.subheader("Leaked topics with A's largest gains")
+            answer = doors.pair_answer(pairs, ctx.settings)
             st.caption(
-                "Leaked topics where A beats B by most: they inflate A's mean. Click a point in "
-                "the scatter or a row here to open that topic."
+                f"{top_gains_note(answer, measure, ctx.view.statistics.split_test)} Click a "
+                "point in the scatter or a row here to open that topic."
             )
             top = doors.top_inflating(pairs, ctx.settings)
             top.insert(2, "title", top.qid.map(titles))
@@ -139,7 +141,6 @@ with tab_all:
                 ),
                 hide_index=True,
                 width="stretch",
-                height=420,
                 key="queries_top",
                 on_select=partial(on_row, top.qid.tolist()),
                 selection_mode="single-row",
@@ -154,12 +155,35 @@ with tab_all:
 with tab_measures:
     if tab_measures.open:
         st.caption(
-            f"Each measure for A and B, and A − B, on the {len(wide)} queries of "
-            f"{plain(collection)} that both conditions scored."
+            f"A − B in each measure, as scored (where lower is better, a positive A − B is "
+            f"worse), on the {len(wide)} queries of {plain(collection)} that both conditions "
+            "scored."
         )
         wide = wide.copy()
         wide.insert(2, "title", wide.qid.map(titles))
-        show_table(wide.drop(columns="collection"), height=520)
+        sides = st.toggle(
+            "Titles and each side's value too",
+            help="A and B beside A − B for every measure, and each topic's title: wider than "
+            "a laptop's screen.",
+        )
+        differences = {c: c.removesuffix(" A−B") for c in wide.columns if c.endswith(" A−B")}
+        if sides:
+            shown, labels = [c for c in wide.columns if c != "collection"], {}
+        else:  # qid, leaked and one A − B per measure: every measure fits 1280 px
+            shown, labels = ["qid", "leaked", *differences], differences
+        show_table(
+            wide,
+            height=520,
+            columns=shown,
+            qid=st.column_config.TextColumn(width="small"),
+            title=st.column_config.TextColumn(width="medium"),
+            **{
+                c: st.column_config.NumberColumn(
+                    labels.get(c, c), format="%+.3f", help=f"{labels.get(c, c)}: A − B, as scored"
+                )
+                for c in differences
+            },
+        )
 with tab_one:
     if tab_one.open:
         by_delta = doors.by_gain(pairs, ctx.settings)

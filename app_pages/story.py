@@ -146,7 +146,9 @@ if not presenting:  # presentation mode: nothing to click, the story alone
             state.put(collection=pair["collection"])
         navigation.go("leakage")
 
-chart, top = st.columns([5, 7] if presenting else [2, 3])
+# side by side on a slide; on a screen one above the other, so the table of topics has the
+# page's width and shows its training query, similarity and category at 1280 px
+chart, top = st.columns([5, 7]) if presenting else (st.container(), st.container())
 with chart:
     leaked_means = story.leaked
     if kind == "audit":
@@ -180,8 +182,13 @@ with top:
             hide_index=True,
         )
         st.stop()
-    columns = [c for c in shown.columns if c != "collection" or "collection" not in pair]
-    # the gain beside the title, so a 1280-pixel window never cuts it off
+    # the gain, the training query and how close it is: what the table is for, all seen at
+    # 1280 px; each side's score is in the drill-down a click away
+    columns = [
+        c
+        for c in shown.columns
+        if not c.startswith(("A (", "B (")) and (c != "collection" or "collection" not in pair)
+    ]
     columns.insert(columns.index("title") + 1, columns.pop(columns.index("gain")))
     selection = st.dataframe(
         shown[columns],
@@ -194,13 +201,6 @@ with top:
         column_config={
             "qid": st.column_config.TextColumn(width="small"),
             "similarity": st.column_config.NumberColumn(format="%.2f", width="small"),
-            **{
-                column: st.column_config.NumberColumn(
-                    format="%.3f", width="small", help=f"{measure.label} as scored"
-                )
-                for column in shown.columns
-                if column.startswith(("A (", "B ("))
-            },
             "gain": st.column_config.NumberColumn(
                 format="%+.3f",
                 width="small",
@@ -210,7 +210,9 @@ with top:
             "category": st.column_config.TextColumn(width="small"),
         },
     )
-    st.caption("Select a row to open the topic in the drill-down.")
+    st.caption(
+        f"Select a row to open the topic in the drill-down, with {measure.label} on each side."
+    )
     rows = selection.selection.rows
     if rows:
         chosen_row = shown.iloc[rows[0]]

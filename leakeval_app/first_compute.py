@@ -8,7 +8,7 @@ import streamlit as st
 from leakeval_app import state
 from leakeval_app.context import APP_MEASURES, AppContext
 from leakeval_app.markup import plain
-from leakeval_app.render import error_text, show_error
+from leakeval_app.render import error_text, show_error, show_scoring_warnings
 from leakeval_core.api import doors, terms
 from leakeval_core.errors import LeakevalError
 
@@ -41,9 +41,10 @@ def score_and_detect(context: AppContext) -> None:
 
 
 def show_failures(context: AppContext) -> None:
-    """Above every page: why there are no leakage pairs, and the incomplete and broken
-    conditions (each with what it lacks), left out of every figure unless the reader
-    switches them on; stops the page when no condition is left to show."""
+    """Above every page: why there are no leakage pairs, the runs whose scores mostly count
+    unjudged documents or are 0 everywhere, and the incomplete and broken conditions (each
+    with what it lacks), left out of every figure unless the reader switches them on; stops
+    the page when no condition is left to show."""
     if leakage_error := context.leakage.error:
         st.error(f"leakeval: leakage pairs unavailable: {error_text(leakage_error)}")
     try:
@@ -51,6 +52,7 @@ def show_failures(context: AppContext) -> None:
     except LeakevalError as exc:
         show_error(exc)
         st.stop()  # nothing any page could show
+    show_scoring_warnings(doors.scoring_warnings(context.study, context.settings))
     if not notes:
         return
     allowed = context.view.allow_incomplete

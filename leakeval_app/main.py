@@ -39,7 +39,7 @@ def run() -> None:
     forget_charts()
     presenting = state.presenting()
     configure_page(presenting)
-    router = st.navigation(navigation.pages())
+    router = navigation.router()
     here = router.url_path or LANDING
     state.on_page(here)
     if presenting:

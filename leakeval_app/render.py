@@ -203,11 +203,13 @@ def show_table(
     frame: pd.DataFrame,
     height: int | None = None,
     slide: list[str] | None = None,
+    columns: list[str] | None = None,
     **column_config,
 ) -> None:
     """A table with p-values in 3 significant digits (1e-22, not 0.000…0001) and the
     confidence of an interval as a percentage; on a slide, its first rows as plain text, in
-    the `slide` columns (default: the first ones) that fit the slide's width."""
+    the `slide` columns (default: the first ones) that fit the slide's width. `columns`:
+    the ones shown, in order (`display.key_columns`); the frame keeps the others."""
     if state.presenting():
         st.table(text_table(slide_table(frame[slide] if slide else frame)), hide_index=True)
         return
@@ -223,6 +225,7 @@ def show_table(
         hide_index=True,
         width="stretch",
         height=height or "auto",
+        column_order=columns,
         column_config={**defaults, **column_config} or None,
     )
 
@@ -234,10 +237,30 @@ def error_text(error: object) -> str:
     return message(relative_paths(str(error)))
 
 
+def show_text_table(frame: pd.DataFrame) -> None:
+    """A table whose cells are already text (`answers_table`'s verdicts, intervals and
+    counts), drawn as a static table that wraps its headers and cells to the page's width:
+    every column is seen at 1280 px, where a data grid cuts the last ones off, and text
+    sorted as text would misorder its numbers anyway. On a slide, as `show_table`. Its
+    cells are Markdown to Streamlit, so they go through `text_table`."""
+    if state.presenting():
+        st.table(text_table(slide_table(frame)), hide_index=True)
+        return
+    st.table(text_table(frame), hide_index=True)
+
+
 def show_error(exc: LeakevalError) -> None:
     """The same one-line message the CLI prints, so users can grep for it (but the paths:
     from the served folder, not the server's root)."""
     st.error(f"leakeval: {error_text(exc)}")
+
+
+def show_scoring_warnings(warnings: tuple[str, ...]) -> None:
+    """The scoring warnings of what is shown (too little of a run judged, a measure at 0 on
+    every query), each as the command line prints it, as text: a run's name is the
+    reader's."""
+    for warning in warnings:
+        st.warning(f"leakeval: warning: {error_text(warning)}", icon=":material/warning:")
 
 
 def collection_or_stop(ctx: AppContext, name: str) -> Collection:

@@ -7,7 +7,14 @@ import streamlit as st
 from leakeval_app import uploads, views
 from leakeval_app.context import current
 from leakeval_app.markup import code, plain
-from leakeval_app.render import number, show_error, show_fig, show_table
+from leakeval_app.render import (
+    number,
+    show_error,
+    show_fig,
+    show_scoring_warnings,
+    show_table,
+    show_text_table,
+)
 from leakeval_core import api
 from leakeval_core.api import doors
 from leakeval_core.api.terms import is_hybrid
@@ -113,6 +120,7 @@ def show_uploaded_scores(collection: str) -> None:
             f"{result.diagnostics.coverage(ctx.conventions.missing)}; "
             f"{result.diagnostics.tied_pairs} tied document pairs."
         )
+        show_scoring_warnings(result.warnings)
         show_table(result.means)
     if scored:
         show_upload_comparison(scored, collection)
@@ -142,10 +150,11 @@ def show_uploaded_audit(collection: str) -> None:
     except LeakevalError as exc:
         show_error(exc)
     else:  # as the experiment's models are shown: the verdict first, never cut off
+        show_scoring_warnings(result.scoring_warnings)
         rows = result.table[result.table.split == "leaked"]
         show_fig(audit_figure, rows, ctx.measure, [*result.keys, result.factor], result.baseline)
         st.caption(plain(result.caption))
-        show_table(answers_table(rows, ctx.measure, result.factor, result.keys))
+        show_text_table(answers_table(rows, ctx.measure, result.factor, result.keys))
 
 
 def show_upload_comparison(scored: dict, collection: str) -> None:

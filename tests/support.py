@@ -150,6 +150,48 @@ def audit_experiment(demo_dir: Path, out: Path) -> Path:
     return out
 
 
+def mismatched_experiment(out: Path) -> Path:
+    """Twelve topics, their qrels (`d{q}` relevant, `n{q}` not), and two runs: `bm25`, which
+    ranks both judged documents of each topic (the relevant one second on every third), and
+    `mine`, whose documents are in another id space (`x{q}-{i}`) but one (`d1` at rank 2, so
+    that it scores and is no error); the first six topics judged leaked; a baseline design,
+    so every verb applies."""
+    topics = [str(q) for q in range(1, 13)]
+    write(out / "topics.txt", "".join(f"{q}\ttopic {q}\n" for q in topics))
+    write(out / "qrels.txt", "".join(f"{q} 0 d{q} 1\n{q} 0 n{q} 0\n" for q in topics))
+    ranked = {q: [f"d{q}", f"n{q}"][:: 1 if int(q) % 3 else -1] for q in topics}
+    write(
+        out / "runs" / "bm25.run",
+        "".join(f"{q} Q0 {a} 1 2 b\n{q} Q0 {b} 2 1 b\n" for q, (a, b) in ranked.items()),
+    )
+    mine = {q: [f"x{q}-{i}" for i in range(5)] for q in topics}
+    mine["1"][1] = "d1"
+    write(
+        out / "runs" / "mine.run",
+        "".join(
+            f"{q} Q0 {d} {i + 1} {5 - i} m\n"
+            for q, docs in mine.items()
+            for i, d in enumerate(docs)
+        ),
+    )
+    write(out / "pairs.csv", "test_qid,near_duplicate\n" + "".join(f"{q},1\n" for q in topics[:6]))
+    write(
+        out / "experiment.toml",
+        'name = "Mismatched"\n[collections.c]\ntopics = "topics.txt"\nqrels = "qrels.txt"\n'
+        '[leakage]\ntable = "pairs.csv"\n[design]\nsystem = "model"\nbaseline = "bm25"\n'
+        '[runs]\npattern = "runs/{model}.run"\n',
+    )
+    return out
+
+
+MISMATCHED = (
+    "runs/mine.run: 1 of the 60 documents it ranks in the top 10 (1.7%) are judged in the c "
+    "qrels; its scores mostly count unjudged documents as non-relevant — check that the run's "
+    "and the qrels' document ids match (in a TREC run the docid is column 3)."
+)
+"""What every door says of `mismatched_experiment`'s `mine` run."""
+
+
 INCOMPLETE = {"collection": "robust04", "model": "colbert", "train_size": 2000}
 """The pair whose leaked condition `damaged_demo` damages: the one the user study found."""
 DAMAGED = "runs/robust04/colbert/leaked/2000/fold{}.run"
