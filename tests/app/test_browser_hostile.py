@@ -76,6 +76,7 @@ def test_hostile_text_is_text_in_chromium_and_nothing_is_fetched(browser, tmp_pa
 
         page.goto(f"{url}/conditions?x=model")
         shown(page)
+        page.locator(".js-plotly-plot .xtick text").first.wait_for(timeout=60_000)
         ticks = page.locator(".js-plotly-plot .xtick text").all_text_contents()
         assert any("<img src=x>" in t for t in ticks), ticks  # Plotly's text, as written
         page.close()
