@@ -4,6 +4,7 @@ import streamlit as st
 
 from leakeval_app import state, views
 from leakeval_app.context import current
+from leakeval_app.markup import plain
 from leakeval_app.render import (
     collection_or_stop,
     number,
@@ -34,9 +35,9 @@ if "leaked" in topics:
     cols[4].metric(
         "Topics with a near-duplicate",
         f"{flagged} ({flagged / len(topics):.0%})",
-        help=f"From the leakage table: {leakage.source}.",
+        help=f"From the leakage table: {plain(leakage.source)}.",
     )
-st.caption(f"Source: {collection.source}.")
+st.caption(f"Source: {plain(collection.source)}.")
 
 tab_topics, tab_judgments, tab_runs, tab_upload = state.tabs(
     ["Topics", "Judgments", "Runs: judged@10", "Score your own run"], "datasets_tab"
@@ -100,7 +101,7 @@ with tab_upload:
     if tab_upload.open and not state.presenting():
         st.markdown(
             f"Score run files (TREC, MTEB predictions, ranx JSON, PyTerrier CSV or Parquet) "
-            f"against **{name}**'s qrels under the current conventions, "
+            f"against **{plain(name)}**'s qrels under the current conventions, "
             "and compare one with a condition of the experiment. Runs stay in this browser "
             "session's memory until you remove them or close the tab: nothing is saved."
         )
@@ -113,9 +114,9 @@ qids = by_qid.index.tolist()
 labels = {q: f"{q}: {t}" for q, t in zip(qids, by_qid.title, strict=True)}
 qid = state.control(st.selectbox, "Topic", "topic", qids, default=qids[0], format_func=labels.get)
 row = by_qid.loc[qid]
-st.markdown(f"### {qid}: {row.title}")
-st.markdown(f"**Description.** {row.description or '—'}")
-st.markdown(f"**Narrative.** {row.narrative or '—'}")
+st.markdown(f"### {plain(qid)}: {plain(row.title)}")
+st.markdown(f"**Description.** {plain(row.description or '—')}")
+st.markdown(f"**Narrative.** {plain(row.narrative or '—')}")
 st.caption(f"{row.judged} judged documents, {row.relevant} relevant.")
 judged_docs = collection.qrels[collection.qrels.qid == qid].sort_values("grade", ascending=False)
 if len(judged_docs):

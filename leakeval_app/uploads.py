@@ -34,6 +34,7 @@ from typing import Any, NamedTuple, TypeVar
 import streamlit as st
 
 from leakeval_app.limits import max_upload_bytes, server_upload_bytes, session_upload_bytes
+from leakeval_app.markup import plain
 from leakeval_core.errors import LeakevalError
 
 _STORE = "_leakeval_uploads"
@@ -215,7 +216,7 @@ def uploader() -> list[Upload]:
         on_change=lambda: keep(st.session_state[key] or []),
     )
     for refusal in _kept().refused:
-        st.error(f"leakeval: {refusal}")
+        st.error(f"leakeval: {plain(refusal)}")
     return kept()
 
 
