@@ -167,6 +167,8 @@ def matched_categories(labels, repeats: int) -> dict:
     the text it matched best: by the rule against a variant, by the title relation against
     a title), with the title relation refitted inside each outer fold (C chosen inside it)
     and only held-out topics scored: the shipped figure is in-sample for title matches."""
+    from sklearn.metrics import cohen_kappa_score
+
     from leakeval_core.leakage import relations as rel
     from leakeval_core.leakage.text import normalize
     from leakeval_fit.detector_selection import grouped_folds
@@ -183,7 +185,8 @@ def matched_categories(labels, repeats: int) -> dict:
     on_title = (scored.field == "title").to_numpy()
     print(
         f"category agreement as evaluate_detection measures it: {quality.category_agreement:.3f}"
-        f" with the shipped title relation ({on_title.sum()} of {len(scored)} matched a title)"
+        f" (Cohen's kappa {cohen_kappa_score(truth, scored.category):.3f}) with the shipped title"
+        f" relation ({on_title.sum()} of {len(scored)} matched a title)"
     )
     nested_agreement = []
     for seed in range(repeats):
@@ -201,6 +204,7 @@ def matched_categories(labels, repeats: int) -> dict:
         nested_agreement.append(float(np.mean(per_fold)))
     return {
         "shipped_agreement": quality.category_agreement,
+        "shipped_kappa": float(cohen_kappa_score(truth, scored.category)),
         "matched_title": int(on_title.sum()),
         "near_duplicates": len(scored),
         "nested_agreement_per_split": nested_agreement,

@@ -356,7 +356,8 @@ def relations_table(r: dict[str, Any]) -> str:
             ["relation to", "pairs", "the rule", "chosen inside the folds", "chosen − rule"], rows
         )
         + f"\n\nCategory agreement with the shipped title relation: "
-        f"{c['shipped_agreement']:.3f} ({c['matched_title']} of {c['near_duplicates']} "
+        f"{c['shipped_agreement']:.3f}, Cohen's κ {c['shipped_kappa']:.3f} "
+        f"({c['matched_title']} of {c['near_duplicates']} "
         f"near-duplicates matched a title); with it refitted inside each outer fold: "
         f"{range_text(c['nested_agreement_per_split'])} over "
         f"{len(c['nested_agreement_per_split'])} splits."

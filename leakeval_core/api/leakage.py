@@ -15,9 +15,8 @@ from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.scores import Progress
 from leakeval_core.leakage.detection_options import DetectionOptions
 from leakeval_core.leakage.detection_quality import TARGET_RECALL, at_threshold
-from leakeval_core.leakage.relations import HOW_RELATED
+from leakeval_core.leakage.relations import CATEGORY_RULES, HOW_RELATED
 from leakeval_core.leakage.table import CATEGORIES
-from leakeval_core.leakage.text import CATEGORY_RULES
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -1,14 +1,13 @@
-"""Text normalisation and the near-duplicate categories, shared by every detection method.
+"""Text normalisation and the words the near-duplicate categories compare, shared by every
+detection method.
 
-The categories follow the leakage study's annotators (Fröbe et al., SPIRE 2022): identical
-means the same words up to order and inflection; a specialization adds a restriction; a
-generalization drops one; a reformulation is the same need in other words. The rules below
-were checked against their judgments (`leakeval leakage-eval`), which is why function words
+The categories (`relations`) follow the leakage study's annotators (Fröbe et al., SPIRE
+2022): identical means the same words up to order and inflection. The folding below was
+checked against their judgments (`leakeval leakage-eval`), which is why function words
 ("of", "the", "can") never count, inflections are folded, and question words ("what is",
-"about", "list") make a reformulation rather than a restriction. People also call the same
+"about", "list") say how a need is asked rather than what it is. People also call the same
 words written apart or together ("health care", "healthcare"), in digits or letters ("20",
-"twenty") and the United States by any of its names identical, and a query that adds a year a
-specialization whatever else it changes.
+"twenty") and the United States by any of its names identical.
 """
 
 from __future__ import annotations
@@ -19,9 +18,7 @@ from functools import lru_cache
 import pandas as pd
 
 __all__ = [
-    "CATEGORY_RULES",
     "YEAR",
-    "categorize",
     "content_terms",
     "intent_terms",
     "normalize",
@@ -178,14 +175,6 @@ _SUFFIXES = (
     "y",
 )
 
-CATEGORY_RULES = {
-    "identical": "the same words up to order, inflection, compounding and function words",
-    "specialization": "the training query adds a restriction (content words, a year) to the "
-    "topic text",
-    "generalization": "the training query drops some of the topic text's content words",
-    "reformulation": "the same need in other words, or asked as a question ('what is …')",
-}
-
 
 def normalize(texts: pd.Series) -> pd.Series:
     """NFKC, casefold, abbreviations joined (U.S. -> us), punctuation to spaces, whitespace
@@ -256,24 +245,3 @@ def paired_terms(test_norm: str, train_norm: str) -> tuple[frozenset[str], froze
 def intent_terms(text: str) -> frozenset[str]:
     """The words that say how a need is asked (what, how, define, list…), not what it is."""
     return frozenset(t for t in text.split() if t in _INTENT_WORDS)
-
-
-def categorize(test_norm: str, train_norm: str) -> str:
-    """How a training query relates to a topic text (both already normalised)."""
-    test_terms, train_terms = paired_terms(test_norm, train_norm)
-    if test_terms == train_terms:
-        same_form = intent_terms(test_norm) == intent_terms(train_norm)
-        return "identical" if same_form else "reformulation"
-    if (test_terms and test_terms < train_terms) or _adds_year(test_terms, train_terms):
-        return "specialization"
-    if train_terms and train_terms < test_terms:
-        return "generalization"
-    return "reformulation"
-
-
-def _adds_year(test_terms: frozenset[str], train_terms: frozenset[str]) -> bool:
-    """The training query names a year the topic text does not and drops none: it restricts
-    the need in time, whatever other words it changes."""
-    return any(map(YEAR.match, train_terms - test_terms)) and not any(
-        map(YEAR.match, test_terms - train_terms)
-    )

@@ -9,7 +9,8 @@ from leakeval_core.errors import LeakevalError
 from leakeval_core.io import query_files
 from leakeval_core.leakage.detect import detect, topic_texts
 from leakeval_core.leakage.detection_options import DetectionOptions, encoder_of
-from leakeval_core.leakage.text import categorize, normalize, stem
+from leakeval_core.leakage.relations import categorize
+from leakeval_core.leakage.text import normalize, stem
 from tests.support import needs_encoder, realdata, write
 
 pytestmark = pytest.mark.detection  # `make check` leaves these out

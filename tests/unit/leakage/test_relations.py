@@ -92,7 +92,7 @@ def test_the_shipped_title_relation_is_the_fit_on_the_judged_titles():
     assert (shipped == fresh.predict(features)).all()
     assert TITLE_RELATION.classes == fresh.classes
     # in sample, so above the nested 0.67-0.68 the docs report; the rule: 0.62
-    assert (shipped == truth).mean() == pytest.approx(0.696, abs=5e-4)
+    assert (shipped == truth).mean() == pytest.approx(0.699, abs=5e-4)
     assert (features.rule == truth).mean() == pytest.approx(0.616, abs=5e-4)
 
 
