@@ -42,6 +42,7 @@ def run() -> None:
         presentation.show_style()
     state.sync_url()
     uploads.watch_session()
+    uploads.follow_limits()
     notices = st.container()
     said = show_cache_notice(notices, None)
     preload_charts()

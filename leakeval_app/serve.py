@@ -50,6 +50,14 @@ def keep_parsed_runs() -> None:
     parsed_runs.keep(run_memory_bytes() / 1e6)
 
 
+def limit_options() -> list[str]:
+    """Streamlit's own upload limit, set from leakeval's as the server starts
+    (`limits.streamlit_upload_mb`: 0, taking no file, when uploads are off)."""
+    from leakeval_app.limits import streamlit_upload_mb
+
+    return [f"--server.maxUploadSize={streamlit_upload_mb()}"]
+
+
 def import_ahead() -> None:
     for name in AHEAD:
         importlib.import_module(name)
@@ -70,10 +78,12 @@ def main() -> None:
     sys.setswitchinterval(SWITCH_INTERVAL)
     try:
         keep_parsed_runs()
+        limits = limit_options()
     except LeakevalError as exc:
         sys.exit(f"leakeval: {exc}")
     threading.Thread(target=import_ahead, name="leakeval-import-ahead", daemon=True).start()
-    sys.exit(streamlit(["run", str(entry_file()), *sys.argv[1:]], prog_name="streamlit"))
+    command = ["run", str(entry_file()), *sys.argv[1:], *limits]
+    sys.exit(streamlit(command, prog_name="streamlit"))
 
 
 if __name__ == "__main__":
