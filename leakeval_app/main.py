@@ -20,6 +20,7 @@ from leakeval_app import (
     presentation,
     sidebar,
     state,
+    turns,
     uploads,
 )
 from leakeval_app.context import data_root, set_current
@@ -44,6 +45,7 @@ def run() -> None:
     uploads.watch_session()
     uploads.follow_limits()
     notices = st.container()
+    turns.take_turn(notices)
     said = show_cache_notice(notices, None)
     preload_charts()
 

@@ -206,11 +206,19 @@ def score_files(
 
 @cache
 def scoring_pool() -> ThreadPoolExecutor:
-    """One thread per core for every scoring of the process. A served app scores for
-    several sessions at once: a pool per call would run a thread per core per session, and
-    threads beyond the cores only trade the GIL back and forth, which costs more CPU than
-    the scoring itself. Calls queue here instead, in the order they came."""
-    return ThreadPoolExecutor(os.cpu_count() or 1, thread_name_prefix="leakeval-score")
+    """One pool for every scoring of the process, `scoring_threads()` wide. A served app
+    scores for several sessions at once: a pool per call would run a thread per core per
+    session, and threads beyond the cores only trade the GIL back and forth, which costs
+    more CPU than the scoring itself. Calls queue here instead, in the order they came."""
+    return ThreadPoolExecutor(scoring_threads(), thread_name_prefix="leakeval-score")
+
+
+def scoring_threads() -> int:
+    """One per core, or OMP_NUM_THREADS where it is set: the count numpy's, pyarrow's and
+    torch's own pools take too, so that one setting bounds the threads numeric work runs on.
+    A served app sets it to leave a core to its other readers (`leakeval_app.serve`)."""
+    given = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    return int(given) if given.isdigit() and int(given) > 0 else os.cpu_count() or 1
 
 
 _FROM_QRELS = frozenset(["num_rel", "first_rel_rank", "gm_map", "gm_bpref"])
