@@ -28,10 +28,16 @@ from leakeval_app.page_list import LANDING
 from leakeval_app.preload import preload_charts
 from leakeval_app.render import export_charts, forget_charts, show_error
 from leakeval_core.errors import LeakevalError
+from leakeval_core.evaluation import priority
 
 
 def run() -> None:
-    """Draw the frame and the page the URL names."""
+    """Draw the frame and the page the URL names, cold work giving way meanwhile."""
+    with priority.in_front():
+        draw()
+
+
+def draw() -> None:
     state.start()
     forget_charts()
     presenting = state.presenting()

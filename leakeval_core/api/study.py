@@ -23,6 +23,7 @@ import pandas as pd
 
 from leakeval_core.api import cold_work
 from leakeval_core.errors import LeakevalError
+from leakeval_core.evaluation import priority
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.experiment.design import Design, infer_design
 from leakeval_core.experiment.manifest import Experiment, load_experiment
@@ -93,7 +94,12 @@ class _Build:
         """Wait for the build to finish, relaying its steps to `progress` meanwhile: each
         new one, and the last one again every `HEARTBEAT` seconds while the build is silent.
         When `progress` raises (a reader of the app clicked away, and Streamlit stops their
-        rerun through it), the caller leaves and the build goes on for whoever asks next."""
+        rerun through it), the caller leaves and the build goes on for whoever asks next.
+        A reader's request waiting here is out of the build's way (`priority`)."""
+        with priority.stepping_aside():
+            self._settle(progress)
+
+    def _settle(self, progress: Progress | None) -> None:
         seen = None
         while True:
             with self.changed:
