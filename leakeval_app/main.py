@@ -49,7 +49,6 @@ def draw() -> None:
         presentation.show_style()
     state.sync_url()
     uploads.watch_session()
-    uploads.follow_limits()
     notices = st.container()
     turns.take_turn(notices)
     said = show_cache_notice(notices, None)
@@ -58,6 +57,7 @@ def draw() -> None:
     root = data_root()
     first_start.ensure_an_experiment(root)
     try:
+        uploads.follow_limits()  # a limit that is no number is said here, as a page's error
         context = sidebar.draw(root)
     except LeakevalError as exc:  # said where the page would be, whatever the sidebar shows
         show_error(exc)

@@ -387,3 +387,13 @@ def test_an_old_uploaders_state_sent_again_is_passed_over():
     at = AppTest.from_function(script).run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.markdown[0].value == "0 kept"
+
+
+@pytest.mark.demo
+def test_an_upload_limit_that_is_no_number_is_one_error_on_the_page(app, monkeypatch):
+    """`streamlit run app.py` reads the limits on its first run (`leakeval app` refuses to
+    start): the page says which variable, with no traceback."""
+    monkeypatch.setenv("LEAKEVAL_MAX_UPLOAD_MB", "lots")
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("LEAKEVAL_MAX_UPLOAD_MB='lots': expected a number" in e.value for e in at.error)
