@@ -6,7 +6,8 @@ import streamlit as st
 
 from leakeval_app import state, views
 from leakeval_app.context import current
-from leakeval_app.render import show_error, show_fig, show_table
+from leakeval_app.markup import plain
+from leakeval_app.render import show_error, show_fig, show_table, show_text_table
 from leakeval_app.sections import show_uploaded_audit
 from leakeval_core.api import doors
 from leakeval_core.api.terms import TESTS
@@ -54,13 +55,18 @@ with cols[0]:
             + " or ".join(t.shown for t in TESTS.values() if t.two_sample.strata)
             + " under Statistics."
         )
+UPLOAD_TAB = "Audit uploaded runs"
 tab_models, tab_closer, tab_board, tab_upload = state.tabs(
-    ["Per model", "Closer look", "Leaderboard", "Audit uploaded runs"], "audit_tab"
+    ["Per model", "Closer look", "Leaderboard", UPLOAD_TAB], "audit_tab"
 )
 result = None
 if tab_models.open or tab_closer.open or tab_board.open:
     if why := doors.why_not_audit(design):
-        st.info(why, icon=":material/info:")
+        st.info(
+            f"{why} Runs you upload can be audited against any condition on the "
+            f"**{UPLOAD_TAB}** tab.",
+            icon=":material/info:",
+        )
     else:
         try:
             result = views.audit(ctx, strata).at({"collection": collection})
@@ -77,11 +83,11 @@ if result is not None and len(result.table):
         if tab_models.open:
             rows = result.table[result.table.split == split]
             show_fig(audit_figure, rows, measure, [*result.keys, factor], result.baseline)
-            st.caption(result.caption)
+            st.caption(plain(result.caption))
             shown = answers_table(rows, measure, factor, result.keys)
-            show_table(shown, slide=list(shown.columns))
+            show_text_table(shown)
             for warning in result.warnings:
-                st.warning(warning, icon=":material/warning:")
+                st.warning(plain(warning), icon=":material/warning:")
             if not state.presenting():
                 # one row, each button as wide as its label: four equal columns cut the
                 # card's label on a laptop's screen
@@ -156,7 +162,7 @@ if result is not None and len(result.table):
                 )
                 board, note = leaderboard_table(result.leaderboard, result.keys)
                 show_table(board, slide=list(board.columns))
-                st.caption(note)
+                st.caption(plain(note))
                 for tau in result.tau.itertuples():
                     st.caption(
                         f"Kendall's τ between the two rankings of {tau.systems} systems: "
@@ -173,8 +179,8 @@ if result is not None and len(result.table):
 with tab_upload:
     if tab_upload.open and not state.presenting():
         st.markdown(
-            f"Audit runs of your own model on **{collection}** against a baseline: one of the "
-            "experiment's conditions, or another uploaded run. The leaked topics are the "
+            f"Audit runs of your own model on **{plain(collection)}** against a baseline: one "
+            "of the experiment's conditions, or another uploaded run. The leaked topics are the "
             "experiment's, at the current threshold. Runs stay in this browser session."
         )
         show_uploaded_audit(collection)

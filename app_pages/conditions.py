@@ -4,7 +4,8 @@ import streamlit as st
 
 from leakeval_app import state, views
 from leakeval_app.context import current
-from leakeval_app.render import show_error, show_fig, show_table
+from leakeval_app.markup import plain
+from leakeval_app.render import show_error, show_fig, show_table, show_text_table
 from leakeval_core import api
 from leakeval_core.api import doors
 from leakeval_core.errors import LeakevalError
@@ -15,7 +16,9 @@ from leakeval_core.present.condition_plots import (
     significance_marks,
     tau_figure,
 )
+from leakeval_core.present.display import COMPARED_FIGURES, RANKING_FIGURES, key_columns
 from leakeval_core.present.report import chart_roles
+from leakeval_core.present.story import answers_table
 from leakeval_core.present.tables import to_latex
 
 ctx = current()
@@ -51,7 +54,7 @@ for column, factor in zip(st.columns(len(rest)) if rest else [], rest, strict=Tr
     # collections in the manifest's order, as on every other page; other levels sorted
     first = next(iter(experiment.collections)) if factor == "collection" else levels[0]
     with column:
-        fixed[factor] = state.control(st.selectbox, factor, name, levels, default=first)
+        fixed[factor] = state.control(st.selectbox, plain(factor), name, levels, default=first)
 
 means = views.means(ctx, tuple(by), fixed)
 stats = ctx.statistics
@@ -60,11 +63,11 @@ marks = significance_marks(tests.table, x, facet) if tests is not None else None
 show_fig(condition_figure, means, measure, x, colour, facet, marks, ctx.palette)
 st.caption(
     "Each query contributes one value per condition (folds combined per query; detected fold "
-    f"rule: **{doors.fold_rule(ctx.study, ctx.settings)}**). Bands: 95% t interval of each mean "
-    "on its own; the paired differences and their corrected intervals are in the "
+    f"rule: **{plain(doors.fold_rule(ctx.study, ctx.settings))}**). Bands: 95% t interval of "
+    "each mean on its own; the paired differences and their corrected intervals are in the "
     "Significance tab. "
     + (
-        f"✱: the {colour} levels differ significantly at this point. {tests.caption}"
+        f"✱: the {plain(colour)} levels differ significantly at this point. {plain(tests.caption)}"
         if tests is not None
         else "Choose a colour factor to test its levels."
     )
@@ -100,8 +103,15 @@ with tab_tests:
                 ctx.statistics,
                 ctx.palette,
             )
-            st.caption(tests.caption)
-            show_table(tests.table, height=360)
+            st.caption(plain(tests.caption))
+            places = [f for f in ("collection", *by, "a", "b") if f in tests.table]
+            show_table(
+                tests.table, height=360, columns=key_columns(tests.table, COMPARED_FIGURES, places)
+            )
+            st.caption(
+                "The statistic, p before correction, the effect size and wins, ties and "
+                "losses are in Significance (CSV) under Audit & downloads."
+            )
 with tab_inflation:
     if tab_inflation.open:
         why = design.why_not("Inflation", "leakage") or (
@@ -116,7 +126,7 @@ with tab_inflation:
             with pick[0]:
                 leaked_level = state.control(
                     st.selectbox,
-                    f"leaked level of {factor}",
+                    f"leaked level of {plain(factor)}",
                     "inflation_leaked",
                     levels,
                     default=design.leaked,
@@ -124,7 +134,7 @@ with tab_inflation:
             with pick[1]:
                 clean_level = state.control(
                     st.selectbox,
-                    f"clean level of {factor}",
+                    f"clean level of {plain(factor)}",
                     "inflation_clean",
                     levels,
                     default=design.clean,
@@ -137,8 +147,9 @@ with tab_inflation:
             inflation_x = x if x != factor else next((f for f in by if f != factor), x)
             inflation_facet = facet if facet != factor else None
             show_fig(inflation_figure, result.table, measure, inflation_x, inflation_facet)
-            st.caption(result.caption)
-            show_table(result.table, height=300)
+            st.caption(plain(result.caption))
+            places = list(result.table.columns[: result.table.columns.get_loc("leaked_topics")])
+            show_text_table(answers_table(result.table, measure, None, places))
             st.markdown("**Leaked topics with the largest gains**")
             show_table(result.top, height=300)
 with tab_tau:
@@ -150,13 +161,16 @@ with tab_tau:
             taus = doors.rows_at(views.ranking_change(ctx, tuple(dict.fromkeys(within))), fixed)
             show_fig(tau_figure, taus, within[-1], ctx.palette)
             st.caption(
-                f"Kendall's τ between the {design.system} rankings under two {design.leakage} "
+                f"Kendall's τ between the {plain(design.system)} rankings under two "
+                f"{plain(design.leakage)} "
                 "levels. With few systems τ moves in big steps, so each comes with a 95% "
                 "bootstrap interval over queries and p_same, the share of resampled query "
                 "sets that keep the ranking. Each ranking names the systems best first "
                 f"({measure.direction.words})."
             )
-            show_table(taus)
+            rankings = [c for c in taus.columns if c.startswith("ranking (")]
+            places = ["collection", *within, "a", "b"]
+            show_table(taus, columns=key_columns(taus, [*RANKING_FIGURES, *rankings], places))
 with tab_more:
     if tab_more.open and not state.presenting():
         st.markdown("**Tables** (CSV for analysis, LaTeX for a paper: `\\usepackage{booktabs}`)")

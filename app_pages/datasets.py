@@ -4,6 +4,7 @@ import streamlit as st
 
 from leakeval_app import state, views
 from leakeval_app.context import current
+from leakeval_app.markup import plain
 from leakeval_app.render import (
     collection_or_stop,
     number,
@@ -13,9 +14,8 @@ from leakeval_app.render import (
 )
 from leakeval_app.sections import show_uploaded_scores
 from leakeval_core.api import doors
+from leakeval_core.evaluation.scoring_warnings import JUDGED_BELOW
 from leakeval_core.present.collection_plots import grade_figure, per_topic_figure
-
-LOWER_BOUND_BELOW = 0.5  # judged@10 under this: most of the top 10 is unjudged
 
 ctx = current()
 st.header("Dataset browser")
@@ -35,20 +35,27 @@ if "leaked" in topics:
     cols[4].metric(
         "Topics with a near-duplicate",
         f"{flagged} ({flagged / len(topics):.0%})",
-        help=f"From the leakage table: {leakage.source}.",
+        help=f"From the leakage table: {plain(leakage.source)}.",
     )
-st.caption(f"Source: {collection.source}.")
+st.caption(f"Source: {plain(collection.source)}.")
 
 tab_topics, tab_judgments, tab_runs, tab_upload = state.tabs(
     ["Topics", "Judgments", "Runs: judged@10", "Score your own run"], "datasets_tab"
 )
 with tab_topics:
     if tab_topics.open:
+        # the counts before the long texts, which are cut to fit 1280 px (a cell shows all);
+        # the narrative, the longest, only when asked for
+        narrative = "narrative" in topics and st.toggle("Narratives too", key="topic_narratives")
+        texts = [c for c in ("description", "narrative") if c in topics]
+        kept = texts if narrative else texts[:1]
         show_table(
             topics,
             height=420,
-            description=st.column_config.TextColumn(width="large"),
-            narrative=st.column_config.TextColumn(width="large"),
+            columns=[*(c for c in topics.columns if c not in texts), *kept],
+            title=st.column_config.TextColumn(width="medium"),
+            description=st.column_config.TextColumn(width="medium"),
+            narrative=st.column_config.TextColumn(width="medium"),
         )
 with tab_judgments:
     if tab_judgments.open:
@@ -70,13 +77,13 @@ with tab_runs:
     if tab_runs.open:
         st.markdown(
             "Share of each condition's top 10 that has **any** judgment, averaged over queries. "
-            f"Below {LOWER_BOUND_BELOW:.0%}, most retrieved documents were never judged, so every "
+            f"Below {JUDGED_BELOW:.0%}, most retrieved documents were never judged, so every "
             "score of that run is a **lower bound** (pooling bias)."
         )
         factors = [f for f in ctx.experiment.condition_factors if f != "collection"]
         judged = views.means(ctx, tuple(factors), {"collection": name}, measure="judged_10")
         judged = judged.assign(  # a copy: the study's table is every reader's
-            pooling=judged["mean"].map(lambda v: "⚠ lower bound" if v < LOWER_BOUND_BELOW else "ok")
+            pooling=judged["mean"].map(lambda v: "⚠ lower bound" if v < JUDGED_BELOW else "ok")
         )
         show_table(
             judged[[*factors, "n", "mean", "pooling"]].rename(
@@ -94,7 +101,7 @@ with tab_upload:
     if tab_upload.open and not state.presenting():
         st.markdown(
             f"Score run files (TREC, MTEB predictions, ranx JSON, PyTerrier CSV or Parquet) "
-            f"against **{name}**'s qrels under the current conventions, "
+            f"against **{plain(name)}**'s qrels under the current conventions, "
             "and compare one with a condition of the experiment. Runs stay in this browser "
             "session's memory until you remove them or close the tab: nothing is saved."
         )
@@ -107,9 +114,9 @@ qids = by_qid.index.tolist()
 labels = {q: f"{q}: {t}" for q, t in zip(qids, by_qid.title, strict=True)}
 qid = state.control(st.selectbox, "Topic", "topic", qids, default=qids[0], format_func=labels.get)
 row = by_qid.loc[qid]
-st.markdown(f"### {qid}: {row.title}")
-st.markdown(f"**Description.** {row.description or '—'}")
-st.markdown(f"**Narrative.** {row.narrative or '—'}")
+st.markdown(f"### {plain(qid)}: {plain(row.title)}")
+st.markdown(f"**Description.** {plain(row.description or '—')}")
+st.markdown(f"**Narrative.** {plain(row.narrative or '—')}")
 st.caption(f"{row.judged} judged documents, {row.relevant} relevant.")
 judged_docs = collection.qrels[collection.qrels.qid == qid].sort_values("grade", ascending=False)
 if len(judged_docs):

@@ -4,7 +4,8 @@ import streamlit as st
 
 from leakeval_app import navigation, state, views
 from leakeval_app.context import current
-from leakeval_app.render import collection_or_stop, show_fig, show_table
+from leakeval_app.markup import code, plain
+from leakeval_app.render import collection_or_stop, error_text, show_fig, show_table
 from leakeval_app.sections import show_detection_quality
 from leakeval_core import api
 from leakeval_core.api import doors
@@ -47,16 +48,19 @@ if experiment.training_queries is not None and experiment.leakage_table is None:
         st.rerun()  # every page reads the method from the context the frame builds
     if experiment.detection_method not in (None, *methods):
         st.warning(
-            f"experiment.toml names the method `{experiment.detection_method}`, which is not "
+            f"experiment.toml names the method {code(experiment.detection_method)}, which is not "
             f"installed here, so this page detects with `{ctx.method}` and may flag other "
             "topics than on a machine that has it (docs: Leakage detection).",
             icon=":material/warning:",
         )
 leakage = ctx.leakage
 if leakage.empty:
-    st.info(doors.needs_pairs("The leakage overlap", leakage.error), icon=":material/info:")
+    st.info(
+        doors.needs_pairs("The leakage overlap", error_text(leakage.error)),
+        icon=":material/info:",
+    )
     st.stop()
-st.caption(f"Pairs of test topic and training query from: **{leakage.source}**.")
+st.caption(f"Pairs of test topic and training query from: **{plain(leakage.source)}**.")
 
 if leakage.method == JUDGED:  # a person's judgment has no threshold to move
     threshold = ctx.threshold
@@ -75,9 +79,9 @@ else:
     )
     if threshold != ctx.threshold:
         st.rerun()  # every page reads the threshold from the context the frame builds
-st.markdown(leaked_sentence(ctx.study.leaked_rule(ctx.view)))
+st.markdown(plain(leaked_sentence(ctx.study.leaked_rule(ctx.view))))
 for warning in ctx.study.leakage_warnings(ctx.view):
-    st.warning(warning, icon=":material/warning:")
+    st.warning(plain(warning), icon=":material/warning:")
 for name in ctx.experiment.collections:
     collection_or_stop(ctx, name)  # a collection that cannot be read shows its error
 view = views.leakage_overview(ctx)
@@ -100,8 +104,7 @@ if view.share.study_share.notna().any():
     st.caption(
         "The marks are the leakage study's shares (Fröbe et al., SPIRE 2022): topics with a "
         "near-duplicate among all MS MARCO and ORCAS training queries, by embedding "
-        "similarity and human judgment. An experiment whose log is a sample of those finds "
-        "fewer; the bars are this experiment's log at this threshold."
+        f"similarity and human judgment. {leakage.origin(ctx.view.threshold)}"
     )
 
 names = ["Pairs", "Similarity distribution", "Categories"]
@@ -135,7 +138,14 @@ with tab_pairs:
                 pairs.test_text.str.casefold().str.contains(needle, regex=False)
                 | pairs.train_text.str.casefold().str.contains(needle, regex=False)
             ]
-        st.caption(f"{len(pairs):,} pair{'' if len(pairs) == 1 else 's'} shown.")
+        # the columns a reader judges a pair by, so all fit 1280 px; the CSV has every one
+        columns = ["collection", "test_qid", "test_text", "train_text", "similarity", "category"]
+        if pairs.method.nunique() > 1:
+            columns.insert(-1, "method")
+        st.caption(
+            f"{len(pairs):,} pair{'' if len(pairs) == 1 else 's'} shown; the CSV adds "
+            "each pair's field, training query id and method."
+        )
         if not presenting:
             st.download_button(
                 "These pairs (CSV)", pairs.to_csv(index=False), "leakage-pairs.csv", "text/csv"
@@ -143,9 +153,11 @@ with tab_pairs:
         show_table(
             pairs.sort_values(
                 ["similarity", "collection", "test_qid"], ascending=[False, True, True]
-            ),
+            )[columns],
             height=360,
-            similarity=st.column_config.NumberColumn(format="%.3f"),
+            similarity=st.column_config.NumberColumn(format="%.3f", width="small"),
+            test_qid=st.column_config.TextColumn("topic", width="small"),
+            category=st.column_config.TextColumn(width="small"),
         )
 
         if presenting:
@@ -187,7 +199,7 @@ for tab in tab_quality:
             try:
                 quality = views.detection_quality(ctx)
             except LeakevalError as exc:
-                st.info(str(exc), icon=":material/info:")
+                st.info(error_text(exc), icon=":material/info:")
             else:
                 seen = views.labels_seen_in_fitting(ctx)
                 show_detection_quality(quality, threshold, ctx.experiment.labels.name, seen)

@@ -1,5 +1,6 @@
 """Per-query drill-down: condition A vs B, query by query, down to the ranked lists."""
 
+import html
 from functools import partial
 
 import pandas as pd
@@ -7,8 +8,10 @@ import streamlit as st
 
 from leakeval_app import state, views
 from leakeval_app.context import current
+from leakeval_app.markup import plain
 from leakeval_app.render import (
     collection_or_stop,
+    error_text,
     lazy_expander,
     number,
     show_document,
@@ -22,7 +25,7 @@ from leakeval_core.errors import LeakevalError
 from leakeval_core.present.condition_plots import scatter_ab_figure
 from leakeval_core.present.display import fixed
 from leakeval_core.present.query_plots import ranked_lists_figure
-from leakeval_core.present.story import leaked_sentence
+from leakeval_core.present.story import leaked_sentence, top_gains_note
 
 ctx = current()
 experiment = ctx.experiment
@@ -42,16 +45,20 @@ for factor in factors:
     levels = experiment.levels(factor)
     default_a, default_b = design.sides(factor, levels, contrast)
     with side_a:
-        a[factor] = state.control(st.selectbox, factor, f"a_{factor}", levels, default=default_a)
+        a[factor] = state.control(
+            st.selectbox, plain(factor), f"a_{factor}", levels, default=default_a
+        )
     with side_b:
-        b[factor] = state.control(st.selectbox, factor, f"b_{factor}", levels, default=default_b)
+        b[factor] = state.control(
+            st.selectbox, plain(factor), f"b_{factor}", levels, default=default_b
+        )
 
 measure = ctx.measure
 leakage = ctx.leakage
 try:
     pairs, wide = views.paired(ctx, a, b)
 except LeakevalError as exc:  # A or B is incomplete: said, not shown without its runs
-    st.warning(str(exc), icon=":material/error:")
+    st.warning(error_text(exc), icon=":material/error:")
     st.stop()
 table = pairs.table
 if table.empty:
@@ -75,7 +82,7 @@ notes.append(
     f"{measure.label}, {measure.direction.words}: a positive A − B means A is "
     f"{measure.direction.raw_reads(1.0)}"
 )
-st.caption("; ".join(notes) + ".")
+st.caption(plain("; ".join(notes) + "."))
 
 titles = collection_or_stop(ctx, collection).topics.set_index("qid").title
 
@@ -88,8 +95,8 @@ def open_topic(qid: str) -> None:
 
 def on_point() -> None:
     points = st.session_state["queries_scatter"].selection.points
-    if points and points[0].get("customdata"):
-        open_topic(str(points[0]["customdata"][2]))
+    if points and points[0].get("customdata"):  # the chart's text is HTML-escaped
+        open_topic(html.unescape(str(points[0]["customdata"][2])))
 
 
 def on_row(qids: list[str]) -> None:
@@ -103,7 +110,8 @@ tab_all, tab_measures, tab_one = state.tabs(
 )
 with tab_all:
     if tab_all.open:
-        left, right = st.columns([3, 2])
+        # one above the other: beside the scatter, the table had room for qid and title only
+        left, right = st.container(), st.container()
         with left:
             show_selectable_fig(
                 scatter_ab_figure,
@@ -116,10 +124,11 @@ with tab_all:
                 on_select=on_point,
             )
         with right:
-            st.subheader("Top inflating queries")
+            st.subheader("Leaked topics with A's largest gains")
+            answer = doors.pair_answer(pairs, ctx.settings)
             st.caption(
-                "Leaked topics where A beats B by most: they inflate A's mean. Click a point in "
-                "the scatter or a row here to open that topic."
+                f"{top_gains_note(answer, measure, ctx.view.statistics.split_test)} Click a "
+                "point in the scatter or a row here to open that topic."
             )
             top = doors.top_inflating(pairs, ctx.settings)
             top.insert(2, "title", top.qid.map(titles))
@@ -132,7 +141,6 @@ with tab_all:
                 ),
                 hide_index=True,
                 width="stretch",
-                height=420,
                 key="queries_top",
                 on_select=partial(on_row, top.qid.tolist()),
                 selection_mode="single-row",
@@ -147,12 +155,35 @@ with tab_all:
 with tab_measures:
     if tab_measures.open:
         st.caption(
-            f"Each measure for A and B, and A − B, on the {len(wide)} queries of "
-            f"{collection} that both conditions scored."
+            f"A − B in each measure, as scored (where lower is better, a positive A − B is "
+            f"worse), on the {len(wide)} queries of {plain(collection)} that both conditions "
+            "scored."
         )
         wide = wide.copy()
         wide.insert(2, "title", wide.qid.map(titles))
-        show_table(wide.drop(columns="collection"), height=520)
+        sides = st.toggle(
+            "Titles and each side's value too",
+            help="A and B beside A − B for every measure, and each topic's title: wider than "
+            "a laptop's screen.",
+        )
+        differences = {c: c.removesuffix(" A−B") for c in wide.columns if c.endswith(" A−B")}
+        if sides:
+            shown, labels = [c for c in wide.columns if c != "collection"], {}
+        else:  # qid, leaked and one A − B per measure: every measure fits 1280 px
+            shown, labels = ["qid", "leaked", *differences], differences
+        show_table(
+            wide,
+            height=520,
+            columns=shown,
+            qid=st.column_config.TextColumn(width="small"),
+            title=st.column_config.TextColumn(width="medium"),
+            **{
+                c: st.column_config.NumberColumn(
+                    labels.get(c, c), format="%+.3f", help=f"{labels.get(c, c)}: A − B, as scored"
+                )
+                for c in differences
+            },
+        )
 with tab_one:
     if tab_one.open:
         by_delta = doors.by_gain(pairs, ctx.settings)
@@ -172,8 +203,8 @@ with tab_one:
         )
         topic = collection_or_stop(ctx, collection).topics.set_index("qid").loc[qid]
         row = table.set_index("qid").loc[qid]
-        st.markdown(f"### {qid}: {topic.title}")
-        st.markdown(f"{topic.description}")
+        st.markdown(f"### {plain(qid)}: {plain(topic.title)}")
+        st.markdown(plain(topic.description))
         cols = st.columns(4)
         cols[0].metric(f"{measure.label}, A", number(row.a))
         cols[1].metric(f"{measure.label}, B", number(row.b))
@@ -181,7 +212,7 @@ with tab_one:
         cols[3].metric(
             "Leaked topic",
             "yes" if row.leaked else "no",
-            help=ctx.study.leaked_rule(ctx.view).get(collection),
+            help=plain(ctx.study.leaked_rule(ctx.view).get(collection, "")) or None,
         )
         if not leakage.empty:
             near = leakage.table[
@@ -198,7 +229,7 @@ with tab_one:
                 st.caption("No training query resembles this topic.")
 
         if design.size and design.size in a and a.get(design.size) == b.get(design.size):
-            st.markdown(f"**This topic along {design.size}**")
+            st.markdown(f"**This topic along {plain(design.size)}**")
             along = doors.query_along(ctx.study, ctx.settings, a, b, qid, design.size)
             show_table(along, **{"A − B": st.column_config.NumberColumn(format="%+.4f")})
 
@@ -206,7 +237,8 @@ with tab_one:
         show_fig(ranked_lists_figure, *lists, doors.condition_label(a), doors.condition_label(b))
         for column, label, ranked in zip(st.columns(2), ("A", "B"), lists, strict=True):
             with column:
-                st.markdown(f"**{label}: {doors.condition_label(a if label == 'A' else b)}**")
+                shown_label = plain(doors.condition_label(a if label == "A" else b))
+                st.markdown(f"**{label}: {shown_label}**")
                 shown = ranked.head(20).assign(
                     grade=ranked.grade.map(lambda g: "unjudged" if pd.isna(g) else str(int(g)))
                 )

@@ -4,7 +4,8 @@ import streamlit as st
 
 from leakeval_app import navigation, state, views
 from leakeval_app.context import current
-from leakeval_app.render import show_error, show_fig
+from leakeval_app.markup import plain
+from leakeval_app.render import error_text, show_error, show_fig, text_table
 from leakeval_core.api import doors
 from leakeval_core.errors import LeakevalError
 from leakeval_core.present.audit_plots import category_gain_figure
@@ -16,9 +17,11 @@ experiment, measure, design = ctx.experiment, ctx.measure, ctx.experiment.design
 presenting = state.presenting()
 try:
     kind = doors.story_kind(ctx.study)
-    why = doors.needs_pairs("The story", ctx.leakage.error) if ctx.leakage.empty else None
+    why = (
+        doors.needs_pairs("The story", error_text(ctx.leakage.error)) if ctx.leakage.empty else None
+    )
 except LeakevalError as exc:
-    why = str(exc)
+    why = error_text(exc)
 if why:
     st.header("Story", anchor=False)
     st.info(why, icon=":material/info:")
@@ -42,16 +45,18 @@ for column, factor in zip(controls, factors, strict=False):
     # the collection is the app's own (it follows the user from page to page)
     name = "collection" if factor == "collection" else f"story_{factor}"
     with column:
-        pair[factor] = state.control(st.selectbox, factor, name, levels, default=default[factor])
+        pair[factor] = state.control(
+            st.selectbox, plain(factor), name, levels, default=default[factor]
+        )
 
 try:
     story = views.story(ctx, tuple(pair.items()))
 except LeakevalError as exc:  # an incomplete pair: say so, with no headline
     st.header("Story", anchor=False)
-    st.warning(str(exc), icon=":material/error:")
+    st.warning(error_text(exc), icon=":material/error:")
     st.stop()
 # an audit's headline is its answer, a sentence with figures: a smaller heading holds it
-(st.header if kind == "twins" else st.subheader)(story.headline, anchor=False)
+(st.header if kind == "twins" else st.subheader)(plain(story.headline), anchor=False)
 for column, (label, value, interval, meaning) in zip(
     st.columns(4), doors.story_numbers(story, measure), strict=True
 ):
@@ -61,26 +66,26 @@ for column, (label, value, interval, meaning) in zip(
         delta=interval,
         delta_color="off",
         delta_arrow="off",
-        help=None if presenting else meaning,
+        help=None if presenting else plain(meaning),
     )
 if presenting:  # a slide: the cards and tables hold the figures, one line the test
     if kind == "twins":
-        st.markdown(f"**{story.answer}**")
+        st.markdown(f"**{plain(story.answer)}**")
     note = f" {doors.AUDIT_NOTE}" if kind == "audit" else f" Verdict: {story.facts.verdict}."
-    st.caption(doors.story_test_line(story) + note)
+    st.caption(plain(doors.story_test_line(story) + note))
 else:
-    st.markdown(f"**{story.answer}**" if kind == "twins" else story.detail)
-    st.markdown(story.evidence)
+    st.markdown(f"**{plain(story.answer)}**" if kind == "twins" else plain(story.detail))
+    st.markdown(plain(story.evidence))
 for warning in story.warnings:
-    st.warning(warning, icon=":material/warning:")
+    st.warning(plain(warning), icon=":material/warning:")
 
 
 def every_model() -> None:
     """Every audited model's answer, in the design's order: the question the Story asks."""
-    st.markdown(f"**Every model against {design.baseline}**, in the design's order")
+    st.markdown(f"**Every model against {plain(design.baseline)}**, in the design's order")
     answers = answers_table(story.answers, measure, str(design.system))
     brief = [c for c in answers.columns if c.startswith(("Verdict", "Leaked", "Interval", "mde"))]
-    st.table(answers.set_index(str(design.system))[brief])
+    st.table(text_table(answers.set_index(str(design.system))[brief]))
 
 
 if kind == "audit" and not presenting:  # a slide has it beside the chart
@@ -141,37 +146,49 @@ if not presenting:  # presentation mode: nothing to click, the story alone
             state.put(collection=pair["collection"])
         navigation.go("leakage")
 
-chart, top = st.columns([5, 7] if presenting else [2, 3])
+# side by side on a slide; on a screen one above the other, so the table of topics has the
+# page's width and shows its training query, similarity and category at 1280 px
+chart, top = st.columns([5, 7]) if presenting else (st.container(), st.container())
 with chart:
     leaked_means = story.leaked
     if kind == "audit":
         show_fig(category_gain_figure, story.chart, measure, str(design.baseline), slide_height=380)
         if not presenting:
             st.caption(
-                f"Mean per-topic gain of {story.facts.a} over {design.baseline} by the kind of "
-                f"its nearest training query, with 95% t intervals. {leaked_means}"
+                plain(
+                    f"Mean per-topic gain of {story.facts.a} over {design.baseline} by the "
+                    f"kind of its nearest training query, with 95% t intervals. {leaked_means}"
+                )
             )
     elif story.x is not None:
         show_fig(inflation_figure, story.chart, measure, story.x, None, 360, slide_height=400)
         if not presenting:
             st.caption(
-                f"Mean per-topic gain of {design.leaked} over {design.clean} along {story.x}, "
-                f"the other levels as chosen. {leaked_means}"
+                plain(
+                    f"Mean per-topic gain of {design.leaked} over {design.clean} along "
+                    f"{story.x}, the other levels as chosen. {leaked_means}"
+                )
             )
 with top:
     if presenting and kind == "audit":
         every_model()
-    st.markdown(f"**{story.top_title}**, with the training query that leaked each")
+    st.markdown(f"**{plain(story.top_title)}**, with the training query that leaked each")
     shown = story.top
     if presenting:  # a plain table at the slide's type, a few rows, nothing to select
         rows = 8 if kind == "twins" else max(2, 5 - len(story.answers))
         slide = shown[["title", "gain", "leaked training query"]].head(rows)
         st.table(
-            slide.assign(gain=slide.gain.map(lambda g: amount(g, measure, 3))), hide_index=True
+            text_table(slide.assign(gain=slide.gain.map(lambda g: amount(g, measure, 3)))),
+            hide_index=True,
         )
         st.stop()
-    columns = [c for c in shown.columns if c != "collection" or "collection" not in pair]
-    # the gain beside the title, so a 1280-pixel window never cuts it off
+    # the gain, the training query and how close it is: what the table is for, all seen at
+    # 1280 px; each side's score is in the drill-down a click away
+    columns = [
+        c
+        for c in shown.columns
+        if not c.startswith(("A (", "B (")) and (c != "collection" or "collection" not in pair)
+    ]
     columns.insert(columns.index("title") + 1, columns.pop(columns.index("gain")))
     selection = st.dataframe(
         shown[columns],
@@ -184,13 +201,6 @@ with top:
         column_config={
             "qid": st.column_config.TextColumn(width="small"),
             "similarity": st.column_config.NumberColumn(format="%.2f", width="small"),
-            **{
-                column: st.column_config.NumberColumn(
-                    format="%.3f", width="small", help=f"{measure.label} as scored"
-                )
-                for column in shown.columns
-                if column.startswith(("A (", "B ("))
-            },
             "gain": st.column_config.NumberColumn(
                 format="%+.3f",
                 width="small",
@@ -200,7 +210,9 @@ with top:
             "category": st.column_config.TextColumn(width="small"),
         },
     )
-    st.caption("Select a row to open the topic in the drill-down.")
+    st.caption(
+        f"Select a row to open the topic in the drill-down, with {measure.label} on each side."
+    )
     rows = selection.selection.rows
     if rows:
         chosen_row = shown.iloc[rows[0]]

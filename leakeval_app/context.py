@@ -7,10 +7,8 @@ only: every table comes from a cached view keyed by `key` and the View's setting
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
 
 import streamlit as st
 
@@ -80,7 +78,3 @@ def current() -> AppContext:
 
 def set_current(context: AppContext) -> None:
     st.session_state["_leakeval_context"] = context
-
-
-def data_root() -> Path:
-    return Path(os.environ.get("LEAKEVAL_DATA", "data")).resolve()

@@ -7,6 +7,8 @@ import streamlit as st
 
 from leakeval_app import state
 from leakeval_app.context import APP_MEASURES, AppContext
+from leakeval_app.markup import plain
+from leakeval_app.render import error_text, show_error, show_scoring_warnings
 from leakeval_core.api import doors, terms
 from leakeval_core.errors import LeakevalError
 
@@ -21,7 +23,7 @@ def score_and_detect(context: AppContext) -> None:
             conventions,
             APP_MEASURES,
             progress=lambda done, total, what: bar.progress(
-                done / max(total, 1), text=f"Scoring run {done} of {total}: {what}"
+                done / max(total, 1), text=f"Scoring run {done} of {total}: {plain(what)}"
             ),
         )
         bar.empty()
@@ -30,7 +32,7 @@ def score_and_detect(context: AppContext) -> None:
         study.leakage(
             context.method,
             progress=lambda done, total, what: bar.progress(
-                min(done / max(total, 1), 1.0), text=f"{done:,} {what}"
+                min(done / max(total, 1), 1.0), text=f"{done:,} {plain(what)}"
             ),
             max_queries=terms.APP_DETECTION_LIMIT,  # read now: a test lowers it
         )
@@ -39,16 +41,18 @@ def score_and_detect(context: AppContext) -> None:
 
 
 def show_failures(context: AppContext) -> None:
-    """Above every page: why there are no leakage pairs, and the incomplete and broken
-    conditions (each with what it lacks), left out of every figure unless the reader
-    switches them on; stops the page when no condition is left to show."""
+    """Above every page: why there are no leakage pairs, the runs whose scores mostly count
+    unjudged documents or are 0 everywhere, and the incomplete and broken conditions (each
+    with what it lacks), left out of every figure unless the reader switches them on; stops
+    the page when no condition is left to show."""
     if leakage_error := context.leakage.error:
-        st.error(f"leakeval: leakage pairs unavailable: {leakage_error}")
+        st.error(f"leakeval: leakage pairs unavailable: {error_text(leakage_error)}")
     try:
         notes = doors.incomplete_conditions(context.study, context.settings)
     except LeakevalError as exc:
-        st.error(f"leakeval: {exc}", icon=":material/error:")
+        show_error(exc)
         st.stop()  # nothing any page could show
+    show_scoring_warnings(doors.scoring_warnings(context.study, context.settings))
     if not notes:
         return
     allowed = context.view.allow_incomplete
@@ -59,7 +63,7 @@ def show_failures(context: AppContext) -> None:
         expanded=True,
     ):
         for note in notes:
-            (st.warning if allowed else st.error)(note)
+            (st.warning if allowed else st.error)(error_text(note))
         state.control(
             st.toggle,
             "Compute incomplete conditions anyway",

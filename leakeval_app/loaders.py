@@ -17,9 +17,10 @@
   reader, within limits, and go when the session does.
 - On disk (`leakeval_core.experiment.cache`, `$LEAKEVAL_CACHE`): the SCORES and LEAKAGE
   tables, keyed by file content, so a new process or a new fingerprint of unchanged files
-  reads them instead of scoring or detecting again. Deleting it loses nothing, and where it
-  cannot be written the app works from memory (the study keeps what it built) and says so
-  at the top of every page (`cache_notice`).
+  reads them instead of scoring or detecting again; `LEAKEVAL_CACHE_MB` bounds it, least
+  recently used first. Deleting it loses nothing, and where it cannot be written the app
+  works from memory (the study keeps what it built) and says so at the top of every page
+  (`cache_notice`).
 
 Scoring and detection draw a progress bar (`first_compute`) the first time a study needs them.
 """
@@ -29,6 +30,7 @@ from __future__ import annotations
 import streamlit as st
 
 from leakeval_core.api import Study
+from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.cache import Cache
 from leakeval_core.experiment.manifest import Experiment
 
@@ -41,9 +43,13 @@ def study(path: str, fingerprint: str, _experiment: Experiment) -> Study:
 
 
 def cache_notice() -> str | None:
-    """One line when the disk cache cannot be written, else None. The server tries a write
-    once, on its first page, so it says so before any table is missing from the cache."""
-    cache = Cache()
+    """One line when the disk cache cannot be written or its limit cannot be read, else
+    None. The server tries a write once, on its first page, so it says so before any table
+    is missing from the cache."""
+    try:
+        cache = Cache()
+    except LeakevalError as exc:  # LEAKEVAL_CACHE_MB: every page that computes says it too
+        return str(exc)
     _probed(str(cache.root))
     return cache.notice
 

@@ -2,9 +2,13 @@
 
 `run()` is the one entry function: `app.py` calls it (the checkout's, and the copy the wheel
 installs, which `leakeval app` serves). Each step is a function or module of its own: the
-page config here, the demo on a first start (`first_start`), the sidebar (`sidebar`), the
-slide's bar (`presentation`), the study's first computation (`first_compute`) and the
-collector's freeze (`collector`).
+page config here, the sidebar (`sidebar`) over the served folder (`served`), the slide's bar
+(`presentation`), the study's first computation (`first_compute`) and the collector's
+freeze (`collector`).
+
+It is also every page's error boundary: a LeakevalError raised by the sidebar, the first
+computation or any page is said where the page would be, as one line (`render.show_error`),
+never as a traceback.
 """
 
 from __future__ import annotations
@@ -14,7 +18,6 @@ import streamlit as st
 from leakeval_app import (
     collector,
     first_compute,
-    first_start,
     loaders,
     navigation,
     presentation,
@@ -23,10 +26,11 @@ from leakeval_app import (
     turns,
     uploads,
 )
-from leakeval_app.context import data_root, set_current
+from leakeval_app.context import set_current
 from leakeval_app.page_list import LANDING
 from leakeval_app.preload import preload_charts
-from leakeval_app.render import export_charts, forget_charts, show_error
+from leakeval_app.render import error_text, export_charts, forget_charts, show_error
+from leakeval_app.served import data_root
 from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation import priority
 
@@ -42,7 +46,7 @@ def draw() -> None:
     forget_charts()
     presenting = state.presenting()
     configure_page(presenting)
-    router = st.navigation(navigation.pages())
+    router = navigation.router()
     here = router.url_path or LANDING
     state.on_page(here)
     if presenting:
@@ -54,26 +58,32 @@ def draw() -> None:
     said = show_cache_notice(notices, None)
     preload_charts()
 
-    root = data_root()
-    first_start.ensure_an_experiment(root)
     try:
-        uploads.follow_limits()  # a limit that is no number is said here, as a page's error
-        context = sidebar.draw(root)
-    except LeakevalError as exc:  # said where the page would be, whatever the sidebar shows
+        uploads.follow_limits()  # a limit that is no number is said as a page's error
+        context = sidebar.draw(data_root())
+        set_current(context)
+        if presenting:
+            presentation.show_bar(here, context.experiment.simulated)
+        first_compute.score_and_detect(context)
+        said = show_cache_notice(notices, said)  # before the page, which may stop early
+        show_notices(notices)
+        router.run()
+    except LeakevalError as exc:  # in the main area, whatever the sidebar shows
         show_error(exc)
-        st.stop()
-    set_current(context)
-    if presenting:
-        presentation.show_bar(here, context.experiment.simulated)
-    first_compute.score_and_detect(context)
-    said = show_cache_notice(notices, said)  # before the page, which may stop early
-    router.run()
 
     export_charts()
     show_cache_notice(notices, said)
-    for notice in state.take_notices():
-        notices.warning(notice, icon=":material/link_off:")
+    show_notices(notices)
     collector.freeze_long_lived_objects()
+
+
+def show_notices(box) -> None:
+    """At the top of the page, what the app had to change in what it was given and what
+    changed on disk since the reader's last page: said before the page (the link's
+    settings, the sidebar's choices, the files), since it may stop early, and after it (the
+    page's own choices)."""
+    for notice in state.take_notices():
+        box.warning(notice, icon=":material/link_off:")
 
 
 def show_cache_notice(box, said: str | None) -> str | None:
@@ -83,7 +93,7 @@ def show_cache_notice(box, said: str | None) -> str | None:
     early, so the next rerun says it, from the top."""
     notice = loaders.cache_notice()
     if notice is not None and notice != said:
-        box.warning(notice, icon=":material/database_off:")
+        box.warning(error_text(notice), icon=":material/database_off:")
     return notice
 
 

@@ -47,6 +47,19 @@ def pages() -> list[st.Page]:
     return [page(name) for name in PAGES]
 
 
+def router() -> st.Page:
+    """The page the URL names. Streamlit serves the landing page only at the root, so its
+    own name (`/story`, as a reader types it from the sidebar's title) would be "Page not
+    found": that name is turned into the root's before the pages are resolved."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    context = get_script_run_ctx()
+    manager = context.pages_manager if context is not None else None
+    if manager is not None and manager.intended_page_name == LANDING:
+        manager.set_script_intent(manager.intended_page_script_hash or "", "")
+    return st.navigation(pages())
+
+
 def go(name: str) -> None:
     """Open another page (the screen goes with it: its values are in the session)."""
     st.switch_page(page(name))

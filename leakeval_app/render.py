@@ -12,6 +12,8 @@ import streamlit as st
 
 from leakeval_app import state
 from leakeval_app.context import AppContext
+from leakeval_app.markup import message, plain
+from leakeval_app.served import relative_paths
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.collections import Collection, document_text
 from leakeval_core.present.style import slide_fig, themed
@@ -23,6 +25,13 @@ plotly sizes itself in pixels, so a chart is drawn at each and CSS shows the one
 
 SLIDE_WIDTH_EM = 64
 """Characters, roughly, that a 1280-pixel slide holds in one line of 18-pixel table text."""
+
+
+def text_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` for `st.table`, which renders Markdown in every cell and header: its text
+    (topic titles, levels, run names) shown as text."""
+    literal = frame.rename(columns=plain, index=plain if frame.index.dtype == object else None)
+    return literal.map(lambda v: plain(v) if isinstance(v, str) else v)
 
 
 def slide_table(frame: pd.DataFrame, rows: int = 8) -> pd.DataFrame:
@@ -194,13 +203,15 @@ def show_table(
     frame: pd.DataFrame,
     height: int | None = None,
     slide: list[str] | None = None,
+    columns: list[str] | None = None,
     **column_config,
 ) -> None:
     """A table with p-values in 3 significant digits (1e-22, not 0.000…0001) and the
     confidence of an interval as a percentage; on a slide, its first rows as plain text, in
-    the `slide` columns (default: the first ones) that fit the slide's width."""
+    the `slide` columns (default: the first ones) that fit the slide's width. `columns`:
+    the ones shown, in order (`display.key_columns`); the frame keeps the others."""
     if state.presenting():
-        st.table(slide_table(frame[slide] if slide else frame), hide_index=True)
+        st.table(text_table(slide_table(frame[slide] if slide else frame)), hide_index=True)
         return
     defaults = {
         column: st.column_config.NumberColumn(format="%.3g")
@@ -214,22 +225,42 @@ def show_table(
         hide_index=True,
         width="stretch",
         height=height or "auto",
+        column_order=columns,
         column_config={**defaults, **column_config} or None,
     )
 
 
-MARKDOWN_SPECIALS = frozenset("\\`*_{}[]()#+-.!|~<>$")
+def error_text(error: object) -> str:
+    """An error (or a message that holds one) as a page says it: as text, whatever file
+    names or values it quotes, its code spans as code, its paths written from the served
+    folder."""
+    return message(relative_paths(str(error)))
 
 
-def plain(text: str) -> str:
-    """Text as Markdown shows it literally: a file named `**x**.run` or `[a](b).run` is not
-    formatting or a link."""
-    return "".join(f"\\{c}" if c in MARKDOWN_SPECIALS else c for c in str(text))
+def show_text_table(frame: pd.DataFrame) -> None:
+    """A table whose cells are already text (`answers_table`'s verdicts, intervals and
+    counts), drawn as a static table that wraps its headers and cells to the page's width:
+    every column is seen at 1280 px, where a data grid cuts the last ones off, and text
+    sorted as text would misorder its numbers anyway. On a slide, as `show_table`. Its
+    cells are Markdown to Streamlit, so they go through `text_table`."""
+    if state.presenting():
+        st.table(text_table(slide_table(frame)), hide_index=True)
+        return
+    st.table(text_table(frame), hide_index=True)
 
 
 def show_error(exc: LeakevalError) -> None:
-    """The same one-line message the CLI prints, so users can grep for it."""
-    st.error(f"leakeval: {exc}")
+    """The same one-line message the CLI prints, so users can grep for it (but the paths:
+    from the served folder, not the server's root)."""
+    st.error(f"leakeval: {error_text(exc)}")
+
+
+def show_scoring_warnings(warnings: tuple[str, ...]) -> None:
+    """The scoring warnings of what is shown (too little of a run judged, a measure at 0 on
+    every query), each as the command line prints it, as text: a run's name is the
+    reader's."""
+    for warning in warnings:
+        st.warning(f"leakeval: warning: {error_text(warning)}", icon=":material/warning:")
 
 
 def collection_or_stop(ctx: AppContext, name: str) -> Collection:
@@ -259,7 +290,7 @@ def show_document(collection: Collection, docid: str) -> None:
     if text is None:
         st.info(NO_DOCUMENTS, icon=":material/lock:")
     else:
-        st.text_area(f"Document {docid}", text, height=240, disabled=True)
+        st.text_area(f"Document {plain(docid)}", text, height=240, disabled=True)
 
 
 def lazy_expander(label: str, key: str, icon: str | None = None) -> Any:

@@ -6,8 +6,9 @@ app keeps per session and writes to the URL. A copied link opens the same page w
 same settings and choices, so it shows the same numbers.
 
 Decoding never raises: a value that cannot be read or is out of range falls back to its
-default (or is clamped) and comes back as a notice the page shows. No Streamlit here, so
-the link can be built and read anywhere (a notebook, the tests).
+default (or is clamped) and comes back as a notice the page shows, in Markdown, in which
+what the link said is text (`markup`). No Streamlit here, so the link can be built and read
+anywhere (a notebook, the tests).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
+from leakeval_app.markup import code, plain
 from leakeval_app.page_list import LANDING, PAGES, title, url_path
 from leakeval_core.api.terms import METHODS, Statistics
 from leakeval_core.api.view import View, as_text
@@ -138,10 +140,12 @@ def _decode(params: Mapping[str, str], page: str = LANDING) -> tuple[Screen, tup
     kept as text for the page that uses them to check against its options.
     """
     notices: list[str] = []
-    plain = View()
+    defaults = View()
 
     def bad(name: str, raw: str, why: str, instead: object) -> None:
-        notices.append(f"Ignored `{name}={raw[:40]}` from the link: {why}; using {instead}.")
+        notices.append(
+            f"Ignored {code(f'{name}={raw[:40]}')} from the link: {plain(why)}; using {instead}."
+        )
 
     screen: dict[str, Any] = {}
     settings: dict[str, Any] = {}
@@ -157,7 +161,7 @@ def _decode(params: Mapping[str, str], page: str = LANDING) -> tuple[Screen, tup
         try:
             settings["measure"] = parse_measure(raw).name
         except LeakevalError as exc:
-            bad("measure", raw, str(exc).split(";")[0], plain.measure)
+            bad("measure", raw, str(exc).split(";")[0], defaults.measure)
     if (raw := params.get("method")) is not None:
         if raw in METHODS:
             settings["method"] = raw
@@ -171,7 +175,8 @@ def _decode(params: Mapping[str, str], page: str = LANDING) -> tuple[Screen, tup
             clamped = min(max(value, 0.0), 1.0)
             if clamped != value:
                 notices.append(
-                    f"The link's `threshold={raw[:40]}` is outside [0, 1]; using {clamped:g}."
+                    f"The link's {code(f'threshold={raw[:40]}')} is outside [0, 1]; "
+                    f"using {clamped:g}."
                 )
             settings["threshold"] = clamped
     for name, into, instead in (
@@ -183,8 +188,8 @@ def _decode(params: Mapping[str, str], page: str = LANDING) -> tuple[Screen, tup
                 into[name] = raw in ("1", "true", "True")
             else:
                 bad(name, raw, "not 1 or 0", instead)
-    settings["conventions"] = _settings(_CONVENTION_PARAMS, params, plain.conventions, bad)
-    settings["statistics"] = _settings(_STATISTICS_PARAMS, params, plain.statistics, bad)
+    settings["conventions"] = _settings(_CONVENTION_PARAMS, params, defaults.conventions, bad)
+    settings["statistics"] = _settings(_STATISTICS_PARAMS, params, defaults.statistics, bad)
     choices = {}
     for name, raw in params.items():
         if name in RESERVED:
@@ -192,7 +197,9 @@ def _decode(params: Mapping[str, str], page: str = LANDING) -> tuple[Screen, tup
         if _CHOICE.match(name):
             choices[name] = str(raw)
         else:
-            notices.append(f"Ignored the link's parameter `{name[:40]}`: no setting has that name.")
+            notices.append(
+                f"Ignored the link's parameter {code(name[:40])}: no setting has that name."
+            )
     screen["choices"] = tuple(sorted(choices.items()))
     return Screen(View(**settings), **screen), tuple(notices)
 

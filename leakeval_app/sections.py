@@ -7,7 +7,15 @@ import streamlit as st
 from leakeval_app import uploads, views
 from leakeval_app.context import current
 from leakeval_app.limits import uploads_allowed
-from leakeval_app.render import number, plain, show_error, show_fig, show_table
+from leakeval_app.markup import code, plain
+from leakeval_app.render import (
+    number,
+    show_error,
+    show_fig,
+    show_scoring_warnings,
+    show_table,
+    show_text_table,
+)
 from leakeval_core import api
 from leakeval_core.api import doors
 from leakeval_core.api.terms import is_hybrid
@@ -36,7 +44,7 @@ def show_detection_quality(
     st.caption(
         f"**{quality.method}** on {quality.pairs} labelled pairs over {quality.topics} topics "
         f"({quality.near_duplicates} near-duplicates, {quality.different} different) from "
-        f"`{source}`; {fitted}."
+        f"{code(source)}; {fitted}."
     )
     if seen[0] and is_hybrid(quality.method):
         st.warning(
@@ -113,6 +121,7 @@ def show_uploaded_scores(collection: str) -> None:
             f"{result.diagnostics.coverage(ctx.conventions.missing)}; "
             f"{result.diagnostics.tied_pairs} tied document pairs."
         )
+        show_scoring_warnings(result.warnings)
         show_table(result.means)
     if scored:
         show_upload_comparison(scored, collection)
@@ -143,10 +152,11 @@ def show_uploaded_audit(collection: str) -> None:
     except LeakevalError as exc:
         show_error(exc)
     else:  # as the experiment's models are shown: the verdict first, never cut off
+        show_scoring_warnings(result.scoring_warnings)
         rows = result.table[result.table.split == "leaked"]
         show_fig(audit_figure, rows, ctx.measure, [*result.keys, result.factor], result.baseline)
-        st.caption(result.caption)
-        show_table(answers_table(rows, ctx.measure, result.factor, result.keys))
+        st.caption(plain(result.caption))
+        show_text_table(answers_table(rows, ctx.measure, result.factor, result.keys))
 
 
 def show_upload_comparison(scored: dict, collection: str) -> None:
@@ -162,7 +172,7 @@ def show_upload_comparison(scored: dict, collection: str) -> None:
         preferred = design.clean if factor == design.leakage else options[0]
         default = preferred if preferred in options else options[0]
         levels[factor] = column.selectbox(
-            factor, options, index=options.index(default), key=f"upload_{factor}"
+            plain(factor), options, index=options.index(default), key=f"upload_{factor}"
         )
     leakage = ctx.leakage
     try:
@@ -190,8 +200,10 @@ def show_upload_comparison(scored: dict, collection: str) -> None:
         else " No leakage table, so no leaked/other split."
     )
     st.caption(
-        f"A: the uploaded run; B: {doors.condition_label(levels)}; paired by topic."
-        f"{unpaired}{split} "
-        f"{ctx.statistics.describe()}, over the {len(table)} rows of this table. "
-        + interval_caption(table, ctx.statistics)
+        plain(
+            f"A: the uploaded run; B: {doors.condition_label(levels)}; paired by topic."
+            f"{unpaired}{split} "
+            f"{ctx.statistics.describe()}, over the {len(table)} rows of this table. "
+            + interval_caption(table, ctx.statistics)
+        )
     )

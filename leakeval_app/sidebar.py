@@ -7,13 +7,14 @@ from pathlib import Path
 
 import streamlit as st
 
-from leakeval_app import loaders, state
+from leakeval_app import loaders, served, state
 from leakeval_app.context import APP_MEASURES, AppContext
+from leakeval_app.markup import plain
 from leakeval_app.render import lazy_expander
-from leakeval_core.api import Study
+from leakeval_core.api import Study, doors
 from leakeval_core.api.terms import CORRECTIONS, INTERVALS, TESTS, Statistics
 from leakeval_core.evaluation.conventions import Conventions
-from leakeval_core.experiment.manifest import find_experiments, load_experiment
+from leakeval_core.experiment.manifest import load_experiment
 
 PRESETS = {"leakeval": Conventions(), "trec_eval 10": Conventions.trec_eval()}
 
@@ -41,13 +42,26 @@ def open_experiment(root: Path) -> tuple[Study, tuple[str, str]]:
 
     An experiment that cannot be opened raises LeakevalError out of the sidebar: the frame
     says why in the main area, which every mode and width shows (a collapsed sidebar, in
-    presentation mode or a narrow window, would leave the page blank)."""
-    experiments = {p.name: p for p in find_experiments(root)}
+    presentation mode or a narrow window, would leave the page blank). So does a served
+    folder with no experiment left; one the reader had open that is gone while others are
+    left is a notice, and the first of those opens."""
+    opened = state.opened_experiment()
+    experiments = served.experiments(root, opened)
+    if opened is not None and opened not in experiments:
+        state.notify(f"The experiment {plain(f'{root.name}/{opened}')} is gone; showing another.")
+        state.put(experiment=None)
     names = sorted(experiments, key=lambda n: (n != "demo", n))
     name = state.control(st.selectbox, "Experiment", "experiment", names, default=names[0])
-    # read on every rerun: a run added or removed under the pattern changes the key
+    state.open_experiment(name)
+    # read on every rerun: a run added, edited or removed changes the key, and the reader is
+    # told what changed since their last page (a family a correction runs over, above all)
     experiment = load_experiment(experiments[name])
-    fingerprint = experiment.fingerprint()
+    now = doors.snapshot(experiment)
+    before = state.last_seen(str(experiment.root), now)
+    if before is not None:
+        # file and model names are the reader's text: shown as text, never markup
+        state.notify(*(plain(s) for s in doors.changes(before, now, state.view().statistics)))
+    fingerprint = now.fingerprint
     study = loaders.study(str(experiment.root), fingerprint, experiment)
     if experiment.simulated:
         st.warning(

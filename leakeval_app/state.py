@@ -15,6 +15,7 @@ from typing import Any
 
 import streamlit as st
 
+from leakeval_app.markup import code, plain
 from leakeval_app.page_list import LANDING
 from leakeval_app.screen import Screen
 from leakeval_core.api.view import View
@@ -22,6 +23,8 @@ from leakeval_core.api.view import View
 _PARAMS = "_leakeval_params"
 _PAGE = "_leakeval_page"
 _NOTICES = "_leakeval_notices"
+_SEEN = "_leakeval_seen"
+_OPENED = "_leakeval_opened"
 
 
 def start() -> None:
@@ -155,7 +158,10 @@ def _seed(name: str, options: Sequence[Any] | None, default: Any, parse) -> Any:
 
 
 def _replaced(name: str, raw: str, why: str, default: Any) -> Any:
-    notify(f"Ignored `{name}={raw[:40]}` from the link: {why}; showing {_text(default)}.")
+    notify(
+        f"Ignored {code(f'{name}={raw[:40]}')} from the link: {plain(why)}; "
+        f"showing {plain(_text(default))}."
+    )
     _params().pop(name, None)
     return default
 
@@ -217,9 +223,29 @@ def sync_url() -> None:
         st.query_params.from_dict(params)
 
 
+def open_experiment(name: str) -> None:
+    """The experiment this session has open (its folder's name)."""
+    st.session_state[_OPENED] = name
+
+
+def opened_experiment() -> str | None:
+    """The experiment the session had open on its last rerun: when it is gone, the page
+    says so."""
+    return st.session_state.get(_OPENED)
+
+
 def notify(*messages: str) -> None:
-    """Say once, at the top of the page, what the app had to change in what it was given."""
+    """Say once, at the top of the page, what the app had to change in what it was given
+    (Markdown: what came from a link or a file goes in through `markup`)."""
     st.session_state.setdefault(_NOTICES, []).extend(messages)
+
+
+def last_seen(experiment: str, now: Any) -> Any:
+    """What this session last read of an experiment (None on its first look); `now` is
+    kept in its place, for the next rerun to compare with."""
+    seen = st.session_state.setdefault(_SEEN, {})
+    before, seen[experiment] = seen.get(experiment), now
+    return before
 
 
 def take_notices() -> Iterable[str]:

@@ -45,6 +45,7 @@ from leakeval_app.limits import (
     upload_limit,
     uploads_allowed,
 )
+from leakeval_app.markup import plain
 from leakeval_core.errors import LeakevalError
 from leakeval_core.io.compressed import TooLarge, mb, measure
 
@@ -245,7 +246,7 @@ def uploader() -> list[Upload]:
         "leakeval refuses a larger one."
     )
     for refusal in _kept().refused:
-        st.error(f"leakeval: {refusal}")
+        st.error(f"leakeval: {plain(refusal)}")
     return kept()
 
 

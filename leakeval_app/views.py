@@ -23,6 +23,7 @@ from leakeval_app.uploads import Upload
 from leakeval_core import api
 from leakeval_core.api import View, doors
 from leakeval_core.errors import LeakevalError
+from leakeval_core.evaluation.scoring_warnings import collection_qrels
 
 T = TypeVar("T")
 
@@ -135,6 +136,8 @@ class ScoredUpload(NamedTuple):
     scores: pd.DataFrame
     """qid, measure, value: the per-query scores a comparison pairs."""
     diagnostics: object
+    warnings: tuple[str, ...]
+    """What the reader must be told about the run's scores (`ScoreDiagnostics.warnings`)."""
 
 
 def score_upload(ctx: AppContext, collection: str, run: Upload) -> ScoredUpload:
@@ -157,7 +160,9 @@ def _score_upload(study, conventions, collection: str, run: Upload) -> ScoredUpl
     table = pd.DataFrame(
         {"measure": [m.label for m in APP_MEASURES], "mean": [means[m.name] for m in APP_MEASURES]}
     )
-    return ScoredUpload(table, result.runs[run.name].table, result.diagnostics[run.name])
+    diagnostics = result.diagnostics[run.name]
+    warnings = diagnostics.warnings(run.name, collection_qrels(collection))
+    return ScoredUpload(table, result.runs[run.name].table, diagnostics, warnings)
 
 
 def upload_versus(ctx: AppContext, upload: ScoredUpload, levels: dict):

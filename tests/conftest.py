@@ -142,6 +142,17 @@ def real_audit(tmp_path_factory):
 
 
 @pytest.fixture
+def hashes_kept_at_once(monkeypatch):
+    """Keep a file's hash however recently it changed (`io.digest.SETTLED_NS`), as for a
+    file hashed long after its last change: then only its identity (its ctime) can tell an
+    edit that kept its size and mtime, which is what a test of that must hold."""
+    from leakeval_core.io import digest
+
+    monkeypatch.setattr(digest, "SETTLED_NS", -(10**12))
+    monkeypatch.setattr(digest, "_KNOWN", {})
+
+
+@pytest.fixture
 def served(monkeypatch):
     """The commands `leakeval app` would run, and their environments, instead of running
     them."""

@@ -87,6 +87,62 @@ def gzip_bomb(path: Path, line: bytes, size: int) -> Path:
     return path
 
 
+def edit_in_place(path: Path, old: str, new: str) -> None:
+    """Replace `old` by `new` (of the same length) in `path`, then put its modification time
+    back, as `cp -p` and `rsync -t` leave an edited file: the same size and mtime. Repeated
+    until the kernel gives the file a later change time (at once on a filesystem with fine
+    timestamps), which is all that tells the edit."""
+    assert len(old.encode()) == len(new.encode())
+    before = os.stat(path)
+    text = path.read_text().replace(old, new)
+    assert text != path.read_text()
+    while True:
+        path.write_text(text)
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+        after = os.stat(path)
+        if after.st_ctime_ns != before.st_ctime_ns:
+            break
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+
+
+def baseline_experiment(root: Path) -> Path:
+    """Two collections (a, b) of 12 topics, each with a BM25 baseline and two models
+    (bm25-rm3, bm25-rm3-desc) audited against it, and leakage pairs for topics 1 to 6."""
+    import random
+
+    rng = random.Random(7)
+    for name in ("a", "b"):
+        folder = root / "collections" / name
+        write(folder / "topics.txt", "".join(f"{q}\ttopic {q}\n" for q in range(1, 13)))
+        write(
+            folder / "qrels.txt",
+            "".join(f"{q} 0 d{q}-{d} {int(d < 2)}\n" for q in range(1, 13) for d in range(4)),
+        )
+        for model in ("bm25", "bm25-rm3", "bm25-rm3-desc"):
+            lines = []
+            for q in range(1, 13):
+                docs = [f"d{q}-{d}" for d in range(4)]
+                rng.shuffle(docs)
+                lines += [f"{q} Q0 {doc} {r + 1} {9 - r} {model}\n" for r, doc in enumerate(docs)]
+            write(root / "runs" / name / f"{model}.run", "".join(lines))
+    write(
+        root / "pairs.csv",
+        "collection,test_qid,train_qid,similarity\n"
+        + "".join(f"{c},{q},t{q},0.95\n" for c in ("a", "b") for q in range(1, 7)),
+    )
+    write(
+        root / "experiment.toml",
+        "".join(
+            f'[collections.{c}]\ntopics = "collections/{c}/topics.txt"\n'
+            f'qrels = "collections/{c}/qrels.txt"\n'
+            for c in ("a", "b")
+        )
+        + '[leakage]\ntable = "pairs.csv"\n[design]\nsystem = "model"\nbaseline = "bm25"\n'
+        '[runs]\npattern = "runs/{collection}/{model}.run"\n',
+    )
+    return root
+
+
 def renamed_experiment(demo_dir: Path, out: Path, declare: bool = True) -> Path:
     """A copy of the demo's Core17 runs under other factor names and levels: `system`,
     `contamination` in {contaminated, clean}, `n_train` and `split`. With `declare` the
@@ -162,6 +218,48 @@ def audit_experiment(demo_dir: Path, out: Path) -> Path:
         '[runs]\npattern = "runs/{model}.run"\n',
     )
     return out
+
+
+def mismatched_experiment(out: Path) -> Path:
+    """Twelve topics, their qrels (`d{q}` relevant, `n{q}` not), and two runs: `bm25`, which
+    ranks both judged documents of each topic (the relevant one second on every third), and
+    `mine`, whose documents are in another id space (`x{q}-{i}`) but one (`d1` at rank 2, so
+    that it scores and is no error); the first six topics judged leaked; a baseline design,
+    so every verb applies."""
+    topics = [str(q) for q in range(1, 13)]
+    write(out / "topics.txt", "".join(f"{q}\ttopic {q}\n" for q in topics))
+    write(out / "qrels.txt", "".join(f"{q} 0 d{q} 1\n{q} 0 n{q} 0\n" for q in topics))
+    ranked = {q: [f"d{q}", f"n{q}"][:: 1 if int(q) % 3 else -1] for q in topics}
+    write(
+        out / "runs" / "bm25.run",
+        "".join(f"{q} Q0 {a} 1 2 b\n{q} Q0 {b} 2 1 b\n" for q, (a, b) in ranked.items()),
+    )
+    mine = {q: [f"x{q}-{i}" for i in range(5)] for q in topics}
+    mine["1"][1] = "d1"
+    write(
+        out / "runs" / "mine.run",
+        "".join(
+            f"{q} Q0 {d} {i + 1} {5 - i} m\n"
+            for q, docs in mine.items()
+            for i, d in enumerate(docs)
+        ),
+    )
+    write(out / "pairs.csv", "test_qid,near_duplicate\n" + "".join(f"{q},1\n" for q in topics[:6]))
+    write(
+        out / "experiment.toml",
+        'name = "Mismatched"\n[collections.c]\ntopics = "topics.txt"\nqrels = "qrels.txt"\n'
+        '[leakage]\ntable = "pairs.csv"\n[design]\nsystem = "model"\nbaseline = "bm25"\n'
+        '[runs]\npattern = "runs/{model}.run"\n',
+    )
+    return out
+
+
+MISMATCHED = (
+    "runs/mine.run: 1 of the 60 documents it ranks in the top 10 (1.7%) are judged in the c "
+    "qrels; its scores mostly count unjudged documents as non-relevant — check that the run's "
+    "and the qrels' document ids match (in a TREC run the docid is column 3)."
+)
+"""What every door says of `mismatched_experiment`'s `mine` run."""
 
 
 INCOMPLETE = {"collection": "robust04", "model": "colbert", "train_size": 2000}

@@ -59,6 +59,10 @@ class PerQuery:
     lacks."""
     left_out: Completeness = field(default_factory=Completeness)
     """The incomplete and broken conditions left out of `table` (none when allowed)."""
+    scoring_warnings: tuple[str, ...] = ()
+    """What every output of these values must say about the runs they come from
+    (`evaluation.scoring_warnings`): too little of a run judged, the measure at 0 on every
+    query of a run."""
 
     def subset(self, levels: Levels) -> PerQuery:
         """Only the conditions at the given factor levels (e.g. one collection)."""
@@ -137,7 +141,15 @@ def per_query(
     if full.empty and notes:
         raise LeakevalError("no condition can be computed. " + " ".join(notes))
     left_out = replace(gaps, gaps=()) if allow_incomplete else gaps
-    return PerQuery(full.reset_index(drop=True), factors, detected, missing, notes, left_out)
+    return PerQuery(
+        full.reset_index(drop=True),
+        factors,
+        detected,
+        missing,
+        notes,
+        left_out,
+        results.scoring_warnings(measure),
+    )
 
 
 def _at_any(table: pd.DataFrame, conditions: Sequence[Levels]) -> np.ndarray:

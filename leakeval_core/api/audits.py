@@ -127,6 +127,8 @@ class Audit(Result):
     """What every reader of these figures must be told (`Study.leakage_warnings`)."""
     incomplete: tuple[str, ...] = ()
     """As `Comparison.incomplete`."""
+    scoring_warnings: tuple[str, ...] = ()
+    """As `Comparison.scoring_warnings`."""
 
     def summary(self) -> pd.DataFrame:
         keep = [
@@ -213,6 +215,7 @@ class Audit(Result):
             "leaked": dict(self.leaked),
             "warnings": list(self.warnings),
             "incomplete": list(self.incomplete),
+            "scoring_warnings": list(self.scoring_warnings),
             "audit": records(self.table),
             "dose_response": records(self.dose),
             "categories": records(self.categories),
@@ -385,6 +388,7 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
         leaked=rules,
         warnings=(*([same] if same else []), *source.leakage_warnings(view)),
         incomplete=per_query.incomplete,
+        scoring_warnings=per_query.scoring_warnings,
     )
 
 
@@ -395,8 +399,7 @@ def why_not_audit(design) -> str | None:
     return (
         "The audit needs a baseline system (one that never saw the training queries, such "
         "as BM25: set `[design] baseline = …` to a level of the system factor) or twins "
-        "trained with and without the leaked queries (`[design] leakage = …`). Runs you "
-        "upload can be audited against any condition in the second tab."
+        "trained with and without the leaked queries (`[design] leakage = …`)."
     )
 
 

@@ -78,6 +78,9 @@ class Card:
     """The audit's columns that place a row (collection, other factors)."""
     no_verdict: str
     warnings: tuple[str, ...]
+    """What every reader of the card must be told: the audit's scoring warnings (too
+    little of a run judged, a measure at 0 on every query), a sampled training log, a
+    flagged share far below the study's."""
     caveat: str
     command: str | None
     """The command that writes this very card; None for data given in memory."""
@@ -174,12 +177,14 @@ def card(
     else:
         source = source_of(data, runs, None, leakage)
         source.leaked(view, "The contamination card")  # the one error saying how to add pairs
-        pairs, counted = source.pairs(view), source.counted()
+        pairs, counted = source.pairs(view), source.counted(view)
         every = source.titles() if isinstance(source, Study) else counted
     names = _collections(collections, sorted(counted.collection.unique()))
     counted = counted[counted.collection.isin(names)]
-    verdicts, factor, keys, base, why = _verdicts(source, baseline, model, names, view, progress)
-    warnings = _warnings(pairs, counted, view)
+    verdicts, factor, keys, base, why, scored = _verdicts(
+        source, baseline, model, names, view, progress
+    )
+    warnings = [*scored, *_warnings(pairs, counted, view)]
     settled = _settled(view, source, pairs)
     twins = _twins(source, factor)
     models = [model] if model else []
@@ -241,16 +246,17 @@ def _collections(wanted: Sequence[str] | None, known: list[str]) -> list[str]:
 
 def _verdicts(source, baseline, model: str | None, names: list[str], view: View, progress):
     """The audit's leaked-vs-other rows of these collections (and `model`), the audited
-    factor, the key columns, the baseline, and why there is no verdict ("" when there is)."""
+    factor, the key columns, the baseline, why there is no verdict ("" when there is), and
+    the audit's scoring warnings."""
     nothing = pd.DataFrame()
     if source is None:
         why = (
             "No runs were given, so there is no audit: the card reports the leakage alone. "
             "Give the model's and a baseline's runs for a verdict."
         )
-        return nothing, None, (), None, why
+        return nothing, None, (), None, why, ()
     if isinstance(source, Study) and (why := why_not_audit(source.design)):
-        return nothing, None, (), None, why
+        return nothing, None, (), None, why, ()
     result = audit(source, baseline=baseline, view=view, progress=progress)
     rows = result.table[(result.table.split == "leaked") & result.table.collection.isin(names)]
     if model is not None:
@@ -262,7 +268,14 @@ def _verdicts(source, baseline, model: str | None, names: list[str], view: View,
             raise LeakevalError(
                 f"no audited model {model!r}; models: {', '.join(audited) or 'none'}"
             )
-    return rows.reset_index(drop=True), result.factor, result.keys, result.baseline, ""
+    return (
+        rows.reset_index(drop=True),
+        result.factor,
+        result.keys,
+        result.baseline,
+        "",
+        result.scoring_warnings,
+    )
 
 
 def _twins(source, factor: str | None) -> bool:

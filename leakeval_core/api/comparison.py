@@ -25,10 +25,12 @@ __all__ = [
     "condition_label",
     "condition_means",
     "incomplete_conditions",
+    "pair_answer",
     "paired",
     "paired_measures",
     "ranked_lists",
     "ranking_change",
+    "scoring_warnings",
     "versus_run",
 ]
 
@@ -106,7 +108,9 @@ def compare(
         + " "
         + interval_caption(rows, statistics)
     )
-    return Comparison(rows, statistics, view.parsed_measure, caption, scored.incomplete)
+    return Comparison(
+        rows, statistics, measure, caption, scored.incomplete, scored.scoring_warnings
+    )
 
 
 def condition_means(
@@ -125,6 +129,12 @@ def incomplete_conditions(data: Study | Any, view: View) -> tuple[str, ...]:
     conditions (`experiment.completeness`), a sentence each: left out of them, or computed
     with the queries each lacks. An error when no condition is left to compute."""
     return per_query_of(Study.open(data), view).incomplete
+
+
+def scoring_warnings(data: Study | Any, view: View) -> tuple[str, ...]:
+    """What the view's figures must say about the runs they come from
+    (`PerQuery.scoring_warnings`): the dashboard shows them above every page."""
+    return per_query_of(Study.open(data), view).scoring_warnings
 
 
 def per_query_table(data: Study | Any, view: View) -> pd.DataFrame:
@@ -169,6 +179,19 @@ def by_gain(pairs: Paired, view: View) -> pd.DataFrame:
     last."""
     table = pairs.table.assign(gain=view.parsed_measure.direction.orient(pairs.table.delta))
     return table.sort_values(["gain", "qid"], ascending=[False, True], kind="stable")
+
+
+def pair_answer(pairs: Paired, view: View) -> dict:
+    """Do the leaked topics gain more than the others between these two conditions? One
+    leaked-minus-other row (`split.leaked_vs_other`) on the pair alone, so it is uncorrected:
+    the drill-down's words about its top leaked topics follow this verdict."""
+    from leakeval_core.analysis.split import Split, leaked_vs_other
+
+    table = pairs.table[pairs.table.delta.notna()]
+    gain = view.parsed_measure.direction.orient(table.delta).to_numpy(float)
+    split = Split(gain, table.leaked.to_numpy(bool))
+    (row,) = leaked_vs_other([{}], [split], view.statistics).to_dict("records")
+    return row
 
 
 def top_inflating(pairs: Paired, view: View, n: int = 10) -> pd.DataFrame:

@@ -29,6 +29,7 @@ __all__ = [
     "formatted",
     "leakage_pairs",
     "named_runs",
+    "qrels_name",
     "topics_frame",
 ]
 
@@ -61,6 +62,18 @@ def named_runs(runs: Any) -> dict[str, Any]:
     if _is_upload(runs):
         return {runs[0]: runs}
     return {"run": runs}
+
+
+def qrels_name(qrels: Any, collection: str | None = None) -> str:
+    """How a warning names the qrels: by their file's name (or an upload's), else as the
+    collection's, else as "the qrels"."""
+    from leakeval_core.evaluation.scoring_warnings import collection_qrels
+
+    if isinstance(qrels, str | os.PathLike):
+        return Path(qrels).name
+    if _is_upload(qrels):
+        return qrels[0]
+    return "the qrels" if collection is None else collection_qrels(collection)
 
 
 def _is_upload(value: Any) -> bool:

@@ -113,6 +113,7 @@ def _inflation(source, view: View, factor, leaked, clean, top, progress=None) ->
         rules,
         tuple(source.leakage_warnings(view)),
         scored.incomplete,
+        scored.scoring_warnings,
     )
 
 

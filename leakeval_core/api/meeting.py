@@ -65,6 +65,7 @@ def story_record(told: Story) -> dict:
         "leaked": told.leaked,
         "warnings": list(told.warnings),
         "incomplete": list(told.incomplete),
+        "scoring_warnings": list(told.scoring_warnings),
         "answers": records(told.answers[keep]),
     }
 
@@ -260,6 +261,12 @@ def _audited(study: Study, view: View, pair: dict, opening: str) -> Story:
     full = audit(study, view=view)
     result = full.at(pair)
     leaked_rows = result.table[result.table.split == "leaked"]
+    if leaked_rows.empty or not result.closer:  # a model another collection has, say
+        where = ", ".join(f"{k}={v}" for k, v in pair.items() if k != design.system)
+        raise LeakevalError(
+            f"{pair[design.system]} is not audited at {where}: it has no complete runs there, "
+            f"or scores as {design.baseline} on every topic; choose another {design.system}."
+        )
     row = leaked_rows.iloc[0]
     look = result.closer[0]
     if look.leaked is None:
@@ -326,14 +333,16 @@ def _left_out(
     return len(scored) - kept
 
 
-def _leakage_notes(study: Study, view: View, pair: dict) -> tuple[str, tuple, tuple]:
-    """The story's leaked rule for its collection, the warnings it must carry, and the
-    incomplete conditions."""
+def _leakage_notes(study: Study, view: View, pair: dict) -> tuple[str, tuple, tuple, tuple]:
+    """The story's leaked rule for its collection, the warnings it must carry, the
+    incomplete conditions and the scoring warnings."""
     from leakeval_core.present.story import leaked_sentence
 
     rules = study.leaked_rule(view)
     sentence = leaked_sentence(rules, study.pairs(view).source, pair.get("collection"))
-    return sentence, tuple(study.leakage_warnings(view)), per_query_of(study, view).incomplete
+    scored = per_query_of(study, view)
+    warnings = tuple(study.leakage_warnings(view))
+    return sentence, warnings, scored.incomplete, scored.scoring_warnings
 
 
 def _with_queries(top, pair: dict, study: Study, view: View, names: dict):
@@ -413,7 +422,7 @@ def report(
         parts.leaked = leaked_sentence(study.leaked_rule(view), parts.pairs_source)
         parts.rule = study.pairs(view).rule(view.threshold)
         parts.warnings = tuple(study.leakage_warnings(view))
-    parts.warnings = (*per_query.incomplete, *parts.warnings)
+    parts.warnings = (*per_query.incomplete, *per_query.scoring_warnings, *parts.warnings)
     for collection in study.levels("collection"):
         by = [f for f in roles if f]
         parts.means[collection] = condition_means(study, view, by, {"collection": collection})

@@ -64,6 +64,8 @@ class Scores(Result):
     """Per run name: its per-query arrays and its means, as the scorer left them."""
     measures: tuple[Measure, ...]
     conventions: Conventions
+    qrels: str = "the qrels"
+    """How the warnings name the qrels: their file's name, where they came from a file."""
 
     @cached_property
     def table(self) -> pd.DataFrame:  # type: ignore[override]
@@ -80,6 +82,17 @@ class Scores(Result):
     def diagnostics(self) -> dict[str, ScoreDiagnostics]:
         """Per run: what the scorer decided (missing queries, ties, undefined first ranks)."""
         return {name: result.diagnostics for name, result in self.runs.items()}
+
+    @property
+    def scoring_warnings(self) -> tuple[str, ...]:
+        """What every reader of these scores must be told, run by run
+        (`ScoreDiagnostics.warnings`): too little of a run judged in the qrels, a measure
+        at 0 on every query."""
+        return tuple(
+            warning
+            for name, result in self.runs.items()
+            for warning in result.diagnostics.warnings(name, self.qrels)
+        )
 
     def per_query(self) -> pd.DataFrame:
         return self.table
@@ -119,6 +132,10 @@ class Comparison(Result):
     incomplete: tuple[str, ...] = ()
     """The experiment's incomplete and broken conditions, in a sentence each: left out of
     these figures, or computed anyway with the queries each lacks (`View.allow_incomplete`)."""
+    scoring_warnings: tuple[str, ...] = ()
+    """What every reader of these figures must be told about the runs they come from
+    (`PerQuery.scoring_warnings`): too little of a run judged, the measure at 0 on every
+    query of a run."""
 
     def summary(self) -> pd.DataFrame:
         keep = [c for c in self.table.columns if c not in _DETAIL]
@@ -155,6 +172,8 @@ class Inflation(Result):
     """What every reader of these figures must be told (`Study.leakage_warnings`)."""
     incomplete: tuple[str, ...] = ()
     """As `Comparison.incomplete`."""
+    scoring_warnings: tuple[str, ...] = ()
+    """As `Comparison.scoring_warnings`."""
 
     def summary(self) -> pd.DataFrame:
         keep = [c for c in self.table.columns if c not in ("p", "significant", "confidence")]
@@ -183,6 +202,7 @@ class Inflation(Result):
             "leaked": dict(self.leaked),
             "warnings": list(self.warnings),
             "incomplete": list(self.incomplete),
+            "scoring_warnings": list(self.scoring_warnings),
             "inflation": records(self.table),
             "top": records(self.top),
         }

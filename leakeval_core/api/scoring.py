@@ -39,18 +39,20 @@ def score(
     >>> result.means().round(4).to_dict("index")
     {'bm25': {'ndcg_cut_10': 0.8155, 'P_1': 0.5}}
     """
-    from leakeval_core.api.inputs import as_table, formatted, named_runs
+    from leakeval_core.api.inputs import as_table, formatted, named_runs, qrels_name
 
+    called = qrels_name(qrels)
     qrels, named = formatted(qrels, named_runs(runs), format)
     if all(isinstance(run, str | os.PathLike) for run in named.values()) and isinstance(
         qrels, str | os.PathLike
     ):
-        return _score_files(qrels, named, parse_measures(measures), conventions, progress)
+        return _score_files(qrels, named, parse_measures(measures), conventions, progress, called)
     return score_tables(
         as_table(qrels, "grade", "qrels", columns),
         {name: as_table(run, "score", f"run {name!r}", columns) for name, run in named.items()},
         measures,
         conventions,
+        called,
     )
 
 
@@ -59,8 +61,10 @@ def score_tables(
     runs: Mapping[str, Any],
     measures: str | Sequence[str | Measure],
     conventions: Conventions,
+    qrels_name: str = "the qrels",
 ) -> Scores:
-    """Score runs already read into tables (`inputs.as_table`)."""
+    """Score runs already read into tables (`inputs.as_table`); `qrels_name` is how the
+    warnings name the qrels."""
     from leakeval_core.evaluation.qrels import PreparedQrels
     from leakeval_core.evaluation.scoring import score_run
 
@@ -70,10 +74,13 @@ def score_tables(
         {name: score_run(run, prepared, measures, name=name) for name, run in runs.items()},
         measures,
         conventions,
+        qrels_name,
     )
 
 
-def _score_files(qrels, named: dict, measures, conventions: Conventions, progress) -> Scores:
+def _score_files(
+    qrels, named: dict, measures, conventions: Conventions, progress, qrels_name: str
+) -> Scores:
     """Files are read and scored on threads while the qrels are prepared (`score_files`)."""
     from pathlib import Path
 
@@ -100,4 +107,4 @@ def _score_files(qrels, named: dict, measures, conventions: Conventions, progres
         if isinstance(result, Exception):
             raise result
         results[name] = result
-    return Scores(results, measures, conventions)
+    return Scores(results, measures, conventions, qrels_name)

@@ -32,6 +32,7 @@ from leakeval_core.io.topic_groups import read_topic_groups
 if TYPE_CHECKING:
     from leakeval_core.analysis.folds import PerQuery
     from leakeval_core.api.view import View
+    from leakeval_core.evaluation.judged_topics import JudgedTopics
     from leakeval_core.experiment.cache import Cache
     from leakeval_core.experiment.collections import Collection
     from leakeval_core.experiment.scores import ExperimentScores, Progress
@@ -369,16 +370,39 @@ class Study:
             return None
         return leaked_qids(pairs, view.threshold)
 
-    def counted(self) -> pd.DataFrame:
-        """collection, qid of the topics leaked ones are counted among: those the pairs
-        cover (`[leakage] covers`), else every topic."""
-        covered = self.covered()
-        return (self.titles() if covered is None else covered)[["collection", "qid"]]
+    def judged(self, view: View) -> dict[str, JudgedTopics]:
+        """Per collection, the topics a figure is computed over: of those the pairs cover
+        (`[leakage] covers`), else of every topic, the ones the scorer keeps under the
+        view's conventions (`judged_topics`)."""
+        from leakeval_core.evaluation.judged_topics import judged_topics
+
+        conventions = view.conventions
+
+        def build(_: Progress) -> dict[str, JudgedTopics]:
+            covered = self.covered()
+            topics = self.titles() if covered is None else covered
+            return {
+                name: judged_topics(
+                    topics.qid[topics.collection == name],
+                    self.collection(name).qrels,
+                    conventions,
+                )
+                for name in self.experiment.collections
+            }
+
+        return self._memo.get(
+            ("judged", conventions.relevance_level, conventions.no_relevant), build
+        )
+
+    def counted(self, view: View) -> pd.DataFrame:
+        """collection, qid of the topics leaked ones are counted among (`judged`)."""
+        return counted_frame(self.judged(view))
 
     def leaked_rule(self, view: View) -> dict[str, str]:
-        """Per collection, how many topics are leaked and by which rule, in words: "9 leaked
-        of 250: lexical similarity ≥ 0.691" (`LeakageTable.statements`)."""
-        return self.pairs(view).statements(self.counted(), view.threshold)
+        """Per collection, how many topics are leaked and by which rule, in words: "172
+        leaked of 249 judged topics (672 has no relevant document): lexical similarity ≥
+        0.691" (`LeakageTable.statements`)."""
+        return leaked_rule(self, view)
 
     def leakage_warnings(self, view: View) -> list[str]:
         """Sentences every answer must carry (an empty list when none): the training log is
@@ -386,7 +410,7 @@ class Study:
         leakage study's."""
         from leakeval_core.leakage.table import leakage_warnings
 
-        return leakage_warnings(self.pairs(view), self.counted(), view.threshold)
+        return leakage_warnings(self.pairs(view), self.counted(view), view.threshold)
 
     def nearest(self, view: View) -> pd.DataFrame:
         """collection, qid, similarity and category of each topic's nearest training query
@@ -503,6 +527,23 @@ class Study:
         return self._memo.get(("run", str(path)), lambda _: read_run(path))
 
 
+def counted_frame(judged: Mapping[str, JudgedTopics]) -> pd.DataFrame:
+    """collection, qid of the judged topics of each collection."""
+    return pd.DataFrame(
+        [(name, qid) for name, topics in judged.items() for qid in topics.qids],
+        columns=["collection", "qid"],
+    )
+
+
+def leaked_rule(source: Study | RunSet, view: View) -> dict[str, str]:
+    """Per collection, the leaked count of the judged topics, the rule, and the topics left
+    out: one sentence for every door."""
+    judged = source.judged(view)
+    return source.pairs(view).statements(
+        counted_frame(judged), view.threshold, {name: t.note for name, t in judged.items()}
+    )
+
+
 def nearest_pairs(pairs: pd.DataFrame) -> pd.DataFrame:
     """Each topic's most similar training query: collection, qid, similarity, category."""
     best = pairs.sort_values(["similarity", "train_qid"], ascending=[False, True], kind="stable")
@@ -545,10 +586,12 @@ class RunSet:
         pairs sources (their union); `collection` names the collection, by default after
         the qrels file (`collection_of`), which finds the leakage study's share for it;
         `format` names the runs' file format where their content cannot tell (as `score`)."""
-        from leakeval_core.api.inputs import as_table, formatted, named_runs
+        from leakeval_core.api.inputs import as_table, formatted, named_runs, qrels_name
 
         given, named = formatted(qrels, named_runs(runs), format)
         self.qrels = as_table(given, "grade", "qrels", columns)
+        self.qrels_name = qrels_name(qrels, collection)
+        """How the warnings name the qrels."""
         self.runs = {
             name: as_table(run, "score", f"run {name!r}", columns) for name, run in named.items()
         }
@@ -622,7 +665,7 @@ class RunSet:
 
         return self._memo.get(
             ("scores", measures, conventions),
-            lambda _: score_tables(self.qrels, self.runs, measures, conventions),
+            lambda _: score_tables(self.qrels, self.runs, measures, conventions, self.qrels_name),
         )
 
     def per_query(
@@ -636,7 +679,8 @@ class RunSet:
         from leakeval_core.analysis.folds import PerQuery
 
         def build(_: Progress) -> PerQuery:
-            long = self.scores(conventions, (measure,)).table
+            scores = self.scores(conventions, (measure,))
+            long = scores.table
             table = long[long.measure == measure][["run", "qid", "value"]].assign(
                 collection=self.collection_name
             )
@@ -644,7 +688,13 @@ class RunSet:
             missing = pd.DataFrame(
                 {"collection": self.collection_name, "run": list(self.runs), "missing": 0}
             )
-            return PerQuery(table, ("collection", self.FACTOR), "none", missing)
+            return PerQuery(
+                table,
+                ("collection", self.FACTOR),
+                "none",
+                missing,
+                scoring_warnings=scores.scoring_warnings,
+            )
 
         return self._memo.get(("per_query", measure, conventions), build)
 
@@ -665,25 +715,38 @@ class RunSet:
             return None
         return leaked_qids(self.pairs(view), view.threshold)
 
-    def counted(self) -> pd.DataFrame:
-        """collection, qid of the topics the qrels judge: those leaked ones are counted
-        among."""
-        qids = self.qrels["qid"]
-        qids = qids.to_pandas() if hasattr(qids, "to_pandas") else qids
-        return pd.DataFrame(
-            {"collection": self.collection_name, "qid": pd.unique(qids.astype(str))}
+    def judged(self, view: View) -> dict[str, JudgedTopics]:
+        """As `Study.judged`, of the topics the qrels judge."""
+        from leakeval_core.evaluation.judged_topics import judged_topics
+
+        conventions = view.conventions
+
+        def build(_: Progress) -> dict[str, JudgedTopics]:
+            qids = self.qrels["qid"]
+            qids = qids.to_pandas() if hasattr(qids, "to_pandas") else qids
+            return {
+                self.collection_name: judged_topics(
+                    pd.unique(qids.astype(str)), self.qrels, conventions
+                )
+            }
+
+        return self._memo.get(
+            ("judged", conventions.relevance_level, conventions.no_relevant), build
         )
 
+    def counted(self, view: View) -> pd.DataFrame:
+        """As `Study.counted`."""
+        return counted_frame(self.judged(view))
+
     def leaked_rule(self, view: View) -> dict[str, str]:
-        """As `Study.leaked_rule`: {collection: "9 leaked of 249: lexical similarity ≥
-        0.691"}."""
-        return self.pairs(view).statements(self.counted(), view.threshold)
+        """As `Study.leaked_rule`."""
+        return leaked_rule(self, view)
 
     def leakage_warnings(self, view: View) -> list[str]:
         """As `Study.leakage_warnings`."""
         from leakeval_core.leakage.table import leakage_warnings
 
-        return leakage_warnings(self.pairs(view), self.counted(), view.threshold)
+        return leakage_warnings(self.pairs(view), self.counted(view), view.threshold)
 
     @property
     def source(self) -> str:

@@ -17,6 +17,7 @@ from leakeval_core.cli.common import (
     from_options,
     progress,
     report_incomplete,
+    report_scoring,
     view_from,
     write,
 )
@@ -118,6 +119,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
             strata=args.strata,
         )
     report_incomplete(result.incomplete)
+    report_scoring(result.scoring_warnings)
     summary = result.summary()
     print(format_table(summary, "markdown", result.caption))
     print(f"\n{result.caveat}")

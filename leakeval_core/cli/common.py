@@ -35,6 +35,7 @@ __all__ = [
     "output_names",
     "progress",
     "report_incomplete",
+    "report_scoring",
     "statistics_from",
     "statistics_help",
     "view_from",
@@ -250,6 +251,13 @@ def report_incomplete(notes: Iterable[str]) -> None:
     queries each lacks."""
     for note in notes:
         print(f"leakeval: {note}", file=sys.stderr)
+
+
+def report_scoring(warnings: Iterable[str]) -> None:
+    """The scoring warnings a result carries (its `scoring_warnings`: too little of a run
+    judged, a measure at 0 on every query), a line each on stderr, whatever the output."""
+    for warning in warnings:
+        print(f"leakeval: warning: {warning}", file=sys.stderr)
 
 
 def write(text: str, out: str | None) -> None:

@@ -14,6 +14,7 @@ from leakeval_core.cli.common import (
     add_statistics_options,
     progress,
     report_incomplete,
+    report_scoring,
     view_from,
     write,
 )
@@ -137,6 +138,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         progress=progress("scoring"),
     )
     report_incomplete(result.incomplete)
+    report_scoring(result.scoring_warnings)
     write(format_table(result.table, args.format, result.caption + " † significant."), args.out)
     return 0
 
@@ -156,6 +158,7 @@ def _cmd_inflation(args: argparse.Namespace) -> int:
         progress=progress("scoring"),
     )
     report_incomplete(result.incomplete)
+    report_scoring(result.scoring_warnings)
     for warning in result.warnings:
         print(f"leakeval: warning: {warning}", file=sys.stderr)
     if args.format == "json":
@@ -177,6 +180,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     study, view = _study(args)
     study.scores(view.conventions, (view.measure,), progress("scoring"))
     report_incomplete(doors.incomplete_conditions(study, view))
+    report_scoring(doors.scoring_warnings(study, view))
     text = api.report(study, view=view, factor=args.factor, leaked=args.leaked, clean=args.clean)
     Path(args.out).write_text(text, encoding="utf-8")
     print(
@@ -195,6 +199,7 @@ def _cmd_story(args: argparse.Namespace) -> int:
     pair = {f: study.level(f, text) for f, text in (args.level or [])}
     told = api.story(study, view=view, pair=pair or None)
     report_incomplete(told.incomplete)
+    report_scoring(told.scoring_warnings)
     if args.json:
         print(json.dumps(doors.story_record(told), indent=2))
     else:

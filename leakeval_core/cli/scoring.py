@@ -17,6 +17,7 @@ from leakeval_core.cli.common import (
     measures_from,
     output_names,
     progress,
+    report_scoring,
 )
 
 __all__ = ["register"]
@@ -87,6 +88,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
         {path: result.runs[name].diagnostics for name, path in zip(names, args.run, strict=True)},
         conventions,
     )
+    report_scoring(result.scoring_warnings)
     if args.out or args.per_query:
         with open(args.out, "w", newline="") if args.out else nullcontext(sys.stdout) as fh:
             writer = csv.writer(fh, lineterminator="\n")
@@ -145,7 +147,8 @@ def _count(value) -> int:
 def _cmd_scores(args: argparse.Namespace) -> int:
     """The finished output is cached too, keyed by the scores' key and the format: a warm
     call hashes the files, finds it and writes it, without importing pandas or numpy.
-    Output with failed runs is not cached, so their errors are reported every time."""
+    Output with failed runs or scoring warnings is not cached, so they are reported every
+    time (the scores themselves come from the disk cache then)."""
     from leakeval_core.experiment.cache import Cache, hash_key
     from leakeval_core.experiment.completeness import completeness
     from leakeval_core.experiment.manifest import load_experiment
@@ -157,7 +160,7 @@ def _cmd_scores(args: argparse.Namespace) -> int:
     cache = Cache()
     key = hash_key(scores_key(experiment, measures, conventions), parquet, args.names)
     output = cache.get_bytes("scores-output", key)
-    failures = []
+    failures, warnings = [], ()
     if output is None:
         from leakeval_core import api
 
@@ -169,7 +172,8 @@ def _cmd_scores(args: argparse.Namespace) -> int:
             table.assign(measure=table.measure.map(output_names(args))), parquet
         )
         failures = results.failures.error.tolist()
-        if not failures:
+        warnings = results.scoring_warnings(limit=None)
+        if not (failures or warnings):
             cache.put_bytes("scores-output", key, output)
     if args.out:
         Path(args.out).write_bytes(output)
@@ -179,6 +183,7 @@ def _cmd_scores(args: argparse.Namespace) -> int:
         sys.stdout.buffer.flush()
     for error in failures:
         print(f"leakeval: {error}", file=sys.stderr)
+    report_scoring(warnings)
     # each run's rows are what the file holds; the runs its design expects and lacks are
     # named, as every verb names them, because a mean over its rows would be wrong
     for problem in completeness(experiment).problems():

@@ -36,6 +36,13 @@ class Direction:
         return raw if self._sign == 1 else -raw
 
     @property
+    def zero_is_worst(self) -> bool:
+        """Whether 0 is the worst a measure scores: so for every measure better higher (none
+        goes below 0), not for those better lower (a rank, an unjudged share), where 0 is
+        the best. A run at 0 on every query of such a measure found nothing it counts."""
+        return self._sign == 1
+
+    @property
     def words(self) -> str:
         """ "higher is better" or "lower is better"."""
         return f"{self.better} is better"

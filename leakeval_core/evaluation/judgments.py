@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 from leakeval_core.io.arrays import from_numpy, to_numpy
 from leakeval_core.io.hashing import HASHED_PREFIX, hash_width, string_hashes
 
-__all__ = ["JudgmentIndex"]
+__all__ = ["HashSet", "JudgmentIndex"]
 
 
 class JudgmentIndex:
@@ -62,6 +62,8 @@ class JudgmentIndex:
         del query
         start = np.searchsorted(self._keys_sorted, np.r_[lowest, np.iinfo(np.int64).max])
         self._bucket_start = start.astype(np.min_scalar_type(len(self._keys_sorted)))
+        self._documents = HashSet(string_hashes(doc_values, self._width))
+        """Every docid of the qrels, hashed: `judged_documents` searches them."""
 
     def _keys(self, qidx: np.ndarray, hashes: np.ndarray) -> np.ndarray:
         """The query in the high bits, the docid's hash in the low ones, in place of
@@ -72,13 +74,25 @@ class JudgmentIndex:
         hashes |= high
         return hashes.view(np.int64)
 
-    def grades(self, qidx: np.ndarray, docs: np.ndarray, doc_values: pa.Array) -> np.ndarray:
+    def hashes(self, doc_values: pa.Array) -> np.ndarray:
+        """The docids hashed as the index hashes its own: what `grades` and
+        `judged_documents` search with, computed once where a caller asks both."""
+        return string_hashes(doc_values, self._width)
+
+    def grades(
+        self,
+        qidx: np.ndarray,
+        docs: np.ndarray,
+        doc_values: pa.Array,
+        hashes: np.ndarray | None = None,
+    ) -> np.ndarray:
         """Each row's grade as float, NaN where the pair is not judged. A row is the query
-        `qidx` (a position as in the index) and the document `doc_values[docs]`."""
+        `qidx` (a position as in the index) and the document `doc_values[docs]`; `hashes`
+        are `doc_values`' (`hashes`), where the caller has them."""
         out = np.full(len(qidx), np.nan)
         if not len(self._keys_sorted) or not len(qidx):
             return out
-        wanted = self._keys(qidx, string_hashes(doc_values, self._width)[docs])
+        wanted = self._keys(qidx, (self.hashes(doc_values) if hashes is None else hashes)[docs])
         at = self._search(wanted)
         pending = np.arange(len(qidx))
         while pending.size:  # one round per docid sharing a key: almost always one
@@ -119,10 +133,65 @@ class JudgmentIndex:
             walking = walking[at[walking] < end[walking]]
         return at
 
-    def judges_any(self, doc_values: pa.Array) -> bool:
-        """Is any of these documents judged, for any query? (A run whose documents none are
-        is for another collection.)"""
-        return bool(pc.any(pc.is_in(doc_values, value_set=self._doc_values)).as_py())
+    def judged_documents(
+        self,
+        doc_values: pa.Array,
+        among: np.ndarray | None = None,
+        hashes: np.ndarray | None = None,
+    ) -> int:
+        """How many of these distinct documents (those at the positions `among`, where
+        given) the qrels judge, for any query: a run that shares almost none with them is in
+        another id space (`scoring_warnings`). Searched by hash (`hashes`, as for `grades`)
+        and confirmed by comparing the strings, because pyarrow's `is_in` would hash every
+        docid of the qrels again for each run."""
+        every = self.hashes(doc_values) if hashes is None else hashes
+        among = np.arange(len(doc_values)) if among is None else among
+        wanted = every[among]
+        known = self._documents
+        at = known.search(wanted)
+        found = 0
+        pending = np.arange(len(wanted))
+        while pending.size:  # one round per docid sharing a hash: almost always one
+            pending = pending[at[pending] < len(known.sorted)]
+            pending = pending[known.sorted[at[pending]] == wanted[pending]]
+            same = to_numpy(
+                pc.equal(
+                    doc_values.take(from_numpy(among[pending])),
+                    self._doc_values.take(from_numpy(known.order[at[pending]])),
+                )
+            )
+            found += int(same.sum())
+            pending = pending[~same]
+            at[pending] += 1
+        return found
+
+
+class HashSet:
+    """64-bit hashes, sorted and split into buckets by their top bits, one or two hashes a
+    bucket: `search` finds where each of many hashes is, or would be inserted, in a short
+    vectorised walk through its bucket, where `np.searchsorted` would run a chain of
+    dependent reads across the whole array for each."""
+
+    def __init__(self, hashes: np.ndarray) -> None:
+        self.order = np.argsort(hashes)
+        """Each sorted hash's position among the hashes given."""
+        self.sorted = hashes[self.order]
+        bits = max(1, len(hashes).bit_length())
+        self._shift = np.uint64(64 - bits)
+        lowest = np.arange(1 << bits, dtype=np.uint64) << self._shift
+        self._start = np.r_[np.searchsorted(self.sorted, lowest), len(hashes)]
+
+    def search(self, wanted: np.ndarray) -> np.ndarray:
+        """As `np.searchsorted(self.sorted, wanted)`."""
+        bucket = (wanted >> self._shift).astype(np.int64)
+        at = self._start[bucket]
+        end = self._start[bucket + 1]
+        walking = np.flatnonzero(at < end)
+        while walking.size:
+            walking = walking[self.sorted[at[walking]] < wanted[walking]]
+            at[walking] += 1
+            walking = walking[at[walking] < end[walking]]
+        return at
 
 
 def _narrowest(grades: np.ndarray) -> np.dtype:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache, cached_property
@@ -28,11 +28,13 @@ from leakeval_core.evaluation.native import native_scores
 from leakeval_core.evaluation.pytrec import pytrec_columns
 from leakeval_core.evaluation.qrels import PreparedQrels
 from leakeval_core.evaluation.run_order import Ranked, rank
+from leakeval_core.evaluation.scoring_warnings import JUDGED_TOP, Judged, run_warnings
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from leakeval_core.evaluation.arrow import RunLike
+    from leakeval_core.evaluation.judgments import JudgmentIndex
 
 __all__ = [
     "RunScores",
@@ -59,6 +61,18 @@ class ScoreDiagnostics:
     """Document pairs of a scored query that share a score (their order is the tie policy's)."""
     first_rel_undefined: int
     """Scored queries with no relevant document within depth: left out of MFR."""
+    judged: Judged = field(default_factory=Judged)
+    """How much of the run the qrels judge: its top documents and its distinct ones."""
+    all_zero: tuple[str, ...] = ()
+    """The measures 0 is the worst of that are 0 on every scored query."""
+
+    def warnings(
+        self, run: str, qrels: str = "the qrels", measures: Collection[str] | None = None
+    ) -> tuple[str, ...]:
+        """What a reader of these scores must be told, loudly (`scoring_warnings`): too
+        little of `run` judged in `qrels`, and its measures (of `measures`, where given) at 0
+        on every query."""
+        return run_warnings(run, qrels, self.judged, self.all_zero, self.queries_scored, measures)
 
     def coverage(self, missing: str) -> str:
         """How many queries the means hold and why, in numbers that add up ("250 queries in
@@ -240,6 +254,33 @@ def _zero_missing(values: dict[str, np.ndarray], absent: np.ndarray) -> None:
             column[absent] = 1.0 if name == "num_q" else 0.0
 
 
+def _judged(
+    run: Ranked, grades: np.ndarray, judgments: JudgmentIndex, hashes: np.ndarray, depth: int
+) -> Judged:
+    """How much of the ranked run the qrels judge. A document judged for a query it is
+    ranked for is in the qrels; only the others are searched for, so a well-judged run costs
+    a search of its few unjudged documents."""
+    judged = ~np.isnan(grades)
+    top = run.rank <= JUDGED_TOP
+    ranked = np.bincount(run.docs, minlength=len(run.doc_values)) > 0
+    found = np.bincount(run.docs[judged], minlength=len(run.doc_values)) > 0
+    unsure = np.flatnonzero(ranked & ~found)
+    return Judged(
+        top_k=min(JUDGED_TOP, depth),
+        top_ranked=int(top.sum()),
+        top_judged=int(judged[top].sum()),
+        documents=int(ranked.sum()),
+        documents_judged=int(found.sum())
+        + judgments.judged_documents(run.doc_values, unsure, hashes),
+    )
+
+
+def _zero_everywhere(values: np.ndarray) -> bool:
+    """Whether every defined value is 0, and there is one."""
+    defined = values[~np.isnan(values)]
+    return bool(len(defined)) and not defined.any()
+
+
 def _by_settings(measures: Sequence[Measure]) -> dict[tuple, list[Measure]]:
     """Measures grouped by their own relevance level and gain (None: the conventions')."""
     groups: dict[tuple, list[Measure]] = {}
@@ -249,11 +290,13 @@ def _by_settings(measures: Sequence[Measure]) -> dict[tuple, list[Measure]]:
 
 
 def _score_ranked(run: Ranked, qrels: PreparedQrels, measures: tuple[Measure, ...]) -> RunScores:
-    grades = qrels.judgments.grades(run.qidx, run.docs, run.doc_values)
+    judgments = qrels.judgments
+    hashes = judgments.hashes(run.doc_values)
+    grades = judgments.grades(run.qidx, run.docs, run.doc_values, hashes)
     if (
         len(run.doc_values)
         and np.isnan(grades).all()
-        and not qrels.judgments.judges_any(run.doc_values)
+        and not judgments.judged_documents(run.doc_values, hashes=hashes)
     ):
         raise LeakevalError(
             f"{run.name}: none of its {len(run.doc_values)} distinct documents is judged in "
@@ -278,6 +321,12 @@ def _score_ranked(run: Ranked, qrels: PreparedQrels, measures: tuple[Measure, ..
         not_in_qrels=run.not_in_qrels,
         tied_pairs=run.tied_pairs,
         first_rel_undefined=int(np.isnan(frr[keep]).sum()) if frr is not None else 0,
+        judged=_judged(run, grades, judgments, hashes, conv.depth),
+        all_zero=tuple(
+            m.name
+            for m in measures
+            if m.direction.zero_is_worst and _zero_everywhere(values[m.name][keep])
+        ),
     )
     scores = RunScores(
         qrels.qids[keep],

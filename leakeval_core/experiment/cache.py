@@ -6,6 +6,15 @@ place, so a reader sees a whole file or none, and concurrent sessions writing th
 simply race to an identical result. Anything unreadable is deleted and rebuilt: the cache
 holds nothing that can't be recomputed, so `clear()` is always safe.
 
+The cache is bounded (`size_limit`: `LEAKEVAL_CACHE_MB`, default `DEFAULT_LIMIT_MB`). An
+entry's modification time is when it was last used: set when it is written, and again on
+every hit (`os.utime`, one atomic call, so concurrent processes only race to "now"). After
+each write the least recently used entries go until the cache is within its limit. Only
+whole entries are evicted, never a temp file, so a write in progress in another process is
+never touched; a reader whose entry is evicted under it finds it gone, or unreadable, and
+rebuilds it. Temp files left by a writer that died (`kill -9` mid-write) are removed when a
+process first opens the cache (`_sweep`).
+
 Nor does anything depend on it: a cache that cannot be written (a read-only mount, a full disk, a
 file where its folder should be) is an optimisation lost, never a failure. The first write
 that fails marks its folder degraded for the life of the process (`_degrade`): no write is
@@ -21,11 +30,16 @@ import errno
 import hashlib
 import json
 import os
+import re
 import shutil
+import socket
 import tempfile
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 from typing import TYPE_CHECKING
 
 from leakeval_core.errors import LeakevalError
@@ -35,10 +49,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CACHE_VERSION",
+    "DEFAULT_LIMIT_MB",
+    "LIMIT_VARIABLE",
     "PRECOMPUTED",
     "Cache",
+    "Usage",
     "default_cache_dir",
     "hash_key",
+    "size_limit",
     "take_notices",
 ]
 
@@ -50,6 +68,38 @@ PRECOMPUTED = "precomputed"
 """An experiment's own folder of tables computed ahead of time (the demo writes its scores
 and detected pairs there when it is generated), keyed as the cache is, by content: read when
 the cache has no entry, never written at run time, and stale entries simply never match."""
+
+
+LIMIT_VARIABLE = "LEAKEVAL_CACHE_MB"
+DEFAULT_LIMIT_MB = 1024
+"""The cache's size limit when `LEAKEVAL_CACHE_MB` is not set: room for the tables of
+thousands of the demo's conventions settings."""
+
+STALE_SECONDS = 3600
+"""A temp file untouched this long is a dead writer's, whoever wrote it: no write takes an
+hour, and a live one changes its file as it goes."""
+DEAD_WRITER_SECONDS = 60
+"""A temp file whose writer (named in it) is a process of this host that no longer runs is
+removed once it is this old: the grace covers a writer this host cannot see (another pid
+namespace sharing the hostname and the folder), which writes in bursts of seconds."""
+
+
+def size_limit() -> int:
+    """The cache's size limit in bytes, from `LEAKEVAL_CACHE_MB` (megabytes, may be
+    fractional), else `DEFAULT_LIMIT_MB`."""
+    raw = os.environ.get(LIMIT_VARIABLE, "").strip()
+    if not raw:
+        return DEFAULT_LIMIT_MB << 20
+    try:
+        megabytes = float(raw)
+    except ValueError:
+        megabytes = float("nan")
+    if not 0 < megabytes < float("inf"):
+        raise LeakevalError(
+            f"{LIMIT_VARIABLE}={raw!r}: not a size in megabytes; give a positive number such "
+            f"as {DEFAULT_LIMIT_MB} (the default), or unset it"
+        )
+    return int(megabytes * (1 << 20))
 
 
 def default_cache_dir() -> Path:
@@ -97,17 +147,50 @@ def hash_key(*parts: object) -> str:
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
+@dataclass(frozen=True)
+class Usage:
+    """What a cache folder holds: `leakeval cache` prints it."""
+
+    root: Path
+    kinds: dict[str, tuple[int, int]]
+    """Kind of entry -> (entries, bytes)."""
+    temporary: tuple[int, int]
+    """(files, bytes) being written now, or left by a writer that died."""
+    limit: float
+    """The size limit, in bytes."""
+
+    @property
+    def entries(self) -> int:
+        return sum(n for n, _ in self.kinds.values())
+
+    @property
+    def size(self) -> int:
+        return sum(b for _, b in self.kinds.values())
+
+
 class Cache:
-    def __init__(self, root: str | Path | None = None, shelf: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        root: str | Path | None = None,
+        shelf: str | Path | None = None,
+        max_bytes: float | None = None,
+    ) -> None:
         self.root = Path(root) if root is not None else default_cache_dir()
         self.shelf = Path(shelf) if shelf is not None else None
         """A read-only folder laid out like the cache, consulted on a miss (`PRECOMPUTED`)."""
+        self.max_bytes = max_bytes if max_bytes is not None else size_limit()
+        """The size limit in bytes (default: `size_limit()`, so a bad LEAKEVAL_CACHE_MB is
+        said before any work starts). An experiment's `precomputed/` folder is written
+        unbounded (`math.inf`)."""
+        _sweep_once(self.root)
 
     @classmethod
     def of_experiment(cls, root: str | Path, cache: Cache | None = None) -> Cache:
         """`cache` (default: the user's) with the experiment's precomputed tables behind it."""
         cache = cache or cls()
-        return cls(cache.root, Path(root) / PRECOMPUTED) if cache.shelf is None else cache
+        if cache.shelf is not None:
+            return cache
+        return cls(cache.root, Path(root) / PRECOMPUTED, cache.max_bytes)
 
     @property
     def notice(self) -> str | None:
@@ -118,8 +201,9 @@ class Cache:
     def probe(self) -> str | None:
         """Try a write now rather than at the first table: a server says at once that it
         keeps nothing (even when everything it needs is already cached); the notice."""
-        if self.notice is None:
-            _write_atomically(self.root, self.root / ".probe", lambda tmp: None)
+        if self.notice is None and _write_atomically(
+            self.root, self.root / ".probe", lambda tmp: None
+        ):
             self._discard(self.root / ".probe")
         return self.notice
 
@@ -147,11 +231,15 @@ class Cache:
         try:
             table = pq.read_table(path)
             meta = json.loads((table.schema.metadata or {}).get(b"leakeval", b"{}"))
-            return table.to_pandas(), meta
+        except FileNotFoundError:
+            return None  # evicted (or cleared) since it was found: rebuilt
         except (pa.ArrowException, OSError, ValueError):
             if self.shelf is None or not path.is_relative_to(self.shelf):
                 self._discard(path)  # truncated or corrupt: rebuild
             return None
+        if self.shelf is None or not path.is_relative_to(self.shelf):
+            _used(path)
+        return table.to_pandas(), meta
 
     def put(self, kind: str, key: str, frame: pd.DataFrame, meta: dict | None = None) -> None:
         import pyarrow as pa
@@ -161,7 +249,7 @@ class Cache:
         table = table.replace_schema_metadata(
             {**(table.schema.metadata or {}), b"leakeval": json.dumps(meta or {}).encode()}
         )
-        _write_atomically(self.root, self.path(kind, key), lambda tmp: pq.write_table(table, tmp))
+        self._write(self.path(kind, key), lambda tmp: pq.write_table(table, tmp))
 
     def get_bytes(self, kind: str, key: str) -> bytes | None:
         """A stored blob (a command's finished output, say), or None when absent or
@@ -176,12 +264,30 @@ class Cache:
         if checksum != _checksum(data):
             self._discard(path)
             return None
+        _used(path)
         return data
 
     def put_bytes(self, kind: str, key: str, data: bytes) -> None:
         blob = _checksum(data) + data
-        path = self.path(kind, key, ".bin")
-        _write_atomically(self.root, path, lambda tmp: Path(tmp).write_bytes(blob))
+        self._write(self.path(kind, key, ".bin"), lambda tmp: Path(tmp).write_bytes(blob))
+
+    def _write(self, path: Path, write: Callable[[str], object]) -> None:
+        """Write an entry atomically, then evict down to the limit."""
+        if _write_atomically(self.root, path, write):
+            _evict(self.root, self.max_bytes)
+
+    def usage(self) -> Usage:
+        """What the cache holds now, by kind of entry."""
+        kinds: dict[str, tuple[int, int]] = {}
+        temporary = [0, 0]
+        for kind, _, entry, stat in _files(self.root):
+            if entry:
+                n, size = kinds.get(kind, (0, 0))
+                kinds[kind] = (n + 1, size + stat.st_size)
+            else:
+                temporary[0] += 1
+                temporary[1] += stat.st_size
+        return Usage(self.root, dict(sorted(kinds.items())), tuple(temporary), self.max_bytes)
 
     def _discard(self, path: Path) -> None:
         """Delete a damaged entry, so it is rebuilt (or the probe's file); where the cache
@@ -221,24 +327,150 @@ def _checksum(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=_CHECKSUM).digest()
 
 
-def _write_atomically(root: Path, path: Path, write: Callable[[str], object]) -> None:
+def _write_atomically(root: Path, path: Path, write: Callable[[str], object]) -> bool:
     """Write through a temp file in the same folder, renamed into place: readers see the
-    whole file or none, and concurrent writers of one key race to identical content.
+    whole file or none, and concurrent writers of one key race to identical content. The
+    temp file's name says which process writes it (`_TEMP_NAME`), for `_sweep`. The entry's
+    time is set to now before it appears: it is the most recently used. Whether it was
+    written.
 
     Nothing is written under a degraded `root`; a write that fails degrades it (`_degrade`)
-    and returns, leaving no partial file behind."""
+    and returns, leaving no partial file behind. A temp file or folder removed meanwhile (a
+    `clear`, a sweep that took this writer for dead) loses this entry only."""
     if root in _DEGRADED:
-        return
+        return False
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
+        writer = f"{os.getpid()}@{_HOST}"  # at each write: a forked child is its own writer
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.{writer}.", suffix=_TMP)
         os.close(fd)
         write(tmp)
+        now = time.time_ns()
+        os.utime(tmp, ns=(now, now))
         os.replace(tmp, path)
+        tmp = None
+        return True
+    except FileNotFoundError:
+        return False
     except OSError as exc:
         _degrade(root, exc)
+        return False
     finally:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 Path(tmp).unlink(missing_ok=True)
+
+
+_TMP = ".tmp"
+_HOST = socket.gethostname() or "localhost"
+_TEMP_NAME = re.compile(r"\.(?P<pid>\d+)@(?P<host>[^@/]+)\.[^.]+\.tmp$")
+"""A temp file's name says who writes it: `.KEY.PID@HOST.RANDOM.tmp`."""
+_SWEPT: set[Path] = set()
+_SWEPT_LOCK = threading.Lock()
+
+
+def _files(
+    root: Path, entries: bool = True, temporary: bool = True
+) -> Iterator[tuple[str, str, bool, os.stat_result]]:
+    """(kind, path, is an entry, stat) of the cache's entries and of its temp files (which
+    are not entries), each kind when asked for: only those asked for are looked at. A file
+    that vanishes while listed is skipped."""
+    try:
+        top = list(os.scandir(root))
+    except OSError:
+        return
+    folders = [("", root, [f for f in top if f.name.startswith(".")])]  # the probe's
+    folders += [(f.name, f.path, None) for f in top if f.is_dir(follow_symlinks=False)]
+    for kind, folder, files in folders:
+        try:
+            files = list(os.scandir(folder)) if files is None else files
+        except OSError:
+            continue
+        for file in files:
+            entry = not file.name.startswith(".")
+            if not (entries if entry else temporary and file.name.endswith(_TMP)):
+                continue
+            try:
+                stat = file.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if S_ISREG(stat.st_mode):
+                yield kind, file.path, entry, stat
+
+
+def _evict(root: Path, limit: float) -> int:
+    """Delete the least recently used entries until the entries' bytes are within `limit`;
+    how many went. Another process evicting at once may delete one first: that is fine."""
+    if limit == float("inf"):
+        return 0
+    entries = sorted(
+        (stat.st_mtime_ns, path, stat.st_size) for _, path, _, stat in _files(root, temporary=False)
+    )
+    total = sum(size for *_, size in entries)
+    gone = 0
+    for _, path, size in entries:
+        if total <= limit:
+            break
+        try:
+            os.unlink(path)
+            gone += 1
+        except FileNotFoundError:
+            pass
+        except OSError:
+            break  # nothing can be deleted here now; the next write tries again
+        total -= size
+    return gone
+
+
+def _used(path: Path) -> None:
+    """Mark an entry used now (its modification time): the last to be evicted. An entry
+    evicted meanwhile, or a cache that cannot be written, keeps no mark."""
+    with contextlib.suppress(OSError):
+        now = time.time_ns()
+        os.utime(path, ns=(now, now))
+
+
+def _sweep_once(root: Path) -> None:
+    """`_sweep` the first time this process opens the cache folder `root`."""
+    with _SWEPT_LOCK:
+        if root in _SWEPT:
+            return
+        _SWEPT.add(root)
+    _sweep(root)
+
+
+def _sweep(root: Path) -> int:
+    """Delete the temp files dead writers left; how many went.
+
+    A temp file goes when it is `STALE_SECONDS` old (no writer on any host takes that
+    long, and a live one keeps changing its file), or when it is `DEAD_WRITER_SECONDS` old
+    and its name says it is a process of this host that no longer runs. A live writer's
+    file is never taken: its process runs, or, seen from another pid namespace, it is
+    recent. A pid reused since only keeps a dead writer's file until the hour has passed."""
+    now = time.time()
+    gone = 0
+    for _, path, _, stat in _files(root, entries=False):
+        age = now - stat.st_mtime
+        writer = _TEMP_NAME.search(os.path.basename(path))
+        dead = (
+            writer is not None
+            and writer["host"] == _HOST
+            and age > DEAD_WRITER_SECONDS
+            and not _running(int(writer["pid"]))
+        )
+        if age > STALE_SECONDS or dead:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+                gone += 1
+    return gone
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: it runs
+        return True
+    return True

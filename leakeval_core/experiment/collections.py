@@ -1,7 +1,6 @@
 """Test collections: topics and qrels from local files or from an ir_datasets id.
 
-ir_datasets is imported only when a collection names it: importing it creates folders under
-its home, which a user who only scores local files should never see.
+ir_datasets is imported only when a collection names it (`experiment.irds`).
 """
 
 from __future__ import annotations
@@ -17,6 +16,7 @@ import pandas as pd
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.aliases import ALIASES, resolve_alias
 from leakeval_core.experiment.digests import collection_digest
+from leakeval_core.experiment.irds import expected_files, load_dataset
 from leakeval_core.experiment.manifest import CollectionSpec
 from leakeval_core.io import beir, query_files, trec
 from leakeval_core.io.shards import find_shards, iter_shard
@@ -76,7 +76,7 @@ def _from_beir(spec: CollectionSpec, digest: str) -> Collection:
 
 
 def _from_ir_datasets(name: str, dataset_id: str, digest: str) -> Collection:
-    dataset = _load_dataset(dataset_id)
+    dataset = load_dataset(dataset_id)
     if not (dataset.has_queries() and dataset.has_qrels()):
         raise LeakevalError(f"ir_datasets {dataset_id!r} has no topics and qrels")
     with _offline_errors(dataset_id, dataset.queries_handler(), dataset.qrels_handler()):
@@ -101,17 +101,6 @@ def _from_ir_datasets(name: str, dataset_id: str, digest: str) -> Collection:
     return Collection(name, topics, qrels, digest, f"ir_datasets:{dataset_id}")
 
 
-def _load_dataset(dataset_id: str):
-    import ir_datasets
-
-    try:
-        return ir_datasets.load(dataset_id)
-    except KeyError:
-        raise LeakevalError(
-            f"unknown ir_datasets id {dataset_id!r}; aliases: {', '.join(ALIASES)}"
-        ) from None
-
-
 @contextmanager
 def _offline_errors(dataset_id: str, *handlers: object) -> Iterator[None]:
     """Turn ir_datasets' failed downloads into one actionable line.
@@ -125,7 +114,7 @@ def _offline_errors(dataset_id: str, *handlers: object) -> Iterator[None]:
     try:
         yield
     except (RuntimeError, OSError, ConnectionError) as exc:
-        missing = [p for h in handlers for p in _expected_files(h) if not Path(p).exists()]
+        missing = [p for h in handlers for p in expected_files(h) if not Path(p).exists()]
         where = "; ".join(missing) if missing else "(see ir_datasets' documentation)"
         raise LeakevalError(
             f"ir_datasets {dataset_id!r} needs files that are not on this machine and could "
@@ -133,17 +122,6 @@ def _offline_errors(dataset_id: str, *handlers: object) -> Iterator[None]:
         ) from None
     finally:
         logging.disable(previous)
-
-
-def _expected_files(obj: object, depth: int = 0) -> list[str]:
-    """Where ir_datasets' Download objects inside a handler keep their files."""
-    from ir_datasets.util.download import Download
-
-    if isinstance(obj, Download):
-        return [str(obj.path(force=False))]
-    if depth > 3 or not hasattr(obj, "__dict__"):
-        return []
-    return [p for value in vars(obj).values() for p in _expected_files(value, depth + 1)]
 
 
 def document_text(collection: Collection, docid: str) -> str | None:
@@ -157,10 +135,10 @@ def document_text(collection: Collection, docid: str) -> str | None:
         return beir.corpus_text(collection.documents, docid)
     if not collection.source.startswith("ir_datasets:"):
         return None
-    dataset = _load_dataset(collection.source.removeprefix("ir_datasets:"))
+    dataset = load_dataset(collection.source.removeprefix("ir_datasets:"))
     if not dataset.has_docs():
         return None
-    files = _expected_files(dataset.docs_handler())
+    files = expected_files(dataset.docs_handler())
     if not files or not all(Path(p).exists() for p in files):
         return None
     try:
@@ -184,7 +162,7 @@ def log_size(source: str | Path, at_most: int) -> int | None:
     (an ir_datasets id without a published count)."""
     shards = find_shards(source)
     if shards is None and not Path(source).exists():
-        dataset = _load_dataset(resolve_alias(str(source)))
+        dataset = load_dataset(resolve_alias(str(source)))
         count = dataset.queries_count() if dataset.has_queries() else 0
         return None if count is None else int(count)
     total = 0
@@ -234,7 +212,7 @@ def training_chunks(source: str | Path, chunk_size: int = 100_000) -> Iterator[p
         yield from query_files.iter_queries(source, chunk_size)
         return
     dataset_id = resolve_alias(str(source))
-    dataset = _load_dataset(dataset_id)
+    dataset = load_dataset(dataset_id)
     if not dataset.has_queries():
         raise LeakevalError(f"ir_datasets {dataset_id!r} has no queries")
     batch: list[tuple[str, str]] = []

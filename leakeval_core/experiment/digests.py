@@ -1,7 +1,8 @@
 """Content keys of the inputs the caches are keyed on.
 
 Only hashlib: a warm command computes these to find its cached result, and must not pay
-for importing numpy, pyarrow or pandas just to learn that it has nothing to compute.
+for importing numpy, pyarrow or pandas just to learn that it has nothing to compute. Only
+an input named by an ir_datasets id imports ir_datasets, to find the files it is read from.
 """
 
 from __future__ import annotations
@@ -22,12 +23,11 @@ __all__ = ["collection_digest", "file_digest", "source_digest"]
 def collection_digest(spec: CollectionSpec) -> str:
     """A cheap content key for a collection, computed without parsing it.
 
-    Local files (a BEIR folder's queries and split qrels among them) are hashed; an
-    ir_datasets collection is keyed by its id and the installed ir_datasets version, which
-    fixes the files it serves.
+    Local files (a BEIR folder's queries and split qrels among them) are hashed, and so are
+    the files an ir_datasets collection serves its topics and qrels from (`_dataset_key`).
     """
     if spec.ir_datasets is not None:
-        text = _dataset_key(spec.ir_datasets)
+        text = _dataset_key(spec.ir_datasets, ("queries", "qrels"))
     else:
         if len(spec.files) != 2:
             raise LeakevalError(f"collection {spec.name!r} needs topics and qrels files")
@@ -37,8 +37,8 @@ def collection_digest(spec: CollectionSpec) -> str:
 
 def source_digest(source: str | Path) -> str:
     """Content hash of a file, of every shard of a sharded log (names and contents, in
-    order) or of the files of a folder that is one source (`query_folder_files`), or the id
-    and ir_datasets version for a named dataset."""
+    order) or of the files of a folder that is one source (`query_folder_files`), or of the
+    files a named dataset serves its queries from (`_dataset_key`)."""
     shards = find_shards(source)
     if shards is not None:
         digest = hashlib.blake2b(digest_size=16)
@@ -50,10 +50,30 @@ def source_digest(source: str | Path) -> str:
         return hashlib.blake2b(
             "".join(f"{p.name}\0{file_digest(p)}\n" for p in files).encode(), digest_size=16
         ).hexdigest()
-    return file_digest(source) if Path(source).exists() else _dataset_key(str(source))
+    if Path(source).exists():
+        return file_digest(source)
+    key = _dataset_key(str(source), ("queries",))
+    return hashlib.blake2b(key.encode(), digest_size=16).hexdigest()
 
 
-def _dataset_key(dataset: str) -> str:
+def _dataset_key(dataset: str, parts: tuple[str, ...]) -> str:
+    """An ir_datasets dataset's id, the library's version (which decides how its files are
+    read) and the content of each file its `parts` come from: a qrels file replaced under
+    IR_DATASETS_HOME is a new key. A file not downloaded yet is keyed as absent; ir_datasets
+    checks what it downloads against the checksum it ships, so what is then read is the
+    one content that id names. An id ir_datasets does not know keys nothing: reading it
+    fails, with the message that says so."""
     from importlib.metadata import version
 
-    return f"irds:{resolve_alias(dataset)}:{version('ir_datasets')}"
+    from leakeval_core.experiment.irds import dataset_files
+
+    dataset_id = resolve_alias(dataset)
+    try:
+        named = dataset_files(dataset_id, parts)
+    except LeakevalError:
+        named = ()
+    files = "".join(
+        f"{part}\0{path.name}\0{file_digest(path) if path.is_file() else 'absent'}\n"
+        for part, path in named
+    )
+    return f"irds:{dataset_id}:{version('ir_datasets')}:{files}"

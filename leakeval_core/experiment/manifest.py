@@ -6,7 +6,6 @@ Runs are discovered by a path pattern whose `{named}` fields become factors, so 
 
 from __future__ import annotations
 
-import hashlib
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -16,7 +15,6 @@ from typing import TYPE_CHECKING
 
 from leakeval_core.errors import LeakevalError, ParseError
 from leakeval_core.experiment.design import ROLES, Design, infer_design
-from leakeval_core.io.shards import find_shards
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -137,33 +135,6 @@ class Experiment:
             for name, text in regex.match(run["run_id"]).groupdict().items():
                 spelt.setdefault((name, run[name]), text)
         return spelt
-
-    def fingerprint(self) -> str:
-        """A cheap key for in-memory caches: size and mtime of every file the experiment uses.
-
-        Any edit changes it, so an in-memory cache can't serve stale data; the disk cache
-        underneath is keyed by content, so an unchanged file is still never rescored. Runs
-        added or removed under the pattern are seen by reading the experiment again, which
-        lists them anew.
-        """
-        paths = [self.root / MANIFEST, *(run["path"] for run in self.runs)]
-        for spec in self.collections.values():
-            paths += spec.files
-        extra = (self.ground_truth, self.leakage_table, self.labels, self.covers, self.groups)
-        paths += [p for p in extra if p is not None]
-        if isinstance(self.training_queries, Path):
-            paths += find_shards(self.training_queries) or [self.training_queries]
-        digest = hashlib.blake2b(digest_size=16)
-        for path in paths:
-            try:
-                stat = path.stat()
-            except OSError as exc:
-                raise LeakevalError(
-                    f"{path}: {exc.strerror or 'unreadable'}; it was there when the experiment "
-                    "was read (moved or deleted since?)"
-                ) from None
-            digest.update(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
-        return digest.hexdigest()
 
 
 def load_experiment(path: str | Path) -> Experiment:

@@ -8,12 +8,13 @@ Its condition is broken (`completeness`), so no figure is computed from it unles
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import TYPE_CHECKING
 
 from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.measures import DEFAULT_MEASURES, Measure, parse_measures
+from leakeval_core.evaluation.scoring_warnings import Judged, collection_qrels, run_warnings
 from leakeval_core.experiment.cache import Cache, hash_key
 from leakeval_core.experiment.completeness import Completeness, completeness
 from leakeval_core.experiment.design import Design
@@ -31,14 +32,14 @@ Progress = Callable[[int, int, str], None]
 """Called as progress(done, total, what) while long work runs."""
 
 _KINDS = ("experiment-scores", "experiment-runs", "experiment-queries")
-_RUN_COLUMNS = [
-    "queries_scored",
-    "no_relevant",
-    "not_in_qrels",
-    "tied_pairs",
-    "first_rel_undefined",
-    "error",
-]
+_COUNTS = ["queries_scored", "no_relevant", "not_in_qrels", "tied_pairs", "first_rel_undefined"]
+_JUDGED = [f.name for f in fields(Judged)]
+_RUN_COLUMNS = [*_COUNTS, *_JUDGED, "all_zero", "error"]
+
+NAMED_RUNS = 3
+"""How many runs an experiment's scoring warnings name before they only count the rest: a
+folder of a hundred runs for a collection whose qrels are in another id space would
+otherwise bury every page and report under a hundred sentences of one kind."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,32 @@ class ExperimentScores:
     @property
     def failures(self) -> pd.DataFrame:
         return self.runs[self.runs.error != ""]
+
+    def scoring_warnings(
+        self, measure: str | None = None, limit: int | None = NAMED_RUNS
+    ) -> tuple[str, ...]:
+        """What every figure of these scores must say (`evaluation.scoring_warnings`): the
+        runs too little of which their collection's qrels judge, and those at 0 on every
+        query of `measure` (of any measure when None), each named by its run id; past
+        `limit` runs, one more sentence counts the others."""
+        only = None if measure is None else (measure,)
+        said = []
+        for row in self.runs[self.runs.error == ""].to_dict("records"):
+            judged = Judged(**{name: int(row[name]) for name in _JUDGED})
+            qrels = collection_qrels(row["collection"])
+            queries = int(row["queries_scored"])
+            warnings = run_warnings(
+                row["run_id"], qrels, judged, tuple(row["all_zero"]), queries, only
+            )
+            if warnings:
+                said.append(warnings)
+        if limit is None or len(said) <= limit:
+            return tuple(w for run in said for w in run)
+        return (
+            *(w for run in said[:limit] for w in run),
+            f"{len(said) - limit} more runs have warnings like these: `leakeval scores` "
+            "prints every one.",
+        )
 
 
 def score_experiment(
@@ -121,9 +148,11 @@ def score_experiment(
         factors = {c: getattr(row, c) for c in factor_cols}
         result = found[i]
         if isinstance(result, LeakevalError):
-            diagnostics = dict.fromkeys(_RUN_COLUMNS[:-1], 0)
+            diagnostics = {**dict.fromkeys([*_COUNTS, *_JUDGED], 0), "all_zero": []}
         else:  # `missing_from_run` is meaningless per fold; see folds.per_query
-            diagnostics = {c: getattr(result.diagnostics, c) for c in _RUN_COLUMNS[:-1]}
+            d = result.diagnostics
+            diagnostics = {c: getattr(d, c) for c in _COUNTS}
+            diagnostics.update(asdict(d.judged), all_zero=list(d.all_zero))
         error = str(result) if isinstance(result, LeakevalError) else ""
         run_rows.append({**factors, **diagnostics, "error": error})
     if progress:
@@ -159,9 +188,10 @@ def _scores(experiment: Experiment, scores, runs, queries, measures, conventions
     )
 
 
-SCORER_VERSION = 2
-"""Bump when a measure's computation changes, so cached scores are computed anew and
-cached leakage pairs are not (2: judged_K is ir_measures' Judged@K)."""
+SCORER_VERSION = 3
+"""Bump when a measure's computation or the runs table changes, so cached scores are
+computed anew and cached leakage pairs are not (2: judged_K is ir_measures' Judged@K; 3:
+the runs table counts what the qrels judge of each run)."""
 
 
 def scores_key(

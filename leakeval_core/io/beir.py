@@ -16,6 +16,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from leakeval_core.errors import ParseError
+from leakeval_core.io.digest import identity
 
 __all__ = ["SPLITS", "corpus_text", "read_beir_qrels", "read_beir_queries", "split_qids"]
 
@@ -85,8 +86,7 @@ def corpus_text(folder: str | os.PathLike[str], docid: str) -> str | None:
     path = Path(folder) / "corpus.jsonl"
     if not path.is_file():
         return None
-    stat = path.stat()
-    offset = _offsets(str(path), stat.st_size, stat.st_mtime_ns).get(docid)
+    offset = _offsets(str(path), identity(path.stat())).get(docid)
     if offset is None:
         return None
     with open(path, "rb") as fh:
@@ -100,9 +100,10 @@ def corpus_text(folder: str | os.PathLike[str], docid: str) -> str | None:
 
 
 @lru_cache(maxsize=4)
-def _offsets(path: str, size: int, mtime: int) -> dict[str, int]:
-    """docid -> offset of its line; keyed by size and mtime, so an edited corpus is read anew."""
-    del size, mtime  # the cache key only
+def _offsets(path: str, state: tuple[int, ...]) -> dict[str, int]:
+    """docid -> offset of its line; keyed by the file's identity (its ctime among it), so an
+    edited corpus is read anew even when its size and mtime were restored."""
+    del state  # the cache key only
     offsets: dict[str, int] = {}
     with open(path, "rb") as fh:
         at = 0

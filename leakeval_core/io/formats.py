@@ -48,6 +48,7 @@ __all__ = [
     "detect_format",
     "given_format",
     "given_part",
+    "head_of",
     "query_folder_files",
     "split_format",
     "with_format",
@@ -160,19 +161,25 @@ def detect_format(source, format: str | None = None) -> str:
     named = format or given_format(source)
     if named is not None:
         return split_format(named)[0]
+    if not isinstance(source, tuple) and Path(source).is_dir():
+        return _folder_format(Path(source))
+    return _content_format(head_of(source))
+
+
+def head_of(source) -> bytes:
+    """The first bytes of a file or an upload, gzip looked through (b"" when it cannot be
+    read: the reader names what is wrong)."""
     if isinstance(source, tuple):
         name, head = source[0], source[1][:_HEAD]
     else:
         path = Path(source)
         name = str(path)
-        if path.is_dir():
-            return _folder_format(path)
         if not path.is_file():
-            return "trec"  # the TREC reader names the missing file
+            return b""
         head = _read_head(path)
     if is_gzip(head):
         head = _gunzip_head(name, head if isinstance(source, tuple) else None, source)
-    return _content_format(head)
+    return head
 
 
 def query_folder_files(path: str | os.PathLike[str]) -> list[Path] | None:

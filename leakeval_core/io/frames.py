@@ -27,6 +27,7 @@ from leakeval_core.errors import ParseError
 from leakeval_core.io.arrays import from_numpy, to_numpy
 from leakeval_core.io.compressed import open_input
 from leakeval_core.io.formats import COLUMN_ALIASES, QID_COLUMNS, TEXT_COLUMNS
+from leakeval_core.io.kinds import headerless_advice
 
 __all__ = [
     "COLUMN_ALIASES",
@@ -62,19 +63,20 @@ def read_pairs(source, kind: str, value: str, columns: Mapping[str, str] | None 
     fraction, or a malformed line) is read again whole, which infers over every block or
     names the line.
     """
+    file = ("run" if value == "score" else "qrels", _header(_FIRST_LINE.get(kind)))
     if kind in _STREAMED:
         name = _name(source)
         roles = ("qid", "docid", value)
 
         def pick(names: list[str]) -> dict[str, str]:
-            return {r: _column(name, names, r, COLUMN_ALIASES[r], columns) for r in roles}
+            return {r: _column(name, names, r, COLUMN_ALIASES[r], columns, *file) for r in roles}
 
         try:
             return _pairs(name, _batches(source, kind, pick), value, _FIRST_LINE.get(kind))
         except (pa.ArrowInvalid, pa.ArrowTypeError, OSError):
             pass  # read again outside this handler, whose traceback holds the blocks read
     name, table, first = read_table(source, kind)
-    picked = _picked(name, table, value, columns)
+    picked = _picked(name, table, value, columns, file)
     del table  # each column is let go once converted (`_pairs`): a 10M-row file is not held twice
     return _pairs(name, iter([picked]), value, first)
 
@@ -259,7 +261,12 @@ def _column(
     role: str,
     aliases: tuple[str, ...],
     columns: Mapping[str, str] | None,
+    file: str | None = None,
+    header: int | None = None,
 ) -> str:
+    """The column of `role` (qid, docid, score, grade, text) among `names`. `file` is what a
+    file is read as (run, qrels, queries; None: a frame handed to the API) and `header` its
+    header's line, for the error."""
     given = [k for k, v in (columns or {}).items() if v == role and k in names]
     if given:
         return given[0]
@@ -267,12 +274,22 @@ def _column(
     for alias in aliases:
         if alias in lowered:
             return lowered[alias]
-    raise ParseError(
-        name,
-        None,
-        f"no {role} column among {', '.join(map(str, names))}; "
-        f"pass columns={{'your_name': '{role}'}}",
+    accepted = ", ".join(
+        dict.fromkeys([*(k for k, v in (columns or {}).items() if v == role), *aliases])
     )
+    if file is None:
+        raise ParseError(
+            name,
+            None,
+            f"no {role} column among {', '.join(map(repr, names))}; name one {accepted}, or "
+            f"pass columns={{'your_name': '{role}'}}",
+        )
+    advice = headerless_advice(names, file)
+    if advice:
+        why = f"{advice}; or give it a header (a {role} column is one of {accepted})"
+    else:
+        why = f"among {', '.join(map(repr, names))}; name one {accepted} in the header"
+    raise ParseError(name, header, f"no {role} column {why}")
 
 
 class _Rows:
@@ -349,16 +366,27 @@ def table_pairs(
 
 
 def _picked(
-    name: str, table: pa.Table, value: str, columns: Mapping[str, str] | None
+    name: str,
+    table: pa.Table,
+    value: str,
+    columns: Mapping[str, str] | None,
+    file: tuple[str | None, int | None] = (None, None),
 ) -> dict[str, pa.ChunkedArray]:
-    """The qid, docid and value columns, found by name."""
+    """The qid, docid and value columns, found by name (`file`: what `_column` says of a
+    file)."""
     if table.num_rows == 0:
         raise ParseError(name, None, "empty")
     names = [str(c) for c in table.column_names]
     return {
-        role: table.column(_column(name, names, role, COLUMN_ALIASES[role], columns))
+        role: table.column(_column(name, names, role, COLUMN_ALIASES[role], columns, *file))
         for role in ("qid", "docid", value)
     }
+
+
+def _header(first: int | None) -> int | None:
+    """The line of a text file's header: the one before its first row, if any (JSON lines
+    have none)."""
+    return first - 1 if first is not None and first > 1 else None
 
 
 def _pairs(
@@ -411,17 +439,21 @@ def table_queries(name: str, table: pa.Table, first_line: int | None = None):
     """A query list (qid, text) from a table with named columns."""
     import pandas as pd
 
+    from leakeval_core.io.pairs import decode, encode, one_word_ids
+
     names = [str(c) for c in table.column_names]
     rows = _Rows(first_line)
-    qid = _column(name, names, "qid", QID_COLUMNS, None)
-    text = _column(name, names, "text", TEXT_COLUMNS, None)
+    file = ("queries", _header(first_line))
+    qid = _column(name, names, "qid", QID_COLUMNS, None, *file)
+    text = _column(name, names, "text", TEXT_COLUMNS, None, *file)
     qids = _identifiers(name, table.column(qid), "qid", rows)
+    qids = decode(one_word_ids(name, "qid", encode(qids), rows))
     texts = table.column(text).combine_chunks()
     if not pa.types.is_string(texts.type):
         texts = texts.cast(pa.string())
     return pd.DataFrame(
         {
-            "qid": pd.Series(qids.to_pylist(), dtype="str").str.strip(),
+            "qid": pd.Series(qids.to_pylist(), dtype="str"),
             "text": pd.Series(texts.fill_null("").to_pylist(), dtype="str")
             .str.split()
             .str.join(" "),
@@ -441,9 +473,10 @@ def iter_table_queries(source, kind: str, chunk_size: int) -> Iterator:
     first = _FIRST_LINE.get(kind)
 
     def pick(names: list[str]) -> dict[str, str]:
+        file = ("queries", _header(first))
         return {
-            "qid": _column(name, names, "qid", QID_COLUMNS, None),
-            "text": _column(name, names, "text", TEXT_COLUMNS, None),
+            "qid": _column(name, names, "qid", QID_COLUMNS, None, *file),
+            "text": _column(name, names, "text", TEXT_COLUMNS, None, *file),
         }
 
     held, start = None, 0  # rows read and not yet given, and the place of the first

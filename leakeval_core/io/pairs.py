@@ -1,5 +1,5 @@
 """The end of every run and qrels reader, whatever the format: qid and docid dictionary-encoded,
-the value column checked, and no (qid, docid) pair twice, named by its line.
+each id one word, the value column checked, and no (qid, docid) pair twice, named by its line.
 
 Kept apart from the TREC parser so that the other formats' readers (`json_maps`, `tables`,
 `beir`) and the TREC one share it without importing each other.
@@ -14,7 +14,7 @@ import pyarrow.compute as pc
 from leakeval_core.errors import ParseError
 from leakeval_core.io.arrays import to_numpy
 
-__all__ = ["decode", "encode", "pairs_table"]
+__all__ = ["bad_id", "decode", "encode", "one_word_ids", "pairs_table"]
 
 
 def _line(lines: np.ndarray | None, row: int) -> int | None:
@@ -54,6 +54,65 @@ def _addresses(array: pa.Array) -> list[int | None]:
 
 def decode(values: pa.DictionaryArray) -> pa.Array:
     return values.dictionary.take(values.indices)
+
+
+_SPACE = np.zeros(256, bool)
+_SPACE[list(b" \t\n\r\x0b\x0c")] = True
+
+
+def one_word_ids(
+    name: str, role: str, ids: pa.DictionaryArray, lines, layout: str = ""
+) -> pa.DictionaryArray:
+    """The ids with the whitespace around them stripped; an id that is empty or holds
+    whitespace inside is an error at its first line (`layout`: the TREC fields the file's
+    lines would have, for the advice).
+
+    TREC's fields are split on whitespace, so an id holding some is a file misread: TREC
+    lines under a BEIR header give its corpus-id column TREC's `0 docid`, which matches no
+    document and would score 0 without a word. Only the distinct ids are looked at, and
+    their bytes first: ids without whitespace (every TREC file's) cost one pass over them.
+    """
+    words = ids.dictionary
+    if not len(words):
+        return ids
+    _, offsets, data = words.buffers()
+    width = np.int64 if pa.types.is_large_string(words.type) else np.int32
+    ends = np.frombuffer(offsets, width)[words.offset : words.offset + len(words) + 1]
+    octets = np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)
+    # every whitespace byte is below 0x21: the minimum rules most files out without a mask
+    spaced = bool(octets.size) and int(octets.min()) <= 0x20 and bool(_SPACE[octets].any())
+    bad = ends[1:] == ends[:-1]  # empty (pyarrow's compute is not asked: it imports pandas)
+    if spaced:
+        words = pc.utf8_trim_whitespace(words)
+        inner = pc.match_substring_regex(words, "[[:space:]]")
+        bad = to_numpy(pc.fill_null(inner, False)) | (to_numpy(pc.utf8_length(words)) == 0)
+    if bad.any():  # among the ids a row has (a JSON query without documents has none)
+        bad &= np.bincount(to_numpy(ids.indices), minlength=len(words)) > 0
+    if bad.any():
+        code = int(np.argmax(bad))
+        row = int(np.argmax(to_numpy(ids.indices) == code))
+        line = _line(lines, row)
+        where = "" if line is not None else f"row {row + 1}: "
+        raise ParseError(name, line, where + bad_id(role, words[code].as_py(), layout))
+    if not spaced:
+        return ids
+    stripped = pc.dictionary_encode(words)  # two ids may be one once stripped
+    return pa.DictionaryArray.from_arrays(stripped.indices.take(ids.indices), stripped.dictionary)
+
+
+def bad_id(role: str, word: str, layout: str = "") -> str:
+    """Why `word` is no id (empty, or whitespace inside), with a hint where it looks like
+    TREC's fields in one column (`layout`: the TREC line the file's would be)."""
+    if not word:
+        return f"{role} is empty"
+    why = f"{role} {word!r} has whitespace inside; an id is one word"
+    first, *rest = word.split()
+    if layout and first in ("0", "Q0") and len(rest) == 1:
+        why += (
+            f". These look like TREC lines ({layout}) under a header: delete the header "
+            "line and the file reads as TREC"
+        )
+    return why
 
 
 def _reject_duplicates(
@@ -108,7 +167,11 @@ def pairs_table(
     values: pa.Array,
     lines=None,
 ) -> pa.Table:
-    """A run or qrels table from its checked columns, refused when a pair repeats: the one
-    end of every reader, whatever the format. `lines` maps a row to its line (None: row + 1)."""
+    """A run or qrels table from its checked columns, refused when an id is not one word or
+    a pair repeats: the one end of every reader, whatever the format. `lines` maps a row to
+    its line (None: row + 1)."""
+    layout = "qid Q0 docid rank score tag" if value == "score" else "qid 0 docid grade"
+    qids = one_word_ids(name, "qid", qids, lines, layout)
+    docids = one_word_ids(name, "docid", docids, lines, layout)
     _reject_duplicates(name, qids, docids, lines, "appears" if value == "score" else "is judged")
     return pa.table({"qid": qids, "docid": docids, value: values})

@@ -20,6 +20,8 @@ import pandas as pd
 from leakeval_core.errors import ParseError
 from leakeval_core.io.compressed import open_input
 from leakeval_core.io.formats import QID_COLUMNS, TEXT_COLUMNS, detect_format
+from leakeval_core.io.kinds import reading
+from leakeval_core.io.pairs import bad_id
 from leakeval_core.io.trec import Source, _line_of, load_bytes
 
 __all__ = ["QID_COLUMNS", "TEXT_COLUMNS", "iter_queries", "read_queries", "read_topics"]
@@ -48,6 +50,11 @@ def read_topics(source: Source, format: str | None = None, split: str = "test") 
     The SGML variants differ by collection (`<desc> Description:` vs bare `<desc>`, closing
     tags or none), so labels and closing tags are optional.
     """
+    with reading(source, "topics"):
+        return _read_topics(source, format, split)
+
+
+def _read_topics(source: Source, format: str | None, split: str) -> pd.DataFrame:
     kind = detect_format(source, format)
     if kind != "trec":
         from leakeval_core.io.foreign import read_query_frame
@@ -71,6 +78,8 @@ def read_topics(source: Source, format: str | None = None, split: str = "test") 
             if not fields.get(required):
                 raise ParseError(name, line, f"topic has no <{required}>")
         qid = fields["num"]
+        if len(qid.split()) > 1:
+            raise ParseError(name, line, bad_id("topic number", qid))
         if qid in seen:
             raise ParseError(name, line, f"topic {qid!r} appears twice (first at line {seen[qid]})")
         seen[qid] = line
@@ -103,36 +112,59 @@ def read_queries(source: Source, unique: bool = True, format: str | None = None)
 
     `unique=False` allows several texts per qid (query variants of one topic).
     """
-    kind = detect_format(source, format)
-    if kind != "trec":
-        from leakeval_core.io.foreign import read_query_frame
+    with reading(source, "queries"):
+        kind = detect_format(source, format)
+        if kind != "trec":
+            from leakeval_core.io.foreign import read_query_frame
 
-        return _checked_queries(_source_name(source), read_query_frame(source, kind), unique)
-    name, data = load_bytes(source)
-    return _parse_queries(name, data, unique)
+            frame = read_query_frame(source, kind)
+            return _checked_queries(_source_name(source), frame, unique=unique)
+        name, data = load_bytes(source)
+        return _parse_queries(name, data, unique)
 
 
 def _parse_queries(name: str, data: bytes, unique: bool = True) -> pd.DataFrame:
     first_line = data.split(b"\n", 1)[0]
-    frame = (
-        _parse_tsv_queries(name, data) if b"\t" in first_line else _parse_csv_queries(name, data)
-    )
-    return _checked_queries(name, frame, unique)
+    if b"\t" in first_line:
+        return _checked_queries(name, *_parse_tsv_queries(name, data), unique=unique)
+    return _checked_queries(name, _parse_csv_queries(name, data), unique=unique)
 
 
-def _checked_queries(name: str, frame: pd.DataFrame, unique: bool = True) -> pd.DataFrame:
-    """Every qid present, and once unless `unique` is False."""
+def _checked_queries(
+    name: str, frame: pd.DataFrame, lines: list[int] | None = None, unique: bool = True
+) -> pd.DataFrame:
+    """Every qid present and one word, and once unless `unique` is False; a bad one named
+    by its line (`lines`, row -> line, where the reader knows them), else by its row."""
+
+    def fail(row: int, why: str) -> ParseError:
+        if lines is None:
+            return ParseError(name, None, f"row {row + 1}: {why}")
+        return ParseError(name, lines[row], why)
+
     empty = (frame.qid.str.len() == 0).to_numpy()
     if empty.any():
-        raise ParseError(name, None, f"a query has an empty qid (row {int(np.argmax(empty)) + 1})")
+        raise fail(int(np.argmax(empty)), "qid is empty")
+    spaced = _spaced(frame.qid)
+    if spaced is not None:
+        raise fail(spaced, bad_id("qid", frame.qid.iat[spaced]))
     dup = frame.qid.duplicated().to_numpy()
     if unique and dup.any():
-        raise ParseError(name, None, f"qid {frame.qid.iat[int(np.argmax(dup))]!r} appears twice")
+        row = int(np.argmax(dup))
+        first = int(np.argmax((frame.qid == frame.qid.iat[row]).to_numpy()))
+        at = f"row {first + 1}" if lines is None else f"line {lines[first]}"
+        raise fail(row, f"qid {frame.qid.iat[row]!r} appears twice (first at {at})")
     return frame.reset_index(drop=True)
 
 
-def _parse_tsv_queries(name: str, data: bytes) -> pd.DataFrame:
-    qids, texts = [], []
+def _spaced(qids: pd.Series) -> int | None:
+    """The first row whose qid holds whitespace inside (the qids are stripped already)."""
+    bad = qids.str.contains(r"\s", regex=True).to_numpy(dtype=bool)
+    return int(np.argmax(bad)) if bad.any() else None
+
+
+def _parse_tsv_queries(name: str, data: bytes) -> tuple[pd.DataFrame, list[int]]:
+    """The `qid<TAB>text` lines as a frame, and each row's line."""
+    qids, texts, lines = [], [], []
     for lineno, line in enumerate(data.decode("utf-8").split("\n"), start=1):
         if not line.strip():
             continue
@@ -141,7 +173,9 @@ def _parse_tsv_queries(name: str, data: bytes) -> pd.DataFrame:
             raise ParseError(name, lineno, f"expected 'qid<TAB>text', found {len(parts)} fields")
         qids.append(parts[0].strip())
         texts.append(" ".join(parts[1].split()))
-    return pd.DataFrame({"qid": pd.array(qids, dtype="str"), "text": pd.array(texts, dtype="str")})
+        lines.append(lineno)
+    frame = pd.DataFrame({"qid": pd.array(qids, dtype="str"), "text": pd.array(texts, dtype="str")})
+    return frame, lines
 
 
 def _from_pandas(name: str, exc: pd.errors.ParserError, what: str) -> ParseError:
@@ -187,6 +221,11 @@ def iter_queries(
 
     A log of millions of queries never has to sit in memory whole.
     """
+    with reading(source, "queries"):
+        yield from _iter_queries(source, chunk_size, format)
+
+
+def _iter_queries(source: str | os.PathLike[str], chunk_size: int, format: str | None):
     kind = detect_format(source, format)
     if kind != "trec":
         from leakeval_core.io.foreign import iter_query_frames
@@ -219,6 +258,10 @@ def iter_queries(
                 empty = (frame.qid.str.len() == 0).to_numpy()
                 if empty.any():
                     raise ParseError(name, line + int(np.argmax(empty)) + 1, "empty qid")
+                spaced = _spaced(frame.qid)
+                if spaced is not None:
+                    why = bad_id("qid", frame.qid.iat[spaced])
+                    raise ParseError(name, line + spaced + 1, why)
                 line += len(chunk)
                 yield frame
     except pd.errors.ParserError as exc:

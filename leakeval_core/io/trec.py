@@ -30,6 +30,7 @@ from leakeval_core.errors import ParseError
 from leakeval_core.io.arrays import from_numpy, to_numpy
 from leakeval_core.io.compressed import inflate, is_gzip
 from leakeval_core.io.formats import detect_format, with_format
+from leakeval_core.io.kinds import reading
 from leakeval_core.io.pairs import _line, decode, encode, pairs_table
 
 if TYPE_CHECKING:
@@ -366,18 +367,19 @@ def read_run_table(source: Source, format: str | None = None) -> pa.Table:
     Runs in the benchmarks' own formats (MTEB predictions, ranx JSON, PyTerrier frames; see
     `formats`) are detected by their content, or named by `format`, and give the same table.
     """
-    kind = detect_format(source, format)
-    if kind != "trec":
-        from leakeval_core.io.foreign import read_pairs
+    with reading(source, "run"):
+        kind = detect_format(source, format)
+        if kind != "trec":
+            from leakeval_core.io.foreign import read_pairs
 
-        return read_pairs(with_format(source, format), kind, "score")
-    return _read_pairs(
-        source,
-        _RUN_COLUMNS,
-        ("score", "float64"),
-        _as_finite_scores,
-        "qid Q0 docid rank score run_tag",
-    )
+            return read_pairs(with_format(source, format), kind, "score")
+        return _read_pairs(
+            source,
+            _RUN_COLUMNS,
+            ("score", "float64"),
+            _as_finite_scores,
+            "qid Q0 docid rank score run_tag",
+        )
 
 
 def read_run(source: Source, format: str | None = None) -> pd.DataFrame:
@@ -390,18 +392,19 @@ def read_qrels_table(source: Source, format: str | None = None) -> pa.Table:
     `read_run_table`, integer grades (negative allowed, gain 0). TREC qrels are
     `qid iter docid grade`; a BEIR folder or qrels TSV, ranx JSON or a PyTerrier frame
     (`qid, docno, label`) give the same table."""
-    kind = detect_format(source, format)
-    if kind != "trec":
-        from leakeval_core.io.foreign import read_pairs
+    with reading(source, "qrels"):
+        kind = detect_format(source, format)
+        if kind != "trec":
+            from leakeval_core.io.foreign import read_pairs
 
-        return read_pairs(with_format(source, format), kind, "grade")
-    return _read_pairs(
-        source,
-        _QRELS_COLUMNS,
-        ("grade", "int64"),
-        _as_int_grades,
-        "qid iter docid grade",
-    )
+            return read_pairs(with_format(source, format), kind, "grade")
+        return _read_pairs(
+            source,
+            _QRELS_COLUMNS,
+            ("grade", "int64"),
+            _as_int_grades,
+            "qid iter docid grade",
+        )
 
 
 def read_qrels(source: Source, format: str | None = None) -> pd.DataFrame:

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from leakeval_core.errors import LeakevalError, ParseError
+from leakeval_core.io.kinds import reading
 from leakeval_core.io.trec import load_bytes
 from leakeval_core.leakage.detect import LEAKAGE_COLUMNS
 from leakeval_core.leakage.detection_options import threshold_for
@@ -44,6 +45,11 @@ Fail = Callable[[int | None, str], LeakevalError]
 
 def read_pairs(path: str | os.PathLike[str]) -> LeakageTable:
     """A pairs file (CSV, or tab-separated) or the study's labels TSV, with its sidecar."""
+    with reading(path, "pairs"):
+        return _read_pairs(path)
+
+
+def _read_pairs(path: str | os.PathLike[str]) -> LeakageTable:
     name, data = load_bytes(path)
     text = data.decode("utf-8")
     header = text.split("\n", 1)[0]
@@ -140,7 +146,8 @@ def judged_topics(ids: Iterable[object], source: str = "the given topic ids") ->
 def _labels(source: str) -> LeakageTable:
     """The labels TSV: each judged pair as it was judged (similarity 1 for a near-duplicate,
     0 for another information need), its category the title relation."""
-    table = read_labels(source).table
+    labels = read_labels(source, relations=False)
+    table = labels.table
     pairs = pd.DataFrame(
         {
             "collection": "",
@@ -154,7 +161,12 @@ def _labels(source: str) -> LeakageTable:
             "category": table.title_relation,
         }
     )
-    return LeakageTable(pairs[LEAKAGE_COLUMNS], f"{Path(source).name} (judged)", method=JUDGED)
+    return LeakageTable(
+        pairs[LEAKAGE_COLUMNS],
+        f"{Path(source).name} (judged)",
+        method=JUDGED,
+        warnings=labels.warnings,
+    )
 
 
 def _default(

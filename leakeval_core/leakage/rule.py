@@ -45,6 +45,8 @@ class LeakageTable:
     own (`leakeval leakage --threshold`, written in the pairs file's sidecar)."""
     logs: tuple[TrainingLog, ...] = ()
     """The training logs the pairs were found in, where known (for the sample warning)."""
+    warnings: tuple[str, ...] = ()
+    """What was wrong in the file in fields the rule does not read (`leakage_warnings`)."""
 
     @property
     def empty(self) -> bool:
@@ -83,6 +85,25 @@ class LeakageTable:
             .reset_index(drop=True)
         )
 
+    def origin(self, threshold: float | None = None) -> str:
+        """Where the topics counted leaked come from, in a sentence that follows the pairs:
+        a person's judgments cover only what was judged; a detection finds what its log
+        holds, and a sample of a log finds fewer."""
+        methods = set(self.table.method)
+        if methods == {JUDGED}:
+            return (
+                f"The bars count topics with a human-judged near-duplicate in {self.source}: "
+                "judgments, not a detection in a training log, so a topic no one judged is "
+                "not counted."
+            )
+        rule = self.rule(threshold)
+        sampled = (
+            " Its log is a sample of the one it stands for, so it finds fewer."
+            if any(log.sample_warning() for log in self.logs)
+            else ""
+        )
+        return f"The bars count topics with {rule}, in the pairs from {self.source}.{sampled}"
+
     def rule(self, threshold: float | None = None, methods: Iterable[str] | None = None) -> str:
         """The rule in words, e.g. "human-judged pairs or lexical similarity ≥ 0.691"."""
         methods = self.table.method if methods is None else pd.Series(list(methods), dtype=str)
@@ -96,7 +117,10 @@ class LeakageTable:
         return " or ".join(parts)
 
     def statements(
-        self, topics: pd.DataFrame | None = None, threshold: float | None = None
+        self,
+        topics: pd.DataFrame | None = None,
+        threshold: float | None = None,
+        left_out: Mapping[str, str] | None = None,
     ) -> dict[str, str]:
         """Per collection, how many topics are leaked and by which rule: "9 leaked of 250:
         lexical similarity ≥ 0.691", "85 leaked of 125: human-judged pairs", "0 leaked of
@@ -104,12 +128,16 @@ class LeakageTable:
 
         `topics` (collection, qid) are the topics counted, every topic of each collection
         (or those the pairs cover); without them the count has no "of N" and the
-        collections are the pairs'.
+        collections are the pairs'. With `left_out` ({collection: the topics the scorer
+        leaves out, in words}) the topics are the judged ones a figure is computed over:
+        "172 leaked of 249 judged topics (672 has no relevant document): …".
         """
-        return {
-            name: f"{flagged} leaked{of}: {why}"
-            for name, (flagged, of, why) in self._counted(topics, threshold).items()
-        }
+        judged = " judged topics" if left_out is not None and topics is not None else ""
+        out = {}
+        for name, (flagged, of, why) in self._counted(topics, threshold).items():
+            note = (left_out or {}).get(name, "")
+            out[name] = f"{flagged} leaked{of}{judged}{f' ({note})' if note else ''}: {why}"
+        return out
 
     def reasons(
         self, topics: pd.DataFrame | None = None, threshold: float | None = None
@@ -184,6 +212,7 @@ class LeakageTable:
             method=main_method(pairs.method, tables[0].method),
             defaults=defaults,
             logs=tuple(dict.fromkeys(log for t in tables for log in t.logs)),
+            warnings=tuple(w for t in tables for w in t.warnings),
         )
 
 

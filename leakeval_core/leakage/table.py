@@ -299,12 +299,16 @@ def ground_truth(experiment: Experiment) -> LeakageTable | None:
 def leakage_warnings(
     leakage: LeakageTable, topics: pd.DataFrame, threshold: float | None = None
 ) -> list[str]:
-    """The sentences every answer built on these pairs must carry (none: an empty list): a
-    training log that is a sample of the log it stands for, and a known collection whose
-    flagged share of `topics` (collection, qid) is below half the leakage study's."""
+    """The sentences every answer built on these pairs must carry (none: an empty list): what
+    was wrong in the pairs file's unread fields, a training log that is a sample of the log
+    it stands for, and a known collection whose flagged share of `topics` (collection, qid)
+    is below half the leakage study's."""
     if leakage.empty:
-        return []
+        return list(leakage.warnings)
     shares = leak_share(leakage, topics, threshold).dropna(subset=["study_share"])
-    return sample_warnings(
-        leakage.logs, zip(shares.collection, shares.share, shares.study_share, strict=True)
-    )
+    return [
+        *leakage.warnings,
+        *sample_warnings(
+            leakage.logs, zip(shares.collection, shares.share, shares.study_share, strict=True)
+        ),
+    ]

@@ -157,7 +157,12 @@ def category_gain_figure(categories: pd.DataFrame, measure: Measure, baseline: s
 
 
 def sensitivity_figure(table: pd.DataFrame, measure: Measure, threshold: float) -> go.Figure:
-    """The estimate and its interval at each detection threshold, the one in use marked."""
+    """The estimate and its interval at each detection threshold, the one in use marked;
+    a note where no threshold leaves enough topics on both sides to test."""
+    empty = table.empty
+    if empty:
+        columns = ["threshold", "ci_low", "ci_high", "difference", "leaked_topics", "p"]
+        table = pd.DataFrame({c: pd.Series(dtype=float) for c in columns})
     fig = go.Figure(
         [
             go.Scatter(
@@ -189,6 +194,8 @@ def sensitivity_figure(table: pd.DataFrame, measure: Measure, threshold: float) 
         annotation_text="in use",
         annotation_position="top",
     )
+    if empty:
+        _nothing_to_show(fig, "Too few leaked or other topics at every threshold to compare")
     fig.update_xaxes(title="detection threshold<br>(similarity at which a topic counts as leaked)")
     # two lines, and room for them: in one the title ran past the plot into the chart's title
     fig.update_yaxes(

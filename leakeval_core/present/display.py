@@ -8,10 +8,34 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-__all__ = ["DASH", "agreement_figures", "fixed", "leaderboard_table", "share"]
+__all__ = ["DASH", "agreement_figures", "fixed", "key_columns", "leaderboard_table", "share"]
 
 DASH = "–"
 """What a table shows for a figure that does not exist (no clean topic, no interval)."""
+
+
+COMPARED_FIGURES = (
+    "n",
+    "mean_a",
+    "mean_b",
+    "delta",
+    "ci_low",
+    "ci_high",
+    "p_adjusted",
+    "significant",
+)
+"""A paired comparison's columns a reader needs on a screen; its other figures (the statistic,
+the uncorrected p, the effect size, wins and losses) are in its CSV and report."""
+RANKING_FIGURES = ("tau", "tau_low", "tau_high", "p_same", "queries")
+"""A ranking change's figures beside its rankings."""
+
+
+def key_columns(frame: pd.DataFrame, figures: Sequence[str], places: Sequence[str]) -> list[str]:
+    """The columns a screen shows of a table of rows placed by `places`: the places whose
+    value varies (one that does not is said by the page's filters), then `figures`, so a
+    table of 15 rows fits 1280 px without scrolling sideways."""
+    varying = [c for c in places if c in frame and frame[c].nunique() > 1]
+    return [*varying, *(c for c in figures if c in frame)]
 
 
 def _missing(value: object) -> bool:

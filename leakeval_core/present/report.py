@@ -82,7 +82,8 @@ class ReportParts:
     rule: str = ""
     """The rule alone, for a chart's title: "lexical similarity ≥ 0.691"."""
     warnings: tuple[str, ...] = ()
-    """What the reader must know before any figure (`Study.leakage_warnings`)."""
+    """What the reader must know before any figure: incomplete conditions, the scoring
+    warnings (`PerQuery.scoring_warnings`) and the leakage's (`Study.leakage_warnings`)."""
 
     @property
     def roles(self) -> tuple[str, str | None, str | None]:
@@ -138,7 +139,8 @@ def render_report(parts: ReportParts, top: int = 10) -> str:
 
 
 def _warnings(parts: ReportParts) -> list[tuple[str, str, object]]:
-    """What every reader must know before any figure: a sampled log, a low flagged share."""
+    """What every reader must know before any figure: incomplete conditions, runs the qrels
+    hardly judge, a measure at 0 everywhere, a sampled log, a low flagged share."""
     if not parts.warnings:
         return []
     return [("Read this first", " ".join(parts.warnings), "")]

@@ -145,6 +145,8 @@ class Story:
     """The experiment's incomplete and broken conditions, in a sentence each: left out of
     every figure (so never this story's pair), or computed anyway with the queries each
     lacks."""
+    scoring_warnings: tuple[str, ...] = ()
+    """What the reader must be told about the runs scored (`PerQuery.scoring_warnings`)."""
 
     @property
     def top_title(self) -> str:
@@ -177,6 +179,7 @@ def tell(
     leaked: str = "",
     warnings: tuple[str, ...] = (),
     incomplete: tuple[str, ...] = (),
+    scoring_warnings: tuple[str, ...] = (),
 ) -> Story:
     answer = verdict_sentence(facts, measure)
     return Story(
@@ -196,6 +199,7 @@ def tell(
         leaked,
         warnings,
         incomplete,
+        scoring_warnings,
     )
 
 
@@ -286,20 +290,39 @@ def answer_line(row: dict, measure: Measure, system: str | None = None) -> str:
     return f"{who}: {text}" if who else text
 
 
+def top_gains_note(row: dict, measure: Measure, test: str) -> str:
+    """What the drill-down's list of leaked topics with A's largest gains means, following
+    the pair's own leaked-minus-other verdict (`comparison.pair_answer`): the topics that
+    carry an inflation only where one is found, else large gains and no more."""
+    said = f"{answer_line(row, measure)} ({test}, on this pair alone, uncorrected)"
+    if row["verdict"] == "inflated":
+        return (
+            f"Leaked topics where A gains most over B. Between A and B, leaked topics gain "
+            f"more than the others: {said}. These topics carry that inflation of A's mean."
+        )
+    return (
+        f"Leaked topics where A gains most over B. Between A and B: {said}. These are the "
+        "largest gains among leaked topics, not evidence that leakage inflates A's mean."
+    )
+
+
 def answers_table(
-    answers: pd.DataFrame, measure: Measure, system: str, places: Sequence[str] = ()
+    answers: pd.DataFrame, measure: Measure, system: str | None, places: Sequence[str] = ()
 ) -> pd.DataFrame:
     """Leaked-minus-other rows as a page shows them (the Story's list of models, the Leakage
-    audit's table): readable headers, every figure as text in the measure's better
-    direction, "–" where a row was not tested, never "nan" or "-0.000". Of `places` (the
-    factors that place a row), only those that vary are kept, so the table fits 1280 px."""
+    audit's table, the inflation of each pair of conditions): readable headers, every figure
+    as text in the measure's better direction, "–" where a row was not tested, never "nan"
+    or "-0.000". Of `places` (the factors that place a row), only those that vary are kept,
+    so the table fits 1280 px; `system` (an audit's models) is kept unless it has one level
+    and another column places the rows (a twins audit's leaked level)."""
     levels = answers.confidence.dropna().unique()
     interval = f"Interval ({levels[0]:.1%})" if len(levels) == 1 else "Interval"
     out = pd.DataFrame(index=answers.index)
     for place in places:
         if place in answers and place != system and answers[place].nunique() > 1:
             out[place] = answers[place].astype(str)
-    out[system] = answers[system].astype(str)
+    if system is not None and (answers[system].nunique() > 1 or out.columns.empty):
+        out[system] = answers[system].astype(str)
     out["Verdict"] = answers.verdict
     out["Gain, leaked"] = [amount(v, measure, 3) for v in answers.gain_leaked]
     out["Gain, other"] = [amount(v, measure, 3) for v in answers.gain_other]
@@ -434,9 +457,7 @@ def test_line(facts: Facts, statistics: Statistics) -> str:
         if statistics.correction == "none" or facts.family_size <= 1
         else f", {statistics.correction_label} over the {facts.family_size} {facts.family}"
     )
-    level = (
-        f"; {facts.confidence:.1%} {facts.interval}s" if not np.isnan(facts.confidence) else ""
-    )
+    level = f"; {facts.confidence:.1%} {facts.interval}s" if not np.isnan(facts.confidence) else ""
     return f"{facts.test[0].upper()}{facts.test[1:]}{adjusted}{level}; α = {statistics.alpha:g}."
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 
 from leakeval_core.experiment.design import Design
+from leakeval_core.present.literal import literal_text
 
 __all__ = [
     "CLEAN_COLOR",
@@ -129,6 +130,8 @@ AXIS = {
 
 
 def style(fig: go.Figure, title: str, height: int = 380) -> go.Figure:
+    """Every figure's look, and its last step: what it says from the data is shown as text
+    (`literal_text`), whichever page, report or slide draws it."""
     fig.update_layout(
         title={"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 16, "weight": 600}},
         height=height,
@@ -144,7 +147,7 @@ def style(fig: go.Figure, title: str, height: int = 380) -> go.Figure:
     fig.update_xaxes(**AXIS)
     fig.update_yaxes(**AXIS)
     fig.layout.template = None  # after the updates: plotly.py fills in its default on creation
-    return fit_titles(fig)
+    return literal_text(fit_titles(fig))
 
 
 CHAR_WIDTH = 0.56

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from leakeval_app.markup import plain
 from tests.app.apptest import PAGES, key_of, open_tab, story_pair, widget
 from tests.support import ROOT
 
@@ -101,7 +102,7 @@ def test_a_broken_run_is_listed_and_the_rest_still_shows(tmp_path, monkeypatch):
             at.switch_page(page).run()
         assert not at.exception, [e.value for e in at.exception]
         errors = [e.value for e in at.error]
-        assert any("broken.run:2: score 'oops' is not a number" in e for e in errors)
+        assert any("broken.run:2: score 'oops' is not a number" in e for e in errors), errors
     shutil.rmtree(tmp_path / "cache", ignore_errors=True)
 
 
@@ -141,7 +142,8 @@ def test_broken_collection_or_log_is_an_error_not_a_traceback(tmp_path, monkeypa
         at.run()
         at.switch_page(page).run()
         assert not at.exception, (page, [e.value for e in at.exception])
-        assert any(expected in e.value for e in at.error), (page, [e.value for e in at.error])
+        shown = plain(expected)  # as text: its <TAB> is no tag
+        assert any(shown in e.value for e in at.error), (page, [e.value for e in at.error])
 
 
 def test_figure_digest_sees_every_value():
@@ -192,7 +194,8 @@ def test_warm_reruns_replay_no_progress_bars(demo_dir, tmp_path, monkeypatch):
 
 def test_a_demo_symlink_in_the_way_is_never_followed_or_deleted(tmp_path, monkeypatch):
     """The data root holds only a `demo` symlink to a folder of the user's (no manifest):
-    the app must not generate through it, delete what it points to, or crash."""
+    the app must not generate through it, delete what it points to, or crash; it says
+    there is no experiment (the running app never generates the demo)."""
     precious = tmp_path / "precious"
     (precious / "notes.txt").parent.mkdir(parents=True)
     (precious / "notes.txt").write_text("keep me")
@@ -205,7 +208,11 @@ def test_a_demo_symlink_in_the_way_is_never_followed_or_deleted(tmp_path, monkey
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    assert any("a symlink is in the way" in e.value for e in at.error)
+    assert [e.value for e in at.main.error] == [
+        "leakeval: no experiment in data/: a folder with an experiment.toml, in it or directly "
+        "below it (the docs' page 'Your own study' shows one; `leakeval demo --out "
+        "data/demo` writes the simulated demo there)"
+    ]
     assert (precious / "notes.txt").read_text() == "keep me"
     assert (root / "demo").is_symlink()
 
@@ -242,7 +249,7 @@ def test_a_copied_link_reopens_the_open_tab(app):
     link.query_params["conditions_tab"] = "Inflation"
     link.switch_page("app_pages/conditions.py").run()
     assert not link.exception
-    assert any("gain_leaked" in d.value.columns for d in link.dataframe)
+    assert any("Gain, leaked" in t.value.columns for t in link.table)
 
 
 def test_map_at_depth_100_says_it_is_not_trec_evals(app):
@@ -300,7 +307,7 @@ def test_the_collection_and_the_open_tab_follow_the_user_across_pages(app):
     assert widget(at.selectbox, "collection").value == "core18"
     at.switch_page("app_pages/conditions.py").run()
     assert not at.exception
-    assert any("gain_leaked" in d.value.columns for d in at.dataframe)  # Inflation is open
+    assert any("Gain, leaked" in t.value.columns for t in at.table)  # Inflation is open
     assert set(at.dataframe[0].value.collection) == {"core18"}
 
 

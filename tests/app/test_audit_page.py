@@ -73,7 +73,7 @@ def test_uploaded_runs_are_audited_against_a_condition(app, demo_dir, monkeypatc
     at.file_uploader[0].set_value(("mine.run", run, "text/plain")).run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.get("plotly_chart") and not at.main.error
-    shown = at.dataframe[-1].value  # the experiment's models' table: the verdict up front
+    shown = at.table[-1].value  # the experiment's models' table: the verdict up front
     assert list(shown.columns[:2]) == ["run", "Verdict"], list(shown.columns)
     assert shown.run.tolist() == ["mine.run"]
     audits = []

@@ -155,6 +155,62 @@ def test_every_page_renders_in_chromium(app_url, browser):
     page.close()
 
 
+TABLE_SCREENS = [
+    "story",
+    "queries",
+    "queries?queries_tab=All+measures+per+query",
+    "leakage",
+    "audit",
+    "audit?audit_tab=Leaderboard",
+    "conditions",
+    "conditions?conditions_tab=Significance",
+    "conditions?conditions_tab=Inflation",
+    "conditions?conditions_tab=Ranking+change",
+    "datasets",
+    "datasets?datasets_tab=Runs%3A+judged%4010",
+]
+"""Every screen that draws a table, by its link (the Story by its own name, `/story`)."""
+
+OVERFLOW = """() => [...document.querySelectorAll(
+        '[data-testid="stDataFrame"], [data-testid="stTable"]')].map(table => {
+    const scroller = table.querySelector('.dvn-scroller') || table;
+    return scroller.scrollWidth - scroller.clientWidth;
+})"""
+"""How far each table on the page reaches beyond its box (a data grid's scroller, or a
+static table's own box): 0 when every column is seen without scrolling sideways."""
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)], ids=["1280", "1920"])
+def test_every_table_shows_all_its_columns(app_url, browser, size):
+    """At a laptop's and a desktop's size, no table hides a column off to the right. The
+    screenshots, one per screen, are in test-output/screenshots to be looked at."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    for screen in TABLE_SCREENS:
+        page.goto(f"{app_url}/{screen}")
+        page.locator(TABLE).first.wait_for(timeout=180_000)
+        wait_until_idle(page)
+        assert page.get_by_text("Page not found").count() == 0, screen
+        assert page.locator('[data-testid="stException"]').count() == 0, screen
+        name = screen.replace("?", "-").replace("=", "-").replace("+", "-").replace("%", "")
+        page.locator(TABLE).first.scroll_into_view_if_needed()  # the shot shows the table
+        page.screenshot(path=str(SHOTS / f"tables-{name}-{size[0]}.png"))
+        reaches = page.evaluate(OVERFLOW)
+        assert all(reach <= 1 for reach in reaches), (screen, size, reaches)
+    page.close()
+
+
+def test_the_story_opens_at_its_own_name(app_url, browser):
+    """`/story`, the page's name as the sidebar titles it, is the Story, not "Page not
+    found"."""
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.goto(f"{app_url}/story")
+    page.locator("h2", has_text=HEADING["Story"]).first.wait_for(timeout=180_000)
+    wait_until_idle(page)
+    assert page.get_by_text("Page not found").count() == 0
+    page.close()
+
+
 def test_shared_link_reopens_the_view(app_url, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     page.goto(f"{app_url}/conditions?measure=P_1&x=model&colour=leakage&facet=collection")

@@ -31,9 +31,9 @@ def test_renamed_design_drives_every_view(open_design, renamed_dir):
     assert widget(at.selectbox, "colour").value == "contamination"
     assert widget(at.selectbox, "facet").value == "system"
     open_tab(at, "conditions_tab", "Inflation")
-    assert not at.info and at.dataframe, "inflation shows its tables"
-    summary = at.dataframe[0].value
-    assert {"system", "n_train", "gain_leaked", "gain_other"} <= set(summary.columns)
+    assert not at.info and at.table and at.dataframe, "inflation shows its tables"
+    summary = at.table[0].value
+    assert {"system", "n_train", "Gain, leaked", "Gain, other"} <= set(summary.columns)
     open_tab(at, "conditions_tab", "Ranking change")
     assert not at.info and len(at.dataframe[0].value) == 5  # one tau per n_train
 

@@ -150,3 +150,34 @@ def test_with_first_relevant_rank_the_picker_puts_a_largest_fall_first(app, demo
         "First relevant rank, lower is better: a positive A − B means A is worse" in c.value
         for c in at.caption
     )
+
+
+def test_the_top_leaked_gains_are_called_inflation_only_where_the_pair_is(app, demo_dir):
+    """The words beside the top leaked topics follow the pair's own leaked-minus-other
+    verdict, which is the inflation table's uncorrected test of the same contrast."""
+    from leakeval_core import api
+    from leakeval_core.api import doors
+    from leakeval_core.api.view import View
+
+    def note(at) -> str:
+        return next(c.value for c in at.caption if c.value.startswith("Leaked topics where A"))
+
+    rows = api.inflation(str(demo_dir), view=View()).table.set_index(["collection", "model"])
+    at = app("app_pages/queries.py")
+    assert at.subheader[0].value == "Leaked topics with A's largest gains"
+    for collection, verdict in (("robust04", "inflated"), ("core17", "no evidence")):
+        widget(at.selectbox, "collection").set_value(collection).run()
+        row = rows.loc[(collection, "colbert")].query("train_size == 2000").iloc[0]
+        a = {"collection": collection, "model": "colbert", "train_size": 2000}
+        pairs = doors.paired(
+            str(demo_dir), View(), {**a, "leakage": "leaked"}, a | {"leakage": "none"}
+        )
+        answer = doors.pair_answer(pairs, View())
+        assert answer["p"] == pytest.approx(row.p)
+        assert answer["verdict"] == verdict
+        said = note(at)
+        assert f"{verdict}, leaked minus other" in said
+        if verdict == "inflated":
+            assert "carry that inflation" in said and "not evidence" not in said
+        else:
+            assert "not evidence that leakage inflates A's mean" in said

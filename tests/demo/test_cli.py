@@ -149,6 +149,7 @@ def test_every_inflation_and_audit_row_has_a_verdict_and_an_mde_in_the_json(
     assert main(["audit", str(demo_dir), "--json", str(tmp_path / "audit.json")]) == 0
     audited = json.loads((tmp_path / "audit.json").read_text())
     assert audited["statistics"].startswith("Welch's t-test over topics")
+    assert inflated["scoring_warnings"] == audited["scoring_warnings"] == []  # well judged
     for row in [*inflated["inflation"], *audited["audit"]]:
         assert row["verdict"] in VERDICTS
         # an mde wherever the row was tested, so "no evidence" always says what it could see

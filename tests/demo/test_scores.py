@@ -27,6 +27,7 @@ def test_demo_scores_match_direct_scoring(demo_experiment, demo_scores):
         atol=1e-12,
     )
     assert demo_scores.failures.empty
+    assert demo_scores.scoring_warnings(limit=None) == ()  # every run is well judged
 
 
 def test_demo_folds_split_topics(demo_scores):

@@ -282,3 +282,16 @@ def test_viewing_the_site_fetches_nothing(site):
             page.wait_for_load_state("networkidle")
         browser.close()
     assert requested and [u for u in requested if not u.startswith(("file:", "data:"))] == []
+
+
+def test_the_conventions_page_states_the_scoring_warnings_thresholds_as_declared():
+    from leakeval_core.evaluation.scoring_warnings import JUDGED_BELOW, JUDGED_TOP, SHARED_BELOW
+
+    page = (DOCS / "conventions.md").read_text()
+    section = page.split("## No silent zero", 1)[1].split("\n## ", 1)[0]
+    assert f"fewer than {JUDGED_BELOW:.0%} of the documents it ranks in its top {JUDGED_TOP}" in (
+        section.replace("\n", " ").replace("  ", " ").replace("**", "")
+    )
+    assert f"fewer than {SHARED_BELOW:.0%} of the distinct documents it ranks" in (
+        section.replace("**", "")
+    )

@@ -64,14 +64,17 @@ def test_every_figure_on_the_card_is_the_audits(real_audit, tmp_path, capsys):
     card, _ = made(tmp_path, str(real_audit))
     audit = audited(tmp_path, str(real_audit))
     capsys.readouterr()
+    assert audit["scoring_warnings"] == []  # real BM25 and BM25+RM3 runs: well judged
     leakage, verdicts = markdown_tables(card)
     assert "<" not in card and "nan" not in card.lower()
 
     # the leaked share: the audit's own count of leaked topics among those counted
     assert len(leakage) == len(audit["leaked"]) == 2
     for row in leakage:
-        said = audit["leaked"][row["Collection"]]  # "19 leaked of 25: human-judged pairs"
-        leaked, counted, rule = re.fullmatch(r"(\d+) leaked of (\d+): (.*)", said).groups()
+        said = audit["leaked"][row["Collection"]]  # "19 leaked of 25 judged topics: …"
+        leaked, counted, rule = re.fullmatch(
+            r"(\d+) leaked of (\d+) judged topics(?: \(.*\))?: (.*)", said
+        ).groups()
         assert (
             row["Leaked topics"]
             == f"{leaked} of {counted} ({round(100 * int(leaked) / int(counted))}%)"

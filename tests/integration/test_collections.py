@@ -70,6 +70,42 @@ def test_documents_absent_is_none_not_an_error():
     assert document_text(collection, "497476") is None  # how fast: bench/offline_bench.py
 
 
+@needs_irds
+def test_qrels_served_by_ir_datasets_are_keyed_by_their_content(tmp_path, monkeypatch):
+    """The qrels file under IR_DATASETS_HOME edited in place (size and mtime kept): a warm
+    cache gives what a fresh one gives, never the old numbers; and a reader is told."""
+    from leakeval_core import api
+    from leakeval_core.api import doors
+    from leakeval_core.api.terms import Statistics
+    from tests.support import edit_in_place
+
+    experiment = tmp_path / "x"
+    (experiment / "runs").mkdir(parents=True)
+    (experiment / "runs" / "bm25.run").symlink_to(realdata("core17", "runs", "bm25.top1000.run"))
+    (experiment / "experiment.toml").write_text(
+        '[collections.core17]\nir_datasets = "core17"\n[runs]\npattern = "runs/{model}.run"\n'
+    )
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "warm"))
+
+    def mean() -> float:
+        return api.experiment_scores(experiment, ["ndcg_cut_10"]).table.value.mean()
+
+    qrels = IRDS_HOME / "nyt" / "trec-core-2017" / "qrels"
+    original = qrels.read_bytes()
+    before, seen = mean(), doors.snapshot(api.load_experiment(experiment))
+    try:
+        edit_in_place(qrels, " 2\n", " 0\n")  # the highly relevant judged not relevant
+        warm = mean()
+        monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "fresh"))
+        assert warm == mean() != before
+        assert doors.changes(
+            seen, doors.snapshot(api.load_experiment(experiment)), Statistics()
+        ) == ("The qrels of core17 changed: its scores are computed anew.",)
+    finally:
+        qrels.write_bytes(original)
+    assert mean() == before
+
+
 def test_offline_failure_is_fast_and_names_the_file(tmp_path):
     env = {**os.environ, "IR_DATASETS_HOME": str(tmp_path / "irds")}
     out = subprocess.run(
@@ -133,6 +169,9 @@ def test_real_example_scores_like_pytrec_eval(real_example, tmp_path, monkeypatc
         )
         == 0
     )
+    # the real BM25 runs judge nearly all of their top 10: no scoring warning, even at a
+    # depth of 1000, where most of Core's documents are unjudged
+    assert "leakeval: warning:" not in capsys.readouterr().err
     scores = pd.read_parquet(out)
     core17 = scores[scores.collection == "core17"].set_index("qid").value
     with (

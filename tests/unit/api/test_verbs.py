@@ -13,7 +13,8 @@ import pytest
 import leakeval_core
 from leakeval_core import api
 from leakeval_core.errors import LeakevalError
-from tests.support import write
+from leakeval_core.io.trec import read_qrels, read_run
+from tests.support import MISMATCHED, mismatched_experiment, write
 
 PUBLIC_VERBS = [
     "score",
@@ -98,7 +99,7 @@ def test_a_column_mapping_names_unusual_columns():
 @pytest.mark.parametrize(
     "qrels, run, message",
     [
-        (QRELS, as_frame(RUN, "weight"), "no score column among qid, docid, weight"),
+        (QRELS, as_frame(RUN, "weight"), "no score column among 'qid', 'docid', 'weight'"),
         (QRELS, as_frame(RUN, "score").assign(score="high"), "row 1: score 'high' is not a finite"),
         (as_frame(QRELS, "grade").assign(grade=1.5), RUN, "grade 1.5 is not an integer"),
         (QRELS, pd.concat([as_frame(RUN, "score")] * 2), "appears twice for query 'q1'"),
@@ -147,3 +148,51 @@ def test_a_run_that_is_the_baseline_again_leaves_the_audits_family():
     )
     with pytest.raises(LeakevalError, match=r"copy .* on every topic: .*nothing is left to audit"):
         api.audit(qrels, {"copy": base, "bm25": base}, baseline="bm25", leakage=leaked)
+
+
+def test_scores_of_files_carry_the_scoring_warnings_naming_the_files(tmp_path):
+    """The mismatched run's sentence names the run as the scores do and the qrels by their
+    file; the well-judged run has none; qrels given as a table are "the qrels"."""
+    root = mismatched_experiment(tmp_path / "x")
+    qrels, runs = root / "qrels.txt", [root / "runs" / "mine.run", root / "runs" / "bm25.run"]
+    judged = MISMATCHED.replace("runs/mine.run", "mine").replace("the c qrels", "qrels.txt")
+    zero = "mine: P_1 is 0 on all 12 queries."
+    assert api.score(qrels, runs).scoring_warnings == (judged, zero)
+    tables = {"mine": read_run(runs[0]), "bm25": read_run(runs[1])}
+    given = api.score(read_qrels(qrels), tables).scoring_warnings
+    assert given == (judged.replace("qrels.txt", "the qrels"), zero)
+
+
+def test_every_verb_on_an_experiment_carries_its_scoring_warnings(tmp_path, monkeypatch):
+    """compare, audit, story, the card and the report: the one sentence, for the view's
+    measure (nDCG@10 is not 0 everywhere: no second sentence), in their JSON too."""
+    import html
+
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    study = api.Study.open(mismatched_experiment(tmp_path / "x"))
+    assert api.compare(study, vary="model").scoring_warnings == (MISMATCHED,)
+    audited = api.audit(study)
+    assert audited.scoring_warnings == (MISMATCHED,)
+    assert audited.as_dict()["scoring_warnings"] == [MISMATCHED]
+    assert api.story(study).scoring_warnings == (MISMATCHED,)
+    assert MISMATCHED in api.card(study).warnings
+    assert f"**Warning:** {MISMATCHED}" in api.card(study).markdown.replace("\\", "")
+    report = api.report(study)
+    first = report.index("Read this first")
+    assert report.index(html.escape(MISMATCHED), first) < report.index("<h2", first + 1)
+    assert api.story(study, measure="P_1").scoring_warnings == (
+        MISMATCHED,
+        "runs/mine.run: P_1 is 0 on all 12 queries.",
+    )
+
+
+def test_inflation_and_audit_of_runs_in_memory_carry_the_scoring_warnings(tmp_path):
+    root = mismatched_experiment(tmp_path / "x")
+    runs = {"mine": root / "runs" / "mine.run", "bm25": root / "runs" / "bm25.run"}
+    leaked = [str(q) for q in range(1, 7)]
+    said = MISMATCHED.replace("runs/mine.run", "mine").replace("the c qrels", "qrels.txt")
+    inflated = api.inflation(root / "qrels.txt", runs, leaked="mine", clean="bm25", leakage=leaked)
+    assert inflated.scoring_warnings == (said,)
+    assert inflated.as_dict()["scoring_warnings"] == [said]
+    audited = api.audit(root / "qrels.txt", runs, baseline="bm25", leakage=leaked)
+    assert audited.scoring_warnings == (said,)

@@ -7,7 +7,7 @@ import pytest
 
 from leakeval_core.cli import main
 from leakeval_core.evaluation.measures import DEFAULT_MEASURES
-from tests.support import realdata, write
+from tests.support import MISMATCHED, mismatched_experiment, realdata, write
 
 QRELS = "1 0 a 1\n1 0 b 0\n2 0 a 2\n2 0 c 1\n"
 RUN = "1 Q0 a 1 2.0 x\n1 Q0 b 2 1.0 x\n2 Q0 c 1 2.0 x\n2 Q0 a 2 1.0 x\n"
@@ -211,7 +211,7 @@ def test_one_leaked_topic_cannot_tell_and_a_planted_inflation_is_inflated(tmp_pa
         row = json.loads(out.read_text())["audit"][0]
         verdicts[len(leaked)] = row["verdict"]
     assert verdicts == {6: "inflated", 1: "cannot tell"}
-    assert "1 leaked of 12: human-judged pairs" in capsys.readouterr().out
+    assert "1 leaked of 12 judged topics: human-judged pairs" in capsys.readouterr().out
 
 
 def test_cache_clear(tmp_path, monkeypatch, capsys):
@@ -317,3 +317,46 @@ def test_a_cache_that_cannot_be_written_is_said_once_and_the_command_succeeds(
         assert err.count(notice) == 1, err
         assert "Traceback" not in err and "internal error" not in err
         assert len(pd.read_csv(tmp_path / "out.csv")) > 0
+
+
+def test_score_says_how_little_of_a_run_is_judged_and_still_prints_its_table(tmp_path, capsys):
+    """The run whose documents are in another id space scores, exit 0, beside a loud line
+    with its counts; the well-judged run beside it has none."""
+    root = mismatched_experiment(tmp_path / "x")
+    argv = ["score", "--qrels", str(root / "qrels.txt")]
+    argv += ["--run", str(root / "runs" / "mine.run"), "--run", str(root / "runs" / "bm25.run")]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    said = MISMATCHED.replace("runs/mine.run", "mine").replace("the c qrels", "qrels.txt")
+    warnings = [line for line in err.splitlines() if line.startswith("leakeval: warning: ")]
+    assert warnings == [
+        f"leakeval: warning: {said}",
+        "leakeval: warning: mine: P_1 is 0 on all 12 queries.",
+    ]
+    assert [line.split()[0] for line in out.splitlines()] == ["run", "mine", "bm25"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["scores"],
+        ["compare", "--vary", "model"],
+        ["audit"],
+        ["story"],
+        ["report", "--out", "report.html"],
+        ["card", "--out", "card.md"],
+    ],
+    ids=lambda command: command[0],
+)
+def test_every_command_on_an_experiment_says_its_scoring_warnings(
+    tmp_path, monkeypatch, capsys, command
+):
+    """On stderr, once, as the API carries it; again on a warm call, whose scores (and, for
+    `scores`, whose output) the cache could otherwise hand over without a word."""
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    argv = [command[0], str(mismatched_experiment(tmp_path / "x")), *command[1:]]
+    for _ in range(2):
+        assert main(argv) == 0
+        err = capsys.readouterr().err
+        assert err.count(f"leakeval: warning: {MISMATCHED}\n") == 1, err

@@ -6,7 +6,7 @@ import pyarrow as pa
 from hypothesis import given
 from hypothesis import strategies as st
 
-from leakeval_core.evaluation.judgments import JudgmentIndex
+from leakeval_core.evaluation.judgments import HashSet, JudgmentIndex
 
 _DOCIDS = st.text(alphabet="ab-é0", min_size=0, max_size=6)
 
@@ -85,4 +85,36 @@ def test_an_index_without_judgments_finds_nothing():
         1, np.zeros(0, np.int32), np.zeros(0, np.int32), pa.array([], pa.string()), np.zeros(0)
     )
     assert _grades(index, [(0, "d1")]) == [None]
-    assert not index.judges_any(pa.array(["d1"]))
+    assert index.judged_documents(pa.array(["d1"])) == 0
+
+
+@given(
+    judged=st.dictionaries(st.tuples(st.integers(0, 4), _DOCIDS), st.integers(-2, 4), max_size=40),
+    asked=st.sets(_DOCIDS, max_size=30),
+    start=st.integers(0, 3),
+)
+def test_property_judged_documents_is_a_set_intersection(judged, asked, start):
+    """How many of a run's distinct documents the qrels judge for any query, the run's
+    docids cut at an offset as arrow slices them."""
+    if not judged:
+        return
+    docs = pa.array(["pad"] * start + sorted(asked), pa.string()).slice(start)
+    assert _index(judged, 5).judged_documents(docs) == len(asked & {d for _, d in judged})
+
+
+def test_judged_documents_alike_in_their_hashed_prefix_are_told_apart(monkeypatch):
+    monkeypatch.setattr(JudgmentIndex, "PREFIX", 8)
+    judged = {(0, "abcdefgh-1"): 1, (0, "abcdefgh-2"): 0, (1, "abcdefgh-3"): 2}
+    asked = pa.array(["abcdefgh-3", "abcdefgh-9", "abcdefgh-1", "abcdefgh-8"], pa.string())
+    assert _index(judged, 2).judged_documents(asked) == 2
+
+
+@given(
+    known=st.lists(st.integers(0, 2**64 - 1), max_size=200),
+    wanted=st.lists(st.integers(0, 2**64 - 1), max_size=50),
+)
+def test_property_hash_set_search_agrees_with_searchsorted(known, wanted):
+    """Hashes in the set and between them, at either end of the range, repeated ones."""
+    hashes = HashSet(np.array(known + known[:10], np.uint64))
+    asked = np.array(wanted + known[:20], np.uint64)
+    np.testing.assert_array_equal(hashes.search(asked), np.searchsorted(hashes.sorted, asked))

@@ -2,6 +2,7 @@ import errno
 import os
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -202,3 +203,206 @@ def test_the_probe_says_at_once_and_leaves_nothing(tmp_path):
     assert list((tmp_path / "fine").iterdir()) == []
     (tmp_path / "file").write_text("in the way")
     assert "a file is where its folder should be" in Cache(tmp_path / "file").probe()
+
+
+# A bounded cache: least recently used entries go first, dead writers' temp files at start.
+
+
+def entries_bytes(root: Path) -> int:
+    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file() and p.name[0] != ".")
+
+
+def test_the_cache_stays_within_its_limit(tmp_path):
+    Cache(tmp_path / "probe").put("k", "x", FRAME)
+    size = entries_bytes(tmp_path / "probe")
+    cache = Cache(tmp_path / "c", max_bytes=5.5 * size)
+    for i in range(40):
+        cache.put("k", f"{i:02d}", FRAME)
+        assert entries_bytes(tmp_path / "c") <= cache.max_bytes
+    kept = sorted(p.stem for p in (tmp_path / "c" / "k").iterdir())
+    assert kept == ["35", "36", "37", "38", "39"]  # the five most recent
+
+
+def test_a_hit_keeps_an_entry_and_the_least_recently_used_goes(tmp_path):
+    Cache(tmp_path / "probe").put("k", "x", FRAME)
+    size = entries_bytes(tmp_path / "probe")
+    cache = Cache(tmp_path / "c", max_bytes=3.5 * size)
+    for key in ("a", "b", "c"):
+        cache.put("k", key, FRAME)
+    assert cache.get("k", "a") is not None  # used: now the most recent
+    cache.put("k", "d", FRAME)
+    assert sorted(p.stem for p in (tmp_path / "c" / "k").iterdir()) == ["a", "c", "d"]
+    cache.put_bytes("blob", "e", b"x" * 10)
+    assert cache.get_bytes("blob", "e") is not None
+    assert cache.get("k", "b") is None
+
+
+def test_eviction_never_touches_a_write_in_progress(tmp_path):
+    """Another process's temp file is not an entry: eviction leaves it, whatever its size."""
+    cache = Cache(tmp_path, max_bytes=1)
+    writing = tmp_path / "k" / f".abc.{os.getpid()}@elsewhere.x1y2z3.tmp"
+    writing.parent.mkdir()
+    writing.write_bytes(b"half a table" * 1000)
+    cache.put("k", "new", FRAME)
+    assert writing.exists()
+    assert not cache.path("k", "new").exists()  # alone over the limit: it goes too
+
+
+def test_a_reader_whose_entry_was_evicted_rebuilds_it(tmp_path, monkeypatch):
+    import pyarrow.parquet as pq
+
+    cache = Cache(tmp_path)
+    cache.put("k", "abc", FRAME)
+    real = pq.read_table
+
+    def evicted_meanwhile(path, *args, **kwargs):
+        Path(path).unlink()  # another process evicted it between the look and the read
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(pq, "read_table", evicted_meanwhile)
+    assert cache.get("k", "abc") is None
+    assert cache.notice is None
+    monkeypatch.undo()
+    frame, _ = cache.get_or_build("k", "abc", lambda: (FRAME, {}))
+    assert len(frame) == 2 and cache.get("k", "abc") is not None
+
+
+def test_the_limit_comes_from_the_environment(tmp_path, monkeypatch):
+    from leakeval_core.experiment.cache import DEFAULT_LIMIT_MB
+
+    monkeypatch.delenv("LEAKEVAL_CACHE_MB", raising=False)
+    assert Cache(tmp_path).max_bytes == DEFAULT_LIMIT_MB * 2**20
+    monkeypatch.setenv("LEAKEVAL_CACHE_MB", "0.5")
+    assert Cache(tmp_path).max_bytes == 2**19
+    for bad in ("lots", "0", "-3", "nan", "inf"):
+        monkeypatch.setenv("LEAKEVAL_CACHE_MB", bad)
+        with pytest.raises(LeakevalError, match=rf"LEAKEVAL_CACHE_MB='{bad}': not a size"):
+            Cache(tmp_path)
+
+
+def dead_pid() -> int:
+    import subprocess
+    import sys
+
+    child = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        text=True,
+        capture_output=True,
+        check=True,
+    )
+    return int(child.stdout)  # it has exited (and been waited for): no process has its pid
+
+
+def temp_file(root: Path, pid: int, host: str, age: float) -> Path:
+    """A temp file as a writer names it (`.KEY.PID@HOST.RANDOM.tmp`), last written `age`
+    seconds ago."""
+    import socket
+
+    host = socket.gethostname() if host == "here" else host
+    path = root / "experiment-scores" / f".0123abcd.{pid}@{host}.k9x{int(age)}.tmp"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"\0" * 2048)
+    then = time.time() - age
+    os.utime(path, (then, then))
+    return path
+
+
+def test_a_dead_writers_temp_files_are_removed_at_start(tmp_path, monkeypatch):
+    from leakeval_core.experiment import cache as module
+
+    monkeypatch.setattr(module, "_SWEPT", set())
+    dead, alive = dead_pid(), os.getpid()
+    left = {
+        "killed, here": (temp_file(tmp_path, dead, "here", 120), False),
+        "killed moments ago": (temp_file(tmp_path, dead, "here", 5), True),
+        "running, here": (temp_file(tmp_path, alive, "here", 120), True),
+        "on another host": (temp_file(tmp_path, dead, "elsewhere", 120), True),
+        "another host, two hours ago": (temp_file(tmp_path, dead, "elsewhere", 7200), False),
+    }
+    old_format = tmp_path / "experiment-runs" / ".0123abcd.qz81.tmp"
+    old_format.parent.mkdir()
+    old_format.write_bytes(b"x")
+    os.utime(old_format, (time.time() - 7200,) * 2)
+    entry = tmp_path / "experiment-scores" / "0123abcd.parquet"  # unused for hours: kept
+    entry.write_bytes(b"PAR1")
+    os.utime(entry, (time.time() - 7200,) * 2)
+    Cache(tmp_path)
+    assert {what: path.exists() for what, (path, _) in left.items()} == {
+        what: kept for what, (_, kept) in left.items()
+    }
+    assert not old_format.exists()
+    assert entry.exists()
+    (tmp_path / "experiment-scores" / ".0123abcd.x.tmp").write_bytes(b"x")
+    Cache(tmp_path)  # swept once per process: a second open does not look again
+    assert (tmp_path / "experiment-scores" / ".0123abcd.x.tmp").exists()
+
+
+def test_a_writer_whose_temp_file_was_swept_loses_its_entry_only(tmp_path, monkeypatch):
+    import pyarrow.parquet as pq
+
+    real = pq.write_table
+
+    def swept_meanwhile(table, where, *args, **kwargs):
+        real(table, where, *args, **kwargs)
+        Path(where).unlink()
+
+    monkeypatch.setattr(pq, "write_table", swept_meanwhile)
+    cache = Cache(tmp_path)
+    cache.put("k", "abc", FRAME)
+    assert cache.notice is None and cache.get("k", "abc") is None
+    monkeypatch.undo()
+    cache.put("k", "abc", FRAME)
+    assert cache.get("k", "abc") is not None
+
+
+def test_usage_counts_entries_and_temp_files(tmp_path):
+    cache = Cache(tmp_path, max_bytes=10 * 2**20)
+    cache.put("a", "1", FRAME)
+    cache.put("a", "2", FRAME)
+    cache.put_bytes("b", "3", b"x" * 100)
+    temp_file(tmp_path, os.getpid(), "here", 0)
+    usage = cache.usage()
+    assert usage.entries == 3 and usage.limit == 10 * 2**20
+    assert usage.kinds["a"][0] == 2 and usage.kinds["b"] == (1, 116)
+    assert usage.size == entries_bytes(tmp_path)
+    assert usage.temporary == (1, 2048)
+
+
+WRITER = """
+import sys
+import pandas as pd
+from leakeval_core.experiment.cache import Cache
+cache = Cache(sys.argv[1], max_bytes=float(sys.argv[2]))
+frame = pd.DataFrame({"qid": [str(i) for i in range(500)], "value": 1.0})
+for i in range(25):
+    cache.put("k", f"{sys.argv[3]}-{i}", frame)
+    for j in range(i):  # entries another process may be evicting meanwhile
+        hit = cache.get("k", f"{sys.argv[3]}-{j}")
+        assert hit is None or len(hit[0]) == 500
+assert cache.notice is None, cache.notice
+"""
+
+
+def test_processes_sharing_a_cache_keep_it_within_its_limit(tmp_path):
+    import subprocess
+    import sys
+
+    from tests.support import ROOT
+
+    one = Cache(tmp_path / "one")
+    one.put("k", "x", pd.DataFrame({"qid": [str(i) for i in range(500)], "value": 1.0}))
+    limit = 8.5 * entries_bytes(tmp_path / "one")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(tmp_path / "c"), str(limit), name],
+            env=env,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in ("a", "b", "c")
+    ]
+    errors = [(w.wait(), w.stderr.read()) for w in writers]
+    assert errors == [(0, "")] * 3
+    assert 0 < entries_bytes(tmp_path / "c") <= limit
+    assert [p for p in (tmp_path / "c" / "k").iterdir() if p.name.startswith(".")] == []

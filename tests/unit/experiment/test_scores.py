@@ -5,7 +5,7 @@ from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.experiment.cache import Cache
 from leakeval_core.experiment.manifest import load_experiment
 from leakeval_core.experiment.scores import score_experiment
-from tests.support import write
+from tests.support import MISMATCHED, mismatched_experiment, write
 
 QRELS = "".join(f"{q} 0 d{d} {int(d < 3)}\n" for q in range(1, 5) for d in range(6))
 
@@ -96,3 +96,27 @@ def test_hundred_runs_one_broken_ninety_nine_scored(tmp_path):
     assert results.failures.model.tolist() == ["m042"]
     assert "fold1.run:2: docid 'd0' appears twice" in results.failures.error.iat[0]
     assert results.table.model.nunique() == 99
+
+
+def test_scoring_warnings_name_a_few_runs_count_the_rest_and_survive_the_cache(tmp_path):
+    """Five runs in another id space: three are named, one sentence counts the other two
+    (`leakeval scores` names all five); the warm cache gives the same sentences, the
+    measures at 0 everywhere included."""
+    root = mismatched_experiment(tmp_path / "x")
+    mine = (root / "runs" / "mine.run").read_text()
+    for i in range(2, 6):
+        write(root / "runs" / f"mine{i}.run", mine)
+    cache = Cache(tmp_path / "cache")
+    cold = score_experiment(load_experiment(root), ["ndcg_cut_10", "P_1"], cache=cache)
+    warm = score_experiment(load_experiment(root), ["ndcg_cut_10", "P_1"], cache=cache)
+    runs = ["runs/mine.run", *(f"runs/mine{i}.run" for i in range(2, 6))]
+    judged = [MISMATCHED.replace("runs/mine.run", run) for run in runs]
+    zero = [f"{run}: P_1 is 0 on all 12 queries." for run in runs]
+    for scored in (cold, warm):
+        assert scored.scoring_warnings("ndcg_cut_10") == (
+            *judged[:3],
+            "2 more runs have warnings like these: `leakeval scores` prints every one.",
+        )
+        every = scored.scoring_warnings(limit=None)
+        assert every == tuple(w for pair in zip(judged, zero, strict=True) for w in pair)
+        assert per_query(scored, "P_1").scoring_warnings[:2] == (judged[0], zero[0])

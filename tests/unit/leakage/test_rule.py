@@ -14,6 +14,7 @@ from leakeval_core.api.study import collection_of
 from leakeval_core.errors import LeakevalError, ParseError
 from leakeval_core.experiment.manifest import load_experiment
 from leakeval_core.leakage.given import pairs_from_frame, read_pairs
+from leakeval_core.leakage.labels import read_labels
 from leakeval_core.leakage.logs import TrainingLog, sample_warnings
 from leakeval_core.leakage.rule import JUDGED, LeakageTable
 from tests.support import write
@@ -101,6 +102,46 @@ def test_the_labels_tsv_is_read_as_judged_pairs(tmp_path):
     assert table.table.category.tolist() == ["identical", "different"]
 
 
+LABELS = "topic\ttitle\ttrain_qid\ttrain_text\ttitle_relation\tnear_duplicate\n"
+
+
+def test_an_empty_relation_in_the_labels_is_a_warning_where_only_judgments_are_read(tmp_path):
+    """The held-out labels leave some relations empty: the audit reads near_duplicate only,
+    so the file loads, says so, and each such pair has no category. Detection quality,
+    which reads the relation, still refuses it at its line."""
+    rows = "1\tcrime\t9\tcrime\t\t1\n2\tpolio\t8\tflu\tdifferent\t0\n3\tflu\t7\tx\t\t0\n"
+    path = write(tmp_path / "labels.tsv", LABELS + rows)
+    table = read_pairs(path)
+    assert table.leaked(0.0).qid.tolist() == ["1"]
+    assert table.table.category.tolist() == ["", "different", ""]
+    assert table.warnings == (
+        f"{path}:2: title_relation is empty (and 1 more line); only near_duplicate says which "
+        "topics leaked, so these pairs are shown without a category",
+    )
+    with pytest.raises(ParseError) as caught:
+        read_labels(path)
+    assert (caught.value.line, caught.value.why) == (2, "title_relation is empty")
+
+
+def test_the_audit_prints_the_labels_warning(tmp_path, capsys):
+    from leakeval_core.cli import main
+
+    qids = [str(q) for q in range(1, 7)]
+    write(tmp_path / "qrels.txt", "".join(f"{q} 0 d{q} 1\n" for q in qids))
+    for name, score in (("bm25", 1), ("mine", 3)):
+        write(
+            tmp_path / f"{name}.run",
+            "".join(f"{q} Q0 d{q} 1 {score} x\n{q} Q0 o 2 2 x\n" for q in qids),
+        )
+    rows = "".join(f"{q}\tt\t9\tq\t\t{int(q == '1')}\n" for q in qids)
+    labels = write(tmp_path / "labels.tsv", LABELS + rows)
+    argv = ["audit", "--qrels", str(tmp_path / "qrels.txt"), "--run", str(tmp_path / "mine.run")]
+    argv += ["--baseline", str(tmp_path / "bm25.run"), "--pairs", str(labels), "--measure", "P_1"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert f"Warning: {labels}:2: title_relation is empty (and 5 more lines);" in out
+
+
 @pytest.mark.parametrize(
     ("text", "where"),
     [
@@ -152,3 +193,41 @@ def test_an_experiment_declares_what_its_log_is_a_sample_of(tmp_path):
     )
     with pytest.raises(ParseError, match=r"experiment\.toml:8: sample_of 'my-log' is not a log"):
         experiment_log(load_experiment(tmp_path))
+
+
+def test_the_share_caption_says_where_the_pairs_came_from():
+    """Judged pairs are said to be judgments, never a log searched at a threshold."""
+    import pandas as pd
+
+    from leakeval_core.leakage.logs import TrainingLog
+    from leakeval_core.leakage.rule import LeakageTable
+
+    def table(method: str, similarity: float) -> pd.DataFrame:
+        return pd.DataFrame(
+            {
+                "collection": ["c"],
+                "test_qid": ["1"],
+                "train_qid": ["t"],
+                "test_text": ["a"],
+                "train_text": ["a"],
+                "similarity": [similarity],
+                "category": ["identical"],
+                "method": [method],
+            }
+        )
+
+    judged = LeakageTable(table("judged", 1.0), "labels.tsv", method="judged")
+    assert judged.origin() == (
+        "The bars count topics with a human-judged near-duplicate in labels.tsv: judgments, "
+        "not a detection in a training log, so a topic no one judged is not counted."
+    )
+    sample = TrainingLog("log.tsv", 18_093, "msmarco-document/train")
+    found = LeakageTable(
+        table("lexical", 0.9), "detected in log.tsv", "", "lexical", logs=(sample,)
+    )
+    said = found.origin(0.8)
+    assert said.startswith("The bars count topics with lexical similarity ≥ 0.8, in the pairs")
+    assert said.endswith("Its log is a sample of the one it stands for, so it finds fewer.")
+    assert (
+        "sample" not in LeakageTable(table("lexical", 0.9), "pairs.csv", method="lexical").origin()
+    )

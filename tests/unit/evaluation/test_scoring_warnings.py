@@ -1,0 +1,133 @@
+"""The loud warnings a run's scores carry: counted once by the scorer, said in one sentence.
+
+A run in another id space scores near 0 without an error; these tests hold the counts the
+scorer keeps for it and the sentence every door shows (the doors' own tests hold that they
+show it)."""
+
+import pandas as pd
+import pytest
+
+from leakeval_core.evaluation.conventions import Conventions
+from leakeval_core.evaluation.qrels import PreparedQrels
+from leakeval_core.evaluation.scoring import score_run
+from leakeval_core.evaluation.scoring_warnings import JUDGED_BELOW, SHARED_BELOW, Judged
+
+MEASURES = ("ndcg_cut_10", "P_1", "first_rel_rank", "recall_100", "judged_10")
+
+
+def qrels(queries: int = 4, judged: int = 2) -> pd.DataFrame:
+    """Each query judges `judged` documents `d{q}-{i}`, the first relevant."""
+    rows = [
+        (f"{q}", f"d{q}-{i}", int(i == 0)) for q in range(1, queries + 1) for i in range(judged)
+    ]
+    return pd.DataFrame(rows, columns=["qid", "docid", "grade"])
+
+
+def run(docs: dict[str, list[str]]) -> pd.DataFrame:
+    """A run ranking each query's documents in the order given."""
+    rows = [(q, d, float(len(ds) - i)) for q, ds in docs.items() for i, d in enumerate(ds)]
+    return pd.DataFrame(rows, columns=["qid", "docid", "score"])
+
+
+def scored(docs: dict[str, list[str]], conventions: Conventions = Conventions(), **given):
+    prepared = PreparedQrels(qrels(**given), conventions)
+    return score_run(run(docs), prepared, MEASURES, name="run.txt").diagnostics
+
+
+def test_a_run_in_another_id_space_is_counted_and_said_with_its_counts():
+    """Ten documents a query, one of the forty judged (so no error): 1 of 40 top-10
+    documents judged, 1 of 40 distinct documents known to the qrels, and, that one ranked
+    third, P@1 at 0 on every query."""
+    docs = {f"{q}": [f"x{q}-{i}" for i in range(10)] for q in range(1, 5)}
+    docs["1"][2] = "d1-0"
+    diagnostics = scored(docs)
+    assert diagnostics.judged == Judged(10, 40, 1, 40, 1)
+    assert diagnostics.warnings("run.txt", "qrels.txt") == (
+        "run.txt: 1 of the 40 documents it ranks in the top 10 (2.5%) are judged in "
+        "qrels.txt; its scores mostly count unjudged documents as non-relevant — check that "
+        "the run's and the qrels' document ids match (in a TREC run the docid is column 3).",
+        "run.txt: P_1 is 0 on all 4 queries.",
+    )
+
+
+def test_sharing_almost_no_documents_is_said_too():
+    """A run whose top 10 is judged but that ranks 1,100 more documents the qrels never
+    saw, within a depth of 2,000: 10 of 1,110 distinct documents (0.9%) are in the qrels.
+    Below the depth they are not counted. A sentence names both counts when both are low."""
+    docs = {"1": [f"d1-{i}" for i in range(10)] + [f"x{i}" for i in range(1100)]}
+    diagnostics = scored(docs, Conventions(depth=2000), queries=1, judged=10)
+    assert diagnostics.judged == Judged(10, 10, 10, 1110, 10)
+    assert diagnostics.warnings("run.txt") == (
+        "run.txt: only 10 of the 1,110 distinct documents it ranks (0.9%) appear in the "
+        "qrels at all — check that the run's and the qrels' document ids match (in a TREC "
+        "run the docid is column 3).",
+    )
+    assert scored(docs, queries=1, judged=10).judged == Judged(10, 10, 10, 100, 10)
+    both = Judged(10, 2490, 41, 24900, 100)
+    assert both.warning("r", "q.txt") == (
+        "r: 41 of the 2,490 documents it ranks in the top 10 (1.6%) are judged in q.txt, and "
+        "100 of the 24,900 distinct documents it ranks (0.4%) appear in q.txt at all; its "
+        "scores mostly count unjudged documents as non-relevant — check that the run's and "
+        "the qrels' document ids match (in a TREC run the docid is column 3)."
+    )
+
+
+def test_a_document_judged_only_for_another_query_is_in_the_qrels():
+    """d2-0 is judged for query 2 only: ranked for query 1 it is unjudged there, yet the
+    qrels know it."""
+    diagnostics = scored({"1": ["d2-0", "x1", "x2"], "2": ["x3", "x4", "x5"]}, queries=2)
+    assert diagnostics.judged == Judged(10, 6, 0, 6, 1)
+
+
+@pytest.mark.parametrize(
+    ("judged", "said"),
+    [(int(JUDGED_BELOW * 100), False), (int(JUDGED_BELOW * 100) - 1, True)],
+)
+def test_half_of_the_top_judged_is_enough(judged, said):
+    assert (Judged(10, 100, judged, 100, 100).warning("r", "q") is not None) == said
+
+
+def test_the_shared_threshold_is_a_share_of_the_distinct_documents():
+    at = int(SHARED_BELOW * 10_000)
+    assert Judged(10, 10, 10, 10_000, at).warning("r", "q") is None
+    assert Judged(10, 10, 10, 10_000, at - 1).warning("r", "q") is not None
+
+
+def test_a_depth_below_ten_counts_that_depth():
+    docs = {f"{q}": [f"d{q}-0", *(f"x{q}-{i}" for i in range(9))] for q in range(1, 5)}
+    diagnostics = scored(docs, Conventions(depth=5))
+    assert diagnostics.judged == Judged(5, 20, 4, 20, 4)
+    assert "documents it ranks in the top 5 (20.0%)" in diagnostics.warnings("run.txt")[0]
+
+
+def test_measures_at_zero_on_every_query_are_called_out_but_not_those_better_lower():
+    """Every document judged, none relevant: nDCG, P@1 and recall are 0 everywhere;
+    judged@10 is not, and the first relevant rank (better lower, undefined here) is no
+    zero to call out."""
+    docs = {f"{q}": [f"d{q}-1"] for q in range(1, 4)}
+    diagnostics = scored(docs, queries=3)
+    assert diagnostics.all_zero == ("ndcg_cut_10", "P_1", "recall_100")
+    assert diagnostics.warnings("run.txt") == (
+        "run.txt: ndcg_cut_10, P_1 and recall_100 are 0 on all 3 queries.",
+    )
+    assert diagnostics.warnings("run.txt", measures=["P_1"]) == (
+        "run.txt: P_1 is 0 on all 3 queries.",
+    )
+    assert diagnostics.warnings("run.txt", measures=["judged_10"]) == ()
+
+
+def test_a_query_absent_from_the_run_scores_zero_and_counts_among_all_queries():
+    """trec_eval -c: the run misses query 2, which scores 0; one query with a value above
+    0 is enough for no call-out."""
+    assert scored({"1": ["d1-1"]}, queries=2).warnings("run.txt") == (
+        "run.txt: ndcg_cut_10, P_1 and recall_100 are 0 on all 2 queries.",
+    )
+    assert scored({"1": ["d1-0"]}, queries=2).all_zero == ()
+
+
+def test_a_well_judged_run_has_nothing_to_say():
+    """Every document judged; the relevant one first on odd queries only."""
+    docs = {f"{q}": [f"d{q}-{1 - q % 2}", f"d{q}-{q % 2}"] for q in range(1, 5)}
+    diagnostics = scored(docs)
+    assert diagnostics.judged == Judged(10, 8, 8, 8, 8)
+    assert diagnostics.all_zero == () and diagnostics.warnings("run.txt") == ()
