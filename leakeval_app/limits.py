@@ -1,19 +1,52 @@
-"""The server's memory limits, read from the environment: light to import, so that the
-server process reads them before it starts, and a value that is no number of megabytes is
-one clear error."""
+"""The server's limits, read from the environment: light to import, so that the server
+process reads them before it starts, and a value that is no number of megabytes is one
+clear error."""
 
 from __future__ import annotations
 
 import os
 
-from leakeval_core.errors import LeakevalError
+from leakeval_core.io.compressed import Limit
+from leakeval_core.io.compressed import megabytes as _megabytes
 
-__all__ = ["max_upload_bytes", "run_memory_bytes", "server_upload_bytes", "session_upload_bytes"]
+__all__ = [
+    "NO_UPLOADS",
+    "max_upload_bytes",
+    "run_memory_bytes",
+    "server_upload_bytes",
+    "session_upload_bytes",
+    "streamlit_upload_mb",
+    "upload_limit",
+    "uploads_allowed",
+]
+
+NO_UPLOADS = "LEAKEVAL_NO_UPLOADS"
+"""Set (to anything but empty or 0), readers may not upload: a read-only room."""
 
 
 def max_upload_bytes() -> int:
-    """Upload size limit: LEAKEVAL_MAX_UPLOAD_MB, default 200 (Streamlit enforces it too)."""
+    """What one uploaded file may hold once decompressed: LEAKEVAL_MAX_UPLOAD_MB, default 200."""
     return _megabytes("LEAKEVAL_MAX_UPLOAD_MB", "200")
+
+
+def upload_limit() -> Limit:
+    """The upload limit, as the bounded inflation counts it (`compressed.measure`)."""
+    return Limit(max_upload_bytes(), "LEAKEVAL_MAX_UPLOAD_MB", "the upload limit")
+
+
+def streamlit_upload_mb() -> int:
+    """Streamlit's own limit (`server.maxUploadSize`) for the upload limit: the fewest whole
+    megabytes at or above it, so that every file within leakeval's limit reaches leakeval,
+    which refuses one past it with its own message naming the limit. (Streamlit's browser
+    side counts a megabyte as 10^6 bytes, 2^20 on Windows, its server as 2^20: both at or
+    above leakeval's, which counts 10^6.) 0 when uploads are off: the server takes none."""
+    return -(-max_upload_bytes() // 1_000_000) if uploads_allowed() else 0
+
+
+def uploads_allowed() -> bool:
+    """Whether readers may upload runs: not where NO_UPLOADS is set (`leakeval app
+    --no-uploads` sets it)."""
+    return os.environ.get(NO_UPLOADS, "").strip() in ("", "0")
 
 
 def session_upload_bytes() -> int:
@@ -32,14 +65,3 @@ def run_memory_bytes() -> int:
     """What the server keeps of parsed run files (`parsed_runs`): LEAKEVAL_RUN_MEMORY_MB,
     default 256 (0: none), room for the demo's runs several times over."""
     return _megabytes("LEAKEVAL_RUN_MEMORY_MB", "256")
-
-
-def _megabytes(variable: str, default: str) -> int:
-    given = os.environ.get(variable, default)
-    try:
-        megabytes = float(given)
-    except ValueError:
-        megabytes = -1.0
-    if not megabytes >= 0:
-        raise LeakevalError(f"{variable}={given!r}: expected a number of megabytes, 0 or more")
-    return int(megabytes * 1_000_000)

@@ -23,6 +23,7 @@ from leakeval_app import (
     presentation,
     sidebar,
     state,
+    turns,
     uploads,
 )
 from leakeval_app.context import set_current
@@ -31,10 +32,16 @@ from leakeval_app.preload import preload_charts
 from leakeval_app.render import error_text, export_charts, forget_charts, show_error
 from leakeval_app.served import data_root
 from leakeval_core.errors import LeakevalError
+from leakeval_core.evaluation import priority
 
 
 def run() -> None:
-    """Draw the frame and the page the URL names."""
+    """Draw the frame and the page the URL names, cold work giving way meanwhile."""
+    with priority.in_front():
+        draw()
+
+
+def draw() -> None:
     state.start()
     forget_charts()
     presenting = state.presenting()
@@ -47,10 +54,12 @@ def run() -> None:
     state.sync_url()
     uploads.watch_session()
     notices = st.container()
+    turns.take_turn(notices)
     said = show_cache_notice(notices, None)
     preload_charts()
 
     try:
+        uploads.follow_limits()  # a limit that is no number is said as a page's error
         context = sidebar.draw(data_root())
         set_current(context)
         if presenting:

@@ -6,6 +6,7 @@ import streamlit as st
 
 from leakeval_app import uploads, views
 from leakeval_app.context import current
+from leakeval_app.limits import uploads_allowed
 from leakeval_app.markup import code, plain
 from leakeval_app.render import (
     number,
@@ -132,7 +133,8 @@ def show_uploaded_audit(collection: str) -> None:
     ctx = current()
     kept = {run.name: run for run in uploads.uploader()}
     if not kept:
-        st.caption("Upload a run to audit it.")
+        if uploads_allowed():
+            st.caption("Upload a run to audit it.")
         return
     conditions = views.conditions_of(ctx, collection)
     choices = [*conditions, *(f"upload: {n}" for n in kept)]

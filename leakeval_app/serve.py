@@ -12,6 +12,7 @@ this thread's import to finish rather than repeating it.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 import threading
 
@@ -41,6 +42,15 @@ pandas code, a cheap rerun of another session takes the GIL back at every step o
 computation loses little: its heavy parts are pyarrow and numpy, which release the GIL."""
 
 
+def leave_a_core() -> None:
+    """One reader's cold work never takes every core: numeric work runs on one thread fewer
+    than the cores (OMP_NUM_THREADS, unless it is set: numpy's, pyarrow's and torch's pools
+    read it as they start, and the scoring pool, `scoring.scoring_threads`), so another
+    reader's page switch finds a core free while a session rescores every run
+    (`bench/server_bench.py`, blocking). Before anything imports them."""
+    os.environ.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) - 1)))
+
+
 def keep_parsed_runs() -> None:
     """Readers of a shared server rescore the same run files at another depth or measure;
     kept parsed, each file is read once for all of them (`limits.run_memory_bytes`)."""
@@ -48,6 +58,14 @@ def keep_parsed_runs() -> None:
     from leakeval_core.evaluation import parsed_runs
 
     parsed_runs.keep(run_memory_bytes() / 1e6)
+
+
+def limit_options() -> list[str]:
+    """Streamlit's own upload limit, set from leakeval's as the server starts
+    (`limits.streamlit_upload_mb`: 0, taking no file, when uploads are off)."""
+    from leakeval_app.limits import streamlit_upload_mb
+
+    return [f"--server.maxUploadSize={streamlit_upload_mb()}"]
 
 
 def import_ahead() -> None:
@@ -61,6 +79,7 @@ def main() -> None:
     # before anything imports pyarrow: a server lives long and its readers come and go, so
     # what a closed session's uploads held must go back to the system (`uploads.give_back`)
     release_memory_promptly()
+    leave_a_core()
 
     from streamlit.web.cli import main as streamlit
 
@@ -70,10 +89,12 @@ def main() -> None:
     sys.setswitchinterval(SWITCH_INTERVAL)
     try:
         keep_parsed_runs()
+        limits = limit_options()
     except LeakevalError as exc:
         sys.exit(f"leakeval: {exc}")
     threading.Thread(target=import_ahead, name="leakeval-import-ahead", daemon=True).start()
-    sys.exit(streamlit(["run", str(entry_file()), *sys.argv[1:]], prog_name="streamlit"))
+    command = ["run", str(entry_file()), *sys.argv[1:], *limits]
+    sys.exit(streamlit(command, prog_name="streamlit"))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,10 @@ Memory is bounded and given back:
 
 - a file over LEAKEVAL_MAX_UPLOAD_MB, or one that would take the session past
   LEAKEVAL_SESSION_UPLOAD_MB or the server (all sessions) past LEAKEVAL_SERVER_UPLOAD_MB, is
-  refused with a message that names the limit (`context`);
+  refused with a message that names the limit and its variable. Each limit counts what the
+  file holds once decompressed, measured as it arrives a block at a time
+  (`compressed.measure`), so a small gzip that expands to gigabytes is refused having held
+  no more than a block of them, and a file that is kept parses within the limit;
 - removing a run drops it and everything computed from it;
 - when a session's tab closes, its runs are dropped `server.disconnectedSessionTTL` seconds
   later (at least one) unless it has reconnected (Streamlit itself forgets a session that
@@ -33,9 +36,18 @@ from typing import Any, NamedTuple, TypeVar
 
 import streamlit as st
 
-from leakeval_app.limits import max_upload_bytes, server_upload_bytes, session_upload_bytes
+from leakeval_app.limits import (
+    NO_UPLOADS,
+    max_upload_bytes,
+    server_upload_bytes,
+    session_upload_bytes,
+    streamlit_upload_mb,
+    upload_limit,
+    uploads_allowed,
+)
 from leakeval_app.markup import plain
 from leakeval_core.errors import LeakevalError
+from leakeval_core.io.compressed import TooLarge, mb, measure
 
 _STORE = "_leakeval_uploads"
 KEPT_RESULTS = 16
@@ -52,6 +64,8 @@ class Upload:
     digest: str
     name: str
     data: bytes
+    size: int
+    """What it holds once decompressed: what the limits count."""
 
 
 class _Failed(NamedTuple):
@@ -75,7 +89,7 @@ class _Kept:
 
     @property
     def size(self) -> int:
-        return sum(len(run.data) for run in self.runs.values())
+        return sum(run.size for run in self.runs.values())
 
     def release(self) -> None:
         self.runs.clear()
@@ -140,10 +154,6 @@ def _script_context():
     return get_script_run_ctx()
 
 
-def _mb(size: int) -> str:
-    return f"{size / 1e6:,.1f} MB"
-
-
 def keep(files: Iterable) -> None:
     """Add newly uploaded files (Streamlit UploadedFile objects) to the session's runs, or
     say why one is refused, and let go of Streamlit's copies. A file let go before comes
@@ -154,38 +164,39 @@ def keep(files: Iterable) -> None:
     files = [file for file in files if isinstance(file, UploadedFile)]
     kept = _kept()
     kept.refused = []
+    arrived = []
+    for file in files:
+        data = file.getvalue()
+        try:
+            arrived.append((file.name, data, measure(file.name, data, upload_limit())))
+        except TooLarge as exc:
+            kept.refused.append(str(exc))
     with _LIVE_LOCK:  # the server's total is checked and grown by one session at a time
         server = sum(other.size for other in _LIVE)
-        for file in files:
-            data = file.getvalue()
+        for name, data, size in arrived:
             digest = hashlib.blake2b(data, digest_size=16).hexdigest()
             if digest not in kept.runs:
-                if refusal := _refusal(file.name, len(data), kept.size, server):
+                if refusal := _refusal(name, size, kept.size, server):
                     kept.refused.append(refusal)
                 else:
-                    kept.runs[digest] = Upload(digest, file.name, data)
-                    server += len(data)
+                    kept.runs[digest] = Upload(digest, name, data, size)
+                    server += size
     _let_go(files)
 
 
 def _refusal(name: str, size: int, session: int, server: int) -> str | None:
-    """Why a file of `size` bytes is not kept, or None; the session and the server already
-    keep `session` and `server` bytes."""
-    if size > max_upload_bytes():
-        return (
-            f"{name}: {_mb(size)} is over the upload limit of {_mb(max_upload_bytes())} "
-            "(LEAKEVAL_MAX_UPLOAD_MB)"
-        )
+    """Why a file of `size` bytes (decompressed) within the upload limit is not kept, or
+    None; the session and the server already keep `session` and `server` bytes."""
     if session + size > session_upload_bytes():
         return (
-            f"{name} ({_mb(size)}) is not kept: this session keeps {_mb(session)} of runs and "
-            f"may keep {_mb(session_upload_bytes())} (LEAKEVAL_SESSION_UPLOAD_MB); remove a "
+            f"{name} ({mb(size)}) is not kept: this session keeps {mb(session)} of runs and "
+            f"may keep {mb(session_upload_bytes())} (LEAKEVAL_SESSION_UPLOAD_MB); remove a "
             "run to make room"
         )
     if server + size > server_upload_bytes():
         return (
-            f"{name} ({_mb(size)}) is not kept: the server keeps {_mb(server)} of runs for "
-            f"all its readers and may keep {_mb(server_upload_bytes())} "
+            f"{name} ({mb(size)}) is not kept: the server keeps {mb(server)} of runs for "
+            f"all its readers and may keep {mb(server_upload_bytes())} "
             "(LEAKEVAL_SERVER_UPLOAD_MB); try again once others have removed runs or closed "
             "their tabs"
         )
@@ -204,16 +215,35 @@ def _let_go(files: Iterable) -> None:
     _renew()
 
 
+def follow_limits() -> None:
+    """Called on every rerun: Streamlit's own upload limit follows leakeval's
+    (`limits.streamlit_upload_mb`, 0 when uploads are off). `leakeval app` sets it as its
+    server starts (`serve`); a server started by `streamlit run app.py` is told on its
+    first run, before any uploader is drawn."""
+    from streamlit import config
+
+    wanted = streamlit_upload_mb()
+    if config.get_option("server.maxUploadSize") != wanted:
+        config.set_option("server.maxUploadSize", wanted, "LEAKEVAL_MAX_UPLOAD_MB")
+
+
 def uploader() -> list[Upload]:
     """Streamlit's uploader for run files; what it receives is kept (or refused, and
     said so below it), and every kept run is returned (the pages that take runs share one
-    store and one widget)."""
+    store and one widget). Where uploads are off, a caption says so in its place."""
+    if not uploads_allowed():
+        st.caption(f"Uploads are off on this server ({NO_UPLOADS}).")
+        return []
     key = uploader_key()
     st.file_uploader(
         "Run files (plain or gzipped)",
         accept_multiple_files=True,
         key=key,
         on_change=lambda: keep(st.session_state[key] or []),
+    )
+    st.caption(
+        f"Up to {mb(max_upload_bytes())} a file once decompressed (LEAKEVAL_MAX_UPLOAD_MB); "
+        "leakeval refuses a larger one."
     )
     for refusal in _kept().refused:
         st.error(f"leakeval: {plain(refusal)}")

@@ -73,6 +73,20 @@ def write(path: Path, text: str | bytes) -> Path:
     return path
 
 
+def gzip_bomb(path: Path, line: bytes, size: int) -> Path:
+    """A gzip file of `line` repeated to `size` bytes once decompressed, written as one
+    compressed mebibyte repeated (concatenated gzip members are one file to every reader),
+    so a gigabyte is a megabyte on disk and is never held while it is made."""
+    import gzip
+
+    block = line * ((1 << 20) // len(line))
+    member = gzip.compress(block, 9)
+    with open(path, "wb") as out:
+        for _ in range(-(-size // len(block))):
+            out.write(member)
+    return path
+
+
 def edit_in_place(path: Path, old: str, new: str) -> None:
     """Replace `old` by `new` (of the same length) in `path`, then put its modification time
     back, as `cp -p` and `rsync -t` leave an edited file: the same size and mtime. Repeated

@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from leakeval_core.api import cold_work
 from leakeval_core.errors import LeakevalError
+from leakeval_core.evaluation import priority
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.experiment.design import Design, infer_design
 from leakeval_core.experiment.manifest import Experiment, load_experiment
@@ -83,10 +85,22 @@ class _Build:
             self.changed.notify_all()
 
     def wait(self, progress: Progress | None) -> Any:
-        """The value, relaying the build's steps to `progress` meanwhile: each new one, and
-        the last one again every `HEARTBEAT` seconds while the build is silent. When
-        `progress` raises (a reader of the app clicked away, and Streamlit stops their
-        rerun through it), the caller leaves and the build goes on for whoever asks next."""
+        """The value, once `settle` returns: the build's error raised if it failed."""
+        self.settle(progress)
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+    def settle(self, progress: Progress | None) -> None:
+        """Wait for the build to finish, relaying its steps to `progress` meanwhile: each
+        new one, and the last one again every `HEARTBEAT` seconds while the build is silent.
+        When `progress` raises (a reader of the app clicked away, and Streamlit stops their
+        rerun through it), the caller leaves and the build goes on for whoever asks next.
+        A reader's request waiting here is out of the build's way (`priority`)."""
+        with priority.stepping_aside():
+            self._settle(progress)
+
+    def _settle(self, progress: Progress | None) -> None:
         seen = None
         while True:
             with self.changed:
@@ -101,9 +115,7 @@ class _Build:
                 seen = step
                 progress(*step)
             if finished:
-                if self.error is not None:
-                    raise self.error
-                return self.value
+                return
 
 
 HEARTBEAT = 0.25
@@ -123,6 +135,8 @@ class _Memo:
     (Streamlit interrupts a rerun from inside its progress bar), and the next reader finds
     the build where it was. A build is called with a `report(done, total, what)` for its
     progress; it may ask for other keys, and a failed one is tried again by the next caller.
+    A reader's request starts a build only once the reader's earlier one has finished
+    (`cold_work`).
     """
 
     def __init__(self) -> None:
@@ -137,17 +151,24 @@ class _Memo:
         chain = getattr(self._here, "chain", ())
         if key in chain:  # asked for by its own build: built in place, as a call would be
             return build(progress or _silent)
-        with self._lock:
-            if key in self._values:
-                self._values[key] = self._values.pop(key)  # the most recent last
-                return self._values[key]
-            pending = self._building.get(key)
-            if pending is None:
-                pending = self._building[key] = _Build(key, chain)
-                threading.Thread(
-                    target=self._run, args=(pending, build), name="leakeval-build", daemon=True
-                ).start()
-        return pending.wait(progress)
+        reader = cold_work.current()
+        while True:
+            with self._lock:
+                if key in self._values:
+                    self._values[key] = self._values.pop(key)  # the most recent last
+                    return self._values[key]
+                pending = self._building.get(key)
+                earlier = reader.earlier() if reader is not None else None
+                if pending is None and earlier is None:
+                    pending = self._building[key] = _Build(key, chain)
+                    if reader is not None:
+                        reader.running = pending
+                    threading.Thread(
+                        target=self._run, args=(pending, build), name="leakeval-build", daemon=True
+                    ).start()
+            if pending is not None:
+                return pending.wait(progress)
+            earlier.settle(progress)  # this reader's earlier build first; then look again
 
     def _run(self, pending: _Build, build: Callable[[Progress], Any]) -> None:
         self._here.chain = pending.chain

@@ -1,14 +1,17 @@
 """`leakeval app`: the dashboard from the installed package, on a folder of experiments.
 
 Streamlit runs in a child process (`python -m streamlit run`), so the core never imports the
-app or Streamlit, and Ctrl-C stops both. The server binds 127.0.0.1 and is told everything
-the checkout's `.streamlit/config.toml` says, because an installed package has no such file
+app or Streamlit, and Ctrl-C stops both. The server binds 127.0.0.1 unless `--host` names
+another address, which is said on stderr with what it exposes (leakeval has no
+authentication: docs/serving.md puts a proxy in front), and is told everything the
+checkout's `.streamlit/config.toml` says, because an installed package has no such file
 where Streamlit looks for it; a test holds the two together.
 """
 
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import os
 import signal
 import subprocess
@@ -19,13 +22,12 @@ from pathlib import Path
 from leakeval_core.cli.common import progress
 from leakeval_core.errors import LeakevalError
 
-__all__ = ["STREAMLIT_OPTIONS", "default_data_dir", "register"]
+__all__ = ["STREAMLIT_OPTIONS", "default_data_dir", "exposure_warning", "register"]
 
 STREAMLIT_OPTIONS = {
     "browser.gatherUsageStats": "false",
     "server.address": "127.0.0.1",
     "server.headless": "true",
-    "server.maxUploadSize": "200",
     "server.disconnectedSessionTTL": "30",
     "server.fileWatcherType": "none",
     "client.toolbarMode": "minimal",
@@ -35,7 +37,12 @@ STREAMLIT_OPTIONS = {
 """No telemetry, no browser opened on the server's machine, no links out of error boxes, no
 source watcher (with a virtualenv below it, it keeps a core busy), no magic (pages never use
 it); a closed tab's session, and the runs uploaded in it, kept 30 s for a reconnection, not
-Streamlit's 120. `--server.port` comes from `--port`."""
+Streamlit's 120. `--server.port` comes from `--port`; the server sets its upload limit from
+leakeval's (`leakeval_app.serve`)."""
+
+
+LOOPBACK = "127.0.0.1"
+"""Where the server listens unless `--host` says otherwise: this machine only."""
 
 
 def default_data_dir() -> Path:
@@ -50,20 +57,52 @@ def register(sub) -> None:
     app = sub.add_parser(
         "app",
         help="open the dashboard on an experiment folder (default: the demo)",
-        description="Serve the dashboard at http://127.0.0.1:PORT/ until Ctrl-C. Without a "
+        description="Serve the dashboard at http://HOST:PORT/ (127.0.0.1: this machine only, "
+        "unless --host) until Ctrl-C. Without a "
         "path it shows the simulated demo, generated on first start in the user's data "
-        "folder ($LEAKEVAL_DATA, else $XDG_DATA_HOME/leakeval or ~/.local/share/leakeval).",
+        "folder ($LEAKEVAL_DATA, else $XDG_DATA_HOME/leakeval or ~/.local/share/leakeval). "
+        "To serve a lab, see the docs' page 'Serving a lab': leakeval has no authentication.",
     )
     app.add_argument(
         "path",
         nargs="?",
         help="an experiment folder (with experiment.toml), or a folder of them",
     )
-    app.add_argument("--port", type=int, default=8501, help="port on 127.0.0.1 (default 8501)")
+    app.add_argument("--port", type=int, default=8501, help="port (default 8501)")
+    app.add_argument(
+        "--host",
+        default=LOOPBACK,
+        metavar="ADDRESS",
+        help=f"address to bind (default {LOOPBACK}, this machine only); any other is said on "
+        "stderr with a warning: leakeval has no authentication",
+    )
+    app.add_argument(
+        "--no-uploads",
+        action="store_true",
+        help="a read-only room: readers cannot upload runs (sets LEAKEVAL_NO_UPLOADS)",
+    )
     app.add_argument(
         "--present", action="store_true", help="open in presentation mode (large type, no controls)"
     )
     app.set_defaults(handler=_cmd_app)
+
+
+def exposure_warning(host: str, uploads: bool = True) -> str | None:
+    """What binding `host` exposes, to say on stderr; None for a loopback address, which
+    only this machine reaches. `uploads`: whether readers may upload runs."""
+    try:
+        loopback = ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        loopback = host.lower() == "localhost"
+    if loopback:
+        return None
+    where = "every network this machine is on" if host in ("0.0.0.0", "::") else host
+    return (
+        f"leakeval: warning: serving on {host} ({where}): anyone who reaches it reads every "
+        f"experiment served{', uploads runs' if uploads else ''} and starts computations; "
+        "leakeval has no authentication: put an authenticating reverse proxy in front "
+        "(docs: Serving a lab)"
+    )
 
 
 def _cmd_app(args: argparse.Namespace) -> int:
@@ -88,20 +127,25 @@ def _cmd_app(args: argparse.Namespace) -> int:
 
             print(f"leakeval: first start: generating the demo in {root / 'demo'}", file=sys.stderr)
             generate_demo(root / "demo", progress=progress("generating demo", unit="step"))
-    url = f"http://{STREAMLIT_OPTIONS['server.address']}:{args.port}/"
+    if warning := exposure_warning(args.host, uploads=not args.no_uploads):
+        print(warning, file=sys.stderr)
+    bare = args.host.strip("[]")  # an IPv6 address, bracketed in a URL only
+    url = f"http://{f'[{bare}]' if ':' in bare else bare}:{args.port}/"
     print(f"leakeval: dashboard at {url}{'?present=1' if args.present else ''}", file=sys.stderr)
     print("leakeval: Ctrl-C stops it", file=sys.stderr)
     if find_spec("leakeval_app") is None:
         raise LeakevalError("the dashboard is not installed (pip install leakeval)")
     # the app's own server process: `streamlit run` on the entry file beside its pages
     command = [sys.executable, "-m", "leakeval_app.serve"]
-    command += [f"--{name}={value}" for name, value in STREAMLIT_OPTIONS.items()]
-    command.append(f"--server.port={args.port}")
+    options = {**STREAMLIT_OPTIONS, "server.address": bare, "server.port": args.port}
+    command += [f"--{name}={value}" for name, value in options.items()]
     env = {
         **os.environ,
         "LEAKEVAL_DATA": str(root),
         "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
     }
+    if args.no_uploads:
+        env["LEAKEVAL_NO_UPLOADS"] = "1"
     return serve(command, env)
 
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from leakeval_core.errors import LeakevalError
-from leakeval_core.evaluation import parsed_runs
+from leakeval_core.evaluation import parsed_runs, priority
 from leakeval_core.evaluation.measures import Measure, parse_measure, parse_measures
 from leakeval_core.evaluation.native import native_scores
 from leakeval_core.evaluation.pytrec import pytrec_columns
@@ -182,8 +182,9 @@ def score_files(
 
     Files go to the process's scoring threads (`scoring_pool`: pyarrow and numpy release the
     GIL), one file per thread at a time, so only as many parsed runs are alive as there are
-    cores: the qrels' judgments are indexed once and searched by every run
-    (`JudgmentIndex`), so nothing is gained by reading runs in batches.
+    threads: the qrels' judgments are indexed once and searched by every run
+    (`JudgmentIndex`), so nothing is gained by reading runs in batches. Before each file a
+    thread gives way to readers' requests (`priority`).
 
     `qrels` may be a function that prepares them. It then runs on the calling thread while
     the workers read the first files, which need no qrels yet: reading Robust04's qrels is
@@ -194,6 +195,7 @@ def score_files(
 
     def score_file(path) -> RunScores | LeakevalError:
         try:
+            priority.give_way()
             table = parsed_runs.read_run_table(path)
             ready = prepared.result()
             return _score_ranked(rank(table, ready, str(path)), ready, measures)
@@ -206,7 +208,9 @@ def score_files(
         ready.judgments  # noqa: B018 - built once here, not raced for by the workers
         prepared.set_result(ready)
         for done, future in enumerate(futures, start=1):
-            yield future.result()
+            with priority.stepping_aside():  # a reader's upload, waited for in their rerun
+                result = future.result()
+            yield result
             if progress:
                 progress(done, len(paths), str(paths[done - 1]))
     except BaseException as exc:
@@ -220,11 +224,19 @@ def score_files(
 
 @cache
 def scoring_pool() -> ThreadPoolExecutor:
-    """One thread per core for every scoring of the process. A served app scores for
-    several sessions at once: a pool per call would run a thread per core per session, and
-    threads beyond the cores only trade the GIL back and forth, which costs more CPU than
-    the scoring itself. Calls queue here instead, in the order they came."""
-    return ThreadPoolExecutor(os.cpu_count() or 1, thread_name_prefix="leakeval-score")
+    """One pool for every scoring of the process, `scoring_threads()` wide. A served app
+    scores for several sessions at once: a pool per call would run a thread per core per
+    session, and threads beyond the cores only trade the GIL back and forth, which costs
+    more CPU than the scoring itself. Calls queue here instead, in the order they came."""
+    return ThreadPoolExecutor(scoring_threads(), thread_name_prefix="leakeval-score")
+
+
+def scoring_threads() -> int:
+    """One per core, or OMP_NUM_THREADS where it is set: the count numpy's, pyarrow's and
+    torch's own pools take too, so that one setting bounds the threads numeric work runs on.
+    A served app sets it to leave a core to its other readers (`leakeval_app.serve`)."""
+    given = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    return int(given) if given.isdigit() and int(given) > 0 else os.cpu_count() or 1
 
 
 _FROM_QRELS = frozenset(["num_rel", "first_rel_rank", "gm_map", "gm_bpref"])

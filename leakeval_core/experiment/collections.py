@@ -175,8 +175,7 @@ def log_size(source: str | Path, at_most: int) -> int | None:
 
 def _count_rows(path: Path, limit: int) -> int:
     """Rows of one query file (a CSV's header not counted), stopping past `limit`."""
-    import gzip
-
+    from leakeval_core.io.compressed import open_input
     from leakeval_core.io.formats import detect_format
 
     if detect_format(path) in ("jsonl", "hf", "beir"):  # read in frames, counted as read
@@ -190,10 +189,8 @@ def _count_rows(path: Path, limit: int) -> int:
         import pyarrow.parquet as pq
 
         return pq.ParquetFile(path).metadata.num_rows
-    with open(path, "rb") as raw:
-        gzipped = raw.read(2) == b"\x1f\x8b"
     rows, header, last = 0, None, b"\n"
-    with gzip.open(path, "rb") if gzipped else open(path, "rb") as fh:
+    with open_input(str(path), open(path, "rb")) as fh:
         while rows <= limit and (block := fh.read(1 << 20)):
             if header is None:
                 header = b"\t" not in block.split(b"\n", 1)[0]

@@ -28,7 +28,7 @@ Nothing heavy is imported here: detection reads at most `_HEAD` bytes.
 
 from __future__ import annotations
 
-import gzip
+import io
 import json
 import os
 import zlib
@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Literal
 
 from leakeval_core.errors import LeakevalError, ParseError
+from leakeval_core.io.compressed import is_gzip, open_input
 
 __all__ = [
     "ALIASES",
@@ -176,7 +177,7 @@ def head_of(source) -> bytes:
         if not path.is_file():
             return b""
         head = _read_head(path)
-    if head[:2] == b"\x1f\x8b":
+    if is_gzip(head):
         head = _gunzip_head(name, head if isinstance(source, tuple) else None, source)
     return head
 
@@ -219,9 +220,8 @@ def _read_head(path: Path) -> bytes:
 def _gunzip_head(name: str, data: bytes | None, source) -> bytes:
     """The first decompressed bytes; a corrupt stream is left for the reader to name."""
     try:
-        if data is not None:
-            return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data, _HEAD)
-        with gzip.open(source, "rb") as fh:
+        raw = io.BytesIO(data) if data is not None else open(source, "rb")  # noqa: SIM115
+        with open_input(name, raw) as fh:
             return fh.read(_HEAD)
     except (OSError, EOFError, zlib.error):
         return b""

@@ -25,6 +25,7 @@ import pyarrow as pa
 
 from leakeval_core.errors import ParseError
 from leakeval_core.io.arrays import from_numpy, to_numpy
+from leakeval_core.io.compressed import open_input
 from leakeval_core.io.formats import COLUMN_ALIASES, QID_COLUMNS, TEXT_COLUMNS
 from leakeval_core.io.kinds import headerless_advice
 
@@ -142,7 +143,8 @@ def _name(source) -> str:
 
 
 def _input(source) -> tuple[str, Any]:
-    """A file's name and a stream pyarrow reads (gzip looked through, by its magic number)."""
+    """A file's name and a stream pyarrow reads (gzip looked through, by its magic number,
+    within the decompression limit: `compressed`)."""
     if isinstance(source, tuple):
         name, data = source
         buffer = pa.BufferReader(data)
@@ -151,11 +153,7 @@ def _input(source) -> tuple[str, Any]:
         if not Path(source).is_file():
             raise ParseError(name, None, "no such file")
         buffer = pa.OSFile(os.fspath(source))
-    head = buffer.read(2)
-    buffer.seek(0)
-    if head == b"\x1f\x8b":
-        return name, pa.CompressedInputStream(buffer, "gzip")
-    return name, buffer
+    return name, open_input(name, buffer)
 
 
 def _csv_options(source) -> dict[str, Any]:

@@ -20,7 +20,6 @@ Errors name the file and the line, and for a bad value the query and the docid.
 from __future__ import annotations
 
 import codecs
-import gzip
 import io
 import json
 import math
@@ -32,6 +31,7 @@ import numpy as np
 import pyarrow as pa
 
 from leakeval_core.errors import ParseError
+from leakeval_core.io.compressed import open_input
 
 __all__ = ["read_mapping"]
 
@@ -152,11 +152,7 @@ def _open(source) -> tuple[str, io.BufferedIOBase]:
         if not path.is_file():
             raise ParseError(name, None, "no such file")
         raw = open(path, "rb")  # noqa: SIM115 - closed by the caller
-    if raw.read(2) == b"\x1f\x8b":
-        raw.seek(0)
-        return name, gzip.GzipFile(fileobj=raw)  # type: ignore[return-value]
-    raw.seek(0)
-    return name, raw
+    return name, open_input(name, raw)
 
 
 def _queries(text: _Text) -> Iterator[tuple[tuple[str, ...], str, int, list]]:

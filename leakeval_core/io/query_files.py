@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from leakeval_core.errors import ParseError
+from leakeval_core.io.compressed import open_input
 from leakeval_core.io.formats import QID_COLUMNS, TEXT_COLUMNS, detect_format
 from leakeval_core.io.kinds import reading
 from leakeval_core.io.pairs import bad_id
@@ -232,21 +233,20 @@ def _iter_queries(source: str | os.PathLike[str], chunk_size: int, format: str |
         yield from iter_query_frames(source, kind, chunk_size)
         return
     path = Path(source)
-    gzipped = _is_gzip(path)
-    name, head = load_bytes((str(path), _read_head(path, gzipped)))
+    name, head = load_bytes((str(path), _read_head(path)))
     tsv = b"\t" in head.split(b"\n", 1)[0]
     options = {"sep": "\t", "header": None, "quoting": 3} if tsv else {"sep": ",", "header": 0}
     line = 0 if tsv else 1
+    text = _open(path)
     try:
         with pd.read_csv(
-            path,
+            text,
             index_col=False,  # else an extra field silently becomes the index
             dtype=str,
             keep_default_na=False,
             chunksize=chunk_size,
             encoding="utf-8",
             on_bad_lines="error",
-            compression="gzip" if gzipped else None,
             **options,
         ) as reader:
             for chunk in reader:
@@ -270,23 +270,22 @@ def _iter_queries(source: str | os.PathLike[str], chunk_size: int, format: str |
         raise ParseError(name, None, "not valid UTF-8 text") from None
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
         raise ParseError(name, line + 1, f"corrupt gzip data from here on ({exc})") from None
+    finally:
+        text.close()
 
 
-def _is_gzip(path: Path) -> bool:
-    """Gzip by its magic number, as `load_bytes` decides, not by the file name."""
-    if not path.is_file():
-        return False
-    with open(path, "rb") as fh:
-        return fh.read(2) == b"\x1f\x8b"
+def _open(path: Path):
+    """The file's text, gzip inflated within the decompression limit (`compressed`)."""
+    return open_input(str(path), open(path, "rb"))
 
 
-def _read_head(path: Path, gzipped: bool = False, size: int = 65_536) -> bytes:
+def _read_head(path: Path, size: int = 65_536) -> bytes:
     if not path.exists():
         raise ParseError(path, None, "no such file")
     if path.is_dir():
         raise ParseError(path, None, "is a directory, not a file")
     try:
-        with gzip.open(path, "rb") if gzipped else open(path, "rb") as fh:
+        with _open(path) as fh:
             return fh.read(size)
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
         raise ParseError(path, None, f"corrupt gzip data ({exc})") from None

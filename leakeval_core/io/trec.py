@@ -14,7 +14,6 @@ Frames:
 from __future__ import annotations
 
 import codecs
-import gzip
 import io
 import mmap
 import os
@@ -29,6 +28,7 @@ import pyarrow as pa
 
 from leakeval_core.errors import ParseError
 from leakeval_core.io.arrays import from_numpy, to_numpy
+from leakeval_core.io.compressed import inflate, is_gzip
 from leakeval_core.io.formats import detect_format, with_format
 from leakeval_core.io.kinds import reading
 from leakeval_core.io.pairs import _line, decode, encode, pairs_table
@@ -86,7 +86,8 @@ def unique_run_names(paths: list[str | os.PathLike[str]]) -> list[str]:
 
 
 def load_bytes(source: Source) -> tuple[str, bytes]:
-    """Read a source as validated UTF-8 bytes: BOM stripped, gzip inflated, CRLF folded.
+    """Read a source as validated UTF-8 bytes: BOM stripped, gzip inflated (within the
+    decompression limit, `compressed`), CRLF folded.
 
     Gzip is recognised by its magic number, not by the file name, so a `.gz` that is really
     plain text still reads.
@@ -105,9 +106,9 @@ def load_bytes(source: Source) -> tuple[str, bytes]:
                 data = fh.read()
         except OSError as exc:
             raise ParseError(name, None, f"cannot read: {exc.strerror}") from None
-    if data[:2] == b"\x1f\x8b":
+    if is_gzip(data):
         try:
-            data = gzip.decompress(data)
+            data = inflate(name, data)
         except (OSError, EOFError, zlib.error) as exc:
             raise ParseError(name, None, f"corrupt gzip data ({exc})") from None
     if data.startswith(_BOM):

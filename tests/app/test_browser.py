@@ -48,15 +48,19 @@ def free_port() -> int:
 
 
 def start_app(
-    data_root: Path, cache: Path, env: dict[str, str] | None = None, serve: dict | None = None
+    data_root: Path,
+    cache: Path,
+    env: dict[str, str] | None = None,
+    serve: dict | None = None,
+    args: tuple[str, ...] = (),
 ) -> tuple[subprocess.Popen, str]:
-    """The dashboard as a user starts it, `leakeval app DATA --port N`, once it answers.
+    """The dashboard as a user starts it, `leakeval app DATA [args] --port N`, once it answers.
 
     `env`: more environment. `serve`: Streamlit options `leakeval app` would set otherwise;
     the app's server (`python -m leakeval_app.serve`) is then started with these instead."""
     port = free_port()
     env = {**os.environ, "LEAKEVAL_CACHE": str(cache), **(env or {})}
-    command = [sys.executable, "-m", "leakeval_core.cli", "app", str(data_root), "--port"]
+    command = [sys.executable, "-m", "leakeval_core.cli", "app", str(data_root), *args, "--port"]
     if serve is not None:
         from leakeval_core.cli.dashboard import STREAMLIT_OPTIONS
 

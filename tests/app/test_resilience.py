@@ -4,6 +4,7 @@ test_browser_resilience.py."""
 
 from __future__ import annotations
 
+import gzip
 import weakref
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.app.apptest import PAGES, open_tab, widget
-from tests.support import ROOT
+from tests.support import ROOT, gzip_bomb
 
 
 def cache_notice(cache: Path) -> str:
@@ -277,6 +278,77 @@ def test_a_file_over_the_upload_limit_is_not_kept(uploading, monkeypatch):
     assert session_store(at).runs == {}
 
 
+@pytest.mark.demo
+def test_a_gzip_past_the_upload_limit_once_decompressed_is_refused_unparsed(
+    uploading, monkeypatch, tmp_path
+):
+    """A 64 KB gzip of 64 MB: measured as it arrives, refused by leakeval's message, never
+    kept or parsed."""
+    from leakeval_core.io import trec
+
+    at, good, _ = uploading
+    monkeypatch.setenv("LEAKEVAL_MAX_UPLOAD_MB", "1")
+    parsed = []
+    monkeypatch.setattr(trec, "read_run_table", lambda *a, **k: parsed.append(a))
+    bomb = gzip_bomb(tmp_path / "bomb.run.gz", good.split(b"\n", 1)[0] + b"\n", 64 << 20)
+    upload(at, ("bomb.run.gz", bomb.read_bytes()))
+    assert [e.value for e in at.main.error] == [
+        "leakeval: bomb.run.gz: more than 1.0 MB once decompressed, over the upload limit of "
+        "1.0 MB (LEAKEVAL_MAX_UPLOAD_MB)"
+    ]
+    assert session_store(at).runs == {} and parsed == []
+
+
+@pytest.mark.demo
+def test_a_session_counts_what_its_runs_hold_once_decompressed(uploading, monkeypatch):
+    at, good, _ = uploading
+    monkeypatch.setenv("LEAKEVAL_SESSION_UPLOAD_MB", str((len(good) - 1) / 1e6))
+    upload(at, ("mine.run.gz", gzip.compress(good)))  # far smaller compressed than the room
+    assert any("mine.run.gz" in e.value and "is not kept" in e.value for e in at.main.error)
+    assert session_store(at).runs == {}
+
+
+@pytest.fixture
+def upload_option():
+    """Streamlit's own upload limit, put back after a test that makes the app set it."""
+    from streamlit import config
+
+    before = config.get_option("server.maxUploadSize")
+    yield
+    config.set_option("server.maxUploadSize", before)
+
+
+@pytest.mark.demo
+def test_streamlits_upload_limit_follows_leakevals_and_the_uploader_says_it(
+    app, monkeypatch, upload_option
+):
+    """`streamlit run app.py` too: every file within leakeval's limit reaches leakeval."""
+    from streamlit import config
+
+    monkeypatch.setenv("LEAKEVAL_MAX_UPLOAD_MB", "300")
+    at = open_tab(app("app_pages/datasets.py"), "datasets_tab", "Score your own run")
+    assert config.get_option("server.maxUploadSize") == 300
+    assert at.file_uploader[0].proto.max_upload_size_mb == 300
+    assert "Up to 300.0 MB a file once decompressed (LEAKEVAL_MAX_UPLOAD_MB)" in " ".join(
+        c.value for c in at.caption
+    )
+
+
+@pytest.mark.demo
+@pytest.mark.parametrize(("page", "tab"), [("datasets", "Score your own run"), ("audit", None)])
+def test_a_read_only_room_has_no_uploader_and_says_so(app, monkeypatch, upload_option, page, tab):
+    from streamlit import config
+
+    monkeypatch.setenv("LEAKEVAL_NO_UPLOADS", "1")
+    at = app(f"app_pages/{page}.py")
+    at = open_tab(at, f"{page}_tab", tab or "Audit uploaded runs")
+    captions = [c.value for c in at.caption]
+    assert len(at.file_uploader) == 0
+    assert "Uploads are off on this server (LEAKEVAL_NO_UPLOADS)." in captions
+    assert "Upload a run to audit it." not in captions
+    assert config.get_option("server.maxUploadSize") == 0  # nor does the server take one
+
+
 @pytest.mark.parametrize("back", [False, True])
 def test_a_closed_tab_drops_its_uploads_after_the_session_ttl(monkeypatch, back):
     """Unless the session is back by then. The wait is joined, not timed."""
@@ -285,7 +357,7 @@ def test_a_closed_tab_drops_its_uploads_after_the_session_ttl(monkeypatch, back)
     from leakeval_app.uploads import Upload, _Kept
 
     kept = _Kept("a-session")
-    kept.runs["d"] = Upload("d", "mine.run", b"1 Q0 a 1 2 x\n")
+    kept.runs["d"] = Upload("d", "mine.run", b"1 Q0 a 1 2 x\n", 13)
     kept.derived[(("d",), "score")] = "scores"
 
     class Server:
@@ -315,3 +387,13 @@ def test_an_old_uploaders_state_sent_again_is_passed_over():
     at = AppTest.from_function(script).run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.markdown[0].value == "0 kept"
+
+
+@pytest.mark.demo
+def test_an_upload_limit_that_is_no_number_is_one_error_on_the_page(app, monkeypatch):
+    """`streamlit run app.py` reads the limits on its first run (`leakeval app` refuses to
+    start): the page says which variable, with no traceback."""
+    monkeypatch.setenv("LEAKEVAL_MAX_UPLOAD_MB", "lots")
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("LEAKEVAL_MAX_UPLOAD_MB='lots': expected a number" in e.value for e in at.error)

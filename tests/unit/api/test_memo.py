@@ -136,3 +136,82 @@ def test_a_caller_can_leave_while_the_build_is_silent():
     assert not release.is_set()  # left while the build was still silent
     release.set()
     assert memo.get(("audit",), build) == "value"
+
+
+def as_reader(reader, call):
+    """`call()` on a thread of its own carrying `reader` (a request of the app's session);
+    the thread, started, and where its result lands."""
+    results = []
+
+    def request():
+        reader.use()
+        results.append(call())
+
+    thread = threading.Thread(target=request)
+    thread.start()
+    return thread, results
+
+
+def test_a_reader_starts_a_build_only_once_their_earlier_one_has_finished():
+    """A reader who clicks away from a cold build and asks for another value waits for the
+    first (its progress relayed) before the second starts; another reader, a value built and
+    a build under way are never held up by it."""
+    from leakeval_core.api.cold_work import ColdWork
+
+    memo = _Memo()
+    started = {key: threading.Event() for key in ("a", "b", "c")}
+    release = {key: threading.Event() for key in ("a", "b", "c")}
+
+    def build(key):
+        def slow(report):
+            started[key].set()
+            report(0, 1, key)
+            release[key].wait()
+            return key
+
+        return slow
+
+    memo.get(("warm",), lambda _: "warm")
+    mine, theirs = ColdWork(), ColdWork()
+    first, _ = as_reader(mine, lambda: memo.get(("a",), build("a")))
+    assert started["a"].wait()
+    assert mine.busy
+    relayed, seen = threading.Event(), []
+
+    def watch(*step):
+        seen.append(step)
+        relayed.set()
+
+    second, got = as_reader(mine, lambda: memo.get(("b",), build("b"), watch))
+    assert relayed.wait()  # waiting for "a", whose progress it is shown
+    assert seen[0] == (0, 1, "a") and not started["b"].is_set()
+    other, theirs_got = as_reader(theirs, lambda: memo.get(("c",), build("c")))
+    assert started["c"].wait()  # another reader's build starts at once
+    joined, joined_got = as_reader(mine, lambda: memo.get(("c",), build("c")))  # joins it
+    warm, warm_got = as_reader(mine, lambda: memo.get(("warm",), build("warm")))
+    warm.join()
+    assert warm_got == ["warm"]
+    release["c"].set()
+    other.join()
+    joined.join()
+    assert theirs_got == joined_got == ["c"]
+    assert not started["b"].is_set()
+    release["a"].set()
+    first.join()
+    assert started["b"].wait()  # "a" done: "b" starts
+    release["b"].set()
+    second.join()
+    assert got == ["b"] and not mine.busy
+
+
+def test_a_build_asking_for_other_keys_is_one_computation_of_its_reader():
+    """What a build asks for is built for it at once, though its reader's build (itself)
+    is still running."""
+    from leakeval_core.api.cold_work import ColdWork
+
+    memo = _Memo()
+    thread, got = as_reader(
+        ColdWork(), lambda: memo.get(("outer",), lambda _: memo.get(("inner",), lambda _: 1) + 1)
+    )
+    thread.join()
+    assert got == [2]

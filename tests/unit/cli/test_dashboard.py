@@ -101,3 +101,94 @@ def test_a_bad_memory_setting_is_one_clear_error(setting, monkeypatch):
     monkeypatch.setenv("LEAKEVAL_RUN_MEMORY_MB", setting)
     with pytest.raises(LeakevalError, match=f"LEAKEVAL_RUN_MEMORY_MB='{setting}': expected a"):
         serve.keep_parsed_runs()
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2", "::1", "[::1]", "localhost"])
+def test_a_loopback_address_is_served_without_a_warning(host):
+    assert dashboard.exposure_warning(host) is None
+
+
+@pytest.mark.parametrize(
+    ("host", "where"),
+    [
+        ("0.0.0.0", "every network this machine is on"),
+        ("::", "every network this machine is on"),
+        ("192.168.1.20", "192.168.1.20"),
+        ("lab.example.org", "lab.example.org"),
+    ],
+)
+def test_any_other_address_is_warned_about(host, where):
+    warning = dashboard.exposure_warning(host)
+    assert warning.startswith(f"leakeval: warning: serving on {host} ({where}): anyone")
+    assert "no authentication" in warning and "Serving a lab" in warning
+    assert "uploads runs" in warning
+    assert "uploads" not in dashboard.exposure_warning(host, uploads=False)
+
+
+def test_leakeval_app_binds_the_host_asked_for_and_serves_a_read_only_room(
+    tmp_path, served, capsys
+):
+    """Nothing is bound here (`served` records the command): the address reaches the server,
+    the warning stderr, and --no-uploads the server's environment."""
+    (tmp_path / "experiment.toml").write_text('name = "x"\n')
+    assert main(["app", str(tmp_path), "--host", "0.0.0.0", "--port", "8600", "--no-uploads"]) == 0
+    [(command, env)] = served
+    assert "--server.address=0.0.0.0" in command and "--server.port=8600" in command
+    assert env["LEAKEVAL_NO_UPLOADS"] == "1"
+    err = capsys.readouterr().err
+    assert dashboard.exposure_warning("0.0.0.0", uploads=False) in err.splitlines()
+    assert "leakeval: dashboard at http://0.0.0.0:8600/" in err
+    served.clear()
+    assert main(["app", str(tmp_path)]) == 0
+    [(command, env)] = served
+    assert "--server.address=127.0.0.1" in command and "LEAKEVAL_NO_UPLOADS" not in env
+    assert "warning" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("setting", "uploads", "streamlit_mb"),
+    [
+        ({}, True, 200),
+        ({"LEAKEVAL_MAX_UPLOAD_MB": "50.5"}, True, 51),
+        ({"LEAKEVAL_MAX_UPLOAD_MB": "0.00001"}, True, 1),
+        ({"LEAKEVAL_NO_UPLOADS": "1"}, False, 0),
+        ({"LEAKEVAL_NO_UPLOADS": "0"}, True, 200),
+    ],
+)
+def test_streamlits_upload_limit_is_set_from_leakevals_at_server_start(
+    setting, uploads, streamlit_mb, monkeypatch
+):
+    """At or just above leakeval's limit, in Streamlit's megabytes (10^6 bytes in the
+    browser, 2^20 on its server), so every file within leakeval's limit reaches leakeval,
+    whose own check refuses one past it with its message; none taken when uploads are off."""
+    from leakeval_app import limits, serve
+
+    for name in ("LEAKEVAL_MAX_UPLOAD_MB", "LEAKEVAL_NO_UPLOADS"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in setting.items():
+        monkeypatch.setenv(name, value)
+    assert limits.uploads_allowed() is uploads
+    assert serve.limit_options() == [f"--server.maxUploadSize={streamlit_mb}"]
+    if uploads:
+        ours = limits.max_upload_bytes()
+        assert ours <= streamlit_mb * 1_000_000 < ours + 1_000_000
+
+
+@pytest.mark.parametrize(("given", "threads"), [(None, None), ("3", 3), ("2,1", 2), ("x", None)])
+def test_the_server_leaves_a_core_to_its_other_readers(given, threads, monkeypatch):
+    """One reader's cold work never takes every core: numeric work in the server runs on one
+    thread fewer than the cores, unless OMP_NUM_THREADS says otherwise; the scoring pool
+    takes the same count."""
+    from leakeval_app import serve
+    from leakeval_core.evaluation.scoring import scoring_threads
+
+    cores = os.cpu_count() or 1
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    if given is not None:
+        monkeypatch.setenv("OMP_NUM_THREADS", given)
+    serve.leave_a_core()
+    expected = threads if threads is not None else max(1, cores - 1)
+    if given == "x":  # not a count: left as given, and the pool takes one per core
+        assert os.environ["OMP_NUM_THREADS"] == "x" and scoring_threads() == cores
+    else:
+        assert scoring_threads() == expected
