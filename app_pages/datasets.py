@@ -46,7 +46,11 @@ with tab_topics:
     if tab_topics.open:
         # the counts before the long texts, which are cut to fit 1280 px (a cell shows all);
         # the narrative, the longest, only when asked for
-        narrative = "narrative" in topics and st.toggle("Narratives too", key="topic_narratives")
+        narrative = (
+            "narrative" in topics
+            and not state.presenting()  # a slide draws no widget
+            and st.toggle("Narratives too", key="topic_narratives")
+        )
         texts = [c for c in ("description", "narrative") if c in topics]
         kept = texts if narrative else texts[:1]
         show_table(

@@ -161,7 +161,7 @@ with tab_measures:
         )
         wide = wide.copy()
         wide.insert(2, "title", wide.qid.map(titles))
-        sides = st.toggle(
+        sides = not presenting and st.toggle(
             "Titles and each side's value too",
             help="A and B beside A − B for every measure, and each topic's title: wider than "
             "a laptop's screen.",

@@ -470,6 +470,7 @@ def test_per_topic_view_opens_from_the_table_and_the_scatter(app_url, browser, s
     wait_until_idle(page)
     if source == "table":
         table = page.locator('[data-testid="stDataFrame"]').first
+        table.scroll_into_view_if_needed()  # under the scatter, as a reader scrolls to it
         box = table.bounding_box()
         page.mouse.click(box["x"] + 18, box["y"] + 35 + 18)  # the first row's checkbox
     else:

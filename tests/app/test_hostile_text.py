@@ -104,7 +104,7 @@ def kept_uploads(runs: dict[str, bytes]) -> uploads._Kept:
     kept = uploads._Kept(None)
     for name, data in runs.items():
         digest = hashlib.blake2b(data, digest_size=16).hexdigest()
-        kept.runs[digest] = uploads.Upload(digest, name, data)
+        kept.runs[digest] = uploads.Upload(digest, name, data, len(data))  # not compressed
     return kept
 
 
