@@ -207,7 +207,9 @@ with top:
                 help=f"A over B in the better direction ({measure.direction.words}): "
                 "positive is an improvement",
             ),
-            "category": st.column_config.TextColumn(width="small"),
+            # the texts at a set width, so the category is never the column cut short
+            "title": st.column_config.TextColumn(width="medium"),
+            "leaked training query": st.column_config.TextColumn(width="medium"),
         },
     )
     st.caption(
