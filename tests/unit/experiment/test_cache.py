@@ -293,39 +293,45 @@ def dead_pid() -> int:
     return int(child.stdout)  # it has exited (and been waited for): no process has its pid
 
 
-def temp_file(root: Path, pid: int, host: str, age: float) -> Path:
+def temp_file(root: Path, pid: int, host: str, age: float, now: float | None = None) -> Path:
     """A temp file as a writer names it (`.KEY.PID@HOST.RANDOM.tmp`), last written `age`
-    seconds ago."""
+    seconds before `now` (the clock's time, unless given)."""
     import socket
 
     host = socket.gethostname() if host == "here" else host
     path = root / "experiment-scores" / f".0123abcd.{pid}@{host}.k9x{int(age)}.tmp"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b"\0" * 2048)
-    then = time.time() - age
+    then = (time.time() if now is None else now) - age
     os.utime(path, (then, then))
     return path
 
 
 def test_a_dead_writers_temp_files_are_removed_at_start(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
     from leakeval_core.experiment import cache as module
 
     monkeypatch.setattr(module, "_SWEPT", set())
+    # the sweep reads a clock stopped at `now`: each file's age is what it says, however
+    # long this machine takes between writing the files and opening the cache
+    now = time.time()
+    monkeypatch.setattr(module, "time", SimpleNamespace(time=lambda: now, time_ns=time.time_ns))
     dead, alive = dead_pid(), os.getpid()
     left = {
-        "killed, here": (temp_file(tmp_path, dead, "here", 120), False),
-        "killed moments ago": (temp_file(tmp_path, dead, "here", 5), True),
-        "running, here": (temp_file(tmp_path, alive, "here", 120), True),
-        "on another host": (temp_file(tmp_path, dead, "elsewhere", 120), True),
-        "another host, two hours ago": (temp_file(tmp_path, dead, "elsewhere", 7200), False),
+        "killed, here": (temp_file(tmp_path, dead, "here", 120, now), False),
+        "killed moments ago": (temp_file(tmp_path, dead, "here", 5, now), True),
+        "running, here": (temp_file(tmp_path, alive, "here", 120, now), True),
+        "on another host": (temp_file(tmp_path, dead, "elsewhere", 120, now), True),
+        "another host, two hours ago": (temp_file(tmp_path, dead, "elsewhere", 7200, now), False),
     }
     old_format = tmp_path / "experiment-runs" / ".0123abcd.qz81.tmp"
     old_format.parent.mkdir()
     old_format.write_bytes(b"x")
-    os.utime(old_format, (time.time() - 7200,) * 2)
+    os.utime(old_format, (now - 7200,) * 2)
     entry = tmp_path / "experiment-scores" / "0123abcd.parquet"  # unused for hours: kept
     entry.write_bytes(b"PAR1")
-    os.utime(entry, (time.time() - 7200,) * 2)
+    os.utime(entry, (now - 7200,) * 2)
     Cache(tmp_path)
     assert {what: path.exists() for what, (path, _) in left.items()} == {
         what: kept for what, (_, kept) in left.items()
