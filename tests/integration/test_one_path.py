@@ -74,6 +74,24 @@ TREC_EVAL = "depth=1000&ties=docid_desc&missing=drop&unjudged=zero"
 """trec_eval 10's conventions, as a link writes them."""
 
 
+def assert_answers_shown(on_screen: pd.DataFrame, rows: pd.DataFrame) -> None:
+    """A page's leaked-minus-other table (text) shows these rows' figures, each rounded to
+    the decimals it shows (3, or more for a value below 0.001), their adjusted p and their
+    verdicts, in their order."""
+    for header, column in (
+        ("Gain, leaked", "gain_leaked"),
+        ("Gain, other", "gain_other"),
+        ("Leaked − other", "difference"),
+        ("mde", "mde"),
+    ):
+        texts = on_screen[header].tolist()
+        decimals = [len(t.partition(".")[2]) for t in texts]
+        rounded = [round(v, d) for v, d in zip(rows[column], decimals, strict=True)]
+        assert [float(t) for t in texts] == pytest.approx(rounded, abs=1e-9), column
+    assert on_screen["Adjusted p"].tolist() == [f"{p:.2g}" for p in rows.p_adjusted]
+    assert on_screen.Verdict.tolist() == rows.verdict.tolist()
+
+
 def test_means_of_every_all_trec_measure_agree_between_the_api_the_cli_and_trec_eval(
     tmp_path, capsys
 ):
@@ -217,16 +235,7 @@ def test_inflation_rows_agree_across_the_api_the_cli_the_app_and_the_report(door
     on_screen = at.table[0].value  # text: the same figures, rounded to 3 decimals
     here = rows[rows.collection == widget(at.selectbox, "collection").value]
     assert len(on_screen) == len(here) == 15
-    for header, column in (
-        ("Gain, leaked", "gain_leaked"),
-        ("Gain, other", "gain_other"),
-        ("Leaked − other", "difference"),
-        ("mde", "mde"),
-    ):
-        shown_values = [float(v) for v in on_screen[header]]
-        assert shown_values == pytest.approx(here[column].tolist(), abs=5e-4), column
-    assert on_screen["Adjusted p"].tolist() == [f"{p:.2g}" for p in here.p_adjusted]
-    assert on_screen.Verdict.tolist() == here.verdict.tolist()
+    assert_answers_shown(on_screen, here)
     assert on_screen["Topics (leaked / other)"].tolist() == [
         f"{a} / {b}" for a, b in zip(here.leaked_topics, here.other_topics, strict=True)
     ]
@@ -363,20 +372,11 @@ def test_audit_rows_agree_across_the_api_the_cli_json_the_app_and_the_report(
     assert not at.exception, [e.value for e in at.exception]
     on_screen = at.table[0].value  # text: the same figures, rounded to 3 decimals
     assert on_screen.model.tolist() == rows.model.tolist()
-    for header, column in (
-        ("Gain, leaked", "gain_leaked"),
-        ("Gain, other", "gain_other"),
-        ("Leaked − other", "difference"),
-        ("mde", "mde"),
-    ):
-        shown_values = [float(v) for v in on_screen[header]]
-        assert shown_values == pytest.approx(rows[column].round(3).tolist(), abs=1e-9), column
+    assert_answers_shown(on_screen, rows)
     interval = next(c for c in on_screen.columns if c.startswith("Interval"))
     assert interval == f"Interval ({rows.confidence.iloc[0]:.1%})"
     bounds = [float(x) for v in on_screen[interval] for x in v.strip("[]").split(", ")]
     assert bounds == pytest.approx(rows[["ci_low", "ci_high"]].round(3).to_numpy().ravel())
-    assert on_screen["Adjusted p"].tolist() == [f"{p:.2g}" for p in rows.p_adjusted]
-    assert on_screen.Verdict.tolist() == rows.verdict.tolist()
 
     reported = report_table(api.report(audit_dir), "Leakage audit")
     assert reported.model.tolist() == rows.model.tolist()
