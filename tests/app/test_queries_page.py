@@ -181,3 +181,25 @@ def test_the_top_leaked_gains_are_called_inflation_only_where_the_pair_is(app, d
             assert "carry that inflation" in said and "not evidence" not in said
         else:
             assert "not evidence that leakage inflates A's mean" in said
+
+
+def test_with_first_relevant_rank_the_pair_answer_is_the_inflation_tables(app, demo_dir):
+    """Lower is better: the pair's answer is on gains in the better direction, the inflation
+    table's own row (its difference, uncorrected p and verdict), and the caption says it."""
+    from leakeval_core import api
+    from leakeval_core.api import doors
+    from leakeval_core.api.view import View
+
+    view = View(measure="first_rel_rank")
+    rows = api.inflation(str(demo_dir), view=view).table
+    row = rows[(rows.collection == "robust04") & (rows.model == "colbert")]
+    row = row[row.train_size == 2000].iloc[0]
+    a = {"collection": "robust04", "model": "colbert", "train_size": 2000}
+    pairs = doors.paired(str(demo_dir), view, {**a, "leakage": "leaked"}, a | {"leakage": "none"})
+    answer = doors.pair_answer(pairs, view)
+    assert (answer["difference"], answer["p"]) == pytest.approx((row.difference, row.p))
+    assert answer["verdict"] == row.verdict
+    at = app("app_pages/queries.py")
+    widget(at.selectbox, "measure").set_value("first_rel_rank").run()
+    note = next(c.value for c in at.caption if c.value.startswith("Leaked topics where A"))
+    assert f"{row.verdict}, leaked minus other" in note
