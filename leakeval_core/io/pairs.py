@@ -105,6 +105,8 @@ def bad_id(role: str, word: str, layout: str = "") -> str:
     TREC's fields in one column (`layout`: the TREC line the file's would be)."""
     if not word:
         return f"{role} is empty"
+    if not word.split():  # a character Python calls whitespace and pyarrow's trim keeps
+        return f"{role} {word!r} is only whitespace; an id is one word"
     why = f"{role} {word!r} has whitespace inside; an id is one word"
     first, *rest = word.split()
     if layout and first in ("0", "Q0") and len(rest) == 1:

@@ -367,19 +367,15 @@ def read_run_table(source: Source, format: str | None = None) -> pa.Table:
     Runs in the benchmarks' own formats (MTEB predictions, ranx JSON, PyTerrier frames; see
     `formats`) are detected by their content, or named by `format`, and give the same table.
     """
-    with reading(source, "run"):
-        kind = detect_format(source, format)
-        if kind != "trec":
-            from leakeval_core.io.foreign import read_pairs
-
-            return read_pairs(with_format(source, format), kind, "score")
-        return _read_pairs(
-            source,
-            _RUN_COLUMNS,
-            ("score", "float64"),
-            _as_finite_scores,
-            "qid Q0 docid rank score run_tag",
-        )
+    return _read_role(
+        source,
+        format,
+        "run",
+        _RUN_COLUMNS,
+        ("score", "float64"),
+        _as_finite_scores,
+        "qid Q0 docid rank score run_tag",
+    )
 
 
 def read_run(source: Source, format: str | None = None) -> pd.DataFrame:
@@ -392,19 +388,27 @@ def read_qrels_table(source: Source, format: str | None = None) -> pa.Table:
     `read_run_table`, integer grades (negative allowed, gain 0). TREC qrels are
     `qid iter docid grade`; a BEIR folder or qrels TSV, ranx JSON or a PyTerrier frame
     (`qid, docno, label`) give the same table."""
-    with reading(source, "qrels"):
+    return _read_role(
+        source,
+        format,
+        "qrels",
+        _QRELS_COLUMNS,
+        ("grade", "int64"),
+        _as_int_grades,
+        "qid iter docid grade",
+    )
+
+
+def _read_role(source: Source, format: str | None, role: str, columns, value, check, shape):
+    """A run or qrels in any format, read as its role (`kinds.reading` names a file of
+    another kind): TREC lines by `_read_pairs`, every other format by `foreign`."""
+    with reading(source, role):
         kind = detect_format(source, format)
         if kind != "trec":
             from leakeval_core.io.foreign import read_pairs
 
-            return read_pairs(with_format(source, format), kind, "grade")
-        return _read_pairs(
-            source,
-            _QRELS_COLUMNS,
-            ("grade", "int64"),
-            _as_int_grades,
-            "qid iter docid grade",
-        )
+            return read_pairs(with_format(source, format), kind, value[0])
+        return _read_pairs(source, columns, value, check, shape)
 
 
 def read_qrels(source: Source, format: str | None = None) -> pd.DataFrame:

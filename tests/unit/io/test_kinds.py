@@ -240,3 +240,10 @@ def test_a_query_lists_qid_twice_names_both_lines(tmp_path):
         query_files.read_queries(path)
     assert (caught.value.line, caught.value.why) == (3, "qid 'q1' appears twice (first at line 1)")
     assert query_files.read_queries(path, unique=False).text.tolist() == ["first", "again"]
+
+
+def test_an_id_of_whitespace_pyarrow_keeps_is_named_not_a_crash():
+    """A separator control character is whitespace to Python, not to pyarrow's trim."""
+    from leakeval_core.io.pairs import bad_id
+
+    assert bad_id("qid", "\x1f") == "qid '\\x1f' is only whitespace; an id is one word"
