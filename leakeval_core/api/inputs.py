@@ -189,6 +189,7 @@ def detected_pairs(
     file `leakeval leakage` writes of them is read back: with the log, its size (the
     detection's report), the log it is a sample of, and the threshold they are cut at
     (default: the method's)."""
+    from leakeval_core.leakage.devices import detection_source
     from leakeval_core.leakage.given import pairs_from_frame
 
     name = Path(train_queries).name if isinstance(train_queries, os.PathLike) else train_queries
@@ -199,7 +200,7 @@ def detected_pairs(
         "sample_of": sample_of,
         "threshold": threshold,
     }
-    return pairs_from_frame(pairs, f"{method} detection against {name}", sidecar=report)
+    return pairs_from_frame(pairs, detection_source(method, name, report), sidecar=report)
 
 
 def _is_sources(value: Any) -> bool:

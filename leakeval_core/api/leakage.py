@@ -13,8 +13,9 @@ from leakeval_core.api.study import Study
 from leakeval_core.api.view import View
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.scores import Progress
-from leakeval_core.leakage.detection_options import DetectionOptions
+from leakeval_core.leakage.detection_options import DetectionOptions, encoder_of
 from leakeval_core.leakage.detection_quality import TARGET_RECALL, at_threshold
+from leakeval_core.leakage.devices import ran_on
 from leakeval_core.leakage.relations import CATEGORY_RULES, HOW_RELATED
 from leakeval_core.leakage.table import CATEGORIES
 
@@ -156,6 +157,7 @@ def detect_leakage(
     from leakeval_core.leakage.table import LEAKAGE_COLUMNS, experiment_topic_texts
 
     fields = tuple(fields)
+    record = ran_on(encoder_of(options.method), options.device)  # an absent device fails here
     experiment = None
     if isinstance(topics, str | os.PathLike) and os.path.isfile(os.path.join(topics, MANIFEST)):
         experiment = Study.open(topics).experiment
@@ -217,7 +219,7 @@ def detect_leakage(
             read_report = report.as_dict()
     keep = LEAKAGE_COLUMNS if experiment is not None else LEAKAGE_COLUMNS[1:]
     out = pairs[keep].reset_index(drop=True)
-    out.attrs["read"] = read_report
+    out.attrs["read"] = {**read_report, **record}
     out.attrs["topics"] = int(side.table.test_qid.nunique())
     return out
 
@@ -279,7 +281,7 @@ def detection_quality(data: Study | Any, view: View) -> DetectionQuality | None:
     The method's pairs may have been computed ahead of time; measuring it embeds the
     labelled pairs anew, which needs its encoder installed here.
     """
-    from leakeval_core.leakage.detection_options import available_methods, encoder_of
+    from leakeval_core.leakage.detection_options import available_methods
     from leakeval_core.leakage.detection_quality import evaluate_detection
 
     study = Study.open(data)

@@ -324,8 +324,12 @@ class Study:
         """The experiment's leakage pairs; a detection that fails is kept as the table's
         `error`, so that everything that does not need leaked flags still works."""
 
-        from leakeval_core.leakage.detection_options import DetectionOptions
-        from leakeval_core.leakage.table import LEAKAGE_COLUMNS, LeakageTable, load_leakage
+        from leakeval_core.leakage.table import (
+            LEAKAGE_COLUMNS,
+            LeakageTable,
+            experiment_options,
+            load_leakage,
+        )
 
         method = method or self.method()
 
@@ -335,7 +339,7 @@ class Study:
                     self.experiment,
                     self.cache,
                     progress=report,
-                    options=DetectionOptions(method=method),
+                    options=experiment_options(self.experiment, self.cache, method),
                     max_queries=max_queries,
                 )
             except LeakevalError as exc:

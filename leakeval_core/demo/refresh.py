@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from leakeval_core.demo.generator import generate_demo
-from leakeval_core.demo.precomputed import SHIPPED_METHODS
+from leakeval_core.demo.precomputed import SHIPPED_DEVICE, SHIPPED_METHODS
 from leakeval_core.experiment.cache import Cache
 from leakeval_core.experiment.manifest import load_experiment
 from leakeval_core.leakage.detection_options import DetectionOptions, method_for
@@ -32,7 +32,9 @@ def _refresh() -> None:
             if method_for(method) != method:
                 sys.exit(f"{method} is not installed here: install the semantic extra first")
             table = detect_leakage(
-                experiment, Cache(Path(tmp) / "cache"), options=DetectionOptions(method=method)
+                experiment,
+                Cache(Path(tmp) / "cache"),
+                options=DetectionOptions(method=method, device=SHIPPED_DEVICE),
             ).table
             table.to_parquet(folder / f"leakage-{method}.parquet", index=False)
             print(f"{method}: {len(table)} pairs", file=sys.stderr)

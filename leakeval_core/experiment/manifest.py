@@ -36,7 +36,7 @@ _TOP_KEYS = {
 _SECTION_KEYS = {
     "collections": {"topics", "qrels", "ir_datasets", "beir", "split"},
     "training_queries": {"path", "ir_datasets", "sample_of"},
-    "leakage": {"ground_truth", "table", "labels", "method", "covers", "groups"},
+    "leakage": {"ground_truth", "table", "labels", "method", "device", "covers", "groups"},
     "runs": {"pattern"},
     "design": set(ROLES),
 }
@@ -97,6 +97,9 @@ class Experiment:
     """`[leakage] method`: the detection method this experiment is read with. Without it the
     most accurate installed method is used, which differs between installations; naming it
     keeps the leaked set the same on every machine that has it."""
+    detection_device: str | None = None
+    """`[leakage] device`: where its encoder runs when detected here (`devices.DEVICES`;
+    without it, `auto`)."""
     design: Design = Design()
     """Which factor plays which role (`[design]`, completed by inference)."""
 
@@ -203,6 +206,7 @@ def load_experiment(path: str | Path) -> Experiment:
         covers=_existing(manifest, root, leakage.get("covers"), "leakage.covers"),
         groups=_existing(manifest, root, leakage.get("groups"), "leakage.groups"),
         detection_method=_string(manifest, leakage.get("method"), "leakage.method"),
+        detection_device=_string(manifest, leakage.get("device"), "leakage.device"),
         design=design,
     )
 
@@ -284,9 +288,10 @@ def _check_keys(manifest: Path, config: dict) -> None:
 
 
 def _string(manifest: Path, value: object, key: str) -> str | None:
-    """`[leakage] method` or `[training_queries] sample_of` as written; the leakage layer
-    checks that it names a method or a known log (`leakage.table.experiment_method`,
-    `experiment_log`), since those are its to know."""
+    """`[leakage] method` or `device`, or `[training_queries] sample_of` as written; the
+    leakage layer checks that it names a method, a device or a known log
+    (`leakage.table.experiment_method`, `experiment_options`, `experiment_log`), since those
+    are its to know."""
     if value is None or isinstance(value, str):
         return value
     raise ParseError(manifest, None, f"{key} must be a string, got {value!r}")

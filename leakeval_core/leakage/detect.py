@@ -204,7 +204,9 @@ def rescore(
     evaluation against human judgments does), then keep the top K per topic."""
     from leakeval_core.leakage.methods import score_pairs
 
-    scored = score_pairs(test.table, test.topics, candidates, options.method, lexical)
+    scored = score_pairs(
+        test.table, test.topics, candidates, options.method, lexical, device=options.device
+    )
     out = candidates.drop(columns=["field", "test_text", "similarity", "category"], errors="ignore")
     out = pd.concat([out.reset_index(drop=True), scored], axis=1).assign(method=options.method)
     out = out[out.similarity >= options.min_similarity]

@@ -10,6 +10,7 @@ from functools import cache
 from typing import Literal, get_args
 
 from leakeval_core.errors import LeakevalError
+from leakeval_core.leakage.devices import Device, check_device
 
 __all__ = [
     "APP_DETECTION_LIMIT",
@@ -124,10 +125,15 @@ class DetectionOptions:
     """`lexical`; `semantic`: MiniLM cosine over the lexical candidates; `hybrid`: a fitted
     combination of signals (both need the optional semantic extra); `semantic-mpnet` and
     `hybrid-mpnet`: the same with the all-mpnet-base-v2 encoder."""
+    device: Device = "auto"
+    """Where a semantic method's encoder runs (`devices`): `auto` takes CUDA or Apple MPS
+    when torch sees one, the CPU otherwise. Not part of what the pairs are: a cache entry
+    serves every device, and records the one it was computed on."""
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
             raise LeakevalError(f"unknown method {self.method!r}; use {', '.join(METHODS)}")
+        check_device(self.device)
         if self.top_k < 1:
             raise LeakevalError(f"top_k must be at least 1, got {self.top_k}")
         if self.chunk_size < 1:

@@ -28,6 +28,7 @@ from leakeval_core.io.kinds import reading
 from leakeval_core.io.trec import load_bytes
 from leakeval_core.leakage.detect import LEAKAGE_COLUMNS
 from leakeval_core.leakage.detection_options import threshold_for
+from leakeval_core.leakage.devices import embedded
 from leakeval_core.leakage.labels import read_labels
 from leakeval_core.leakage.logs import TrainingLog, known_log
 from leakeval_core.leakage.rule import GIVEN, JUDGED, LeakageTable, main_method, number
@@ -68,7 +69,7 @@ def _read_pairs(path: str | os.PathLike[str]) -> LeakageTable:
         return ParseError(name, 1 if row is None else row + 2, why)
 
     side = _sidecar(Path(path))
-    return pairs_from_frame(frame, Path(name).name, fail, side)
+    return pairs_from_frame(frame, Path(name).name + embedded(side), fail, side)
 
 
 def pairs_from_frame(

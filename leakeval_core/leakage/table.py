@@ -17,7 +17,13 @@ from leakeval_core.experiment.manifest import MANIFEST, Experiment
 from leakeval_core.experiment.scores import Progress
 from leakeval_core.leakage import detection_options
 from leakeval_core.leakage.detect import LEAKAGE_COLUMNS, TopicTexts, detect, topic_texts
-from leakeval_core.leakage.detection_options import METHODS, DetectionOptions, threshold_for
+from leakeval_core.leakage.detection_options import (
+    METHODS,
+    DetectionOptions,
+    encoder_of,
+    threshold_for,
+)
+from leakeval_core.leakage.devices import DEVICES, detection_source, ran_on
 from leakeval_core.leakage.logs import LOG_SIZES, TrainingLog, known_log, sample_warnings
 from leakeval_core.leakage.relations import CATEGORIES
 from leakeval_core.leakage.rule import JUDGED, LeakageTable
@@ -78,15 +84,34 @@ def experiment_method(experiment: Experiment, cache: Cache | None = None) -> str
     that is no method is an error in experiment.toml, located at its line."""
     named = experiment.detection_method
     if named is not None and named not in METHODS:
-        manifest = experiment.root / MANIFEST
-        lines = manifest.read_text(encoding="utf-8").splitlines()
-        line = next((i for i, t in enumerate(lines, 1) if t.strip().startswith("method")), None)
-        raise ParseError(
-            manifest, line, f"leakage.method {named!r} is not one of {', '.join(METHODS)}"
+        raise _manifest_error(
+            experiment, "method", f"leakage.method {named!r} is not one of {', '.join(METHODS)}"
         )
     return (
         named if named in experiment_methods(experiment, cache) else detection_options.best_method()
     )
+
+
+def experiment_options(
+    experiment: Experiment, cache: Cache | None = None, method: str | None = None
+) -> DetectionOptions:
+    """How an experiment is detected here: `method` or `experiment_method`'s, its encoder on
+    `[leakage] device` (default `auto`). A name that is no device is an error in
+    experiment.toml, located at its line."""
+    device = experiment.detection_device or "auto"
+    if device not in DEVICES:
+        raise _manifest_error(
+            experiment, "device", f"leakage.device {device!r} is not one of {', '.join(DEVICES)}"
+        )
+    return DetectionOptions(method=method or experiment_method(experiment, cache), device=device)
+
+
+def _manifest_error(experiment: Experiment, key: str, why: str) -> ParseError:
+    """`why`, at the first line of experiment.toml that sets `key`."""
+    manifest = experiment.root / MANIFEST
+    lines = manifest.read_text(encoding="utf-8").splitlines()
+    line = next((i for i, t in enumerate(lines, 1) if t.strip().startswith(key)), None)
+    return ParseError(manifest, line, why)
 
 
 def experiment_methods(experiment: Experiment, cache: Cache | None = None) -> tuple[str, ...]:
@@ -113,7 +138,7 @@ def detect_leakage(
     max_queries: int | None = None,
 ) -> LeakageTable:
     """Detect near-duplicates of every collection's topics in the training log, cached."""
-    options = options or DetectionOptions(method=experiment_method(experiment, cache))
+    options = options or experiment_options(experiment, cache)
     from leakeval_core.experiment.collections import log_size, training_chunks
 
     source = experiment.training_queries
@@ -123,9 +148,10 @@ def detect_leakage(
     size = None  # counted only where the app asks: its bar then shows the real share done
 
     def build() -> tuple[pd.DataFrame, dict]:
+        record = ran_on(encoder_of(options.method), options.device)  # before the long part
         side = experiment_topic_texts(experiment, fields)
         chunks = training_chunks(source, options.chunk_size)
-        return detect(side, chunks, options, progress, size)[LEAKAGE_COLUMNS], {}
+        return detect(side, chunks, options, progress, size)[LEAKAGE_COLUMNS], record
 
     hit = cache.get("leakage", key)
     if hit is None and max_queries is not None:
@@ -137,12 +163,12 @@ def detect_leakage(
                 f"--experiment {experiment.root} --dask --out {experiment.root}/pairs.csv`, "
                 'then add `[leakage] table = "pairs.csv"` to experiment.toml'
             )
-    table, _ = hit if hit is not None else cache.get_or_build("leakage", key, build)
+    table, record = hit if hit is not None else cache.get_or_build("leakage", key, build)
     name = source.name if isinstance(source, Path) else str(source)
     log = experiment_log(experiment)
     return LeakageTable(
         table,
-        f"{options.method} detection against {name}",
+        detection_source(options.method, name, record),
         method=options.method,
         defaults={options.method: threshold_for(options.method)},
         logs=() if log is None else (log,),
@@ -164,10 +190,7 @@ def experiment_log(experiment: Experiment) -> TrainingLog | None:
     try:
         full = known_log(experiment.sample_of)
     except LeakevalError as exc:
-        manifest = experiment.root / MANIFEST
-        lines = manifest.read_text(encoding="utf-8").splitlines()
-        line = next((i for i, t in enumerate(lines, 1) if t.strip().startswith("sample_of")), None)
-        raise ParseError(manifest, line, str(exc)) from None
+        raise _manifest_error(experiment, "sample_of", str(exc)) from None
     return TrainingLog(name, log_size(source, LOG_SIZES[full]), full)
 
 
@@ -197,7 +220,8 @@ def _key(
     options: DetectionOptions,
     fields: tuple[str, ...] = ("title", "description"),
 ) -> str:
-    return hash_key("leakage", *inputs, asdict(options), fields)
+    settings = {k: v for k, v in asdict(options).items() if k != "device"}
+    return hash_key("leakage", *inputs, settings, fields)
 
 
 def experiment_topic_texts(
