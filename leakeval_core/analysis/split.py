@@ -33,6 +33,7 @@ from scipy import stats as sps
 from leakeval_core.analysis.corrections import adjust_families
 from leakeval_core.analysis.inversion import shift_interval
 from leakeval_core.analysis.paired import TIE_TOLERANCE
+from leakeval_core.analysis.procedures import POWER
 from leakeval_core.analysis.statistics_options import Statistics
 
 __all__ = [
@@ -55,8 +56,6 @@ MIN_TOPICS = 6
 answer is `cannot tell`: on real per-topic gains, Welch's test with fewer leaked topics
 rejects a true null far more often than its level says (`bench/audit_bench.py`, whose
 results in bench/results/audit_bench.md justify the number)."""
-POWER = 0.8
-"""The power at which `mde` is the smallest difference the test would detect."""
 RESAMPLES = 10_000
 """Permutations and bootstrap draws per test: MC error of a p near 0.05 is about 0.002."""
 VERDICTS = ("inflated", "reversed", "no evidence", "cannot tell")
