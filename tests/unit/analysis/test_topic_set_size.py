@@ -76,7 +76,7 @@ def test_the_power_at_the_solution_is_statsmodels_and_reaches_80_percent(ratio):
 
 def test_real_gains_are_sized_as_statsmodels_sizes_them():
     """Per-topic nDCG@10 gains of BM25+RM3 over BM25 on Robust04 (real runs), split at
-    random into 172 'leaked' and the rest, sized for each default δ at a Bonferroni level."""
+    random into two thirds 'leaked' and the rest, sized for each default δ at a Bonferroni level."""
     import pandas as pd
 
     import leakeval_core as le
