@@ -15,7 +15,8 @@ about 0.006 at 4000 replicates).
   to every paired difference), the sd being theirs.
 
 Two samples are tested with Student's t (the design's test) and with Welch's (the audit's
-default), at ratios below and above 1; paired rows with the paired t-test. Writes
+default), at ratios below and above 1; paired rows with the paired t-test. `power` is the
+design's own test's (Student's, or the paired t), `power_welch` Welch's on the same data. Writes
 bench/results/topic_set_size_bench.json and .md.
 """
 
@@ -76,7 +77,8 @@ def two_sample(rng, shape, pool, delta, sd, level, ratio, replicates) -> dict:
         "ratio": round(ratio, 3),
         "leaked": leaked,
         "other": other,
-        "power_student": float((student < level).mean()),
+        "topics": leaked + other,
+        "power": float((student < level).mean()),
         "power_welch": float((welch < level).mean()),
     }
 
@@ -85,14 +87,18 @@ def paired(rng, shape, pool, delta, sd, level, replicates) -> dict:
     topics = needed_paired(delta, sd, level)
     differences = draw(rng, shape, pool, sd, (replicates, topics)) + delta
     p = sps.ttest_1samp(differences, 0.0, axis=1).pvalue
-    return {
+    return {  # the same keys as a two-sample row, "" where they mean nothing here
         "design": "paired",
         "shape": shape,
         "delta": delta,
         "sd": round(sd, 4),
         "level": level,
+        "ratio": "",
+        "leaked": "",
+        "other": "",
         "topics": topics,
         "power": float((p < level).mean()),
+        "power_welch": "",
     }
 
 
@@ -117,10 +123,10 @@ def markdown(rows: list[dict], replicates: int) -> str:
             f"{r['sd']:.3f}",
             f"{r['level']:.4g}",
             f"{r['ratio']:.2f}" if two else "",
-            str(r.get("leaked", "")),
-            str(r.get("other", "")),
-            str(r.get("topics", "")),
-            f"{r['power_student' if two else 'power']:.3f}",
+            str(r["leaked"]),
+            str(r["other"]),
+            str(r["topics"]),
+            f"{r['power']:.3f}",
             f"{r['power_welch']:.3f}" if two else "",
         ]
         lines.append("| " + " | ".join(cells) + " |")
