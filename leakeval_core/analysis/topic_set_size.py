@@ -56,11 +56,15 @@ def power(delta: float, sd: float, level: float, n: float, ratio: float | None =
     else:
         effective, df = n * ratio / (1.0 + ratio), n * (1.0 + ratio) - 2.0
     shift = abs(delta) / sd * np.sqrt(effective)
-    if df > LARGE_DF:  # the t is the normal here, and scipy's noncentral t gives NaN
-        critical = sps.norm.isf(level / 2)
-        return float(sps.norm.sf(critical - shift) + sps.norm.cdf(-critical - shift))
-    critical = sps.t.isf(level / 2, df)
-    return float(sps.nct.sf(critical, df, shift) + sps.nct.cdf(-critical, df, shift))
+    if df <= LARGE_DF:
+        critical = sps.t.isf(level / 2, df)
+        value = float(sps.nct.sf(critical, df, shift) + sps.nct.cdf(-critical, df, shift))
+        if np.isfinite(value):
+            return value
+    # the t is the normal at a huge df; scipy's noncentral t gives NaN there, and where the
+    # power is 1 to many digits (a huge shift), where the normal's is 1 too
+    critical = sps.norm.isf(level / 2)
+    return float(sps.norm.sf(critical - shift) + sps.norm.cdf(-critical - shift))
 
 
 def solve(delta: float, sd: float, level: float, ratio: float | None = None) -> float | None:

@@ -150,3 +150,12 @@ def test_a_tiny_difference_needs_a_huge_but_finite_number():
 def test_a_level_of_nan_or_a_delta_of_zero_answers_none():
     assert needed_two_sample(0.02, 0.2, float("nan"), 1.0) == (None, None)
     assert needed_paired(0.0, 0.2, 0.05) is None
+
+
+def test_a_huge_effect_needs_the_fewest_topics_where_scipys_noncentral_t_gives_nan():
+    """δ ten times the sd: power is 1 to many digits at 4 topics, where scipy's noncentral
+    t returns NaN (and statsmodels' solver gives up); the solver still answers: the
+    smallest groups it considers, whose power it checks."""
+    assert power(0.5, 0.05, 0.025, 4, 1.0) == pytest.approx(1.0)
+    assert power(0.5, 0.05, 0.025, 2, 1.0) >= POWER
+    assert needed_two_sample(0.5, 0.05, 0.025, 1.0) == (2, 2)
