@@ -20,6 +20,7 @@ from leakeval_core.present.audit_plots import (
 )
 from leakeval_core.present.display import fixed, leaderboard_table
 from leakeval_core.present.story import answers_table
+from leakeval_core.present.tables import flat_topics_needed
 
 ctx = current()
 experiment, measure, design = ctx.experiment, ctx.measure, ctx.experiment.design
@@ -93,7 +94,10 @@ if result is not None and len(result.table):
                 # card's label on a laptop's screen
                 downloads = st.container(horizontal=True)
                 downloads.download_button(
-                    "Audit table (CSV)", result.table.to_csv(index=False), "audit.csv", "text/csv"
+                    "Audit table (CSV)",
+                    flat_topics_needed(result.table).to_csv(index=False),
+                    "audit.csv",
+                    "text/csv",
                 )
                 downloads.download_button(
                     "Every figure (JSON)",

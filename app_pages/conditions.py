@@ -19,7 +19,7 @@ from leakeval_core.present.condition_plots import (
 from leakeval_core.present.display import COMPARED_FIGURES, RANKING_FIGURES, key_columns
 from leakeval_core.present.report import chart_roles
 from leakeval_core.present.story import answers_table
-from leakeval_core.present.tables import to_latex
+from leakeval_core.present.tables import flat_topics_needed, to_latex
 
 ctx = current()
 experiment, measure, design = ctx.experiment, ctx.measure, ctx.experiment.design
@@ -188,7 +188,7 @@ with tab_more:
         if tests is not None:
             cols[2].download_button(
                 "Significance (CSV)",
-                tests.table.to_csv(index=False),
+                flat_topics_needed(tests.table).to_csv(index=False),
                 "significance.csv",
                 "text/csv",
             )

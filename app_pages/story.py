@@ -84,7 +84,11 @@ def every_model() -> None:
     """Every audited model's answer, in the design's order: the question the Story asks."""
     st.markdown(f"**Every model against {plain(design.baseline)}**, in the design's order")
     answers = answers_table(story.answers, measure, str(design.system))
-    brief = [c for c in answers.columns if c.startswith(("Verdict", "Leaked", "Interval", "mde"))]
+    brief = [
+        c
+        for c in answers.columns
+        if c.startswith(("Verdict", "Leaked", "Interval", "mde", "Topics for"))
+    ]
     st.table(text_table(answers.set_index(str(design.system))[brief]))
 
 

@@ -5,7 +5,8 @@ judgments, laid out afresh from ../shared/realdata in a temporary folder.
     .venv/bin/python bench/real_audit_bench.py [--realdata ../shared/realdata]
 
 Writes bench/results/real_audit_bench.json: every audited row (gains, difference, interval,
-adjusted p, mde, verdict), the leaked-topic counts and the seconds the audit took.
+adjusted p, mde, the topics needed per δ, verdict), the leaked-topic counts and the seconds
+the audit took.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ KEEP = (
     "p_adjusted",
     "family_size",
     "mde",
+    "topics_needed",
     "verdict",
 )
 

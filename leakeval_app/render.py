@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import pickle
 from collections.abc import Callable
 from typing import Any
 
@@ -17,7 +18,7 @@ from leakeval_app.served import relative_paths
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.collections import Collection, document_text
 from leakeval_core.present.style import slide_fig, themed
-from leakeval_core.present.tables import PROBABILITY_COLUMNS
+from leakeval_core.present.tables import PROBABILITY_COLUMNS, needed_text
 
 SLIDE_SIZES = {"s": 1.0, "m": 1.25, "l": 1.5}
 """A slide chart's scale at each screen size `presentation.CSS` knows (1280, 1600, 1920 wide):
@@ -180,7 +181,10 @@ def _digest(*parts: Any) -> str:
 
     def feed(value: Any) -> None:
         if isinstance(value, pd.DataFrame | pd.Series | pd.Index):
-            digest.update(pd.util.hash_pandas_object(value, index=True).to_numpy().tobytes())
+            try:
+                digest.update(pd.util.hash_pandas_object(value, index=True).to_numpy().tobytes())
+            except TypeError:  # cells pandas cannot hash (a row's topics_needed list)
+                digest.update(pickle.dumps(value))
             names = value.columns if isinstance(value, pd.DataFrame) else [value.name]
             digest.update(repr((type(value).__name__, list(names), len(value))).encode())
         elif isinstance(value, dict):
@@ -210,6 +214,8 @@ def show_table(
     confidence of an interval as a percentage; on a slide, its first rows as plain text, in
     the `slide` columns (default: the first ones) that fit the slide's width. `columns`:
     the ones shown, in order (`display.key_columns`); the frame keeps the others."""
+    if "topics_needed" in frame:  # a list per row: as one text cell, as every table shows it
+        frame = frame.assign(topics_needed=[needed_text(e) for e in frame.topics_needed])
     if state.presenting():
         st.table(text_table(slide_table(frame[slide] if slide else frame)), hide_index=True)
         return

@@ -49,6 +49,7 @@ _STATISTICS_PARAMS = {
     "alpha": "alpha",
     "interval": "interval",
     "seed": "seed",
+    "delta": "delta",
 }
 _NAMES = ("experiment", "measure", "method", "threshold", "collection")
 """Named values, in the link's order: the screen's experiment, then the View's settings."""
@@ -224,6 +225,12 @@ def _settings(names: dict, params: Mapping[str, str], plain: Conventions | Stati
         if raw is None:
             continue
         default = getattr(plain, name)
+        if name == "delta":  # several numbers, comma-separated (`as_text`)
+            try:
+                chosen[name] = replace(plain, delta=raw).delta
+            except LeakevalError:
+                bad(param, raw, "not positive numbers separated by commas", as_text(default))
+            continue
         if typing.get_origin(kinds[name]) is typing.Literal:
             options = typing.get_args(kinds[name])
             if raw in options:

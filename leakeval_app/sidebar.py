@@ -12,7 +12,9 @@ from leakeval_app.context import APP_MEASURES, AppContext
 from leakeval_app.markup import plain
 from leakeval_app.render import lazy_expander
 from leakeval_core.api import Study, doors
-from leakeval_core.api.terms import CORRECTIONS, INTERVALS, TESTS, Statistics
+from leakeval_core.api.terms import CORRECTIONS, INTERVALS, TESTS, TOPIC_SET_SIZE, Statistics
+from leakeval_core.api.view import as_text
+from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.experiment.manifest import load_experiment
 
@@ -198,6 +200,23 @@ def statistics_settings() -> None:
             format_func=lambda key: INTERVALS[key].shown,
             help=help_for_intervals(),
         )
+        state.control(
+            st.text_input,
+            "Differences to size for (δ)",
+            "delta",
+            default=as_text(Statistics.delta),
+            parse=deltas_text,
+            help="Comma-separated, in the measure's unit. "
+            + TOPIC_SET_SIZE.caption(Statistics.delta, "both"),
+        )
+
+
+def deltas_text(raw: str) -> str:
+    """The δ field's text, read as `Statistics.delta` reads it (an error a notice shows)."""
+    try:
+        return as_text(Statistics(delta=raw).delta)
+    except LeakevalError as exc:
+        raise ValueError(str(exc)) from exc
 
 
 def help_for_tests() -> str:

@@ -17,6 +17,7 @@ from leakeval_core.analysis.corrections import adjust_families
 from leakeval_core.analysis.folds import Levels, PerQuery, select
 from leakeval_core.analysis.paired import TIE_TOLERANCE, compare_pair, difference_interval
 from leakeval_core.analysis.statistics_options import Statistics
+from leakeval_core.analysis.topic_set_size import topics_needed_paired
 from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.direction import Direction
 
@@ -250,6 +251,7 @@ def compare_levels(
         "wins",
         "ties",
         "losses",
+        "topics_needed",
     ]
     out = pd.DataFrame(rows)
     if out.empty:
@@ -261,7 +263,8 @@ def _finish_family(
     out: pd.DataFrame, deltas: list[np.ndarray], statistics: Statistics, family: list[str]
 ) -> pd.DataFrame:
     """Adjust `out`'s p within each family (`adjust_families`) and add each row's interval
-    at the level the correction tests it at: one definition for every table of comparisons."""
+    at the level the correction tests it at, and the topics its paired design needs to
+    detect each δ there (`topic_set_size`): one definition for every table of comparisons."""
     out = pd.concat([out, adjust_families(out, family, statistics)], axis=1)
     out["confidence"] = 1.0 - out.level
     bounds = [
@@ -270,6 +273,10 @@ def _finish_family(
     ]
     out["ci_low"] = [low for low, _ in bounds]
     out["ci_high"] = [high for _, high in bounds]
+    out["topics_needed"] = [
+        topics_needed_paired(delta, level, statistics.delta)
+        for delta, level in zip(deltas, out.level, strict=True)
+    ]
     return out.drop(columns="level")
 
 

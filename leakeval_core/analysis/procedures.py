@@ -21,16 +21,20 @@ from typing import Literal
 from leakeval_core.errors import LeakevalError
 
 __all__ = [
+    "DEFAULT_DELTAS",
     "DEFAULT_INTERVAL",
     "DEFAULT_TEST",
     "INTERVALS",
+    "POWER",
     "QUESTIONS",
     "TESTS",
+    "TOPIC_SET_SIZE",
     "Form",
     "IntervalForm",
     "IntervalMethod",
     "Question",
     "StatisticalTest",
+    "TopicSetSize",
     "named_interval",
     "named_test",
 ]
@@ -229,3 +233,52 @@ def named_interval(key: str) -> IntervalMethod:
     if key not in INTERVALS:
         raise LeakevalError(f"unknown interval {key!r}; use {', '.join(INTERVALS)}")
     return INTERVALS[key]
+
+
+POWER = 0.8
+"""The power at which `mde` is the smallest difference a test detects, and at which the
+topics a verdict needs (`TOPIC_SET_SIZE`) are solved for."""
+DEFAULT_DELTAS = (0.01, 0.02, 0.05)
+"""The differences δ, in the measure's own unit, whose topics needed every row reports
+unless asked for others (`Statistics.delta`, `--delta`, `delta=`)."""
+
+
+@dataclass(frozen=True)
+class TopicSetSize:
+    """How the topics a verdict needs are computed, in the words every door uses."""
+
+    name: str
+    reference: str
+    description: str
+    two_sample: str
+    """The design of a leaked-vs-other row."""
+    paired: str
+    """The design of a paired comparison of two systems or conditions."""
+
+    def on(self, question: Question) -> str:
+        """The design a door's rows are sized by (`paired`, `split`, or both)."""
+        if question == "both":
+            return f"{self.paired} between conditions; {self.two_sample} for leaked minus other"
+        return self.paired if question == "paired" else self.two_sample
+
+    def caption(self, deltas: tuple[float, ...], question: Question) -> str:
+        """One sentence for a caption: what the topics needed are, for which δs, how."""
+        asked = ", ".join(f"{d:g}" for d in deltas)
+        return (
+            f"Topics needed: to detect a difference δ = {asked} with {POWER:.0%} power at the "
+            f"level the correction tests each row at, two-sided ({self.name}, "
+            f"{self.reference}): {self.on(question)}."
+        )
+
+
+TOPIC_SET_SIZE = TopicSetSize(
+    name="topic set size design",
+    reference="Sakai, Information Retrieval Journal 2016",
+    description="the topics a verdict needs: the sample size at which the row's own test, at "
+    f"its own level and from its own variance, detects δ with {POWER:.0%} power",
+    two_sample="Student's two-sample t design with the pooled standard deviation of the "
+    "per-topic gains, at the row's ratio of other to leaked topics",
+    paired="paired t design with the standard deviation of the per-topic differences",
+)
+"""Topic set size design (Sakai 2016; Cohen 1988): the noncentral t's power, solved for n
+(`analysis.topic_set_size`)."""

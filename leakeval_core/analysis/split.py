@@ -33,7 +33,9 @@ from scipy import stats as sps
 from leakeval_core.analysis.corrections import adjust_families
 from leakeval_core.analysis.inversion import shift_interval
 from leakeval_core.analysis.paired import TIE_TOLERANCE
+from leakeval_core.analysis.procedures import POWER, TOPIC_SET_SIZE
 from leakeval_core.analysis.statistics_options import Statistics
+from leakeval_core.analysis.topic_set_size import topics_needed_split
 
 __all__ = [
     "MIN_TOPICS",
@@ -55,8 +57,6 @@ MIN_TOPICS = 6
 answer is `cannot tell`: on real per-topic gains, Welch's test with fewer leaked topics
 rejects a true null far more often than its level says (`bench/audit_bench.py`, whose
 results in bench/results/audit_bench.md justify the number)."""
-POWER = 0.8
-"""The power at which `mde` is the smallest difference the test would detect."""
 RESAMPLES = 10_000
 """Permutations and bootstrap draws per test: MC error of a p near 0.05 is about 0.002."""
 VERDICTS = ("inflated", "reversed", "no evidence", "cannot tell")
@@ -255,7 +255,9 @@ def leaked_vs_other(
     topics. Returns the rows with leaked_topics, other_topics, gain_leaked, gain_other,
     difference, p, p_adjusted (over the rows sharing the `family` columns, untestable rows
     left out), family_size, significant, confidence, ci_low, ci_high, mde (the smallest
-    difference detected with 80% power at that level), verdict and test.
+    difference detected with 80% power at that level), topics_needed (per δ of
+    `statistics.delta`, the leaked and other topics that would detect it at that level:
+    `topic_set_size`), verdict and test.
     """
     records = []
     tests = []
@@ -280,15 +282,19 @@ def leaked_vs_other(
         return table
     present = [f for f in family if f in table.columns]
     table = pd.concat([table, adjust_families(table, present, statistics)], axis=1)
-    bounds, mdes = [], []
+    bounds, mdes, needed = [], [], []
     for split, test, level in zip(splits, tests, table.level, strict=True):
         low, high, mde = _bounds(split, test, level, statistics, resamples)
         bounds.append((low, high))
         mdes.append(mde)
+        # an untested row says nothing of what more topics would find, as its mde
+        tested = level if test is not None else np.nan
+        needed.append(topics_needed_split(split.on, split.off, tested, statistics.delta))
     table["confidence"] = 1 - table.level
     table["ci_low"] = [low for low, _ in bounds]
     table["ci_high"] = [high for _, high in bounds]
     table["mde"] = mdes
+    table["topics_needed"] = needed
     table["verdict"] = [
         _verdict(significant, difference, p)
         for significant, difference, p in zip(
@@ -352,7 +358,8 @@ def describe(statistics: Statistics, family: str, strata: int = 1) -> str:
         f"α = {statistics.alpha:g}) over {family}; {interval} and mde (the smallest difference "
         f"the test detects with {POWER:.0%} power) at the level the correction tests each row "
         f"at. Verdict: inflated or reversed when significant, no evidence when not, cannot "
-        f"tell with fewer than {MIN_TOPICS} leaked or other topics."
+        f"tell with fewer than {MIN_TOPICS} leaked or other topics. "
+        + TOPIC_SET_SIZE.caption(statistics.delta, "split")
     )
 
 

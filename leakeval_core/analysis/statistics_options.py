@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from leakeval_core.analysis.procedures import (
+    DEFAULT_DELTAS,
     DEFAULT_INTERVAL,
     DEFAULT_TEST,
     INTERVALS,
@@ -24,13 +25,37 @@ from leakeval_core.analysis.procedures import (
 )
 from leakeval_core.errors import LeakevalError
 
-__all__ = ["CORRECTIONS", "Correction", "Interval", "Statistics", "Test"]
+__all__ = ["CORRECTIONS", "Correction", "Interval", "Statistics", "Test", "deltas_of"]
 
 Test = Literal[tuple(TESTS)]
 CORRECTIONS = {"bonferroni": "Bonferroni", "holm": "Holm", "none": "no correction"}
 """Each correction within a family, by its key, as every caption and the sidebar name it."""
 Correction = Literal[tuple(CORRECTIONS)]
 Interval = Literal[tuple(INTERVALS)]
+
+
+def deltas_of(given: object) -> tuple[float, ...]:
+    """The differences δ to size for, from a number, a list of them or a link's text
+    ("0.01,0.05"): positive and finite, sorted, each once; else one clear error."""
+    if isinstance(given, str):
+        given = [part for part in given.replace(" ", ",").split(",") if part]
+    elif not isinstance(given, list | tuple):
+        given = [given]
+    values = []
+    for value in given:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = float("nan")
+        if isinstance(value, bool) or not 0.0 < number < float("inf"):
+            raise LeakevalError(
+                f"delta must be positive numbers (a difference in the measure's unit), "
+                f"got {value!r}"
+            )
+        values.append(number)
+    if not values:
+        raise LeakevalError("delta needs at least one difference to size for")
+    return tuple(sorted(set(values)))
 
 
 @dataclass(frozen=True)
@@ -50,8 +75,12 @@ class Statistics:
     comparison at (`procedures.INTERVALS` says what each kind is on each question). `test`
     inverts the test itself, so an interval excludes 0 exactly when its mark says
     significant; `bootstrap` resamples instead, and can disagree with the mark near 0."""
+    delta: tuple[float, ...] = DEFAULT_DELTAS
+    """The differences, in the measure's own unit, whose topics needed every row reports
+    (`procedures.TOPIC_SET_SIZE`): a number or several; kept sorted, each once."""
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "delta", deltas_of(self.delta))
         named_test(self.test)
         if self.correction not in get_args(Correction):
             raise LeakevalError(

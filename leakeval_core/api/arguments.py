@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from leakeval_core.api.study import RunSet, Study
@@ -19,12 +20,17 @@ Source = Study | RunSet
 
 
 def view_of(view: View | None, settings: Mapping[str, Any]) -> View:
-    """`view` with the keyword settings a call gives (measure=, statistics=, threshold=, …):
-    the defaults live in View alone."""
+    """`view` with the keyword settings a call gives (measure=, statistics=, threshold=, …,
+    and delta=, a number or a list, the statistics' differences to size for): the defaults
+    live in View alone."""
     changes = dict(settings)
     if isinstance(changes.get("measure"), Measure):
         changes["measure"] = changes["measure"].name
-    return (view or View()).replace(**changes)
+    view = view or View()
+    if "delta" in changes:
+        statistics = changes.get("statistics", view.statistics)
+        changes["statistics"] = replace(statistics, delta=changes.pop("delta"))
+    return view.replace(**changes)
 
 
 def source_of(

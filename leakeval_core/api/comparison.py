@@ -74,6 +74,7 @@ def compare(
     ('mine', 'bm25', 0.6667, 3)
     """
     from leakeval_core.analysis.compare import compare_levels
+    from leakeval_core.analysis.procedures import TOPIC_SET_SIZE
     from leakeval_core.present.report import interval_caption, significance_caption
 
     view = view_of(view, settings)
@@ -107,6 +108,8 @@ def compare(
         + significance_caption(vary, what, rows, statistics, family)
         + " "
         + interval_caption(rows, statistics)
+        + " "
+        + TOPIC_SET_SIZE.caption(statistics.delta, "paired")
     )
     return Comparison(
         rows, statistics, measure, caption, scored.incomplete, scored.scoring_warnings

@@ -190,6 +190,7 @@ def _facts(row, statistics, **given):
         verdict=str(row.verdict),
         mde=float(row.mde),
         confidence=float(row.confidence),
+        topics_needed=tuple(row.topics_needed),
         **given,
     )
 

@@ -7,7 +7,13 @@ the API layer. Nothing heavy is imported: the CLI builds its parser from these.
 
 from __future__ import annotations
 
-from leakeval_core.analysis.procedures import INTERVALS, QUESTIONS, TESTS, Question
+from leakeval_core.analysis.procedures import (
+    INTERVALS,
+    QUESTIONS,
+    TESTS,
+    TOPIC_SET_SIZE,
+    Question,
+)
 from leakeval_core.analysis.statistics_options import CORRECTIONS, Statistics
 from leakeval_core.leakage.detection_options import (
     APP_DETECTION_LIMIT,
@@ -29,6 +35,7 @@ __all__ = [
     "METHODS",
     "QUESTIONS",
     "TESTS",
+    "TOPIC_SET_SIZE",
     "DetectionOptions",
     "Question",
     "Statistics",

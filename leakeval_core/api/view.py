@@ -81,8 +81,9 @@ class View:
         flags: list[str] = []
 
         def add(name: str, value: object, default: object) -> None:
-            if value != default:
-                flags.extend([f"--{name.replace('_', '-')}", as_text(value)])
+            if value != default:  # a tuple is a repeatable flag: `--delta 0.01 --delta 0.05`
+                for one in value if isinstance(value, tuple) else (value,):
+                    flags.extend([f"--{name.replace('_', '-')}", as_text(one)])
 
         for name in ("measure", "method", "threshold"):
             add(name, getattr(self, name), getattr(plain, name))
@@ -99,7 +100,10 @@ class View:
 
 def as_text(value: object) -> str:
     """A setting's value as a flag and a link write it: a switch as 1 or 0, a float in full
-    (`repr`), so that reading the text back gives the same value."""
+    (`repr`), several values comma-separated, so that reading the text back gives the same
+    value."""
+    if isinstance(value, tuple):
+        return ",".join(as_text(one) for one in value)
     if isinstance(value, bool):
         return "1" if value else "0"
     if isinstance(value, float):

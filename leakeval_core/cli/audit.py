@@ -91,7 +91,7 @@ def add_audit_inputs(parser: argparse.ArgumentParser) -> None:
 
 def _cmd_audit(args: argparse.Namespace) -> int:
     from leakeval_core import api
-    from leakeval_core.present.tables import format_table
+    from leakeval_core.present.tables import flat_topics_needed, format_table
 
     view = audit_view(args)
     if (args.experiment is None) == (args.qrels is None):
@@ -126,7 +126,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     for warning in result.warnings:
         print(f"Warning: {warning}")
     if args.out:
-        write(result.table.to_csv(index=False), args.out)
+        write(flat_topics_needed(result.table).to_csv(index=False), args.out)
     if args.json:
         Path(args.json).write_text(json.dumps(result.as_dict(), indent=2) + "\n")
     return 0

@@ -16,7 +16,14 @@ from collections.abc import Iterable
 from dataclasses import MISSING, fields
 from pathlib import Path
 
-from leakeval_core.api.terms import INTERVALS, QUESTIONS, TESTS, Question, Statistics
+from leakeval_core.api.terms import (
+    INTERVALS,
+    QUESTIONS,
+    TESTS,
+    TOPIC_SET_SIZE,
+    Question,
+    Statistics,
+)
 from leakeval_core.api.view import View
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.measures import DEFAULT_MEASURES, Measure, Naming, parse_measures
@@ -185,7 +192,24 @@ def add_statistics_options(parser: argparse.ArgumentParser, question: Question) 
     `question`, its help naming the forms that compute them."""
     add_scoring_options(parser, single_measure=True)
     add_dataclass_options(parser, Statistics, helps=statistics_help(question))
+    add_delta_option(parser, question)
     add_incomplete_option(parser)
+
+
+def add_delta_option(parser: argparse.ArgumentParser, question: Question) -> None:
+    """`--delta`, repeatable: the View's `Statistics.delta`, the differences whose topics
+    needed every row reports."""
+    parser.add_argument(
+        "--delta",
+        type=float,
+        action="append",
+        metavar="DELTA",
+        help=(
+            "a difference, in the measure's unit, to size for (repeatable): "
+            + TOPIC_SET_SIZE.caption(Statistics.delta, question)
+            + f" (default: {' '.join(f'--delta {d:g}' for d in Statistics.delta)})"
+        ).replace("%", "%%"),  # argparse formats help with %
+    )
 
 
 def add_incomplete_option(parser: argparse.ArgumentParser) -> None:

@@ -23,6 +23,7 @@ COMPARED_FIGURES = (
     "ci_high",
     "p_adjusted",
     "significant",
+    "topics_needed",
 )
 """A paired comparison's columns a reader needs on a screen; its other figures (the statistic,
 the uncorrected p, the effect size, wins and losses) are in its CSV and report."""

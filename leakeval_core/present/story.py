@@ -20,6 +20,7 @@ import pandas as pd
 from leakeval_core.analysis.split import MIN_TOPICS
 from leakeval_core.analysis.statistics_options import Statistics
 from leakeval_core.evaluation.measures import Measure
+from leakeval_core.present.tables import needed_text, topics_text
 
 __all__ = [
     "Facts",
@@ -30,6 +31,7 @@ __all__ = [
     "default_pair",
     "interval_text",
     "leaked_sentence",
+    "needed_clause",
     "numbers",
     "signed",
     "size",
@@ -91,6 +93,9 @@ class Facts:
     left_out: int = 0
     """Topics one side scored that have no value on the other (a first relevant rank
     beyond depth, a query a run lacks): in neither count, and said so."""
+    topics_needed: tuple[dict, ...] = ()
+    """The row's `topics_needed`: per δ asked, the leaked and other topics that would
+    detect it at the row's level (`analysis.topic_set_size`)."""
 
     @property
     def shared(self) -> bool:
@@ -266,9 +271,47 @@ def verdict_sentence(facts: Facts, measure: Measure) -> str:
             f"Leaked topics gain less than the others under {who} {where}: {label} "
             f"leaked − other {shown}, no sign of inflation."
         )
+    needed = needed_clause(
+        facts.leaked_topics, facts.other_topics, facts.topics_needed, facts.pair.get("collection")
+    )
     return (
         f"No sign that leaked topics inflate {who}'s {label} {where}: leaked − other "
-        f"{shown}; an inflation of {size(facts.mde)} or more would have been detected."
+        f"{shown}; an inflation of {size(facts.mde)} or more would have been detected"
+        + (f"; {needed}." if needed else ".")
+    )
+
+
+def needed_clause(
+    leaked: int, other: int, needed: Sequence[dict], collection: object = None
+) -> str:
+    """Whether a row's topics could detect the differences asked at all, from its
+    `topics_needed` (δs ascending): "core17's 21 leaked and 29 other topics detect 0.05 or
+    more; 0.02 would need about 460 leaked and 630 other topics"; "" where it cannot say."""
+    known = [entry for entry in needed if entry.get("leaked") is not None]
+    if not known:
+        return ""
+    whose = f"{collection}'s" if collection else "its"
+    have = f"{whose} {leaked} leaked and {other} other topics"
+    detected = [e for e in known if e["leaked"] <= leaked and e["other"] <= other]
+    smallest, largest = known[0], known[-1]
+
+    def need(entry: dict, named: bool = True) -> str:
+        a, b = topics_text(entry["leaked"]), topics_text(entry["other"])
+        return f"about {a} leaked and {b} other topics" if named else f"about {a} and {b}"
+
+    if detected and detected[0] is smallest:
+        return f"{have} detect {smallest['delta']:g} or more"
+    if detected:
+        return (
+            f"{have} detect {detected[0]['delta']:g} or more; {smallest['delta']:g} would "
+            f"need {need(smallest)}"
+        )
+    if len(known) == 1:
+        return f"{have} do not detect {smallest['delta']:g}: it would need {need(smallest)}"
+    listed = ", ".join(f"{e['delta']:g}" for e in known)
+    return (
+        f"{have} detect none of {listed}: even {largest['delta']:g} would need "
+        f"{need(largest)}, and {smallest['delta']:g} {need(smallest, named=False)}"
     )
 
 
@@ -282,6 +325,10 @@ def answer_line(row: dict, measure: Measure, system: str | None = None) -> str:
     text = f"{row['verdict']}, leaked minus other {difference} {interval}".strip()
     if row["verdict"] == "no evidence":
         text += f"; an inflation of {size(row['mde'])} would have been detected"
+        needed = needed_clause(
+            row["leaked_topics"], row["other_topics"], row.get("topics_needed") or ()
+        )
+        text += f"; {needed}" if needed else ""
     elif row["verdict"] == "cannot tell":
         text += (
             f" ({row['leaked_topics']} leaked, {row['other_topics']} other topics; the test "
@@ -335,6 +382,11 @@ def answers_table(
         out["Confidence"] = [f"{c:.1%}" if not np.isnan(c) else "–" for c in answers.confidence]
     out["Adjusted p"] = [f"{p:.2g}" if not np.isnan(p) else "–" for p in answers.p_adjusted]
     out["mde"] = [size(v, 3) for v in answers.mde]
+    if "topics_needed" in answers and len(answers):
+        deltas = " · ".join(f"{e['delta']:g}" for e in answers.topics_needed.iloc[0])
+        out[f"Topics for δ {deltas} (leaked / other)"] = [
+            needed_text(entries) for entries in answers.topics_needed
+        ]
     out["Topics (leaked / other)"] = [
         f"{a} / {b}" for a, b in zip(answers.leaked_topics, answers.other_topics, strict=True)
     ]

@@ -10,7 +10,16 @@ import math
 
 import pandas as pd
 
-__all__ = ["PROBABILITY_COLUMNS", "format_table", "html_table", "to_latex", "to_markdown"]
+__all__ = [
+    "PROBABILITY_COLUMNS",
+    "flat_topics_needed",
+    "format_table",
+    "html_table",
+    "needed_text",
+    "to_latex",
+    "to_markdown",
+    "topics_text",
+]
 
 PROBABILITY_COLUMNS = {  # shown in scientific notation when tiny, wherever a table is shown
     "p",
@@ -18,7 +27,57 @@ PROBABILITY_COLUMNS = {  # shown in scientific notation when tiny, wherever a ta
 }
 
 
+def topics_text(n: int | None) -> str:
+    """A count of topics as a reader takes it in: "4,213", "1.2 million"; "–" for none."""
+    if n is None:
+        return "–"
+    if n >= 10**12:
+        return "over a trillion"
+    for scale, word in ((10**9, "billion"), (10**6, "million")):
+        if n >= scale:
+            return f"{n / scale:.1f} {word}"
+    return f"{n:,}"
+
+
+def needed_text(entries: list[dict]) -> str:
+    """A row's `topics_needed` in one cell: each δ's topics, "leaked / other" for a
+    leaked-vs-other row, joined by " · " in the δs' order; "–" where the row cannot say."""
+    parts = []
+    for entry in entries:
+        if "topics" in entry:
+            parts.append(topics_text(entry["topics"]))
+        elif entry["leaked"] is None:
+            parts.append("–")
+        else:
+            parts.append(f"{topics_text(entry['leaked'])} / {topics_text(entry['other'])}")
+    return " · ".join(parts) if parts else "–"
+
+
+def flat_topics_needed(frame: pd.DataFrame) -> pd.DataFrame:
+    """`topics_needed` (a list per row, as the JSON has it) as a column per δ and side, as a
+    CSV holds it: topics_needed_0.02_leaked and _other, or topics_needed_0.02 for a paired
+    row; empty where the row cannot say."""
+    if "topics_needed" not in frame or frame.empty:
+        return frame
+    columns: dict[str, list] = {}
+    for row, entries in enumerate(frame.topics_needed):
+        for entry in entries:
+            sides = ("topics",) if "topics" in entry else ("leaked", "other")
+            for side in sides:
+                name = f"topics_needed_{entry['delta']:g}" + (
+                    "" if side == "topics" else f"_{side}"
+                )
+                columns.setdefault(name, [None] * len(frame))[row] = entry[side]
+    flat = pd.DataFrame(
+        {k: pd.array(v, dtype="Int64") for k, v in columns.items()}, index=frame.index
+    )
+    at = frame.columns.get_loc("topics_needed")
+    return pd.concat([frame.iloc[:, :at], flat, frame.iloc[:, at + 1 :]], axis=1)
+
+
 def _cell(column: str, value: object, digits: int = 4) -> str:
+    if isinstance(value, list):
+        return needed_text(value)
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
@@ -165,7 +224,7 @@ def to_latex(frame: pd.DataFrame, caption: str, mark: str = "delta") -> str:
 
 def format_table(frame: pd.DataFrame, fmt: str, caption: str = "") -> str:
     if fmt == "csv":
-        return frame.to_csv(index=False, float_format="%.6g")
+        return flat_topics_needed(frame).to_csv(index=False, float_format="%.6g")
     if fmt == "latex":
         return to_latex(frame, caption)
     if fmt == "markdown":

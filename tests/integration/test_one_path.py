@@ -465,3 +465,51 @@ def test_the_audit_story_json_answers_for_every_model_in_the_designs_order(
             row.mde,
         )
     assert told["leaked"].startswith("Leaked topics")
+
+
+@pytest.mark.parametrize("measure", ["ndcg_cut_10", "first_rel_rank"])
+def test_the_topics_a_verdict_needs_agree_across_every_door(
+    audit_dir, tmp_path, capsys, monkeypatch, measure
+):
+    """`topics_needed` per δ asked (`--delta`, `delta=`, the link's `delta`), for a
+    higher- and a lower-is-better measure: the API's rows, `leakeval audit --json` and its
+    CSV, the app's audit table, the report and the Story hold the same counts."""
+    import json
+
+    from leakeval_core.present.tables import needed_text
+
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    result = api.audit(audit_dir, measure=measure, delta=[0.5, 0.02])
+    rows = result.table
+    needed = rows.topics_needed.tolist()
+    assert [[e["delta"] for e in row] for row in needed] == [[0.02, 0.5]] * len(rows)
+    assert all(isinstance(e["leaked"], int) for row in needed for e in row)
+
+    flags = ["--measure", measure, "--delta", "0.5", "--delta", "0.02"]
+    out, written = tmp_path / "a.csv", tmp_path / "a.json"
+    assert main(["audit", str(audit_dir), *flags, "--json", str(written), "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert [r["topics_needed"] for r in json.loads(written.read_text())["audit"]] == needed
+    flat = pd.read_csv(out)
+    for at_row, entries in enumerate(needed):
+        for e in entries:
+            for side in ("leaked", "other"):
+                assert flat.loc[at_row, f"topics_needed_{e['delta']:g}_{side}"] == e[side]
+    monkeypatch.setenv("LEAKEVAL_DATA", str(audit_dir.parent))
+    monkeypatch.chdir(ROOT)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.query_params["measure"] = measure
+    at.query_params["delta"] = "0.02,0.5"
+    at.switch_page("app_pages/audit.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    on_screen = at.table[0].value
+    column = "Topics for δ 0.02 · 0.5 (leaked / other)"
+    assert on_screen[column].tolist() == [needed_text(row) for row in needed]
+
+    report = api.report(audit_dir, measure=measure, delta=[0.02, 0.5])
+    for row in needed:
+        assert html.escape(needed_text(row)) in report
+
+    story = api.story(audit_dir, measure=measure, delta=[0.02, 0.5])
+    first = rows[rows.model == story.pair["model"]].iloc[0]
+    assert list(story.facts.topics_needed) == first.topics_needed

@@ -132,7 +132,12 @@ def test_every_setting_has_its_parameter():
                 no_relevant="zero",
             ),
             statistics=Statistics(
-                test="randomization", correction="holm", alpha=0.01, seed=7, interval="bootstrap"
+                test="randomization",
+                correction="holm",
+                alpha=0.01,
+                seed=7,
+                interval="bootstrap",
+                delta=(0.05, 0.1),
             ),
             method="lexical",
             threshold=0.5,
@@ -163,6 +168,7 @@ def test_every_setting_has_its_parameter():
         "alpha": "0.01",
         "interval": "bootstrap",
         "seed": "7",
+        "delta": "0.05,0.1",
         "audit_tab": "Closer look",
     }
     assert set(screen.to_params()) - {"audit_tab"} == RESERVED - {"page"}
