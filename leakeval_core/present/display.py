@@ -8,7 +8,15 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-__all__ = ["DASH", "agreement_figures", "fixed", "key_columns", "leaderboard_table", "share"]
+__all__ = [
+    "DASH",
+    "agreement_figures",
+    "fixed",
+    "key_columns",
+    "leaderboard_table",
+    "rank_interval",
+    "share",
+]
 
 DASH = "–"
 """What a table shows for a figure that does not exist (no clean topic, no interval)."""
@@ -65,6 +73,14 @@ def _interval(low: object, high: object, digits: int) -> str:
     return f"[{fixed(low, digits)}, {fixed(high, digits)}]"
 
 
+def rank_interval(low: object, high: object) -> str:
+    """A rank interval as a reader says it: "1–3", or "2" where it is one rank; a dash
+    where there is none (no clean topic)."""
+    if _missing(low) or _missing(high):
+        return DASH
+    return f"{int(low)}" if int(low) == int(high) else f"{int(low)}–{int(high)}"
+
+
 def _rank_change(value: object) -> str:
     if _missing(value):
         return DASH
@@ -107,6 +123,17 @@ def leaderboard_table(
             _interval(lo, hi, digits)
             for lo, hi in zip(board[f"{prefix}ci_low"], board[f"{prefix}ci_high"], strict=True)
         ]
+    for name, prefix in (("all", ""), ("clean", "clean_")):
+        if f"{prefix}group" in board:
+            out[f"Group ({name})"] = [
+                g if isinstance(g, str) and g else DASH for g in board[f"{prefix}group"]
+            ]
+            out[f"Ranks ({name})"] = [
+                rank_interval(low, high)
+                for low, high in zip(
+                    board[f"{prefix}rank_low"], board[f"{prefix}rank_high"], strict=True
+                )
+            ]
     out["Rank (all → clean)"] = [
         f"{int(a)} → {DASH if _missing(c) else int(c)}"
         for a, c in zip(board["rank"], board["clean_rank"], strict=True)
