@@ -111,12 +111,12 @@ def letters(different: np.ndarray) -> list[str]:
     return ["".join(n for n, c in zip(names, named, strict=True) if s in c) for s in range(count)]
 
 
-def rank_intervals(better: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each system's best and worst rank consistent with the tests, where `better[i, j]`
+def rank_intervals(beats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each system's best and worst rank consistent with the tests, where `beats[i, j]`
     says i is significantly better than j: 1 + the systems significantly better than it,
     and the number of systems minus those significantly worse."""
-    better = np.asarray(better, dtype=bool)
-    return 1 + better.sum(axis=0), len(better) - better.sum(axis=1)
+    beats = np.asarray(beats, dtype=bool)
+    return 1 + beats.sum(axis=0), len(beats) - beats.sum(axis=1)
 
 
 @dataclass(frozen=True)
@@ -153,8 +153,8 @@ def standings(
     p = tukey_hsd(gained, resamples, seed)
     means = gained.mean(axis=0)
     different = p <= alpha
-    better = different & (means[:, None] > means[None, :])
-    low, high = rank_intervals(better)
+    beats = different & (means[:, None] > means[None, :])
+    low, high = rank_intervals(beats)
     systems = pd.DataFrame(
         {
             "system": names,

@@ -7,7 +7,13 @@ the API layer. Nothing heavy is imported: the CLI builds its parser from these.
 
 from __future__ import annotations
 
-from leakeval_core.analysis.procedures import INTERVALS, QUESTIONS, TESTS, Question
+from leakeval_core.analysis.procedures import (
+    INTERVALS,
+    MANY_SYSTEMS,
+    QUESTIONS,
+    TESTS,
+    Question,
+)
 from leakeval_core.analysis.statistics_options import CORRECTIONS, Statistics
 from leakeval_core.leakage.detection_options import (
     APP_DETECTION_LIMIT,
@@ -26,6 +32,7 @@ __all__ = [
     "INTERVALS",
     "JUDGED",
     "LOCAL_CLUSTER",
+    "MANY_SYSTEMS",
     "METHODS",
     "QUESTIONS",
     "TESTS",

@@ -7,7 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
-from leakeval_core.analysis.procedures import MANY_SYSTEMS
+from leakeval_core.api.terms import MANY_SYSTEMS
 from leakeval_core.cli.audit import (
     ROLES,
     add_detection_options,
