@@ -115,6 +115,19 @@ class Leaderboard(Result):
         ]
         return self.table[[c for c in keep if c in self.table]]
 
+    def places(self) -> dict[str, dict[str, object]]:
+        """Each leaderboard's levels, by a label naming those that vary here
+        ("train_size=2000"; the collection's name where only it varies), in sorted order:
+        a page shows one, chosen with `at`."""
+        if self.table.empty:
+            return {}
+        placed = self.table[list(self.keys)].drop_duplicates()
+        named = [c for c in placed.columns if placed[c].nunique() > 1]
+        return {
+            (", ".join(f"{c}={row[c]}" for c in named) or "all"): row
+            for row in placed.to_dict("records")
+        }
+
     def at(self, levels: Mapping[str, object]) -> Leaderboard:
         return replace(
             self,
