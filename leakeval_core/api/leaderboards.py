@@ -201,9 +201,10 @@ def leaderboard(
     >>> low = {str(q): {"d": 1.0, "x": 2.0} for q in range(12)}  # relevant second
     >>> board = leaderboard(qrels, {"top": top, "low": low}, leakage=["0", "1"],
     ...                     measure="P_1", resamples=999)
-    >>> board.systems[["topics", "n_topics", "system", "group"]].to_dict("records")[:2]
-    [{'topics': 'all', 'n_topics': 12, 'system': 'top', 'group': 'a'}, \
-{'topics': 'all', 'n_topics': 12, 'system': 'low', 'group': 'b'}]
+    >>> board.systems.set_index(["topics", "system"]).group.to_dict()
+    {('all', 'top'): 'a', ('all', 'low'): 'b', ('clean', 'top'): 'a', ('clean', 'low'): 'b'}
+    >>> board.systems.n_topics.tolist()  # the topics every system scored; without the leaked
+    [12, 12, 10, 10]
     """
     view = view_of(view, settings)
     source = source_of(data, runs, columns, leakage, format=format)
