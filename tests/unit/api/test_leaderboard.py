@@ -179,9 +179,7 @@ def test_the_audit_shows_the_leaderboards_groups(data):
         board.table[columns].reset_index(drop=True),
     )
     pd.testing.assert_frame_equal(audit.board.pairs, board.pairs)
-    assert audit.as_dict()["leaderboard_pairs"] == json.loads(
-        json.dumps(records(board.pairs))
-    )
+    assert audit.as_dict()["leaderboard_pairs"] == json.loads(json.dumps(records(board.pairs)))
 
 
 def test_changes_name_the_pairs_that_move_between_topic_sets(board):
