@@ -7,8 +7,8 @@ import streamlit as st
 from leakeval_app import state, views
 from leakeval_app.context import current
 from leakeval_app.markup import plain
-from leakeval_app.render import show_error, show_fig, show_table, show_text_table
-from leakeval_app.sections import show_uploaded_audit
+from leakeval_app.render import show_error, show_fig, show_text_table
+from leakeval_app.sections import show_leaderboard, show_uploaded_audit
 from leakeval_core.api import doors
 from leakeval_core.api.terms import TESTS
 from leakeval_core.errors import LeakevalError
@@ -18,7 +18,7 @@ from leakeval_core.present.audit_plots import (
     dose_figure,
     sensitivity_figure,
 )
-from leakeval_core.present.display import fixed, leaderboard_table
+from leakeval_core.present.display import fixed
 from leakeval_core.present.story import answers_table
 from leakeval_core.present.tables import flat_topics_needed
 
@@ -160,26 +160,7 @@ if result is not None and len(result.table):
             )
     with tab_board:
         if tab_board.open:
-            if len(result.leaderboard):
-                st.markdown(
-                    "**Leaderboard on all topics and on the topics without a near-duplicate**"
-                )
-                board, note = leaderboard_table(result.leaderboard, result.keys)
-                show_table(board, slide=list(board.columns))
-                st.caption(plain(note))
-                for tau in result.tau.itertuples():
-                    st.caption(
-                        f"Kendall's τ between the two rankings of {tau.systems} systems: "
-                        f"{fixed(tau.tau, 2, sign=True)} (95% bootstrap interval over topics "
-                        f"{fixed(tau.tau_low, 2, sign=True)} to "
-                        f"{fixed(tau.tau_high, 2, sign=True)}); 1 means the clean topics rank "
-                        "the systems as all topics do."
-                    )
-            else:
-                st.caption(
-                    "A leaderboard needs a system factor with two or more systems scored on "
-                    "the same topics."
-                )
+            show_leaderboard(result.board, "audit_board")
 with tab_upload:
     if tab_upload.open and not state.presenting():
         st.markdown(

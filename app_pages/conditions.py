@@ -6,6 +6,7 @@ from leakeval_app import state, views
 from leakeval_app.context import current
 from leakeval_app.markup import plain
 from leakeval_app.render import show_error, show_fig, show_table, show_text_table
+from leakeval_app.sections import show_leaderboard
 from leakeval_core import api
 from leakeval_core.api import doors
 from leakeval_core.errors import LeakevalError
@@ -73,8 +74,9 @@ st.caption(
     )
 )
 
-tab_means, tab_tests, tab_inflation, tab_tau, tab_more = state.tabs(
-    ["Means", "Significance", "Inflation", "Ranking change", "Audit & downloads"], "conditions_tab"
+tab_means, tab_tests, tab_inflation, tab_tau, tab_board, tab_more = state.tabs(
+    ["Means", "Significance", "Inflation", "Ranking change", "Leaderboard", "Audit & downloads"],
+    "conditions_tab",
 )
 with tab_means:
     if tab_means.open:
@@ -171,6 +173,14 @@ with tab_tau:
             rankings = [c for c in taus.columns if c.startswith("ranking (")]
             places = ["collection", *within, "a", "b"]
             show_table(taus, columns=key_columns(taus, [*RANKING_FIGURES, *rankings], places))
+with tab_board:
+    if tab_board.open:
+        if why := design.why_not("The leaderboard", "system") or (
+            doors.needs_pairs("The leaderboard", ctx.leakage.error) if ctx.leakage.empty else None
+        ):
+            st.info(why, icon=":material/info:")
+        else:
+            show_leaderboard(views.leaderboard(ctx).at(fixed), "conditions_board")
 with tab_more:
     if tab_more.open and not state.presenting():
         st.markdown("**Tables** (CSV for analysis, LaTeX for a paper: `\\usepackage{booktabs}`)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from leakeval_app import uploads, views
+from leakeval_app import state, uploads, views
 from leakeval_app.context import current
 from leakeval_app.limits import uploads_allowed
 from leakeval_app.markup import code, plain
@@ -21,6 +21,8 @@ from leakeval_core.api import doors
 from leakeval_core.api.terms import is_hybrid
 from leakeval_core.errors import LeakevalError
 from leakeval_core.present.audit_plots import audit_figure
+from leakeval_core.present.display import changes_table, fixed, leaderboard_table
+from leakeval_core.present.leaderboard_plots import rank_interval_figure
 from leakeval_core.present.leakage_plots import detection_curves_figure
 from leakeval_core.present.report import interval_caption
 from leakeval_core.present.story import answers_table, leaked_sentence
@@ -207,3 +209,43 @@ def show_upload_comparison(scored: dict, collection: str) -> None:
             + interval_caption(table, ctx.statistics)
         )
     )
+
+
+def show_leaderboard(board: api.Leaderboard, name: str) -> None:
+    """One leaderboard of `board` (chosen where it holds several, the choice kept as view
+    value `name`): each system's mean, HSD group and rank interval on all and on clean
+    topics, the rank-interval chart, the pairs whose verdict changes, and Kendall's τ."""
+    places = board.places()
+    if not places:
+        st.caption(
+            "A leaderboard needs a system factor with two or more systems scored on the same "
+            "topics."
+        )
+        return
+    labels = list(places)
+    chosen = labels[0]
+    if len(labels) > 1:
+        chosen = state.control(st.selectbox, "Leaderboard at", name, labels, default=labels[0])
+    one = board.at(places[chosen])
+    st.markdown("**Leaderboard on all topics and on the topics without a near-duplicate**")
+    table, note = leaderboard_table(one.table, one.keys)
+    show_table(table, slide=list(table.columns))
+    st.caption(plain(note))
+    show_fig(rank_interval_figure, one.systems, board.measure)
+    st.caption(plain(one.caption))
+    moved = changes_table(one.changes)
+    if moved.empty:
+        st.caption(
+            "No pair changes from different to tied, tied to different, or reverses "
+            "when the leaked topics are left out."
+        )
+    else:
+        st.markdown("**Pairs whose verdict changes without the leaked topics**")
+        show_text_table(moved)
+    for tau in one.tau.itertuples():
+        st.caption(
+            f"Kendall's τ between the two rankings of {tau.systems} systems: "
+            f"{fixed(tau.tau, 2, sign=True)} (95% bootstrap interval over topics "
+            f"{fixed(tau.tau_low, 2, sign=True)} to {fixed(tau.tau_high, 2, sign=True)}); 1 "
+            "means the clean topics rank the systems as all topics do."
+        )

@@ -203,6 +203,13 @@ def audit(ctx: AppContext, strata: int) -> api.Audit:
         return api.audit(ctx.study, view=ctx.settings, strata=strata)
 
 
+def leaderboard(ctx: AppContext) -> api.Leaderboard:
+    """Every system ranked on all and on clean topics at every level of the other factors,
+    with the Tukey HSD groups (the verb keeps it in the study)."""
+    with st.spinner("Ranking the systems: Tukey HSD permutations…"):
+        return api.leaderboard(ctx.study, view=ctx.settings)
+
+
 def card(ctx: AppContext) -> api.Card:
     """The contamination card of every collection, as `leakeval card` on the experiment
     folder with these settings writes it: the audit it shows is the one above (kept by the

@@ -689,7 +689,12 @@ def procedures_macro() -> str:
             for m in procedures.INTERVALS.values()
         ],
     )
-    return f"{tests}\n\n{intervals}"
+    many = procedures.MANY_SYSTEMS
+    systems = table(
+        ["many systems at once", "permutations (default)", "what it does", "reference"],
+        [[many.name, f"{many.resamples:,}", many.description, many.reference]],
+    )
+    return f"{tests}\n\n{intervals}\n\n{systems}"
 
 
 MACROS: dict[str, Callable[..., str]] = {

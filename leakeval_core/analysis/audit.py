@@ -23,6 +23,7 @@ from scipy import stats as sps
 
 from leakeval_core.analysis.compare import mean_band
 from leakeval_core.analysis.paired import TIE_TOLERANCE
+from leakeval_core.analysis.procedures import MANY_SYSTEMS
 from leakeval_core.analysis.rank_agreement import kendall_tau_b
 from leakeval_core.analysis.split import MIN_TOPICS, RESAMPLES, Split, at_level
 from leakeval_core.analysis.statistics_options import Statistics
@@ -30,6 +31,7 @@ from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.direction import Direction
 
 __all__ = [
+    "TOPIC_SETS",
     "dose_response",
     "gain_share",
     "gains",
@@ -200,6 +202,11 @@ def sensitivity(
     return pd.DataFrame(rows)
 
 
+TOPIC_SETS = ("all", "clean")
+"""The leaderboard's two sets of topics: every topic all systems scored, and those of them
+without a near-duplicate (not leaked under the one leaked rule)."""
+
+
 def leaderboard(
     scores: Mapping[str, pd.Series],
     clean: pd.Index,
@@ -207,11 +214,19 @@ def leaderboard(
     confidence: float = 0.95,
     resamples: int = 1_000,
     seed: int = 0,
-) -> tuple[pd.DataFrame, dict]:
+    alpha: float = 0.05,
+    permutations: int = MANY_SYSTEMS.resamples,
+) -> tuple[pd.DataFrame, dict, pd.DataFrame]:
     """Each system's mean on all topics and on the topics without a near-duplicate, with
     t intervals (raw values), its rank on each (by the measure's direction: rank 1 is the
     best), and Kendall's tau between the two rankings with a
-    percentile bootstrap interval over topics (the topics every system scored)."""
+    percentile bootstrap interval over topics (the topics every system scored).
+
+    On each set of topics the randomised Tukey HSD test (`tukey.standings`, `permutations`
+    of them, at `alpha`) gives each system its group letters and rank interval (`group`,
+    `rank_low`, `rank_high`; `clean_` before each for the clean topics), and the pairs: per
+    topic set (`topics`: all or clean, over `n_topics`), a and b (the better-ranked first),
+    their difference in the better direction and its p."""
     wide = pd.DataFrame(dict(scores)).dropna()
     if wide.empty:
         raise LeakevalError("the systems share no scored topic")
@@ -239,6 +254,19 @@ def leaderboard(
     # whole ranks, absent where a system has no clean topic
     table["clean_rank"] = direction.orient(table.clean_mean).rank(**best_first).astype("Int64")
     table["rank_change"] = table["rank"] - table.clean_rank
+    pairs = []
+    standings = MANY_SYSTEMS.implementation()
+    for topics, part in zip(TOPIC_SETS, (wide, wide[on_clean]), strict=True):
+        prefix = "" if topics == "all" else f"{topics}_"
+        if part.empty:  # no clean topic: no group, no rank interval
+            for column in ("group", "rank_low", "rank_high"):
+                table[f"{prefix}{column}"] = None
+            continue
+        standing = standings(part, direction.orient, alpha, permutations, seed)
+        placed = standing.systems.set_index("system")
+        for column in ("group", "rank_low", "rank_high"):
+            table[f"{prefix}{column}"] = table.system.astype(str).map(placed[column])
+        pairs.append(standing.pairs.assign(topics=topics, n_topics=len(part)))
     tau = {"tau": float("nan"), "tau_low": float("nan"), "tau_high": float("nan")}
     if len(wide.columns) >= 2 and on_clean.sum() >= 2:
         values = wide.to_numpy()
@@ -254,4 +282,6 @@ def leaderboard(
         if np.isfinite(taus).any():
             low, high = np.nanquantile(taus, [(1 - confidence) / 2, (1 + confidence) / 2])
             tau.update(tau_low=float(low), tau_high=float(high))
-    return table, tau
+    first = ["topics", "n_topics"]
+    pairs = pd.concat(pairs, ignore_index=True)
+    return table, tau, pairs[[*first, *(c for c in pairs.columns if c not in first)]]

@@ -3,7 +3,8 @@ is on each of the two questions, and which code computes it.
 
 Two questions are tested (DESIGN.md, "Statistics"): condition against condition, paired over
 the queries both scored (the `paired` form), and leaked minus other topics, two samples of
-different topics (the `two_sample` form). One choice of test answers both, each with the form
+different topics (the `two_sample` form). A third, many systems at once (a leaderboard), has
+one test of its own (`MANY_SYSTEMS`). One choice of test answers both, each with the form
 that fits it, so a reader has to be told both; the help, the sidebar, the captions, the JSON
 and the docs read their words from here, and `analysis.paired` and `analysis.split` look
 their computations up here. Adding a test is one declaration and its computation.
@@ -25,6 +26,7 @@ __all__ = [
     "DEFAULT_INTERVAL",
     "DEFAULT_TEST",
     "INTERVALS",
+    "MANY_SYSTEMS",
     "POWER",
     "QUESTIONS",
     "TESTS",
@@ -32,6 +34,7 @@ __all__ = [
     "Form",
     "IntervalForm",
     "IntervalMethod",
+    "ManySystemsTest",
     "Question",
     "StatisticalTest",
     "TopicSetSize",
@@ -219,6 +222,49 @@ INTERVALS: dict[str, IntervalMethod] = {
 }
 """Every kind of interval drawn beside a difference, by the key that chooses it."""
 DEFAULT_INTERVAL = "test"
+
+
+@dataclass(frozen=True)
+class ManySystemsTest:
+    """The test of every pair of a leaderboard's systems at once, over the topics all of them
+    scored: its p per pair, the groups it cannot tell apart, and each system's rank interval
+    (`analysis.tukey`)."""
+
+    key: str
+    name: str
+    """What captions call it."""
+    description: str
+    """What it does, in one line."""
+    reference: str
+    """Where the method is from, as the docs and the captions cite it."""
+    resamples: int
+    """Permutations by default."""
+    computation: str
+    """`module:attribute` of `standings(wide, orient, alpha, resamples, seed)`."""
+
+    def implementation(self):
+        return _resolve(self.computation)
+
+    def describe(self, alpha: float, resamples: int | None = None) -> str:
+        """The test in a caption: "randomised Tukey HSD test over topics (10,000
+        permutations), α = 0.05"."""
+        return (
+            f"{self.name} ({resamples or self.resamples:,} permutations), α = {alpha}; "
+            f"{self.reference}"
+        )
+
+
+MANY_SYSTEMS = ManySystemsTest(
+    key="tukey-hsd",
+    name="randomised Tukey HSD test over topics",
+    description="every pair of systems at once with the family-wise error held at α: each "
+    "permutation shuffles every topic's scores across the systems, and a pair differs when "
+    "its difference is rarely reached by the largest minus the smallest permuted mean",
+    reference="Carterette, TOIS 2012; Sakai, Laboratory Experiments in Information Retrieval, 2018",
+    resamples=10_000,
+    computation="leakeval_core.analysis.tukey:standings",
+)
+"""The leaderboard's test: many systems, paired by topic, one family."""
 
 
 def named_test(key: str) -> StatisticalTest:

@@ -18,6 +18,8 @@ import numpy as np
 import pandas as pd
 
 from leakeval_core.api.arguments import per_query_of, source_of, view_of
+from leakeval_core.api.leaderboards import Leaderboard, standings_of
+from leakeval_core.api.leaderboards import stacked_parts as _frame
 from leakeval_core.api.results import Result
 from leakeval_core.api.study import RunSet, Study
 from leakeval_core.api.terms import TESTS
@@ -105,10 +107,9 @@ class Audit(Result):
     closer: tuple[CloserLook, ...] = field(repr=False)
     """Per audited model, what its closer look (`dose`, `categories`, `trend`,
     `sensitivity`) is computed from when first asked for."""
-    leaderboard: pd.DataFrame = field(repr=False)
-    """Each system's mean on all topics and on the topics without a near-duplicate."""
-    tau: pd.DataFrame = field(repr=False)
-    """Kendall's tau between the ranking on all topics and on clean topics."""
+    board: Leaderboard | None = field(repr=False)
+    """The systems ranked on all topics and on those without a near-duplicate, with their
+    HSD groups (`leaderboard`, for the systems audited); None without a system factor."""
     baseline: str
     threshold: float
     source: str
@@ -129,6 +130,17 @@ class Audit(Result):
     """As `Comparison.incomplete`."""
     scoring_warnings: tuple[str, ...] = ()
     """As `Comparison.scoring_warnings`."""
+
+    @property
+    def leaderboard(self) -> pd.DataFrame:
+        """Each system's mean, rank, group and rank interval on all topics and on the topics
+        without a near-duplicate (`Leaderboard.table`)."""
+        return pd.DataFrame() if self.board is None else self.board.table
+
+    @property
+    def tau(self) -> pd.DataFrame:
+        """Kendall's tau between the ranking on all topics and on clean topics."""
+        return pd.DataFrame() if self.board is None else self.board.tau
 
     def summary(self) -> pd.DataFrame:
         keep = [
@@ -191,10 +203,10 @@ class Audit(Result):
 
         from leakeval_core.api.results import rows_at
 
-        tables = ("table", "leaderboard", "tau")
         return replace(
             self,
-            **{name: rows_at(getattr(self, name), levels) for name in tables},
+            table=rows_at(self.table, levels),
+            board=None if self.board is None else self.board.at(levels),
             closer=tuple(look for look in self.closer if look.is_at(levels)),
         )
 
@@ -222,6 +234,7 @@ class Audit(Result):
             "trend": records(self.trend),
             "sensitivity": records(self.sensitivity),
             "leaderboard": records(self.leaderboard),
+            "leaderboard_pairs": records(self.board.pairs) if self.board else [],
             "ranking": records(self.tau),
         }
 
@@ -367,14 +380,13 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
         )
         for placed, gain, sides, near in closer
     ]
-    board, tau = _leaderboard(source, per_query, view, factor, keys, leaked, covered)
+    board = _leaderboard(source, per_query, view, factor, keys, leaked, covered)
     where_from = source.pairs(view).source
     rules = source.leaked_rule(view)
     return Audit(
         table=_ordered(table, [*keys, factor]),
         closer=tuple(closer),
-        leaderboard=board,
-        tau=tau,
+        board=board,
         baseline=baseline_name,
         threshold=threshold,
         source=where_from,
@@ -465,44 +477,13 @@ def _splits(index: pd.Index, collection: str, leaked, groups) -> list[tuple[str,
 def _leaderboard(source, per_query, view: View, factor, keys, leaked, covered):
     """Systems ranked on all topics and on the clean ones, per collection (and other
     factors): the models and the baseline; for twins, the systems at the leaked level."""
-    from leakeval_core.analysis import audit as analysis
-    from leakeval_core.analysis.folds import select
-
     design = source.design
     system = factor if isinstance(source, RunSet) or factor == design.system else design.system
     if system is None:
-        return pd.DataFrame(), pd.DataFrame()
+        return None
     fixed = {design.leakage: design.leaked} if factor == design.leakage else {}
     places = [k for k in keys if k != system]
-    boards, taus = [], []
-    table = select(per_query.table, fixed)
-    for combo, part in table.groupby(places, sort=True) if places else [((), table)]:
-        where = dict(zip(places, combo if isinstance(combo, tuple) else (combo,), strict=True))
-        scores = {str(s): rows.set_index("qid").value for s, rows in part.groupby(system)}
-        if len(scores) < 2:
-            continue
-        collection = where.get("collection")
-        clean = pd.Index(
-            sorted(
-                set(part.qid)
-                - (set() if leaked is None else set(leaked.qid[leaked.collection == collection]))
-            )
-        )
-        if covered is not None:
-            mine = set(covered.qid[covered.collection == collection])
-            scores = {s: v[v.index.isin(mine)] for s, v in scores.items()}
-            clean = clean[clean.isin(mine)]
-        board, tau = analysis.leaderboard(
-            scores, clean, view.parsed_measure.direction, seed=view.statistics.seed
-        )
-        boards.append(board.assign(**where))
-        taus.append(pd.DataFrame([{**where, **tau, "systems": len(scores)}]))
-    return _frame(boards), _frame(taus)
-
-
-def _frame(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
-    parts = [p for p in parts if not p.empty]
-    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+    return standings_of(source, per_query, view, system, places, fixed, leaked, covered)
 
 
 def _ordered(table: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:

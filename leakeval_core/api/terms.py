@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from leakeval_core.analysis.procedures import (
     INTERVALS,
+    MANY_SYSTEMS,
     QUESTIONS,
     TESTS,
     TOPIC_SET_SIZE,
@@ -32,6 +33,7 @@ __all__ = [
     "INTERVALS",
     "JUDGED",
     "LOCAL_CLUSTER",
+    "MANY_SYSTEMS",
     "METHODS",
     "QUESTIONS",
     "TESTS",

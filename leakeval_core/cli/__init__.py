@@ -19,6 +19,7 @@ from leakeval_core.cli import (
     dashboard,
     detection,
     experiment,
+    leaderboard,
     leakage,
     scoring,
 )
@@ -33,6 +34,7 @@ COMMAND_GROUPS = (
     scoring,
     experiment,
     audit,
+    leaderboard,
     card,
     leakage,
     detection,

@@ -24,7 +24,17 @@ from leakeval_core.cli.common import (
 from leakeval_core.cli.leakage import add_sample_option
 from leakeval_core.errors import LeakevalError
 
-__all__ = ["ROLES", "add_audit_inputs", "audit_view", "pairs_of", "register", "runs_of"]
+__all__ = [
+    "ROLES",
+    "add_audit_inputs",
+    "add_detection_options",
+    "add_leakage_inputs",
+    "audit_view",
+    "named_runs",
+    "pairs_of",
+    "register",
+    "runs_of",
+]
 
 ROLES = ("run", "qrels", "topics", "train-queries")
 
@@ -66,6 +76,15 @@ def add_audit_inputs(parser: argparse.ArgumentParser) -> None:
         help="the baseline's run file (with --qrels), or its level of the system factor "
         "(with an experiment; default: [design] baseline)",
     )
+    add_leakage_inputs(parser)
+    add_format_option(parser, ROLES)
+    add_statistics_options(parser, "split")
+    add_detection_options(parser)
+
+
+def add_leakage_inputs(parser: argparse.ArgumentParser) -> None:
+    """Which topics leaked: pairs files, or pairs detected from topics and a log, and the
+    threshold (`pairs_of` reads them; `leakeval leaderboard` takes the same)."""
     parser.add_argument(
         "--pairs",
         action="append",
@@ -84,8 +103,10 @@ def add_audit_inputs(parser: argparse.ArgumentParser) -> None:
         "detection method's own, or the one a pairs file was written with, or 0.8 for pairs "
         "of unknown method); judged pairs are leaked as judged",
     )
-    add_format_option(parser, ROLES)
-    add_statistics_options(parser, "split")
+
+
+def add_detection_options(parser: argparse.ArgumentParser) -> None:
+    """The detection settings `pairs_of` detects with, where it detects."""
     add_dataclass_options(parser, DetectionOptions, skip=("top_k", "min_similarity", "chunk_size"))
 
 
@@ -142,13 +163,19 @@ def runs_of(args: argparse.Namespace) -> dict[str, str]:
     """The model runs and the baseline run (last) of --run and --baseline, by name: the file
     name without its format's suffix, with as many parent folders as it takes to tell two
     apart (MTEB names every model's predictions of a task alike)."""
-    from leakeval_core.io.trec import unique_run_names
-
     if not args.run or not args.baseline:
         raise LeakevalError("--qrels needs --run (one per model) and --baseline")
-    given = formatted(args, "run", [*args.run, args.baseline], ROLES)
+    return named_runs(args, [*args.run, args.baseline], "the runs and the baseline")
+
+
+def named_runs(args: argparse.Namespace, paths: list[str], what: str = "the runs") -> dict:
+    """`paths` (with the formats `--format` names) by name, as `runs_of` names them; two
+    names for one file are an error naming `what`."""
+    from leakeval_core.io.trec import unique_run_names
+
+    given = formatted(args, "run", paths, ROLES)
     if len({os.path.realpath(path) for path in given}) != len(given):
-        raise LeakevalError("the runs and the baseline need distinct files")
+        raise LeakevalError(f"{what} need distinct files")
     return dict(zip(unique_run_names(given), given, strict=True))
 
 

@@ -128,13 +128,18 @@ def from_options(cls: type, args: argparse.Namespace, preset=None):
     return (preset or cls)(**given)
 
 
-def add_format_option(parser: argparse.ArgumentParser, roles: tuple[str, ...]) -> None:
+def add_format_option(
+    parser: argparse.ArgumentParser, roles: tuple[str, ...], flag: str = "--format"
+) -> None:
     """`--format [ROLE=]FORMAT`: the format of an input file whose content does not tell
-    (content decides otherwise: TREC, BEIR, MTEB/ranx JSON, PyTerrier CSV/Parquet, ...)."""
+    (content decides otherwise: TREC, BEIR, MTEB/ranx JSON, PyTerrier CSV/Parquet, ...).
+    A command whose `--format` is its output's names this one `flag`; `formatted` reads
+    it either way."""
     from leakeval_core.io.formats import ALIASES, FORMATS
 
     parser.add_argument(
-        "--format",
+        flag,
+        dest="format",
         action="append",
         metavar="[ROLE=]FORMAT",
         help=f"the format of the {roles[0]} files (or of ROLE's: {', '.join(roles)}) where "

@@ -8,7 +8,16 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-__all__ = ["DASH", "agreement_figures", "fixed", "key_columns", "leaderboard_table", "share"]
+__all__ = [
+    "DASH",
+    "agreement_figures",
+    "changes_table",
+    "fixed",
+    "key_columns",
+    "leaderboard_table",
+    "rank_interval",
+    "share",
+]
 
 DASH = "–"
 """What a table shows for a figure that does not exist (no clean topic, no interval)."""
@@ -66,11 +75,25 @@ def _interval(low: object, high: object, digits: int) -> str:
     return f"[{fixed(low, digits)}, {fixed(high, digits)}]"
 
 
+def rank_interval(low: object, high: object) -> str:
+    """A rank interval as a reader says it: "1–3", or "2" where it is one rank; a dash
+    where there is none (no clean topic)."""
+    if _missing(low) or _missing(high):
+        return DASH
+    return f"{int(low)}" if int(low) == int(high) else f"{int(low)}–{int(high)}"
+
+
 def _rank_change(value: object) -> str:
     if _missing(value):
         return DASH
     change = int(value)
     return f"{change:+d}" if change else "0"
+
+
+def _grouped(mean: object, group: object, digits: int) -> str:
+    """A mean with its HSD group letters, as a paper prints them beside it: "0.723 (ab)"."""
+    shown = fixed(mean, digits)
+    return f"{shown} ({group})" if isinstance(group, str) and group and shown != DASH else shown
 
 
 def leaderboard_table(
@@ -79,8 +102,9 @@ def leaderboard_table(
     confidence: float = 0.95,
     digits: int = 3,
 ) -> tuple[pd.DataFrame, str]:
-    """The leaderboard (`api.audit(...).leaderboard`) as a page shows it: readable headers,
-    each interval in one "[low, high]" column, the two ranks in one ("3 → 1"), and only the
+    """The leaderboard (`Leaderboard.table`, the audit's too) as a page shows it: readable
+    headers, each mean with its HSD group letters ("0.723 (ab)"), each interval in one
+    "[low, high]" column, the two rank intervals in one ("1–2 → 1–3"), and only the
     `places` columns (the factors the rows are split by) that vary. Narrow enough for a
     1280-pixel window.
 
@@ -97,32 +121,75 @@ def leaderboard_table(
             out[place] = board[place].astype(str)
     out["System"] = board["system"].astype(str)
     counts = []
+    ranks = []
     for prefix, name in (("", "all"), ("clean_", "clean")):
         topics = board[f"{prefix}topics"]
         if topics.nunique() > 1:
             out[f"Topics ({name})"] = topics.astype(int)
         else:
             counts.append(int(topics.iloc[0]))
-        out[f"Mean ({name} topics)"] = [fixed(v, digits) for v in board[f"{prefix}mean"]]
+        out[f"Mean ({name} topics)"] = [
+            _grouped(v, g, digits)
+            for v, g in zip(board[f"{prefix}mean"], board[f"{prefix}group"], strict=True)
+        ]
         out[f"{level} CI ({name})" if prefix else f"{level} CI"] = [
             _interval(lo, hi, digits)
             for lo, hi in zip(board[f"{prefix}ci_low"], board[f"{prefix}ci_high"], strict=True)
         ]
-    out["Rank (all → clean)"] = [
-        f"{int(a)} → {DASH if _missing(c) else int(c)}"
-        for a, c in zip(board["rank"], board["clean_rank"], strict=True)
-    ]
+        ranks.append(
+            [
+                rank_interval(lo, hi)
+                for lo, hi in zip(
+                    board[f"{prefix}rank_low"], board[f"{prefix}rank_high"], strict=True
+                )
+            ]
+        )
+    out["Ranks (all → clean)"] = [f"{a} → {c}" for a, c in zip(*ranks, strict=True)]
     out["Rank change"] = [_rank_change(v) for v in board["rank_change"]]
+    read = (
+        f"Means as scored with their groups (systems sharing a letter are not significantly "
+        f"different), {level} t intervals; ranks: the best to the worst rank the test "
+        "allows, rank 1 the best. Rank change: positive, the system's mean ranks higher on "
+        "the clean topics."
+    )
     note = (
         f"All topics: the {counts[0]:,} every system was scored on; clean topics: the "
-        f"{counts[1]:,} of them without a near-duplicate. Means as scored, {level} t "
-        "intervals, rank 1 the best. Rank change: positive, the system ranks higher on the "
-        "clean topics."
+        f"{counts[1]:,} of them without a near-duplicate. {read}"
         if len(counts) == 2
-        else f"Means as scored, {level} t intervals, rank 1 the best. Rank change: "
-        "positive, the system ranks higher on the clean topics."
+        else read
     )
     return out.reset_index(drop=True), note
+
+
+def changes_table(changes: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
+    """The pairs whose verdict changes without the leaked topics (`Leaderboard.changes`,
+    the unchanged left out) as a page shows them: the pair, each topic set's difference in
+    the better direction with its verdict and p, and the change."""
+    moved = changes[changes.change != "unchanged"] if len(changes) else changes
+    if moved.empty:
+        return pd.DataFrame()
+
+    def said(difference: object, verdict: object, p: object) -> str:
+        return f"{fixed(difference, digits, sign=True)} ({verdict}, p = {float(p):.3g})"
+
+    return pd.DataFrame(
+        {
+            "Pair (ahead on all topics first)": [
+                f"{a} vs {b}" for a, b in zip(moved.a, moved.b, strict=True)
+            ],
+            "All topics": [
+                said(d, v, p)
+                for d, v, p in zip(moved.difference_all, moved["all"], moved.p_all, strict=True)
+            ],
+            "Clean topics": [
+                said(d, v, p)
+                for d, v, p in zip(
+                    moved.difference_clean, moved["clean"], moved.p_clean, strict=True
+                )
+            ],
+            "Change": moved.change.to_numpy(),
+        }
+    )
 
 
 def agreement_figures(score: Mapping[str, object], threshold: float) -> dict[str, str]:

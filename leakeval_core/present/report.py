@@ -26,6 +26,7 @@ from leakeval_core.present.condition_plots import (
 from leakeval_core.present.html import html_report
 from leakeval_core.present.leakage_plots import category_counts_figure, leak_share_figure
 from leakeval_core.present.style import Palette
+from leakeval_core.present.tables import leaderboard_frame
 
 __all__ = [
     "ReportParts",
@@ -240,11 +241,10 @@ def _audit(parts: ReportParts) -> list[tuple[str, str, object]]:
         sections.append(
             (
                 "Leaderboard on all and on clean topics",
-                f"Each system's mean {parts.measure.label} (as scored) on all topics and on "
-                "the topics without a near-duplicate, with 95% t intervals, and its rank on "
-                f"each (1 the best: {parts.measure.direction.words}); Kendall's tau between "
-                f"the two rankings: {taus}.",
-                result.leaderboard,
+                f"{result.board.caption} The means are as scored, each with its group "
+                "letters, and each rank interval's bounds; Kendall's tau between the two "
+                f"rankings: {taus}.",
+                leaderboard_frame(result.leaderboard, result.board.keys),
             )
         )
     return sections

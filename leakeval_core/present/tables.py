@@ -7,14 +7,19 @@ from __future__ import annotations
 
 import html
 import math
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
+
+from leakeval_core.present.display import rank_interval
 
 __all__ = [
     "PROBABILITY_COLUMNS",
     "flat_topics_needed",
     "format_table",
     "html_table",
+    "leaderboard_frame",
+    "leaderboard_latex",
     "needed_text",
     "to_latex",
     "to_markdown",
@@ -182,10 +187,20 @@ def latex_columns(frame: pd.DataFrame) -> list[str]:
     return columns[: figures[0]] + [c for c in LATEX_COLUMNS if c in frame.columns]
 
 
-def to_latex(frame: pd.DataFrame, caption: str, mark: str = "delta") -> str:
+def to_latex(
+    frame: pd.DataFrame,
+    caption: str,
+    mark: str = "delta",
+    superscripts: Mapping[str, str] | None = None,
+) -> str:
     """A booktabs table that pdflatex compiles as it is: ASCII only, numbers right-aligned,
     the key columns (`latex_columns`); the `mark` cell of every significant row gets a
-    dagger."""
+    dagger. `superscripts` maps a column to the column of letters printed as its cells'
+    superscripts (a leaderboard's groups: 0.452$^{ab}$), which are not columns of their
+    own."""
+    superscripts = dict(superscripts or {})
+    letters = {letter: frame[letter] for letter in superscripts.values()}
+    frame = frame.drop(columns=list(letters))
     if {"ci_low", "ci_high"} <= set(frame.columns):  # one column, as a paper writes it
         frame = frame.assign(
             interval=[
@@ -194,7 +209,7 @@ def to_latex(frame: pd.DataFrame, caption: str, mark: str = "delta") -> str:
             ]
         )
     columns = latex_columns(frame)
-    align = "".join("r" if c in LATEX_COLUMNS else "l" for c in columns)
+    align = "".join("r" if c in LATEX_COLUMNS or c in superscripts else "l" for c in columns)
     lines = [
         r"% needs \usepackage{booktabs}",
         r"\begin{table}[t]",
@@ -212,6 +227,10 @@ def to_latex(frame: pd.DataFrame, caption: str, mark: str = "delta") -> str:
         cells = [_latex_escape(_cell(c, row[c], 3)) for c in columns]
         if flag and mark in columns:
             cells[columns.index(mark)] += r"$^\dagger$"
+        for column, letter in superscripts.items():
+            given = letters[letter].loc[row.name]
+            if column in columns and isinstance(given, str) and given:
+                cells[columns.index(column)] += rf"$^{{\mathrm{{{_latex_escape(given)}}}}}$"
         lines.append(" & ".join(cells) + r" \\")
     lines += [
         r"\bottomrule",
@@ -220,6 +239,48 @@ def to_latex(frame: pd.DataFrame, caption: str, mark: str = "delta") -> str:
         r"\end{table}",
     ]
     return "\n".join(lines) + "\n"
+
+
+LEADERBOARD_SETS = (("all", ""), ("clean", "clean_"))
+"""A leaderboard's topic sets and the prefix of their columns (`Leaderboard.table`)."""
+
+
+def leaderboard_frame(table: pd.DataFrame, places: Sequence[str] = ()) -> pd.DataFrame:
+    """The leaderboard (`Leaderboard.table`) as a paper prints it: the `places` that vary,
+    the system, then for all and for clean topics its mean as scored, its HSD group letters
+    and its rank interval ("1–3"), best first on all topics. How many topics each set holds
+    is in its header ("all topics (249)"), or in a column where it varies by row."""
+    if table.empty:
+        return table
+    varying = [p for p in places if p in table and table[p].nunique() > 1]
+    ordered = table.sort_values([*varying, "rank", "system"], kind="stable")
+    out = ordered[[*varying, "system"]].astype(str)
+    for name, prefix in LEADERBOARD_SETS:
+        counts = ordered[f"{prefix}topics"]
+        header = f"{name} topics"
+        if counts.nunique() == 1:
+            header += f" ({int(counts.iloc[0])})"
+        else:
+            out[f"n ({name})"] = counts.astype(int)
+        out[header] = ordered[f"{prefix}mean"].astype(float)
+        out[f"group ({name})"] = ordered[f"{prefix}group"].fillna("")
+        out[f"ranks ({name})"] = [
+            rank_interval(low, high)
+            for low, high in zip(
+                ordered[f"{prefix}rank_low"], ordered[f"{prefix}rank_high"], strict=True
+            )
+        ]
+    return out.reset_index(drop=True)
+
+
+def leaderboard_latex(table: pd.DataFrame, places: Sequence[str], caption: str) -> str:
+    """`leaderboard_frame` as a booktabs table, each mean with its group letters as a
+    superscript (0.452$^{ab}$), as papers print a Tukey HSD's groups."""
+    frame = leaderboard_frame(table, places)
+    means = {c.split(" ")[0]: c for c in frame.columns if " topics" in c}
+    return to_latex(
+        frame, caption, superscripts={column: f"group ({name})" for name, column in means.items()}
+    )
 
 
 def format_table(frame: pd.DataFrame, fmt: str, caption: str = "") -> str:

@@ -47,8 +47,12 @@ def test_the_audit_looks_closer_at_one_model_of_the_twins(app, demo_experiment, 
 
 
 def test_the_audit_leaderboard_is_its_own_tab(app, demo_experiment):
+    """With the HSD groups and rank intervals of `Audit.board`, one leaderboard at a time
+    (the first training size here), its chart's letters the table's."""
+    import json
+
     from leakeval_core import api
-    from leakeval_core.present.display import fixed
+    from leakeval_core.present.display import fixed, rank_interval
 
     clean = "Mean (clean topics)"  # the screen's header; the downloads keep clean_mean
     at = app("app_pages/audit.py")
@@ -56,10 +60,44 @@ def test_the_audit_leaderboard_is_its_own_tab(app, demo_experiment):
     open_tab(at, "audit_tab", "Leaderboard")
     (board,) = [frame.value for frame in at.dataframe if clean in frame.value]
     first_collection = next(iter(demo_experiment.collections))  # the page opens on it
-    expected = api.audit(demo_experiment).at({"collection": first_collection}).leaderboard
-    assert board[clean].tolist() == [fixed(v) for v in expected["clean_mean"]]
+    whole = api.audit(demo_experiment).at({"collection": first_collection}).board
+    chosen = widget(at.selectbox, "audit_board").value
+    expected = whole.at(whole.places()[chosen]).table
+    assert chosen == next(iter(whole.places()))
+    assert board["Mean (all topics)"].tolist() == [
+        f"{fixed(v)} ({g})" for v, g in zip(expected["mean"], expected.group, strict=True)
+    ]
+    assert board[clean].tolist() == [
+        f"{fixed(v)} ({g})" for v, g in zip(expected.clean_mean, expected.clean_group, strict=True)
+    ]
+    assert board["Ranks (all → clean)"].tolist() == [
+        f"{rank_interval(a, b)} → {rank_interval(c, d)}"
+        for a, b, c, d in zip(
+            expected.rank_low,
+            expected.rank_high,
+            expected.clean_rank_low,
+            expected.clean_rank_high,
+            strict=True,
+        )
+    ]
     assert not [c for c in board.columns if c.startswith(("clean_", "ci_", "rank_"))]
     assert any("Kendall's τ" in c.value for c in at.caption)
+    assert any("Tukey HSD" in c.value for c in at.caption)
+    (chart,) = [
+        json.loads(c.proto.spec)
+        for c in at.get("plotly_chart")
+        if "Rank intervals" in json.loads(c.proto.spec)["layout"]["title"]["text"]
+    ]
+    letters = {  # the dots' text: each set's group per system
+        trace["legendgroup"]: dict(
+            zip([d[0] for d in trace["customdata"]], trace["text"], strict=True)
+        )
+        for trace in chart["data"]
+        if trace.get("mode") == "markers+text"
+    }
+    assert letters["all"] == dict(zip(expected.system, expected.group, strict=True))
+    assert letters["clean"] == dict(zip(expected.system, expected.clean_group, strict=True))
+    assert "1 = best" in chart["layout"]["xaxis"]["title"]["text"]
 
 
 def test_uploaded_runs_are_audited_against_a_condition(app, demo_dir, monkeypatch):

@@ -172,3 +172,24 @@ def test_the_report_download_stays_after_a_rerun(app):
     assert len(report_buttons()) == 1
     widget(at.sidebar.selectbox, "measure").set_value("P_1").run()  # built for other settings
     assert not report_buttons()
+
+
+def test_the_condition_comparison_has_a_leaderboard_of_all_and_clean_topics(app, demo_experiment):
+    """The groups `le.leaderboard` gives at the page's levels, the first leaderboard there."""
+    from leakeval_core import api
+
+    at = app("app_pages/conditions.py")
+    open_tab(at, "conditions_tab", "Leaderboard")
+    (board,) = [frame.value for frame in at.dataframe if "Ranks (all → clean)" in frame.value]
+    page_levels = {
+        ("collection" if b.key.endswith(":collection") else b.key.split(":fix_")[1]): b.value
+        for b in at.selectbox
+        if b.key and (b.key.endswith(":collection") or ":fix_" in b.key)
+    }
+    whole = api.leaderboard(demo_experiment).at(page_levels)
+    chosen = widget(at.selectbox, "conditions_board").value
+    expected = whole.at(whole.places()[chosen]).table
+    assert board["System"].tolist() == expected.system.tolist()
+    groups = [cell.rsplit("(", 1)[1].rstrip(")") for cell in board["Mean (all topics)"]]
+    assert groups == expected.group.tolist()
+    assert any("Rank intervals" in c.proto.spec for c in at.get("plotly_chart"))

@@ -116,6 +116,8 @@ def test_the_statistics_page_tables_every_declared_procedure():
     for method in procedures.INTERVALS.values():
         assert f"| `{method.key}`" in shown
         assert method.paired.kind in shown and method.two_sample.kind in shown
+    many = procedures.MANY_SYSTEMS
+    assert f"| {many.name} | {many.resamples:,} |" in shown and many.reference in shown
 
 
 def test_the_module_layout_lists_every_module_with_its_docstring():

@@ -385,6 +385,47 @@ def test_audit_rows_agree_across_the_api_the_cli_json_the_app_and_the_report(
     assert reported.p_adjusted.tolist() == [shown_p(v) for v in rows.p_adjusted]
 
 
+def test_leaderboard_groups_agree_across_the_api_the_cli_the_audit_and_the_report(
+    audit_dir, tmp_path, capsys, monkeypatch
+):
+    """One set of HSD groups and rank intervals: `le.leaderboard`, `leakeval leaderboard
+    --json` and `--format latex`, the audit's leaderboard and the report's table."""
+    import json
+
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    board = api.leaderboard(audit_dir)
+    table = board.table.sort_values(["collection", "rank", "system"], kind="stable")
+    assert main(["leaderboard", str(audit_dir), "--json", str(tmp_path / "b.json")]) == 0
+    capsys.readouterr()
+    written = json.loads((tmp_path / "b.json").read_text())
+    assert written == json.loads(json.dumps(board.as_dict()))
+    for entry in written["collections"]:
+        for topic_set in entry["topic_sets"]:
+            prefix = "" if topic_set["topics"] == "all" else "clean_"
+            rows = table[table.collection == entry["collection"]].set_index("system")
+            for system in topic_set["systems"]:
+                assert system["group"] == rows.loc[system["system"], f"{prefix}group"]
+                assert system["rank_low"] == rows.loc[system["system"], f"{prefix}rank_low"]
+
+    audited = api.audit(audit_dir).leaderboard
+    columns = ["system", "group", "rank_low", "rank_high", "clean_group", "clean_rank_high"]
+    pd.testing.assert_frame_equal(
+        audited.sort_values(["collection", "system"])[columns].reset_index(drop=True),
+        board.table.sort_values(["collection", "system"])[columns].reset_index(drop=True),
+    )
+
+    reported = report_table(api.report(audit_dir), "Leaderboard on all and on clean topics")
+    assert reported.system.tolist() == table.system.tolist()
+    assert reported["group (all)"].tolist() == table.group.tolist()
+    assert reported["group (clean)"].tolist() == table.clean_group.tolist()
+    assert main(["leaderboard", str(audit_dir), "--format", "latex"]) == 0
+    latex = capsys.readouterr().out
+    for row in table.itertuples():
+        line = next(line for line in latex.splitlines() if line.startswith(f"{row.system} &"))
+        letters = re.findall(r"\$\^\{\\mathrm\{(\w+)\}\}\$", line)
+        assert letters == [row.group, row.clean_group], line
+
+
 def test_a_models_closer_look_is_computed_alone_and_is_the_one_every_figure_holds(audit_dir):
     """The audit page shows one model's dose-response, categories, trend and sensitivity
     (`Audit.at`): computed for it alone when asked for, and equal to that model's rows in

@@ -204,7 +204,9 @@ def test_the_leaderboard_ranks_on_all_and_on_clean_topics():
         "leaky": pd.Series([0.9, 0.9, 0.9, 0.3, 0.3, 0.3], index=index),
         "solid": pd.Series([0.5, 0.5, 0.5, 0.5, 0.5, 0.5], index=index),
     }
-    table, tau = leaderboard(scores, pd.Index(list("def")), HIGHER, resamples=200)
+    table, tau, _ = leaderboard(
+        scores, pd.Index(list("def")), HIGHER, resamples=200, permutations=99
+    )
     table = table.set_index("system")
     assert table["mean"].to_dict() == pytest.approx({"bm25": 0.3, "leaky": 0.6, "solid": 0.5})
     assert table.clean_mean.to_dict() == pytest.approx({"bm25": 0.4, "leaky": 0.3, "solid": 0.5})
@@ -223,7 +225,9 @@ def test_a_systems_band_on_the_leaderboard_is_a_condition_means_band():
     index = pd.Index([str(q) for q in range(6)])
     skewed = pd.Series([0.0, 0.0, 0.0, 0.0, 0.05, 0.9], index=index)
     other = pd.Series([0.3, 0.2, 0.4, 0.1, 0.2, 0.3], index=index)
-    board, _ = leaderboard({"skewed": skewed, "other": other}, index[:4], HIGHER)
+    board, _, _ = leaderboard(
+        {"skewed": skewed, "other": other}, index[:4], HIGHER, permutations=99
+    )
     row = board.set_index("system").loc["skewed"]
     long = pd.DataFrame({"model": "skewed", "qid": index, "value": skewed.to_numpy()})
     means = condition_means(PerQuery(long, ("model",), "none", pd.DataFrame()), ["model"])

@@ -56,6 +56,9 @@ def test_every_declared_computation_resolves():
         assert callable(two_sample.of) and callable(two_sample.interval), test.key
     drawn = [f for m in procedures.INTERVALS.values() for f in (m.paired, m.two_sample)]
     assert all(callable(f.implementation()) for f in drawn if not f.inverts_test)
+    from leakeval_core.analysis.tukey import standings
+
+    assert procedures.MANY_SYSTEMS.implementation() is standings
 
 
 @pytest.mark.parametrize("field", ["test", "interval"])

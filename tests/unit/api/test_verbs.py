@@ -23,6 +23,7 @@ PUBLIC_VERBS = [
     "detect_leakage",
     "story",
     "report",
+    "leaderboard",
     "load_experiment",
     "experiment_scores",
     "validate",

@@ -170,6 +170,12 @@ def test_the_leaderboard_reads_in_words_and_fits():
             "rank": [1, 2, 3],
             "clean_rank": pd.array([2, 1, None], dtype="Int64"),
             "rank_change": pd.array([-1, 1, None], dtype="Int64"),
+            "group": ["a", "ab", "b"],
+            "rank_low": [1, 1, 2],
+            "rank_high": [2, 3, 3],
+            "clean_group": ["b", "a", None],
+            "clean_rank_low": [2, 1, None],
+            "clean_rank_high": [2, 1, None],
             "collection": "robust04",
             "train_size": [2000, 2000, 4000],
         }
@@ -182,15 +188,16 @@ def test_the_leaderboard_reads_in_words_and_fits():
         "95% CI",
         "Mean (clean topics)",
         "95% CI (clean)",
-        "Rank (all → clean)",
+        "Ranks (all → clean)",
         "Rank change",
     ]
     assert not [c for c in table.columns if "_" in c and c != "train_size"]
     assert table["95% CI"].tolist() == ["[0.692, 0.754]", "[0.677, 0.742]", "[0.000, 0.741]"]
     assert table["95% CI (clean)"].iloc[2] == "–"
-    assert table["Rank (all → clean)"].tolist() == ["1 → 2", "2 → 1", "3 → –"]
+    assert table["Ranks (all → clean)"].tolist() == ["1–2 → 2", "1–3 → 1", "2–3 → –"]
     assert table["Rank change"].tolist() == ["-1", "+1", "–"]
-    assert table["Mean (all topics)"].tolist() == ["0.723", "0.709", "0.708"]
+    assert table["Mean (all topics)"].tolist() == ["0.723 (a)", "0.709 (ab)", "0.708 (b)"]
+    assert table["Mean (clean topics)"].tolist()[:2] == ["0.656 (b)", "0.703 (a)"]
     assert table["Mean (clean topics)"].iloc[2] == "–"
     assert "250" in note and "111" in note
     shown = " ".join(table.astype(str).to_numpy().ravel()) + " " + note
