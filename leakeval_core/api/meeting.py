@@ -172,6 +172,10 @@ def story(
     kind = story_kind(study)
     if pair is not None:
         opening, pair = "chosen", dict(pair)
+        if kind == "audit" and set(story_factors(study)) - set(pair):
+            # a pair naming only some levels (a baseline among several, say): the opening
+            # pair's fill the rest
+            pair = {**_opening_pair(study, view, kind), **pair}
     else:
         opening = "clearest" if kind == "twins" else "first"
         pair = _opening_pair(study, view, kind)
