@@ -319,7 +319,8 @@ def _audited(study: Study, view: View, pair: dict, opening: str) -> Story:
         left_out=_left_out(study, view, [pair, {**pair, design.system: base}], len(gain), True),
         family=f"models of {pair['collection']}"
         if len(design.baselines) == 1
-        else f"models against {len(design.baselines)} baselines of {pair['collection']}",
+        else f"comparisons of {pair['collection']}'s models with its "
+        f"{len(design.baselines)} baselines",
         share=share[0],
         share_low=share[1],
         share_high=share[2],

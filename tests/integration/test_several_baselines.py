@@ -29,7 +29,7 @@ def _ranks() -> dict[str, dict[str, int]]:
     topics most, C not at all."""
     rng = np.random.default_rng(11)
     ranks = {}
-    for name, lift in (("bm25", 0), ("rm3", 0), ("A", 2), ("B", 1), ("C", 0)):
+    for name, lift in (("bm25", 0), ("rm3", 0), ("A", 3), ("B", 1), ("C", 0)):
         drawn = rng.integers(1, 5, TOPICS)
         lifted = [
             max(1, r - lift) if q <= 10 else r for q, r in zip(range(1, 21), drawn, strict=True)
@@ -108,6 +108,12 @@ def test_the_family_is_every_model_against_every_baseline(folder):
     assert rows.p.tolist() == pytest.approx(hand.p.tolist(), rel=1e-9)
     assert rows.p_adjusted.tolist() == pytest.approx(np.minimum(1, 6 * hand.p).tolist(), rel=1e-9)
     assert rows.confidence.tolist() == pytest.approx([1 - 0.05 / 6] * 6)
+    assert (hand.p < 0.05 / 6).any() and (hand.p > 0.05 / 6).any()  # the family decides
+    assert rows.verdict.tolist() == ["inflated" if p < 0.05 / 6 else "no evidence" for p in hand.p]
+    # A against bm25 (p = 0.017) passes in bm25's family of 3, not in the family of 6
+    alone = _files_audit(folder, "bm25").table.set_index("run")
+    assert alone.p["A"] == pytest.approx(hand.p[0]) and alone.verdict["A"] == "inflated"
+    assert rows.verdict[0] == "no evidence" and 3 * hand.p[0] < 0.05 < 6 * hand.p[0]
     assert "Bonferroni over 6 comparisons: 3 models × 2 baselines" in result.caption
     assert result.baselines == ("bm25", "rm3")
     assert "baseline" in result.summary().columns
@@ -201,7 +207,9 @@ def test_the_story_names_the_baseline_of_its_row(folder, capsys, tmp_path, monke
     told = api.story(folder, measure=MEASURE)
     assert told.pair == {"collection": "robust", "model": "A", "baseline": "bm25"}
     assert "(baseline bm25)" in told.answer and told.facts.b == "bm25"
-    assert "6 models against 2 baselines of robust" in told.evidence
+    assert (
+        "Bonferroni over the 6 comparisons of robust's models with its 2 baselines" in told.evidence
+    )
     assert len(told.answers) == 6
     other = api.story(folder, measure=MEASURE, pair={**told.pair, "baseline": "rm3"})
     rows = api.audit(folder, measure=MEASURE).table
