@@ -15,7 +15,8 @@ from scipy import stats
 from leakeval_core import api
 from leakeval_core.cli import main
 from leakeval_core.errors import LeakevalError
-from tests.support import write
+from tests.app.apptest import open_tab, widget
+from tests.support import ROOT, write
 
 TOPICS = 20
 LEAKED = [str(q) for q in range(1, 11)]  # topics 1-10 leaked, 11-20 the others
@@ -53,7 +54,7 @@ def _run(ranks: dict[str, int], name: str) -> str:
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
     """The runs as files, and as an experiment whose `[design] baseline` is a list."""
-    root = tmp_path_factory.mktemp("baselines")
+    root = tmp_path_factory.mktemp("data") / "baselines"  # the app's only experiment
     write(root / "topics.txt", "".join(f"{q}\ttopic {q}\n" for q in range(1, 21)))
     write(root / "qrels.txt", "".join(f"{q} 0 d{q} 1\n" for q in range(1, 21)))
     for name, ranks in RANKS.items():
@@ -220,3 +221,40 @@ def test_the_story_names_the_baseline_of_its_row(folder, capsys, tmp_path, monke
     assert main(["story", str(folder), "--measure", MEASURE, "--level", "baseline", "rm3"]) == 0
     lines = capsys.readouterr().out
     assert "- A against rm3: " in lines and "- C against bm25: " in lines
+
+
+def test_the_audit_page_and_the_story_name_each_rows_baseline(folder, tmp_path, monkeypatch):
+    """The app with two baselines: the table has a baseline column, the closer look is of
+    one model against one baseline and its charts say which; the Story picks a baseline."""
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("LEAKEVAL_DATA", str(folder.parent))
+    monkeypatch.chdir(ROOT)
+    rows = api.audit(folder).table  # the app's default measure
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.switch_page("app_pages/audit.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = at.table[0].value
+    assert list(zip(shown.model, shown.baseline, strict=True)) == list(
+        zip(rows.model, rows.baseline, strict=True)
+    )
+    open_tab(at, "audit_tab", "Closer look")
+    look = widget(at.selectbox, "audit_model")
+    assert set(look.options) == {f"model={m}, baseline={b}" for m in MODELS for b in BASELINES}
+    look.set_value("model=C, baseline=rm3").run()
+    assert not at.exception, [e.value for e in at.exception]
+    titles = [
+        json.loads(c.proto.spec)["layout"]["yaxis"]["title"]["text"] for c in at.get("plotly_chart")
+    ]
+    assert any(t.startswith(f"{api.View().parsed_measure.label} gain over rm3") for t in titles)
+
+    at.switch_page("app_pages/story.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    picker = widget(at.selectbox, "story_baseline")
+    assert picker.options == BASELINES and picker.value == "bm25"
+    assert "Every model against each baseline" in " ".join(m.value for m in at.markdown)
+    assert list(at.table[0].value.baseline) == rows.baseline.tolist()
+    picker.set_value("rm3").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "(baseline rm3)" in at.subheader[0].value
