@@ -198,6 +198,12 @@ def test_compare_against_several_baselines_is_one_family(folder):
     assert rows.family_size.tolist() == [6] * 6
     assert rows.p_adjusted.tolist() == pytest.approx(np.minimum(1, 6 * np.array(hand)), rel=1e-9)
     assert "Bonferroni over 6 comparisons: 3 models × 2 baselines" in result.caption
+    out = folder.parent / "compare.csv"
+    args = ["compare", str(folder), "--vary", "model", "--measure", MEASURE, "--out", str(out)]
+    assert main([*args, "--baseline", "bm25", "--baseline", "rm3"]) == 0
+    written = pd.read_csv(out, comment="#")
+    assert written.p_adjusted.tolist() == pytest.approx(rows.p_adjusted.tolist(), rel=1e-5)
+    assert list(zip(written.a, written.b, strict=True)) == list(zip(rows.a, rows.b, strict=True))
     one = api.compare(str(folder / "qrels.txt"), runs, baseline="bm25", measure=MEASURE)
     assert one.table.family_size.tolist() == [4] * 4  # rm3 is one more level against bm25
     assert "comparisons:" not in one.caption
