@@ -59,7 +59,9 @@ def compare(
     `data` is an experiment (its folder, or one loaded), or qrels when `runs` names the
     runs to compare (files in any format, frames or dicts, as `score` takes them, `format`
     as there): then the factor is
-    `run`, and `baseline` names the run every other is compared with (default: every pair).
+    `run`, and `baseline` names the run every other is compared with (default: every pair),
+    or a list of runs: each other run against each, never one baseline against another, all
+    in one family.
     For an experiment, `vary` defaults to the design's leakage factor, compared against its
     clean level: the table `leakeval compare` prints and the app marks with stars. Settings
     (measure=, statistics=, conventions=) are a `View`'s.
