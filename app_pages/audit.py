@@ -83,7 +83,8 @@ if result is not None and len(result.table):
     with tab_models:
         if tab_models.open:
             rows = result.table[result.table.split == split]
-            show_fig(audit_figure, rows, measure, [*result.keys, factor], result.baseline)
+            places = [*result.keys, factor, "baseline"]
+            show_fig(audit_figure, rows, measure, places, result.baseline)
             st.caption(plain(result.caption))
             shown = answers_table(rows, measure, factor, result.keys)
             show_text_table(shown)
@@ -123,10 +124,10 @@ if result is not None and len(result.table):
                 default=next(iter(looks)),
                 help="Ordered by the difference on the Per model tab, largest first.",
             )
-            closer = result.at(looks[look])
+            closer = result.at(looks[look])  # one model against one baseline
             left, right = st.columns(2)
             with left:
-                show_fig(dose_figure, closer.dose, measure, result.baseline, slide_height=430)
+                show_fig(dose_figure, closer.dose, measure, closer.baseline, slide_height=430)
                 trend = closer.trend
                 if len(trend):
                     row = trend.iloc[0]
@@ -141,7 +142,7 @@ if result is not None and len(result.table):
                     category_gain_figure,
                     closer.categories,
                     measure,
-                    result.baseline,
+                    closer.baseline,
                     slide_height=430,
                 )
             show_fig(

@@ -39,9 +39,7 @@ pair = {}
 # presentation mode draws no selectors: the pair comes from the link or the default
 controls = [st.container() for _ in factors] if presenting else st.columns(len(factors) or 1)
 for column, factor in zip(controls, factors, strict=False):
-    levels = experiment.levels(factor)
-    if kind == "audit" and factor == design.system:
-        levels = [v for v in levels if v != design.baseline]  # what is audited against it
+    levels = doors.story_levels(ctx.study, factor)  # an audit's models: not its baselines
     # the collection is the app's own (it follows the user from page to page)
     name = "collection" if factor == "collection" else f"story_{factor}"
     with column:
@@ -82,12 +80,13 @@ for warning in story.warnings:
 
 def every_model() -> None:
     """Every audited model's answer, in the design's order: the question the Story asks."""
-    st.markdown(f"**Every model against {plain(design.baseline)}**, in the design's order")
+    against = plain(story.facts.b) if len(design.baselines) == 1 else "each baseline"
+    st.markdown(f"**Every model against {against}**, in the design's order")
     answers = answers_table(story.answers, measure, str(design.system))
     brief = [
         c
         for c in answers.columns
-        if c.startswith(("Verdict", "Leaked", "Interval", "mde", "Topics for"))
+        if c.startswith(("baseline", "Verdict", "Leaked", "Interval", "mde", "Topics for"))
     ]
     st.table(text_table(answers.set_index(str(design.system))[brief]))
 
@@ -112,11 +111,13 @@ def open_drilldown(qid: str | None = None) -> None:
     the drill-down, on one topic."""
     levels = {}
     for factor, level in pair.items():
-        if factor != "collection":
+        if factor not in ("collection", "baseline"):
             levels[f"a_{factor}"] = levels[f"b_{factor}"] = level
     contrast = design.leakage if kind == "twins" else design.system
     levels[f"a_{contrast}"] = design.leaked if kind == "twins" else pair[contrast]
-    levels[f"b_{contrast}"] = design.clean if kind == "twins" else design.baseline
+    levels[f"b_{contrast}"] = (
+        design.clean if kind == "twins" else pair.get("baseline", design.baseline)
+    )
     if qid is not None:
         levels |= {"qid": qid, "queries_tab": "One query"}
     if "collection" in pair:
@@ -156,11 +157,11 @@ chart, top = st.columns([5, 7]) if presenting else (st.container(), st.container
 with chart:
     leaked_means = story.leaked
     if kind == "audit":
-        show_fig(category_gain_figure, story.chart, measure, str(design.baseline), slide_height=380)
+        show_fig(category_gain_figure, story.chart, measure, story.facts.b, slide_height=380)
         if not presenting:
             st.caption(
                 plain(
-                    f"Mean per-topic gain of {story.facts.a} over {design.baseline} by the "
+                    f"Mean per-topic gain of {story.facts.a} over {story.facts.b} by the "
                     f"kind of its nearest training query, with 95% t intervals. {leaked_means}"
                 )
             )

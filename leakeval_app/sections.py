@@ -156,7 +156,13 @@ def show_uploaded_audit(collection: str) -> None:
     else:  # as the experiment's models are shown: the verdict first, never cut off
         show_scoring_warnings(result.scoring_warnings)
         rows = result.table[result.table.split == "leaked"]
-        show_fig(audit_figure, rows, ctx.measure, [*result.keys, result.factor], result.baseline)
+        show_fig(
+            audit_figure,
+            rows,
+            ctx.measure,
+            [*result.keys, result.factor, "baseline"],
+            result.baseline,
+        )
         st.caption(plain(result.caption))
         show_text_table(answers_table(rows, ctx.measure, result.factor, result.keys))
 

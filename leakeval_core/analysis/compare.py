@@ -195,6 +195,8 @@ def compare_levels(
     it is shown; `family_size` is the m it was corrected over. An empty `family` makes the
     whole output one family. Each row's interval is at `confidence`, the level the correction
     tests that row at (`per_comparison_alpha`), so it excludes 0 exactly when `significant` says so.
+    `baseline` (one level or a list): each other level against each, in one family; without
+    it, every pair of levels.
     """
     if vary not in per_query.factors:
         raise LeakevalError(f"unknown factor {vary!r}; factors: {', '.join(per_query.factors)}")
@@ -205,11 +207,15 @@ def compare_levels(
         raise LeakevalError(
             f"{vary} has one level ({', '.join(map(str, levels))}): nothing to compare"
         )
-    if baseline is not None and baseline not in levels:
-        raise LeakevalError(f"baseline {baseline!r} is not a level of {vary}: {levels}")
+    bases = list(baseline) if isinstance(baseline, list | tuple) else [baseline]
+    bases = [base for base in bases if base is not None]
+    for base in bases:
+        if base not in levels:
+            raise LeakevalError(f"baseline {base!r} is not a level of {vary}: {levels}")
+    # each level against each baseline, baseline by baseline; never a baseline against another
     pairs = (
-        [(lv, baseline) for lv in levels if lv != baseline]
-        if baseline is not None
+        [(lv, base) for base in bases for lv in levels if lv not in bases]
+        if bases
         else [(x, y) for i, x in enumerate(levels) for y in levels[i + 1 :]]
     )
     rows, deltas = [], []

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from leakeval_core.analysis.folds import PerQuery
     from leakeval_core.experiment.scores import Progress
 
-__all__ = ["Source", "per_query_of", "refuse_left_out", "source_of", "view_of"]
+__all__ = ["Source", "baseline_names", "per_query_of", "refuse_left_out", "source_of", "view_of"]
 
 Source = Study | RunSet
 
@@ -48,6 +48,21 @@ def source_of(
     if runs is not None:
         return RunSet(data, runs, columns, leakage, format=format)
     return Study.open(data)
+
+
+def baseline_names(baseline: object | None) -> tuple | None:
+    """`baseline=` of `audit` and `compare` as a tuple: one name, or a list of them (None
+    where none is given: the design's own)."""
+    if baseline is None:
+        return None
+    names = tuple(baseline) if isinstance(baseline, list | tuple) else (baseline,)
+    if not names:
+        return None
+    if len(set(map(str, names))) != len(names):
+        from leakeval_core.errors import LeakevalError
+
+        raise LeakevalError(f"baseline names {', '.join(map(str, names))}: give each once")
+    return names
 
 
 def per_query_of(

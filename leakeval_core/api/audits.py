@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from leakeval_core.api.arguments import per_query_of, source_of, view_of
+from leakeval_core.api.arguments import baseline_names, per_query_of, source_of, view_of
 from leakeval_core.api.leaderboards import Leaderboard, standings_of
 from leakeval_core.api.leaderboards import stacked_parts as _frame
 from leakeval_core.api.results import Result
@@ -52,7 +52,8 @@ class CloserLook:
     one model's, so each is computed when first asked for and kept."""
 
     placed: Mapping[str, object]
-    """The model's levels: collection, the design's other factors, the audited system."""
+    """The model's levels: collection, the design's other factors, the audited system, and
+    the `baseline` it is audited against."""
     gain: pd.Series
     """Per topic audited (by qid), the model's gain over the baseline in the measure's
     better direction: what its table rows were tested on."""
@@ -98,19 +99,22 @@ class CloserLook:
 
 @dataclass(frozen=True)
 class Audit(Result):
-    """A leakage audit: one row per model (against the baseline) and split of the topics."""
+    """A leakage audit: one row per model, baseline and split of the topics."""
 
     table: pd.DataFrame = field(repr=False)
-    """Per collection (and other factors), model and split: topics on each side, the mean
-    gain over the baseline on each, their difference, its interval, the permutation p and
-    its adjustment over the collection's models."""
+    """Per collection (and other factors), model, baseline and split: topics on each side,
+    the mean gain over the row's `baseline` on each, their difference, its interval, the p
+    and its adjustment over the collection's rows of that split (every model against every
+    baseline: one family)."""
     closer: tuple[CloserLook, ...] = field(repr=False)
     """Per audited model, what its closer look (`dose`, `categories`, `trend`,
     `sensitivity`) is computed from when first asked for."""
     board: Leaderboard | None = field(repr=False)
     """The systems ranked on all topics and on those without a near-duplicate, with their
     HSD groups (`leaderboard`, for the systems audited); None without a system factor."""
-    baseline: str
+    baselines: tuple[str, ...]
+    """What the models are audited against: the baseline systems (for twins, the clean
+    level), each a row's `baseline`; a baseline is never audited itself."""
     threshold: float
     source: str
     measure: Measure
@@ -142,10 +146,17 @@ class Audit(Result):
         """Kendall's tau between the ranking on all topics and on clean topics."""
         return pd.DataFrame() if self.board is None else self.board.tau
 
+    @property
+    def baseline(self) -> str:
+        """The baseline in words, as a figure's axis names it: "bm25", or "bm25 or rm3"
+        where rows are against several (each row's `baseline` says which)."""
+        return " or ".join(self.baselines)
+
     def summary(self) -> pd.DataFrame:
         keep = [
             *self.keys,
             self.factor,
+            *(["baseline"] if len(self.baselines) > 1 else []),
             "split",
             "leaked_topics",
             "other_topics",
@@ -188,7 +199,7 @@ class Audit(Result):
         rows = self.table[self.table.split == split].sort_values(
             "difference", ascending=False, kind="stable"
         )
-        placed = rows[[*self.keys, self.factor]]
+        placed = rows[[*self.keys, self.factor, "baseline"]]
         named = [c for c in placed.columns if placed[c].nunique() > 1]
         named = named or [self.factor]
         return {
@@ -208,6 +219,7 @@ class Audit(Result):
             table=rows_at(self.table, levels),
             board=None if self.board is None else self.board.at(levels),
             closer=tuple(look for look in self.closer if look.is_at(levels)),
+            baselines=tuple(b for b in self.baselines if levels.get("baseline", b) == b),
         )
 
     def as_dict(self) -> dict:
@@ -218,7 +230,8 @@ class Audit(Result):
         return {
             "measure": self.measure.name,
             "better": self.measure.better,
-            "baseline": self.baseline,
+            **({"baseline": self.baselines[0]} if len(self.baselines) == 1 else {}),
+            "baselines": list(self.baselines),
             "threshold": self.threshold,
             "leakage": self.source,
             "statistics": self.statistics.describe("split"),
@@ -257,11 +270,14 @@ def audit(
     """Each model's gain over a baseline on leaked topics, minus its gain on the others.
 
     `data` is an experiment (its folder, or one loaded) whose `[design]` names a baseline
-    system, or has leaked and clean twins; or qrels, with `runs` naming the model runs and
-    the baseline run (`baseline=`, by name) as files, frames or dicts, and `leakage` the
+    system (or several), or has leaked and clean twins; or qrels, with `runs` naming the
+    model runs and the baseline runs (`baseline=`, a name or a list of names) as files,
+    frames or dicts, and `leakage` the
     pairs (a frame or CSV with test_qid and similarity, optionally category) or the leaked
     topic ids. `groups` (qid,group) adds a split per group; `covers` (topic ids) restricts
-    the audit to the topics the leakage judgment covers. `strata` > 1 permutes the leaked
+    the audit to the topics the leakage judgment covers. With several baselines every model
+    is audited against each (never a baseline against another), and the correction runs over
+    all those rows of a collection at once. `strata` > 1 permutes the leaked
     flags within that many quantile groups of the baseline's score. Files may be in any format
     `score` reads; `format` names the runs' where their content cannot tell.
 
@@ -279,7 +295,7 @@ def audit(
     source = source_of(data, runs, columns, leakage, format=format)
     if isinstance(source, Study) and groups is None and covers is None:
         # the Story, the Audit page and the report share one audit of the study
-        key = ("audit", view, baseline, strata)
+        key = ("audit", view, baseline_names(baseline), strata)
         return source.remember(
             key,
             lambda report: _audit(source, view, baseline, strata, None, None, report),
@@ -298,7 +314,7 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
 
     measure, statistics = view.parsed_measure, view.statistics
     per_query = per_query_of(source, view, progress)
-    contrasts, factor, keys, baseline_name = _contrasts(source, per_query, baseline)
+    contrasts, factor, keys, baselines = _contrasts(source, per_query, baseline_names(baseline))
     threshold = source.threshold(view)
     groups_table = (
         source.groups() if groups is None else with_collection(as_topic_groups(groups), source)
@@ -322,7 +338,7 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
             )
         )
     rows, splits, closer, copies = [], [], [], []
-    for where, model, model_levels, base_levels in contrasts:
+    for where, model, base, model_levels, base_levels in contrasts:
         model_scores = _scores(per_query.table, model_levels)
         base_scores = _scores(per_query.table, base_levels)
         gain = analysis.gains(model_scores, base_scores, measure.direction)
@@ -334,13 +350,17 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
         if not gain.to_numpy().any():
             # the baseline itself, given again (an upload of its run): in the family it would
             # only widen every other model's interval
-            copies.append(f"{model} ({collection})")
+            copies.append(
+                f"{model} ({collection})"
+                if len(baselines) == 1
+                else f"{model} ({base}, {collection})"
+            )
             continue
         layers = analysis.strata_of(base_scores.reindex(gain.index), strata) if strata > 1 else None
         flagged = None
         for split, flags in _splits(gain.index, collection, leaked, groups_table):
             flagged = flags if split == "leaked" else flagged
-            rows.append({**where, factor: model, "split": split})
+            rows.append({**where, factor: model, "baseline": base, "split": split})
             splits.append(
                 Split(
                     gain.to_numpy(),
@@ -352,7 +372,7 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
             ["similarity", "category"]
         ]
         sides = (model_scores.reindex(gain.index), base_scores.reindex(gain.index), flagged)
-        closer.append(({**where, factor: model}, gain, sides, near))
+        closer.append(({**where, factor: model, "baseline": base}, gain, sides, near))
     same = (
         f"{', '.join(copies)} scores as the baseline on every topic: left out of the audit"
         if copies
@@ -365,9 +385,11 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
             else "no topic is scored by both a model and the baseline."
         )
         raise LeakevalError(" ".join((nothing, *per_query.incomplete)))
-    # one family: one collection's models (and conditions) on one split of the topics
+    # one family: one collection's models (and conditions), against every baseline, on one
+    # split of the topics
     table = leaked_vs_other(rows, splits, statistics, ("collection", "split"))
-    first = table.drop_duplicates([*keys, factor]).set_index([*keys, factor]).confidence
+    placing = [*keys, factor, "baseline"]
+    first = table.drop_duplicates(placing).set_index(placing).confidence
     closer = [
         CloserLook(
             placed,
@@ -376,7 +398,7 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
             near,
             threshold,
             statistics,
-            1 - first.get(tuple(placed[k] for k in [*keys, factor]), 1 - statistics.alpha),
+            1 - first.get(tuple(placed[k] for k in placing), 1 - statistics.alpha),
         )
         for placed, gain, sides, near in closer
     ]
@@ -384,10 +406,10 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
     where_from = source.pairs(view).source
     rules = source.leaked_rule(view)
     return Audit(
-        table=_ordered(table, [*keys, factor]),
+        table=_ordered(table, placing),
         closer=tuple(closer),
         board=board,
-        baseline=baseline_name,
+        baselines=baselines,
         threshold=threshold,
         source=where_from,
         measure=measure,
@@ -395,7 +417,12 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
         keys=tuple(keys),
         factor=factor,
         caption=_caption(
-            measure, statistics, baseline_name, leaked_sentence(rules, where_from), strata
+            measure,
+            statistics,
+            table,
+            (factor, keys, baselines),
+            leaked_sentence(rules, where_from),
+            strata,
         ),
         leaked=rules,
         warnings=(*([same] if same else []), *source.leakage_warnings(view)),
@@ -422,38 +449,50 @@ def _scores(table: pd.DataFrame, levels: Mapping[str, object]) -> pd.Series:
     return rows.set_index("qid").value
 
 
-def _contrasts(source, per_query, baseline: object | None):
-    """(where, model name, the model's levels, the baseline's levels) for each model to
-    audit; the factor the models differ in; the key columns; the baseline's name."""
+def _contrasts(source, per_query, baselines: tuple | None):
+    """(where, model name, baseline name, the model's levels, the baseline's levels) for
+    each model to audit against each baseline, baseline by baseline; the factor the models
+    differ in; the key columns; the baselines' names. A baseline is never audited: against
+    itself its gain is 0, and against another baseline it answers no question about
+    leakage (neither saw the training queries)."""
     factors = list(per_query.factors)
     design = source.design
     if isinstance(source, RunSet):
         names = source.levels(source.FACTOR)
-        if baseline is None:
+        if baselines is None:
             raise LeakevalError(f"name the baseline run (baseline=…); runs: {', '.join(names)}")
-        base = source.level(source.FACTOR, baseline)
-        factor, model_levels, base_level = source.FACTOR, [n for n in names if n != base], base
-    elif baseline is not None or design.baseline is not None:
+        factor = source.FACTOR
+        bases = [source.level(factor, b) for b in baselines]
+        model_levels = [n for n in names if n not in bases]
+    elif baselines is not None or design.baselines:
         design.require("The audit", "system")
         factor = design.system
-        base_level = source.level(factor, baseline if baseline is not None else design.baseline)
-        model_levels = [v for v in source.levels(factor) if v != base_level]
+        bases = [source.level(factor, b) for b in baselines or design.baselines]
+        model_levels = [v for v in source.levels(factor) if v not in bases]
     elif design.leakage is not None:
-        factor, model_levels, base_level = design.leakage, [design.leaked], design.clean
+        factor, model_levels, bases = design.leakage, [design.leaked], [design.clean]
     else:
         raise LeakevalError(why_not_audit(design))
     if not model_levels:
-        raise LeakevalError(f"nothing to audit against {base_level}: no other {factor} level")
+        against = " and ".join(map(str, bases))
+        raise LeakevalError(f"nothing to audit against {against}: no other {factor} level")
     keys = [f for f in factors if f != factor]
     combos = per_query.table[keys].drop_duplicates().sort_values(keys)
     contrasts = []
     for combo in combos.itertuples(index=False, name=None):
         where = dict(zip(keys, combo, strict=True))
-        for level in model_levels:
-            contrasts.append(
-                (where, str(level), {**where, factor: level}, {**where, factor: base_level})
-            )
-    return contrasts, factor, keys, str(base_level)
+        for base in bases:
+            for level in model_levels:
+                contrasts.append(
+                    (
+                        where,
+                        str(level),
+                        str(base),
+                        {**where, factor: level},
+                        {**where, factor: base},
+                    )
+                )
+    return contrasts, factor, keys, tuple(map(str, bases))
 
 
 def _splits(index: pd.Index, collection: str, leaked, groups) -> list[tuple[str, pd.Series]]:
@@ -491,11 +530,26 @@ def _ordered(table: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
     return table[[*first, *(c for c in table.columns if c not in first)]]
 
 
-def _caption(measure, statistics, baseline: str, leaked: str, strata: int):
+def _caption(measure, statistics, table, placing, leaked: str, strata: int):
+    """With several baselines the caption says the family they form: "Bonferroni over 6
+    comparisons: 3 models × 2 baselines, within each collection and split"."""
     from leakeval_core.analysis.split import describe
+    from leakeval_core.present.report import family_sentence
 
+    factor, keys, baselines = placing
+    if len(baselines) == 1:
+        return (
+            f"{measure.label} gain over {baselines[0]} on leaked topics minus on the others. "
+            f"{measure.direction.gains}. {leaked} "
+            + describe(statistics, "each collection's models", strata)
+        )
+    parts = [(factor, "models"), ("baseline", "baselines")]
+    parts += [(k, f"{k} levels") for k in keys if k != "collection"]
+    family = family_sentence(table, ("collection", "split"), parts, statistics)
     return (
-        f"{measure.label} gain over {baseline} on leaked topics minus on the others. "
+        f"{measure.label} gain of each model over each baseline ({', '.join(baselines)}; "
+        f"never a baseline over another) on leaked topics minus on the others. "
         f"{measure.direction.gains}. {leaked} "
-        + describe(statistics, "each collection's models", strata)
+        + describe(statistics, "each collection's models against every baseline", strata)
+        + f" {family}"
     )

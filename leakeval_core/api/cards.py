@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from leakeval_core.api.arguments import source_of, view_of
+from leakeval_core.api.arguments import baseline_names, source_of, view_of
 from leakeval_core.api.audits import AUDIT_NOTE, audit, why_not_audit
 from leakeval_core.api.study import Study, collection_of
 from leakeval_core.api.view import View
@@ -370,8 +370,8 @@ def _command(source, reproduce, view: View, baseline, model, collections, out) -
     options = ["--model", model] if model else []
     if isinstance(source, Study):
         inputs = [_named(source.experiment.root)]
-        if baseline is not None:
-            options = ["--baseline", str(baseline), *options]
+        named = baseline_names(baseline) or ()
+        options = [*(arg for base in named for arg in ("--baseline", str(base))), *options]
         options += [arg for name in collections or () for arg in ("--collection", name)]
     elif reproduce is None:
         return None

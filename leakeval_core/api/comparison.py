@@ -6,7 +6,13 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from leakeval_core.analysis.compare import condition_label
-from leakeval_core.api.arguments import per_query_of, refuse_left_out, source_of, view_of
+from leakeval_core.api.arguments import (
+    baseline_names,
+    per_query_of,
+    refuse_left_out,
+    source_of,
+    view_of,
+)
 from leakeval_core.api.results import Comparison
 from leakeval_core.api.study import Study
 from leakeval_core.api.view import View
@@ -53,7 +59,9 @@ def compare(
     `data` is an experiment (its folder, or one loaded), or qrels when `runs` names the
     runs to compare (files in any format, frames or dicts, as `score` takes them, `format`
     as there): then the factor is
-    `run`, and `baseline` names the run every other is compared with (default: every pair).
+    `run`, and `baseline` names the run every other is compared with (default: every pair),
+    or a list of runs: each other run against each, never one baseline against another, all
+    in one family.
     For an experiment, `vary` defaults to the design's leakage factor, compared against its
     clean level: the table `leakeval compare` prints and the app marks with stars. Settings
     (measure=, statistics=, conventions=) are a `View`'s.
@@ -87,20 +95,23 @@ def compare(
         raise LeakevalError(
             "give --vary FACTOR (vary= in Python): " + design.why_not("compare", "leakage")
         )
-    if baseline is not None:
-        baseline = source.level(vary, baseline)
+    bases = baseline_names(baseline)
+    if bases is not None:
+        bases = tuple(source.level(vary, b) for b in bases)
     elif vary == design.leakage:
-        baseline = design.clean
+        bases = (design.clean,)
     statistics = view.statistics
     scored = per_query_of(source, view, progress)
-    rows = compare_levels(
-        scored,
-        vary,
-        baseline,
-        statistics,
-        ("collection",) if family == "collection" else (),
-    )
-    what = f"each level vs {baseline}" if baseline is not None else "every pair of levels"
+    families = ("collection",) if family == "collection" else ()
+    rows = compare_levels(scored, vary, bases, statistics, families)
+    if bases is None:
+        what = "every pair of levels"
+    elif len(bases) == 1:
+        what = f"each level vs {bases[0]}"
+    else:
+        what = (
+            f"each other level vs each of {', '.join(map(str, bases))}, never one against another"
+        )
     measure = view.parsed_measure
     caption = (
         f"{measure.label}, as scored ({measure.direction.words}): delta is A − B, so a "
@@ -111,6 +122,13 @@ def compare(
         + " "
         + TOPIC_SET_SIZE.caption(statistics.delta, "paired")
     )
+    if bases is not None and len(bases) > 1:
+        from leakeval_core.present.report import family_sentence
+
+        audited = "models" if runs is not None or vary == design.system else f"{vary} levels"
+        others = [f for f in scored.factors if f not in (vary, "collection")]
+        parts = [("a", audited), ("b", "baselines"), *((f, f"{f} levels") for f in others)]
+        caption += " " + family_sentence(rows, families, parts, statistics)
     return Comparison(
         rows, statistics, measure, caption, scored.incomplete, scored.scoring_warnings
     )

@@ -44,6 +44,7 @@ _LAZY = {
     "story_answers": "leakeval_core.api.meeting",
     "story_factors": "leakeval_core.api.meeting",
     "story_kind": "leakeval_core.api.meeting",
+    "story_levels": "leakeval_core.api.meeting",
     "story_numbers": "leakeval_core.api.meeting",
     "story_pair": "leakeval_core.api.meeting",
     "story_record": "leakeval_core.api.meeting",

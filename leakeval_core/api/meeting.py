@@ -23,6 +23,7 @@ __all__ = [
     "story_answers",
     "story_factors",
     "story_kind",
+    "story_levels",
     "story_numbers",
     "story_pair",
     "story_record",
@@ -75,7 +76,10 @@ def story_answers(told: Story, measure) -> list[str]:
     from leakeval_core.present.story import answer_line
 
     system = told.facts.subject_factor
-    return [answer_line(row, measure, system) for row in told.answers.to_dict("records")]
+    rows = told.answers.to_dict("records")
+    if "baseline" in told.answers and told.answers.baseline.nunique() > 1:
+        rows = [{**row, system: f"{row[system]} against {row['baseline']}"} for row in rows]
+    return [answer_line(row, measure, system) for row in rows]
 
 
 def story_test_line(told: Story) -> str:
@@ -94,9 +98,26 @@ def story_numbers(told: Story, measure) -> list[tuple[str, str, str | None, str]
 
 def story_factors(data: Any) -> list[str]:
     """The factors that fix a story's pair: all but the leakage factor (twins), or all
-    including the system, whose level names the audited model (audit)."""
+    including the system, whose level names the audited model (audit), and `baseline`
+    where the design names several to audit against."""
     study = Study.open(data)
-    return [f for f in study.experiment.condition_factors if f != study.design.leakage]
+    design = study.design
+    factors = [f for f in study.experiment.condition_factors if f != design.leakage]
+    several = design.leakage is None and len(design.baselines) > 1
+    return [*factors, "baseline"] if several else factors
+
+
+def story_levels(data: Any, factor: str) -> list:
+    """The levels a story's `factor` may take: an audit's models are the systems other than
+    its baselines, and `baseline` is one of those."""
+    study = Study.open(data)
+    design = study.design
+    if factor == "baseline":
+        return list(design.baselines)
+    levels = study.levels(factor)
+    if design.leakage is None and factor == design.system:
+        return [v for v in levels if v not in design.baselines]
+    return levels
 
 
 def story_pair(data: Any, view: View | None = None, **settings: Any) -> dict:
@@ -151,9 +172,19 @@ def story(
     kind = story_kind(study)
     if pair is not None:
         opening, pair = "chosen", dict(pair)
+        if kind == "audit" and set(story_factors(study)) - set(pair):
+            # a pair naming only some levels (a baseline among several, say): the opening
+            # pair's fill the rest
+            pair = {**_opening_pair(study, view, kind), **pair}
     else:
         opening = "clearest" if kind == "twins" else "first"
         pair = _opening_pair(study, view, kind)
+    named = [str(b) for b in study.design.baselines]
+    if "baseline" in pair and (kind != "audit" or str(pair["baseline"]) not in named):
+        raise LeakevalError(
+            f"baseline {pair['baseline']!r} is not one the design audits against: "
+            + (", ".join(named) if kind == "audit" else "a story of twins has none")
+        )
     _refuse_left_out(study, view, pair, kind)
     return (_twins if kind == "twins" else _audited)(study, view, pair, opening)
 
@@ -165,7 +196,7 @@ def _refuse_left_out(study: Study, view: View, pair: dict, kind: str) -> None:
     if kind == "twins":
         sides = [{**pair, design.leakage: level} for level in (design.leaked, design.clean)]
     else:
-        sides = [pair, {**pair, design.system: design.baseline}]
+        sides = [pair, {**pair, design.system: pair.get("baseline", design.baseline)}]
     refuse_left_out(study, view, *sides, before="No story for this pair. ")
 
 
@@ -259,14 +290,15 @@ def _audited(study: Study, view: View, pair: dict, opening: str) -> Story:
     from leakeval_core.present.story import tell
 
     design, measure, statistics = study.design, view.parsed_measure, view.statistics
+    base = pair.get("baseline", design.baseline)  # a pair names it among several
     full = audit(study, view=view)
-    result = full.at(pair)
+    result = full.at({**pair, "baseline": str(base)})
     leaked_rows = result.table[result.table.split == "leaked"]
     if leaked_rows.empty or not result.closer:  # a model another collection has, say
         where = ", ".join(f"{k}={v}" for k, v in pair.items() if k != design.system)
         raise LeakevalError(
             f"{pair[design.system]} is not audited at {where}: it has no complete runs there, "
-            f"or scores as {design.baseline} on every topic; choose another {design.system}."
+            f"or scores as {base} on every topic; choose another {design.system}."
         )
     row = leaked_rows.iloc[0]
     look = result.closer[0]
@@ -281,14 +313,15 @@ def _audited(study: Study, view: View, pair: dict, opening: str) -> Story:
         pair=pair,
         subject_factor=design.system,
         a=str(pair[design.system]),
-        b=str(design.baseline),
+        b=str(base),
         mean_a=float(look.model.mean()),
         mean_b=float(look.baseline.mean()),
         gain=float(gain.mean()),
-        left_out=_left_out(
-            study, view, [pair, {**pair, design.system: design.baseline}], len(gain), True
-        ),
-        family=f"models of {pair['collection']}",
+        left_out=_left_out(study, view, [pair, {**pair, design.system: base}], len(gain), True),
+        family=f"models of {pair['collection']}"
+        if len(design.baselines) == 1
+        else f"comparisons of {pair['collection']}'s models with its "
+        f"{len(design.baselines)} baselines",
         share=share[0],
         share_low=share[1],
         share_high=share[2],
@@ -303,7 +336,8 @@ def _audited(study: Study, view: View, pair: dict, opening: str) -> Story:
     )
     top = top[top.gain > 0].sort_values(["gain", "qid"], ascending=[False, True]).head(10)
     top = _with_queries(top.assign(collection=pair["collection"]), pair, study, view, {})
-    where = {k: v for k, v in pair.items() if k != design.system}
+    # every model's answer against every baseline
+    where = {k: v for k, v in pair.items() if k not in (design.system, "baseline")}
     answers = rows_at(full.table[full.table.split == "leaked"], where)
     return tell(
         facts,

@@ -30,6 +30,7 @@ __all__ = [
     "add_detection_options",
     "add_leakage_inputs",
     "audit_view",
+    "baseline_runs",
     "named_runs",
     "pairs_of",
     "register",
@@ -73,8 +74,11 @@ def add_audit_inputs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run", action="append", help="a model's run (repeatable; any format)")
     parser.add_argument(
         "--baseline",
+        action="append",
         help="the baseline's run file (with --qrels), or its level of the system factor "
-        "(with an experiment; default: [design] baseline)",
+        "(with an experiment; default: [design] baseline). Repeat for several: every model "
+        "is audited against each, never one baseline against another, and the correction "
+        "runs over all those rows of a collection",
     )
     add_leakage_inputs(parser)
     add_format_option(parser, ROLES)
@@ -132,7 +136,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         result = api.audit(
             formatted(args, "qrels", args.qrels, ROLES),
             runs,
-            baseline=list(runs)[-1],
+            baseline=baseline_runs(args, runs),
             view=view,
             leakage=pairs_of(args),
             groups=args.groups,
@@ -160,12 +164,12 @@ def audit_view(args: argparse.Namespace):
 
 
 def runs_of(args: argparse.Namespace) -> dict[str, str]:
-    """The model runs and the baseline run (last) of --run and --baseline, by name: the file
-    name without its format's suffix, with as many parent folders as it takes to tell two
-    apart (MTEB names every model's predictions of a task alike)."""
+    """The model runs and the baseline runs (last) of --run and --baseline, by name: the
+    file name without its format's suffix, with as many parent folders as it takes to tell
+    two apart (MTEB names every model's predictions of a task alike)."""
     if not args.run or not args.baseline:
         raise LeakevalError("--qrels needs --run (one per model) and --baseline")
-    return named_runs(args, [*args.run, args.baseline], "the runs and the baseline")
+    return named_runs(args, [*args.run, *args.baseline], "the runs and the baselines")
 
 
 def named_runs(args: argparse.Namespace, paths: list[str], what: str = "the runs") -> dict:
@@ -177,6 +181,11 @@ def named_runs(args: argparse.Namespace, paths: list[str], what: str = "the runs
     if len({os.path.realpath(path) for path in given}) != len(given):
         raise LeakevalError(f"{what} need distinct files")
     return dict(zip(unique_run_names(given), given, strict=True))
+
+
+def baseline_runs(args: argparse.Namespace, runs: dict[str, str]) -> list[str]:
+    """The names `runs_of` gave the --baseline files."""
+    return list(runs)[len(args.run) :]
 
 
 def pairs_of(args: argparse.Namespace):

@@ -8,7 +8,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from leakeval_core.cli.audit import ROLES, add_audit_inputs, audit_view, pairs_of, runs_of
+from leakeval_core.cli.audit import (
+    ROLES,
+    add_audit_inputs,
+    audit_view,
+    baseline_runs,
+    pairs_of,
+    runs_of,
+)
 from leakeval_core.cli.common import formatted, progress
 from leakeval_core.errors import LeakevalError
 
@@ -109,7 +116,7 @@ def _card_of_files(args: argparse.Namespace, view):
     return api.card(
         formatted(args, "qrels", args.qrels, ROLES),
         runs,
-        baseline=list(runs)[-1],
+        baseline=baseline_runs(args, runs),
         leakage=pairs_of(args),
         model=args.model,
         reproduce=_inputs(args),
@@ -123,7 +130,7 @@ def _inputs(args: argparse.Namespace) -> list[str]:
     were named (so it runs where the card was made), and the detection method pinned."""
     flags = [("--qrels", args.qrels)]
     flags += [("--run", run) for run in args.run or ()]
-    flags += [("--baseline", args.baseline if args.qrels else None)]
+    flags += [("--baseline", base) for base in (args.baseline or ()) if args.qrels]
     flags += [("--pairs", pairs) for pairs in args.pairs or ()]
     flags += [("--topics", args.topics), ("--train-queries", args.train_queries)]
     if args.train_queries:

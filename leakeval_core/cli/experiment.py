@@ -36,8 +36,10 @@ def register(sub) -> None:
     )
     compare.add_argument(
         "--baseline",
+        action="append",
         help="compare each level with this one (default: the clean level when varying the "
-        "leakage factor, else every pair)",
+        "leakage factor, else every pair); repeat for several: each other level against "
+        "each, never one baseline against another, all in one family",
     )
     add_statistics_options(compare, "paired")
     compare.add_argument(
@@ -72,8 +74,8 @@ def register(sub) -> None:
         nargs=2,
         action="append",
         metavar=("FACTOR", "LEVEL"),
-        help="fix the pair of conditions (repeatable; default: the pair whose leaked topics "
-        "gain most, as the app opens on)",
+        help="fix the pair of conditions (repeatable; `baseline NAME` picks among several "
+        "baselines; default: the pair whose leaked topics gain most, as the app opens on)",
     )
     story.add_argument("--threshold", type=float, default=None, help="as for inflation")
     add_statistics_options(story, "split")
@@ -196,7 +198,8 @@ def _cmd_story(args: argparse.Namespace) -> int:
     from leakeval_core.api import doors
 
     study, view = _study(args)
-    pair = {f: study.level(f, text) for f, text in (args.level or [])}
+    # `baseline` picks among several baselines: the story says if it is not one of them
+    pair = {f: text if f == "baseline" else study.level(f, text) for f, text in args.level or []}
     told = api.story(study, view=view, pair=pair or None)
     report_incomplete(told.incomplete)
     report_scoring(told.scoring_warnings)

@@ -54,9 +54,19 @@ class Design:
     system: str | None = None
     fold: str | None = None
     baseline: object | None = None
-    """The system level the audit measures every other system's gain against."""
+    """The first of `baselines`: the one a view of one model against one baseline (the
+    Story, the drill-down) opens on."""
+    baselines: tuple = ()
+    """The system levels the audit measures every other system's gain against (`[design]
+    baseline` names one or a list); a baseline is never audited itself. Either field may be
+    given: each is completed from the other."""
     inferred: frozenset[str] = field(default=frozenset(), compare=False)
     """Roles filled in by inference rather than named in `[design]`, for the UI to say so."""
+
+    def __post_init__(self) -> None:
+        baselines = tuple(self.baselines) or (() if self.baseline is None else (self.baseline,))
+        object.__setattr__(self, "baselines", baselines)
+        object.__setattr__(self, "baseline", baselines[0] if baselines else None)
 
     def why_not(self, feature: str, *roles: str) -> str | None:
         """Why `feature` cannot apply (the first missing role and how to set it), or None."""
@@ -88,7 +98,7 @@ class Design:
         factor at one level on both sides (a system other than the baseline)."""
         if factor == self.leakage:
             return self.leaked, self.clean
-        audited = [v for v in levels if factor != self.system or v != self.baseline] or levels
+        audited = [v for v in levels if factor != self.system or v not in self.baselines] or levels
         if factor == contrast and factor == self.system and self.baseline in levels:
             return audited[0], self.baseline
         if factor == contrast and len(levels) > 1:
@@ -105,8 +115,10 @@ class Design:
             for role in ("size", "system", "fold")
             if getattr(self, role)
         ]
-        if self.baseline is not None:
-            parts.append(f"baseline: {self.system} {self.baseline}")
+        if self.baselines:
+            named = ", ".join(map(str, self.baselines))
+            plural = "s" if len(self.baselines) > 1 else ""
+            parts.append(f"baseline{plural}: {self.system} {named}")
         return "; ".join(parts) or "no roles"
 
 
@@ -142,7 +154,7 @@ def infer_design(declared: Mapping[str, object], levels: Mapping[str, Sequence[o
         role for role in declared if role in roles
     }
     leaked, clean = _leakage_levels(declared, roles["leakage"], levels)
-    baseline = _baseline_level(declared, roles["system"], levels)
+    baselines = _baseline_levels(declared, roles["system"], levels)
     if roles["leakage"] is not None and (leaked is None or clean is None):
         if "leakage" in declared:
             raise LeakevalError(
@@ -158,34 +170,40 @@ def infer_design(declared: Mapping[str, object], levels: Mapping[str, Sequence[o
         size=roles["size"],
         system=roles["system"],
         fold=roles["fold"],
-        baseline=baseline,
+        baselines=baselines,
         inferred=frozenset(
-            inferred
-            | ({"baseline"} if baseline is not None and "baseline" not in declared else set())
+            inferred | ({"baseline"} if baselines and "baseline" not in declared else set())
         ),
     )
 
 
-def _baseline_level(
+def _baseline_levels(
     declared: Mapping[str, object], system: str | None, levels: Mapping[str, Sequence[object]]
-) -> object | None:
-    """The system factor's baseline level: declared, else a level named like one (bm25)."""
+) -> tuple:
+    """The system factor's baseline levels: declared (one, or a list), else a level named
+    like one (bm25)."""
     if system is None:
         if "baseline" in declared:
             raise LeakevalError("[design] baseline is set but the runs have no system factor")
-        return None
+        return ()
     values = list(levels[system])
-    if "baseline" in declared:
-        wanted = str(declared["baseline"])
-        match = [v for v in values if str(v) == wanted]
+    if "baseline" not in declared:
+        named = [v for v in values if str(v).lower() in BASELINE_LEVELS]
+        return (named[0],) if len(named) == 1 and len(values) > 1 else ()
+    given = declared["baseline"]
+    wanted = [str(w) for w in (given if isinstance(given, list) else [given])]
+    if not wanted or len(set(wanted)) != len(wanted):
+        raise LeakevalError(f"[design] baseline = {given!r}: name each baseline level once")
+    found = []
+    for name in wanted:
+        match = [v for v in values if str(v) == name]
         if not match:
             raise LeakevalError(
-                f"[design] baseline = {wanted!r} is not a level of {system}: "
+                f"[design] baseline = {name!r} is not a level of {system}: "
                 + ", ".join(map(str, values))
             )
-        return match[0]
-    named = [v for v in values if str(v).lower() in BASELINE_LEVELS]
-    return named[0] if len(named) == 1 and len(values) > 1 else None
+        found.append(match[0])
+    return tuple(found)
 
 
 def _by_name(role: str, levels: Mapping[str, Sequence[object]], taken: set) -> str | None:

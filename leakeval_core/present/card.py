@@ -189,7 +189,8 @@ def _audit(card: Any) -> list[str]:
     )
     return [
         f"**Audit:** {who} on leaked topics minus on the others; "
-        f"{card.statistics.describe('split')}, corrected over each collection's models.",
+        f"{card.statistics.describe('split')}, corrected over each collection's models"
+        + (" against every baseline." if "baseline" in shown else "."),
         to_markdown(shown).rstrip("\n"),
         " ".join([*_verdict_notes(set(card.verdicts.verdict)), card.caveat]),
     ]

@@ -6,7 +6,9 @@ call, then hands them here. A section that cannot apply carries the text saying 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from math import prod
 from typing import Any
 
 import pandas as pd
@@ -31,6 +33,7 @@ from leakeval_core.present.tables import leaderboard_frame
 __all__ = [
     "ReportParts",
     "chart_roles",
+    "family_sentence",
     "interval_caption",
     "render_report",
     "significance_caption",
@@ -226,7 +229,12 @@ def _audit(parts: ReportParts) -> list[tuple[str, str, object]]:
             "Leakage audit",
             f"{result.caption} {result.caveat}",
             (
-                audit_figure(leaked, parts.measure, [*result.keys, result.factor], result.baseline),
+                audit_figure(
+                    leaked,
+                    parts.measure,
+                    [*result.keys, result.factor, "baseline"],
+                    result.baseline,
+                ),
                 result.summary(),
             )
             if len(leaked)
@@ -306,3 +314,36 @@ def interval_caption(rows, statistics: Statistics) -> str:
         f"Each interval is the {how} at {shown} confidence, the level at which the correction "
         f"tests its comparison{dual if drawn.inverts_test else ''}."
     )
+
+
+def family_sentence(
+    rows: pd.DataFrame,
+    family: Sequence[str],
+    parts: Sequence[tuple[str, str]],
+    statistics: Statistics,
+) -> str:
+    """The correction family in one sentence, counted from the rows that were tested:
+    "Bonferroni over 6 comparisons: 3 models × 2 baselines, within each collection."
+    `parts` are (column, plural noun): the columns a family's rows differ in; those at one
+    level are left out, and the count is broken down only where the parts multiply to m
+    (a row too few topics to test is no comparison)."""
+    tested = rows[rows.p.notna()]
+    present = [f for f in family if f in rows.columns]
+    groups = tested.groupby(present, sort=False) if present else [(None, tested)]
+    said = []
+    for _, members in groups:
+        m = len(members)
+        counts = [(members[c].nunique(), noun) for c, noun in parts if c in members]
+        counts = [(n, noun) for n, noun in counts if n > 1]
+        text = f"{m} comparison{'s' if m != 1 else ''}"
+        if counts and prod(n for n, _ in counts) == m:
+            text += ": " + " × ".join(f"{n} {noun}" for n, noun in counts)
+        said.append(text)
+    counted = " or ".join(dict.fromkeys(said)) or "0 comparisons"
+    # a split of the topics is named only where there are several (groups beside leaked)
+    named = [f for f in present if f != "split" or rows[f].nunique() > 1]
+    within = " and ".join("split of the topics" if f == "split" else f for f in named)
+    where = f", within each {within}" if within else ""
+    if statistics.correction == "none":
+        return f"No correction over {counted}{where}."
+    return f"{statistics.correction_label} over {counted}{where}."

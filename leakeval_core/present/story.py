@@ -370,6 +370,8 @@ def answers_table(
             out[place] = answers[place].astype(str)
     if system is not None and (answers[system].nunique() > 1 or out.columns.empty):
         out[system] = answers[system].astype(str)
+    if "baseline" in answers and answers.baseline.nunique() > 1:  # against several: which
+        out["baseline"] = answers.baseline.astype(str)
     out["Verdict"] = answers.verdict
     out["Gain, leaked"] = [amount(v, measure, 3) for v in answers.gain_leaked]
     out["Gain, other"] = [amount(v, measure, 3) for v in answers.gain_other]
@@ -424,7 +426,8 @@ def _headline(facts: Facts, measure: Measure) -> str:
     else:
         verb = "improves" if facts.gain > 0 else "worsens"
         change = f"{verb} {measure.label}{lower} from {facts.mean_b:.3f} to {facts.mean_a:.3f}"
-    where = {f: level for f, level in facts.pair.items() if f != facts.subject_factor}
+    # its subject names the baseline already
+    where = {f: v for f, v in facts.pair.items() if f not in (facts.subject_factor, "baseline")}
     return f"{subject} {change} {_where(where)}.".replace("  ", " ")
 
 

@@ -118,3 +118,17 @@ def test_a_paired_view_opens_on_leaked_against_clean_or_a_model_against_its_base
     contrast = plain.contrast({"one": ["x"], "two": ["a", "b"]})
     assert contrast == "two" and plain.sides("two", ["a", "b"], contrast) == ("a", "b")
     assert plain.sides("one", ["x"], contrast) == ("x", "x")
+
+
+def test_baseline_may_be_a_list_of_the_system_levels():
+    levels = {"model": ["a", "bm25", "rm3"]}
+    design = infer_design({"system": "model", "baseline": ["bm25", "rm3"]}, levels)
+    assert design.baselines == ("bm25", "rm3") and design.baseline == "bm25"
+    assert design.sides("model", levels["model"], "model") == ("a", "bm25")
+    assert "baselines: model bm25, rm3" in design.describe()
+    one = infer_design({"system": "model", "baseline": "bm25"}, levels)
+    assert one.baselines == ("bm25",) and one == Design(system="model", baseline="bm25")
+    with pytest.raises(LeakevalError, match="'rm4' is not a level of model: a, bm25, rm3"):
+        infer_design({"system": "model", "baseline": ["bm25", "rm4"]}, levels)
+    with pytest.raises(LeakevalError, match="name each baseline level once"):
+        infer_design({"system": "model", "baseline": ["bm25", "bm25"]}, levels)
