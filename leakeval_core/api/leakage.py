@@ -15,9 +15,9 @@ from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.scores import Progress
 from leakeval_core.leakage.detection_options import DetectionOptions, encoder_of
 from leakeval_core.leakage.detection_quality import TARGET_RECALL, at_threshold
-from leakeval_core.leakage.devices import ran_on
+from leakeval_core.leakage.devices import detection_source, ran_on
 from leakeval_core.leakage.relations import CATEGORY_RULES, HOW_RELATED
-from leakeval_core.leakage.table import CATEGORIES
+from leakeval_core.leakage.table import CATEGORIES, experiment_options
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -35,7 +35,9 @@ __all__ = [
     "collection_topics",
     "detect_leakage",
     "detection_quality",
+    "detection_source",
     "evaluate_labels",
+    "experiment_options",
     "inflation",
     "leakage_overview",
 ]

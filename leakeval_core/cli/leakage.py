@@ -99,8 +99,7 @@ def add_sample_option(parser: argparse.ArgumentParser) -> None:
 def _cmd_leakage(args: argparse.Namespace) -> int:
     from leakeval_core import api
     from leakeval_core.api.inputs import detected_pairs
-    from leakeval_core.leakage.devices import detection_source
-    from leakeval_core.leakage.table import experiment_options
+    from leakeval_core.api.leakage import detection_source, experiment_options
 
     fields = tuple(f.strip() for f in args.fields.split(",") if f.strip())
     if (args.experiment is None) == (args.topics is None):

@@ -20,18 +20,30 @@ class _Node:
 
 
 def test_freezes_once_per_batch_of_imports(monkeypatch):
+    """Held by the freezes made and by which objects are frozen, never by the frozen count
+    alone: reference counting frees frozen objects whenever anything (another thread) drops
+    them, so the count can fall between two looks."""
     monkeypatch.setattr(collector, "_modules_when_frozen", 0)
+    freezes = []
+    freeze = gc.freeze
+    monkeypatch.setattr(gc, "freeze", lambda: (freezes.append(1), freeze()))
     collector.freeze_long_lived_objects()
-    frozen = gc.get_freeze_count()
-    assert frozen > 0
+    assert freezes == [1] and gc.get_freeze_count() > 0
 
     kept = [_Node() for _ in range(100)]  # alive, made after the freeze
     collector.freeze_long_lived_objects()  # no new module: nothing to do
-    assert gc.get_freeze_count() == frozen
+    assert freezes == [1] and not _frozen(kept)
 
     monkeypatch.setitem(sys.modules, "leakeval_test_new_module", types.ModuleType("new"))
     collector.freeze_long_lived_objects()
-    assert gc.get_freeze_count() >= frozen + len(kept)
+    assert freezes == [1, 1] and _frozen(kept)
+
+
+def _frozen(objects: list) -> bool:
+    """Whether every one of `objects` is in the permanent generation: the collector's own
+    generations no longer list it."""
+    tracked = {id(o) for o in gc.get_objects()}
+    return not any(id(o) in tracked for o in objects)
 
 
 def test_garbage_at_freeze_time_is_freed_not_frozen(monkeypatch):

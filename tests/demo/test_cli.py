@@ -67,6 +67,9 @@ def test_compare_csv_columns_and_bonferroni(demo_dir, tmp_path, monkeypatch):
         "wins",
         "ties",
         "losses",
+        "topics_needed_0.01",
+        "topics_needed_0.02",
+        "topics_needed_0.05",
     ]
     assert len(rows) == 45
     # one family per collection (3 models x 5 sizes), as in the app and the report
