@@ -9,9 +9,9 @@ report and `leakeval audit --json` show comes from the one `Audit` this returns.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -109,9 +109,8 @@ class Audit(Result):
     closer: tuple[CloserLook, ...] = field(repr=False)
     """Per audited model, what its closer look (`dose`, `categories`, `trend`,
     `sensitivity`) is computed from when first asked for."""
-    board: Leaderboard | None = field(repr=False)
-    """The systems ranked on all topics and on those without a near-duplicate, with their
-    HSD groups (`leaderboard`, for the systems audited); None without a system factor."""
+    standings: Callable[[], Leaderboard | None] = field(repr=False, compare=False)
+    """How `board` is drawn when first asked for."""
     baselines: tuple[str, ...]
     """What the models are audited against: the baseline systems (for twins, the clean
     level), each a row's `baseline`; a baseline is never audited itself."""
@@ -134,6 +133,15 @@ class Audit(Result):
     """As `Comparison.incomplete`."""
     scoring_warnings: tuple[str, ...] = ()
     """As `Comparison.scoring_warnings`."""
+
+    @cached_property
+    def board(self) -> Leaderboard | None:
+        """The systems ranked on all topics and on those without a near-duplicate, with their
+        HSD groups (`leaderboard`, for the systems audited); None without a system factor.
+        Its permutation tests cost seconds per audit, and most readers of an audit (the
+        Story, a card, the per-model table) never look at its leaderboard, so it is drawn
+        once, when first asked for."""
+        return self.standings()
 
     @property
     def leaderboard(self) -> pd.DataFrame:
@@ -217,7 +225,7 @@ class Audit(Result):
         return replace(
             self,
             table=rows_at(self.table, levels),
-            board=None if self.board is None else self.board.at(levels),
+            standings=partial(_board_at, self, levels),
             closer=tuple(look for look in self.closer if look.is_at(levels)),
             baselines=tuple(b for b in self.baselines if levels.get("baseline", b) == b),
         )
@@ -402,13 +410,13 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
         )
         for placed, gain, sides, near in closer
     ]
-    board = _leaderboard(source, per_query, view, factor, keys, leaked, covered)
+    standings = partial(_leaderboard, source, per_query, view, factor, keys, leaked, covered)
     where_from = source.pairs(view).source
     rules = source.leaked_rule(view)
     return Audit(
         table=_ordered(table, placing),
         closer=tuple(closer),
-        board=board,
+        standings=standings,
         baselines=baselines,
         threshold=threshold,
         source=where_from,
@@ -523,6 +531,11 @@ def _leaderboard(source, per_query, view: View, factor, keys, leaked, covered):
     fixed = {design.leakage: design.leaked} if factor == design.leakage else {}
     places = [k for k in keys if k != system]
     return standings_of(source, per_query, view, system, places, fixed, leaked, covered)
+
+
+def _board_at(audit: Audit, levels: Mapping[str, object]) -> Leaderboard | None:
+    """`audit`'s leaderboard at these levels (`Audit.at`), drawn from the whole one."""
+    return None if audit.board is None else audit.board.at(levels)
 
 
 def _ordered(table: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
