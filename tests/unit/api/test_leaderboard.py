@@ -115,19 +115,10 @@ def test_a_lower_is_better_measure_ranks_the_lowest_rank_first(data):
 
 def test_the_json_schema_of_the_cli_is_the_apis(tmp_path, data):
     qrels, runs = data
-    qrels_file, files, pairs = _write(tmp_path, qrels, runs)
+    argv, api = _command_and_result(tmp_path, qrels, runs)
     out = tmp_path / "board.json"
-    argv = ["leaderboard", "--qrels", qrels_file, *[f for r in files for f in ("--run", r)]]
-    argv += ["--pairs", pairs, "--measure", "recip_rank", "--resamples", "999"]
     assert main([*argv, "--json", str(out)]) == 0
     written = json.loads(out.read_text())
-    api = le.leaderboard(
-        qrels_file,
-        dict(zip(SHIFTS, files, strict=True)),
-        leakage=[pairs],
-        measure="recip_rank",
-        resamples=999,
-    )
     assert written == json.loads(json.dumps(api.as_dict()))
     (collection,) = written["collections"]
     assert [s["topics"] for s in collection["topic_sets"]] == ["all", "clean"]
@@ -141,16 +132,7 @@ def test_the_json_schema_of_the_cli_is_the_apis(tmp_path, data):
 
 def test_latex_and_csv_carry_the_apis_groups(tmp_path, data, capsys):
     qrels, runs = data
-    qrels_file, files, pairs = _write(tmp_path, qrels, runs)
-    argv = ["leaderboard", "--qrels", qrels_file, *[f for r in files for f in ("--run", r)]]
-    argv += ["--pairs", pairs, "--measure", "recip_rank", "--resamples", "999"]
-    api = le.leaderboard(
-        qrels_file,
-        dict(zip(SHIFTS, files, strict=True)),
-        leakage=[pairs],
-        measure="recip_rank",
-        resamples=999,
-    )
+    argv, api = _command_and_result(tmp_path, qrels, runs)
     expected = api.table.set_index("system")
     assert main([*argv, "--format", "latex"]) == 0
     latex = capsys.readouterr().out
@@ -210,3 +192,19 @@ def test_the_cli_says_what_it_needs(tmp_path, data, capsys):
     qrels_file, files, pairs = _write(tmp_path, qrels, runs)
     assert main(["leaderboard", "--qrels", qrels_file, "--run", files[0], "--pairs", pairs]) == 2
     assert "two or more --run" in capsys.readouterr().err
+
+
+def _command_and_result(tmp_path, qrels, runs):
+    """`leakeval leaderboard`'s arguments for the runs written as files, and the API's
+    answer on the same files."""
+    qrels_file, files, pairs = _write(tmp_path, qrels, runs)
+    argv = ["leaderboard", "--qrels", qrels_file, *[f for r in files for f in ("--run", r)]]
+    argv += ["--pairs", pairs, "--measure", "recip_rank", "--resamples", "999"]
+    api = le.leaderboard(
+        qrels_file,
+        dict(zip(SHIFTS, files, strict=True)),
+        leakage=[pairs],
+        measure="recip_rank",
+        resamples=999,
+    )
+    return argv, api
