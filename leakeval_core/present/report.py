@@ -326,24 +326,36 @@ def family_sentence(
     "Bonferroni over 6 comparisons: 3 models × 2 baselines, within each collection."
     `parts` are (column, plural noun): the columns a family's rows differ in; those at one
     level are left out, and the count is broken down only where the parts multiply to m
-    (a row too few topics to test is no comparison)."""
+    (a row too few topics to test is no comparison). Families of different sizes are each
+    named: "Bonferroni within each collection: over 2 comparisons (2 baselines) on core18,
+    over 1 comparison on robust04."."""
     tested = rows[rows.p.notna()]
     present = [f for f in family if f in rows.columns]
-    groups = tested.groupby(present, sort=False) if present else [(None, tested)]
-    said = []
-    for _, members in groups:
+    # a split of the topics is named only where there are several (groups beside leaked)
+    named = [f for f in present if f != "split" or rows[f].nunique() > 1]
+    groups = tested.groupby(present, sort=False) if present else [((), tested)]
+    said: dict[tuple[str, str], list[str]] = {}  # (m, its breakdown) -> the families' places
+    for key, members in groups:
         m = len(members)
         counts = [(members[c].nunique(), noun) for c, noun in parts if c in members]
         counts = [(n, noun) for n, noun in counts if n > 1]
-        text = f"{m} comparison{'s' if m != 1 else ''}"
-        if counts and prod(n for n, _ in counts) == m:
-            text += ": " + " × ".join(f"{n} {noun}" for n, noun in counts)
-        said.append(text)
-    counted = " or ".join(dict.fromkeys(said)) or "0 comparisons"
-    # a split of the topics is named only where there are several (groups beside leaked)
-    named = [f for f in present if f != "split" or rows[f].nunique() > 1]
+        breakdown = (
+            " × ".join(f"{n} {noun}" for n, noun in counts)
+            if counts and prod(n for n, _ in counts) == m
+            else ""
+        )
+        levels = dict(zip(present, key if isinstance(key, tuple) else (key,), strict=True))
+        place = ", ".join(str(levels[f]) for f in named)
+        said.setdefault((f"{m} comparison{'s' if m != 1 else ''}", breakdown), []).append(place)
     within = " and ".join("split of the topics" if f == "split" else f for f in named)
+    lead = "No correction" if statistics.correction == "none" else statistics.correction_label
+    if len(said) > 1:
+        each = ", ".join(
+            f"over {m}{f' ({breakdown})' if breakdown else ''} on {'; '.join(places)}"
+            for (m, breakdown), places in said.items()
+        )
+        return f"{lead} within each {within}: {each}."
+    m, breakdown = next(iter(said), ("0 comparisons", ""))
+    counted = f"{m}: {breakdown}" if breakdown else m
     where = f", within each {within}" if within else ""
-    if statistics.correction == "none":
-        return f"No correction over {counted}{where}."
-    return f"{statistics.correction_label} over {counted}{where}."
+    return f"{lead} over {counted}{where}."
