@@ -22,7 +22,7 @@ from leakeval_core.api.terms import is_hybrid
 from leakeval_core.errors import LeakevalError
 from leakeval_core.present.audit_plots import audit_figure
 from leakeval_core.present.display import changes_table, fixed, leaderboard_table
-from leakeval_core.present.leaderboard_plots import rank_interval_figure
+from leakeval_core.present.leaderboard_plots import figure_height, rank_interval_figure
 from leakeval_core.present.leakage_plots import detection_curves_figure
 from leakeval_core.present.report import interval_caption
 from leakeval_core.present.story import answers_table, leaked_sentence
@@ -235,9 +235,18 @@ def show_leaderboard(board: api.Leaderboard, name: str) -> None:
     one = board.at(places[chosen])
     st.markdown("**Leaderboard on all topics and on the topics without a near-duplicate**")
     table, note = leaderboard_table(one.table, one.keys)
-    show_table(table, slide=list(table.columns))
+    # a slide has room for the groups and ranks, not the intervals beside them too: with
+    # them, the rank change the note explains was the column cut off
+    show_table(table, slide=[c for c in table.columns if "CI" not in c])
     st.caption(plain(note))
-    show_fig(rank_interval_figure, one.systems, board.measure)
+    systems = one.systems
+    show_fig(
+        rank_interval_figure,
+        systems,
+        board.measure,
+        # a slide's margins are 50 px taller than a page's: the rows keep their height
+        slide_height=figure_height(systems.system.nunique()) + 50,
+    )
     st.caption(plain(one.caption))
     moved = changes_table(one.changes)
     if moved.empty:

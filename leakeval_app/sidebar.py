@@ -200,7 +200,7 @@ def statistics_settings() -> None:
             format_func=lambda key: INTERVALS[key].shown,
             help=help_for_intervals(),
         )
-        state.control(
+        typed = state.control(
             st.text_input,
             "Differences to size for (δ)",
             "delta",
@@ -209,6 +209,21 @@ def statistics_settings() -> None:
             help="Comma-separated, in the measure's unit. "
             + TOPIC_SET_SIZE.caption(Statistics.delta, "both"),
         )
+        if why := unread_deltas(typed):
+            st.warning(why, icon=":material/warning:")
+
+
+def unread_deltas(typed: str) -> str | None:
+    """Why the δ field's text is not used, and what is sized for instead; None when it is
+    read. The View falls back to the default δs on text it cannot read, and the field goes
+    on showing what was typed: without this, the pages would size for 0.01, 0.02, 0.05
+    beside a field that says "abc" or "-0.02", and nothing would say so."""
+    try:
+        deltas_text(typed)
+    except ValueError as exc:
+        default = ", ".join(f"{d:g}" for d in Statistics.delta)
+        return f"{plain(str(exc))}: sizing for the default {default} instead."
+    return None
 
 
 def deltas_text(raw: str) -> str:

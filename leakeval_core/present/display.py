@@ -11,6 +11,7 @@ import pandas as pd
 __all__ = [
     "DASH",
     "agreement_figures",
+    "best_first",
     "changes_table",
     "fixed",
     "key_columns",
@@ -83,6 +84,14 @@ def rank_interval(low: object, high: object) -> str:
     return f"{int(low)}" if int(low) == int(high) else f"{int(low)}–{int(high)}"
 
 
+def best_first(board: pd.DataFrame, places: Sequence[str] = ()) -> pd.DataFrame:
+    """The leaderboard's rows (`Leaderboard.table`) as every table of it lists them: by
+    `places`, then best first on all topics (ties by name), the order of the rank-interval
+    chart's rows, so the page's table, the report and the LaTeX agree."""
+    keys = [p for p in places if p in board]
+    return board.sort_values([*keys, "rank", "system"], kind="stable")
+
+
 def _rank_change(value: object) -> str:
     if _missing(value):
         return DASH
@@ -114,6 +123,7 @@ def leaderboard_table(
     """
     if board.empty:
         return board, ""
+    board = best_first(board, places)
     level = f"{round(100 * confidence):d}%"
     out = pd.DataFrame(index=board.index)
     for place in places:
@@ -149,8 +159,8 @@ def leaderboard_table(
     read = (
         f"Means as scored with their groups (systems sharing a letter are not significantly "
         f"different), {level} t intervals; ranks: the best to the worst rank the test "
-        "allows, rank 1 the best. Rank change: positive, the system's mean ranks higher on "
-        "the clean topics."
+        "allows, rank 1 the best; systems listed best first on all topics. Rank change: "
+        "positive, the system's mean ranks better (nearer rank 1) on the clean topics."
     )
     note = (
         f"All topics: the {counts[0]:,} every system was scored on; clean topics: the "

@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from leakeval_core.evaluation.measures import Measure
 from leakeval_core.present.style import CLEAN_COLOR, INK, style
 
-__all__ = ["rank_interval_figure"]
+__all__ = ["figure_height", "rank_interval_figure"]
 
 _SETS = (
     ("all", "all topics", INK, -0.17, "top center"),
@@ -23,6 +23,11 @@ _SETS = (
 )
 """Each topic set: its label, colour, offset from the system's row, and where its letters
 stand (away from the other set's line)."""
+
+
+def figure_height(systems: int) -> int:
+    """The chart's height for `systems` rows: each row holds two lines and their letters."""
+    return max(320, 110 + 75 * systems)
 
 
 def rank_interval_figure(systems: pd.DataFrame, measure: Measure) -> go.Figure:
@@ -65,6 +70,9 @@ def rank_interval_figure(systems: pd.DataFrame, measure: Measure) -> go.Figure:
                 text=part.group.astype(str),
                 textposition=letters,
                 textfont={"color": colour},
+                # the top row's letters stand above the plot area, the bottom row's below:
+                # clipped, they vanished on a slide, where the type is larger
+                cliponaxis=False,
                 name=f"{label}: rank of the mean",
                 legendgroup=topics,
                 showlegend=False,
@@ -90,5 +98,5 @@ def rank_interval_figure(systems: pd.DataFrame, measure: Measure) -> go.Figure:
     return style(
         fig,
         "Rank intervals on all and on clean topics (letters: tied groups)",
-        height=max(320, 110 + 75 * count),
+        height=figure_height(count),
     )

@@ -285,13 +285,18 @@ def needed_clause(
     leaked: int, other: int, needed: Sequence[dict], collection: object = None
 ) -> str:
     """Whether a row's topics could detect the differences asked at all, from its
-    `topics_needed` (δs ascending): "core17's 21 leaked and 29 other topics detect 0.05 or
-    more; 0.02 would need about 460 leaked and 630 other topics"; "" where it cannot say."""
+    `topics_needed` (δs ascending): "core17's 21 leaked and 29 other topics detect 0.05 but
+    not 0.01 or 0.02: 0.01 would need about 460 leaked and 630 other topics"; "" where it
+    cannot say.
+
+    Where some δ is detected, the clause names the δs that are not rather than saying
+    "0.05 or more": the sentence it ends has just said the smaller inflation the test
+    detects (its mde), and "0.05 or more" beside "0.03 or more" reads as a contradiction."""
     known = [entry for entry in needed if entry.get("leaked") is not None]
     if not known:
         return ""
     whose = f"{collection}'s" if collection else "its"
-    have = f"{whose} {leaked} leaked and {other} other topics"
+    have = f"{whose} {topics_text(leaked)} leaked and {topics_text(other)} other topics"
     detected = [e for e in known if e["leaked"] <= leaked and e["other"] <= other]
     smallest, largest = known[0], known[-1]
 
@@ -302,9 +307,12 @@ def needed_clause(
     if detected and detected[0] is smallest:
         return f"{have} detect {smallest['delta']:g} or more"
     if detected:
+        missed = [f"{e['delta']:g}" for e in known if e not in detected]
+        them = ", ".join(missed[:-1]) + f" or {missed[-1]}" if len(missed) > 1 else missed[0]
+        which = "it" if len(missed) == 1 else f"{smallest['delta']:g}"
         return (
-            f"{have} detect {detected[0]['delta']:g} or more; {smallest['delta']:g} would "
-            f"need {need(smallest)}"
+            f"{have} detect {detected[0]['delta']:g} but not {them}: {which} would need "
+            f"{need(smallest)}"
         )
     if len(known) == 1:
         return f"{have} do not detect {smallest['delta']:g}: it would need {need(smallest)}"

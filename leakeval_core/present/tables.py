@@ -11,9 +11,10 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from leakeval_core.present.display import rank_interval
+from leakeval_core.present.display import best_first, rank_interval
 
 __all__ = [
+    "NBSP",
     "PROBABILITY_COLUMNS",
     "flat_topics_needed",
     "format_table",
@@ -44,9 +45,17 @@ def topics_text(n: int | None) -> str:
     return f"{n:,}"
 
 
+NBSP = "\u00a0"
+"""A space a line never breaks at."""
+
+
 def needed_text(entries: list[dict]) -> str:
     """A row's `topics_needed` in one cell: each δ's topics, "leaked / other" for a
-    leaked-vs-other row, joined by " · " in the δs' order; "–" where the row cannot say."""
+    leaked-vs-other row, joined by " · " in the δs' order; "–" where the row cannot say.
+
+    A narrow column wraps the cell only after a " ·": each δ's figures stay on one line
+    ("1,916 / 1,530", never "1,916 /" above "1,530"), so no count is read with another
+    δ's."""
     parts = []
     for entry in entries:
         if "topics" in entry:
@@ -55,7 +64,7 @@ def needed_text(entries: list[dict]) -> str:
             parts.append("–")
         else:
             parts.append(f"{topics_text(entry['leaked'])} / {topics_text(entry['other'])}")
-    return " · ".join(parts) if parts else "–"
+    return f"{NBSP}· ".join(part.replace(" ", NBSP) for part in parts) if parts else "–"
 
 
 def flat_topics_needed(frame: pd.DataFrame) -> pd.DataFrame:
@@ -136,6 +145,7 @@ _LATEX_UNICODE = {
     "…": r"\ldots{}",
     "·": r"$\cdot$",
     "’": "'",
+    NBSP: "~",
     "“": "``",
     "”": "''",
 }
@@ -253,7 +263,7 @@ def leaderboard_frame(table: pd.DataFrame, places: Sequence[str] = ()) -> pd.Dat
     if table.empty:
         return table
     varying = [p for p in places if p in table and table[p].nunique() > 1]
-    ordered = table.sort_values([*varying, "rank", "system"], kind="stable")
+    ordered = best_first(table, places)
     out = ordered[[*varying, "system"]].astype(str)
     for name, prefix in LEADERBOARD_SETS:
         counts = ordered[f"{prefix}topics"]

@@ -76,6 +76,27 @@ def test_the_statistics_choices_and_their_help_are_the_declarations(app):
     assert "percentile bootstrap between conditions, BCa bootstrap" in interval.help
 
 
+def test_a_delta_the_field_cannot_read_is_said_beside_it_not_silently_replaced(app):
+    """Typed "abc" or "-0.02", the δ field kept its text while every page sized for the
+    default δs, and nothing said so: the sidebar says what it sizes for instead."""
+    at = app("app_pages/audit.py")
+    at.session_state["settings_statistics"] = True
+    at.run()
+    field = widget(at.sidebar.text_input, "delta")
+    for typed in ("abc", "-0.02", ""):
+        field.set_value(typed).run()
+        assert not at.exception, [e.value for e in at.exception]
+        said = [w.value for w in at.sidebar.warning if "sizing for" in w.value]
+        assert len(said) == 1 and said[0].endswith(
+            ": sizing for the default 0.01, 0.02, 0.05 instead."
+        ), typed
+        assert ("got" if typed else "at least one") in said[0], typed
+        assert any("Topics for δ 0.01 · 0.02 · 0.05" in c for t in at.table for c in t.value)
+    field.set_value("0.02, 0.1").run()
+    assert not [w for w in at.sidebar.warning if "sizing for" in w.value]
+    assert any("Topics for δ 0.02 · 0.1" in c for t in at.table for c in t.value)
+
+
 def test_a_broken_run_is_listed_and_the_rest_still_shows(tmp_path, monkeypatch):
     import shutil
 

@@ -237,3 +237,32 @@ def test_the_per_model_chart_colours_a_model_by_its_verdict_not_by_significance_
     rows["verdict"] = ["inflated", "no evidence", "reversed", "cannot tell"]
     colours = list(audit_figure(rows, MEASURE, ["model"], "bm25").data[0].marker.color)
     assert colours == [LEAKED_COLOR, INK, CLEAN_COLOR, INK]
+
+
+def test_the_leaderboard_table_lists_systems_best_first_as_its_chart_and_report_do():
+    """The page listed the systems in name order (colbert, monobert, monot5) beside a chart
+    and a report that list them best first (colbert, monot5, monobert): every leaderboard
+    reads in one order, for a lower-is-better measure too, and no row's group letters go
+    missing from the chart, even on a slide's larger type."""
+    from leakeval_core import api
+    from leakeval_core.present.leaderboard_plots import rank_interval_figure
+    from leakeval_core.present.tables import leaderboard_frame
+
+    qrels = {str(q): {"d": 1} for q in range(12)}
+
+    def run(above: int) -> dict:  # `above` documents ranked above the relevant one
+        ranked = {f"x{i}": 10.0 - i for i in range(above)}
+        return {str(q): {**ranked, "d": 10.0 - above} for q in range(12)}
+
+    runs = {"a_worst": run(3), "b_best": run(0), "c_middle": run(1)}
+    # reciprocal rank: higher is better; first relevant rank: lower is better
+    for measure in ("recip_rank", "first_rel_rank"):
+        board = api.leaderboard(qrels, runs, leakage=["0"], measure=measure, resamples=99)
+        table, _ = leaderboard_table(board.table, board.keys)
+        figure = rank_interval_figure(board.systems, board.measure)
+        order = ["b_best", "c_middle", "a_worst"]
+        assert table.System.tolist() == order, measure
+        assert list(figure.layout.yaxis.ticktext) == order
+        assert leaderboard_frame(board.table, board.keys).system.tolist() == order
+        letters = [t for t in figure.data if t.mode == "markers+text"]
+        assert letters and all(t.cliponaxis is False for t in letters)

@@ -12,6 +12,7 @@ import pytest
 from leakeval_core.analysis.topic_set_size import topics_needed_split
 from leakeval_core.present.story import answer_line, needed_clause
 from leakeval_core.present.tables import (
+    NBSP,
     flat_topics_needed,
     format_table,
     needed_text,
@@ -28,14 +29,19 @@ NEEDED = [
 def test_a_collection_that_detects_some_deltas_says_which_and_what_the_smallest_needs():
     clause = needed_clause(21, 29, NEEDED, "core17")
     assert clause == (
-        "core17's 21 leaked and 29 other topics detect 0.05 or more; 0.01 would need about "
-        "7,436 leaked and 10,269 other topics"
+        "core17's 21 leaked and 29 other topics detect 0.05 but not 0.01 or 0.02: 0.01 would "
+        "need about 7,436 leaked and 10,269 other topics"
+    )
+    # one δ missed: "it"; and the sentence never says "0.05 or more" beside the mde's
+    assert needed_clause(21, 29, NEEDED[1:], "core17") == (
+        "core17's 21 leaked and 29 other topics detect 0.05 but not 0.02: it would need about "
+        "1,861 leaked and 2,569 other topics"
     )
 
 
 def test_a_collection_that_detects_the_smallest_delta_says_so_and_no_more():
     assert needed_clause(8000, 11000, NEEDED, "big") == (
-        "big's 8000 leaked and 11000 other topics detect 0.01 or more"
+        "big's 8,000 leaked and 11,000 other topics detect 0.01 or more"
     )
 
 
@@ -54,7 +60,7 @@ def test_a_collection_that_detects_none_says_what_even_the_largest_needs():
 def test_a_row_that_cannot_say_adds_no_clause_and_no_nan():
     untestable = topics_needed_split([0.1, 0.2], [0.0] * 10, float("nan"), (0.01, 0.05))
     assert needed_clause(2, 10, untestable) == ""
-    assert needed_text(untestable) == "– · –"
+    assert needed_text(untestable) == f"–{NBSP}· –"
     row = {
         "verdict": "no evidence",
         "difference": 0.001,
@@ -71,7 +77,8 @@ def test_a_row_that_cannot_say_adds_no_clause_and_no_nan():
     assert line.endswith("an inflation of 0.07 would have been detected")
     line = answer_line({**row, "topics_needed": NEEDED}, parse_measure("ndcg_cut_10"))
     assert line.endswith(
-        "detect 0.05 or more; 0.01 would need about 7,436 leaked and 10,269 other topics"
+        "detect 0.05 but not 0.01 or 0.02: 0.01 would need about 7,436 leaked and 10,269 "
+        "other topics"
     )
 
 
@@ -101,7 +108,14 @@ def test_the_cell_and_the_csv_hold_the_same_numbers():
             "verdict": ["no evidence", "cannot tell"],
         }
     )
-    assert needed_text(NEEDED) == "7,436 / 10,269 · 1,861 / 2,569 · 20 / 28"
+    cell = needed_text(NEEDED)
+    assert cell.replace(NBSP, " ") == "7,436 / 10,269 · 1,861 / 2,569 · 20 / 28"
+    # a narrow column breaks the cell only after a "·", never inside one δ's figures
+    assert [line.strip() for line in cell.split(" ")] == [
+        f"7,436{NBSP}/{NBSP}10,269{NBSP}·",
+        f"1,861{NBSP}/{NBSP}2,569{NBSP}·",
+        f"20{NBSP}/{NBSP}28",
+    ]
     flat = flat_topics_needed(frame)
     assert list(flat.columns) == [
         "model",
@@ -119,7 +133,9 @@ def test_the_cell_and_the_csv_hold_the_same_numbers():
     csv = format_table(frame, "csv")
     assert "7436,10269,1861,2569,20,28" in csv and "nan" not in csv.lower()
     markdown = format_table(frame, "markdown")
-    assert "7,436 / 10,269 · 1,861 / 2,569 · 20 / 28" in markdown
+    assert cell in markdown
+    latex = format_table(pd.DataFrame({"topics needed": [cell]}), "latex")  # a kept space
+    assert "7,436~/~10,269~$\\cdot$ 1,861" in latex and NBSP not in latex
     assert not re.search(r"\bnan\b", markdown, re.I)
 
 
