@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import real_scores
 import record
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,38 +56,12 @@ liberal criterion of robustness, a size within [0.5 α, 1.5 α]."""
 
 def real_gains(realdata: Path) -> dict[str, np.ndarray]:
     """Per-topic nDCG@10 gains of BM25+RM3 over BM25, scored by leakeval."""
-    import pandas as pd
-
-    import leakeval_core as le
-
-    out = {}
-    robust = realdata / "robust04"
-    own = le.Conventions(missing="drop")  # each fold's run scores its own 50 topics only
-    bm25 = pd.concat(
-        [
-            le.score(robust / "qrels.txt", {"f": path}, "ndcg_cut_10", own).table
-            for path in sorted((robust / "runs").glob("bm25.top150.fold*.run"))
-        ]
-    )
-    rm3 = le.score(
-        robust / "qrels.txt", {"rm3": robust / "runs/bm25-rm3.top1000.run"}, "ndcg_cut_10"
-    )
-    joined = rm3.table.merge(bm25, on=["qid", "measure"], suffixes=("", "_bm25"))
-    if joined.qid.duplicated().any():  # a topic's gain counted twice is no real gain
-        raise SystemExit("robust04: a topic has several BM25 scores across the folds")
-    out["robust04 rm3-bm25"] = (joined.value - joined.value_bm25).to_numpy()
-    core = realdata / "core18"
-    for query in ("title", "desc"):
-        scored = le.score(
-            core / "qrels.txt",
-            {
-                "rm3": core / f"runs/bm25-rm3-{query}.top1000.run",
-                "bm25": core / "runs/bm25.top1000.run",
-            },
-            "ndcg_cut_10",
-        ).table.pivot(index="qid", columns="run", values="value")
-        out[f"core18 rm3-{query}-bm25"] = (scored.rm3 - scored.bm25).to_numpy()
-    return out
+    robust, core = real_scores.robust04(realdata), real_scores.core18(realdata)
+    return {
+        "robust04 rm3-bm25": (robust.rm3 - robust.bm25).to_numpy(),
+        "core18 rm3-title-bm25": (core["rm3-title"] - core.bm25).to_numpy(),
+        "core18 rm3-desc-bm25": (core["rm3-desc"] - core.bm25).to_numpy(),
+    }
 
 
 def flagged(rng: np.random.Generator, n: int, k: int) -> np.ndarray:

@@ -27,6 +27,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import real_scores
 import record
 from scipy import stats as sps
 
@@ -40,20 +41,8 @@ from leakeval_core.analysis.topic_set_size import needed_paired, needed_two_samp
 def real_gains(realdata: Path) -> np.ndarray:
     """Per-topic nDCG@10 gains of BM25+RM3 over BM25 on Robust04 (each fold's BM25 run
     scored on its own 50 topics)."""
-    import pandas as pd
-
-    import leakeval_core as le
-    from leakeval_core.evaluation.conventions import Conventions
-
-    robust = realdata / "robust04"
-    kept = Conventions(missing="drop")
-    bm25 = pd.concat(
-        le.score(robust / "qrels.txt", {"f": path}, "ndcg_cut_10", kept).table
-        for path in sorted((robust / "runs").glob("bm25.top150.fold*.run"))
-    )
-    rm3 = le.score(robust / "qrels.txt", robust / "runs/bm25-rm3.top1000.run", "ndcg_cut_10")
-    joined = rm3.table.merge(bm25, on=["qid", "measure"], suffixes=("", "_bm25"))
-    return (joined.value - joined.value_bm25).to_numpy()
+    robust = real_scores.robust04(realdata)
+    return (robust.rm3 - robust.bm25).to_numpy()
 
 
 def draw(rng, shape: str, pool: np.ndarray, sd: float, size: tuple[int, ...]) -> np.ndarray:

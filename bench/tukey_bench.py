@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import real_scores as real
 import record
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,32 +44,10 @@ DELTAS = (0.02, 0.05, 0.1)
 
 def real_scores(realdata: Path) -> dict[str, np.ndarray]:
     """Per collection, the real systems' nDCG@10 per topic (topics × systems)."""
-    import pandas as pd
-
-    import leakeval_core as le
-
-    robust = realdata / "robust04"
-    own = le.Conventions(missing="drop")  # each fold's run scores its own 50 topics only
-    bm25 = pd.concat(
-        [
-            le.score(robust / "qrels.txt", {"bm25": path}, "ndcg_cut_10", own).table
-            for path in sorted((robust / "runs").glob("bm25.top150.fold*.run"))
-        ]
-    )
-    rm3 = le.score(
-        robust / "qrels.txt", {"rm3": robust / "runs/bm25-rm3.top1000.run"}, "ndcg_cut_10"
-    ).table
-    both = pd.concat([bm25, rm3]).pivot(index="qid", columns="run", values="value").dropna()
-    core = realdata / "core18"
-    runs = {
-        "bm25": core / "runs/bm25.top1000.run",
-        "rm3-title": core / "runs/bm25-rm3-title.top1000.run",
-        "rm3-desc": core / "runs/bm25-rm3-desc.top1000.run",
+    return {
+        "robust04": real.robust04(realdata)[["bm25", "rm3"]].to_numpy(),
+        "core18": real.core18(realdata)[["bm25", "rm3-desc", "rm3-title"]].to_numpy(),
     }
-    core18 = le.score(core / "qrels.txt", runs, "ndcg_cut_10").table.pivot(
-        index="qid", columns="run", values="value"
-    )
-    return {"robust04": both.to_numpy(), "core18": core18.dropna().to_numpy()}
 
 
 def null_systems(rng: np.random.Generator, pool: np.ndarray, systems: int) -> np.ndarray:
