@@ -1,6 +1,6 @@
 """Detection quality on human judgments: every method, grouped cross-validation by topic.
 
-    python bench/detection_bench.py [LABELS] [--fit] [--nested] [--json OUT]
+    python bench/detection_bench.py [LABELS] [--fit] [--nested] [--floor] [--json OUT]
 
 LABELS defaults to ../shared/labels/spire22-near-duplicates.dev.tsv. Prints, per method:
 ROC and PR AUC, different-topic pairs rejected at 90% and 95% recall, cross-validated
@@ -18,8 +18,11 @@ from resampling topics, its spread over re-drawn outer splits, the different nee
 at 90% / 95% recall, precision and recall at thresholds chosen inside the training folds,
 and which candidate each outer fold chose.
 
+`--floor` chooses the lexical floor under the encoders (`leakeval_fit/encoder_floor.py`)
+inside the training folds and reports the held-out near-duplicates it keeps.
+
 Each mode writes its figures to bench/results/ (detection_bench.json, detection_bench-nested.json,
-detection_bench-relations.json), which the docs render.
+detection_bench-relations.json, detection_bench-floor.json), which the docs render.
 """
 
 from __future__ import annotations
@@ -66,6 +69,9 @@ def main() -> None:
     parser.add_argument(
         "--fit-relation", action="store_true", help="refit the shipped title relation"
     )
+    parser.add_argument(
+        "--floor", action="store_true", help="the encoders' lexical floor, chosen inside folds"
+    )
     parser.add_argument("--json", help="write every method's figures here")
     args = parser.parse_args()
     labels = read_labels(args.labels)
@@ -85,6 +91,9 @@ def main() -> None:
         return
     if args.fit_relation:
         fit_title_relation(labels)
+        return
+    if args.floor:
+        record.write("detection_bench-floor", floor(labels, args.repeats), config=config)
         return
     if args.fit:
         refit(labels)
@@ -111,6 +120,43 @@ def main() -> None:
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2))
     record.write("detection_bench", rows, config=config)
+
+
+def floor(labels, repeats: int) -> dict:
+    """The lexical floor under the encoders (`leakeval_fit.encoder_floor`): chosen on the
+    training topics of each fold of `repeats` grouped 5-fold splits, with the held-out
+    near-duplicates it keeps; and the floor the rule gives on every pair, which ships."""
+    from leakeval_core.leakage.detection_options import ENCODER_FLOOR
+    from leakeval_fit.detector_selection import grouped_folds
+    from leakeval_fit.encoder_floor import KEEP, choose_floor, held_out_floors
+
+    lexical = evaluate_detection(labels, "lexical").scored.similarity.to_numpy()
+    y = labels.table.near_duplicate.to_numpy(dtype=int)
+    groups = labels.table.topic.to_numpy()
+    folds = [
+        fold
+        for seed in range(repeats)
+        for fold in held_out_floors(lexical, y == 1, grouped_folds(y, groups, 5, seed))
+    ]
+    kept = sum(f["kept"] for f in folds) / sum(f["near_duplicates"] for f in folds)
+    chosen = choose_floor(lexical, y == 1)
+    print(
+        f"floor keeping {KEEP:.0%} of the training folds' near-duplicates: "
+        f"{sorted({f['floor'] for f in folds})} over {len(folds)} folds; the held-out "
+        f"near-duplicates kept: {kept:.2%} (fewest in a fold: "
+        f"{min(f['kept'] / f['near_duplicates'] for f in folds):.2%}); on every pair: "
+        f"{chosen} (shipped: {ENCODER_FLOOR}); lowest judged near-duplicate: "
+        f"{lexical[y == 1].min():.3f}"
+    )
+    return {
+        "keep": KEEP,
+        "folds": folds,
+        "held_out_kept": kept,
+        "floor": chosen,
+        "shipped": ENCODER_FLOOR,
+        "lowest_near_duplicate": float(lexical[y == 1].min()),
+        "near_duplicates_under_floor": int((lexical[y == 1] < chosen).sum()),
+    }
 
 
 def relations(labels, repeats: int) -> list[dict]:
@@ -279,7 +325,9 @@ def nested(labels, repeats: int, signals: str | None) -> list[dict]:
         start = time.perf_counter()
         candidates = selection.candidate_space(family, encoders)
         runs = [
-            selection.nested_cross_validation(candidates, features, y, groups, seed=seed)
+            selection.nested_cross_validation(
+                candidates, features, y, groups, seed=seed, lexical=features.lexical.to_numpy()
+            )
             for seed in range(repeats)
         ]
         first = firsts[family] = runs[0]

@@ -23,6 +23,7 @@ from leakeval_core.leakage import hybrid
 from leakeval_core.leakage.detection_quality import TARGET_RECALL, labelled_scores, recall_threshold
 from leakeval_core.leakage.labels import LabelledPairs
 from leakeval_core.leakage.similarity import base_similarity, match
+from leakeval_fit.encoder_floor import choose_floor
 
 __all__ = [
     "Candidate",
@@ -54,6 +55,11 @@ class Candidate:
 
     signals: tuple[str, ...]
     c: float | None = None
+
+    @property
+    def embeds(self) -> bool:
+        """Whether a signal comes from a sentence encoder (named `encoder:signal`)."""
+        return any(":" in signal for signal in self.signals)
 
     @property
     def name(self) -> str:
@@ -180,9 +186,14 @@ def nested_cross_validation(
     outer: int = 5,
     inner: int = 5,
     seed: int = 0,
+    lexical: np.ndarray | None = None,
 ) -> NestedResult:
     """Outer grouped folds; inside each, the candidate with the best inner grouped-CV ROC AUC
-    (ties to the earlier, simpler candidate) is refitted on the training topics."""
+    (ties to the earlier, simpler candidate) is refitted on the training topics.
+
+    With the pairs' `lexical` similarity, a candidate that embeds is scored as detection
+    scores it: a held-out pair under the encoder floor chosen on the training topics
+    (`encoder_floor.choose_floor`) is never embedded, and scores 0."""
     y = np.asarray(y, dtype=int)
     groups = np.asarray(groups)
     scores = np.zeros(len(y))
@@ -197,6 +208,9 @@ def nested_cross_validation(
         chosen.append(best.name)
         calibrate = calibration(inner_scores, y[train])
         scores[test] = calibrate(best.fit_score(features, y, train, test))
+        if lexical is not None and best.embeds:
+            floor = choose_floor(lexical[train], y[train] == 1)
+            scores[test[lexical[test] < floor]] = 0.0
         thresholds[test] = recall_threshold(calibrate(inner_scores), y[train] == 1, TARGET_RECALL)
     return NestedResult(scores, thresholds, tuple(chosen), y, groups, fold_of)
 

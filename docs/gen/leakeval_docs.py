@@ -474,7 +474,27 @@ def leakage_table(r: dict[str, Any]) -> str:
         f"{r['queries_per_second']:,.0f} queries/s",
         f"{r['peak_rss_mb']:,.0f} MB",
     ]
-    return table(["method", "compared", "time", "rate", "peak RSS"], [row])
+    columns = ["method", "compared", "time", "rate", "peak RSS"]
+    if r.get("texts_embedded"):
+        columns += ["comparing / scoring", "embedded"]
+        row += [
+            f"{r['search_seconds']:.1f} s / {r['scoring_seconds']:.1f} s",
+            f"{r['texts_embedded']:,} texts in {r['embedding_seconds']:.1f} s",
+        ]
+    if "times_lexical_in_this_run" in r:
+        columns.append("× lexical")
+        row.append(f"{r['times_lexical_in_this_run']:.1f}×")
+    parts = [table(columns, [row])]
+    if "reference_commit" in r:
+        parts.append(
+            f"Against {r['reference_commit']} on the same log: {r['reference_seconds']:.1f} s "
+            f"then, {r['times_faster_than_reference']:.1f}× faster now; "
+            f"{r['reference_pairs_found']} of its {r['reference_pairs_at_threshold']} "
+            "near-duplicate pairs at the method's threshold found again, and "
+            f"{'the same' if r['same_leaked_topics'] else 'NOT the same'} "
+            f"{r['reference_leaked_topics']} leaked topics."
+        )
+    return "\n\n".join(parts)
 
 
 def dask_table(r: dict[str, Any]) -> str:

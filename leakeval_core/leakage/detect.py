@@ -205,7 +205,13 @@ def rescore(
     from leakeval_core.leakage.methods import score_pairs
 
     scored = score_pairs(
-        test.table, test.topics, candidates, options.method, lexical, device=options.device
+        test.table,
+        test.topics,
+        candidates,
+        options.method,
+        lexical,
+        device=options.device,
+        encoder_floor=options.encoder_floor,
     )
     out = candidates.drop(columns=["field", "test_text", "similarity", "category"], errors="ignore")
     out = pd.concat([out.reset_index(drop=True), scored], axis=1).assign(method=options.method)

