@@ -31,7 +31,15 @@ if TYPE_CHECKING:
     from leakeval_core.analysis.statistics_options import Statistics
     from leakeval_core.evaluation.measures import Measure
 
-__all__ = ["AUDIT_CAVEAT", "AUDIT_NOTE", "Audit", "CloserLook", "audit", "why_not_audit"]
+__all__ = [
+    "AUDIT_CAVEAT",
+    "AUDIT_NOTE",
+    "Audit",
+    "CloserLook",
+    "audit",
+    "audit_family",
+    "why_not_audit",
+]
 
 AUDIT_CAVEAT = (
     "Observational: the baseline adjusts only for the topic difficulty it measures, and "
@@ -543,11 +551,24 @@ def _ordered(table: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
     return table[[*first, *(c for c in table.columns if c not in first)]]
 
 
+def audit_family(
+    rows: pd.DataFrame, factor: str, keys: Sequence[str], statistics: Statistics
+) -> str:
+    """The correction family of audit rows in one sentence (`family_sentence`): "Bonferroni
+    over 6 comparisons: 3 models × 2 baselines, within each collection". The caption of
+    several baselines and the card (whose table may show one model of the family) say it;
+    `rows` must hold every row of the families they show."""
+    from leakeval_core.present.report import family_sentence
+
+    parts = [(factor, "models"), ("baseline", "baselines")]
+    parts += [(k, f"{k} levels") for k in keys if k != "collection"]
+    return family_sentence(rows, ("collection", "split"), parts, statistics)
+
+
 def _caption(measure, statistics, table, placing, leaked: str, strata: int):
     """With several baselines the caption says the family they form: "Bonferroni over 6
     comparisons: 3 models × 2 baselines, within each collection and split"."""
     from leakeval_core.analysis.split import describe
-    from leakeval_core.present.report import family_sentence
 
     factor, keys, baselines = placing
     if len(baselines) == 1:
@@ -556,9 +577,7 @@ def _caption(measure, statistics, table, placing, leaked: str, strata: int):
             f"{measure.direction.gains}. {leaked} "
             + describe(statistics, "each collection's models", strata)
         )
-    parts = [(factor, "models"), ("baseline", "baselines")]
-    parts += [(k, f"{k} levels") for k in keys if k != "collection"]
-    family = family_sentence(table, ("collection", "split"), parts, statistics)
+    family = audit_family(table, factor, keys, statistics)
     return (
         f"{measure.label} gain of each model over each baseline ({', '.join(baselines)}; "
         f"never a baseline over another) on leaked topics minus on the others. "
