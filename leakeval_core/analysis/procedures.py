@@ -241,6 +241,9 @@ class ManySystemsTest:
     """Permutations by default."""
     computation: str
     """`module:attribute` of `standings(wide, orient, alpha, resamples, seed)`."""
+    settings: tuple[str, ...]
+    """The `Statistics` fields it reads (no test, correction, interval or δ is chosen for
+    it): a door that shows only its figures offers only these (`leakeval leaderboard`)."""
 
     def implementation(self):
         return _resolve(self.computation)
@@ -263,6 +266,7 @@ MANY_SYSTEMS = ManySystemsTest(
     reference="Carterette, TOIS 2012; Sakai, Laboratory Experiments in Information Retrieval, 2018",
     resamples=10_000,
     computation="leakeval_core.analysis.tukey:standings",
+    settings=("alpha", "seed"),
 )
 """The leaderboard's test: many systems, paired by topic, one family."""
 

@@ -18,7 +18,7 @@ from leakeval_core.cli.audit import (
 )
 from leakeval_core.cli.common import (
     add_format_option,
-    add_statistics_options,
+    add_many_systems_options,
     formatted,
     progress,
     report_incomplete,
@@ -46,7 +46,7 @@ def register(sub) -> None:
     board.add_argument("--run", action="append", help="a system's run (repeatable; any format)")
     add_leakage_inputs(board)
     add_format_option(board, ROLES, flag="--input-format")
-    add_statistics_options(board, "paired")
+    add_many_systems_options(board)
     add_detection_options(board)
     board.add_argument(
         "--resamples",

@@ -208,3 +208,37 @@ def _command_and_result(tmp_path, qrels, runs):
         resamples=999,
     )
     return argv, api
+
+
+@pytest.mark.parametrize(
+    "flag",
+    [
+        ["--test", "randomization"],
+        ["--correction", "holm"],
+        ["--interval", "bootstrap"],
+        ["--delta", "0.02"],
+        ["--names", "ir_measures"],
+    ],
+)
+def test_a_flag_the_leaderboard_would_ignore_is_refused(tmp_path, data, capsys, flag):
+    """The leaderboard's figures come from the HSD test alone: a test, correction,
+    interval or δ given would change nothing, so it is an error, not a silent no-op."""
+    qrels, runs = data
+    argv, _ = _command_and_result(tmp_path, qrels, runs)
+    with pytest.raises(SystemExit) as exited:
+        main([*argv, *flag])
+    assert exited.value.code == 2
+    assert f"unrecognized arguments: {flag[0]}" in capsys.readouterr().err
+
+
+def test_the_leaderboards_own_settings_change_its_figures(tmp_path, data):
+    """--alpha and --seed are read: the JSON states the level, and another seed draws
+    other permutations (other p)."""
+    qrels, runs = data
+    argv, api = _command_and_result(tmp_path, qrels, runs)
+    out = tmp_path / "board.json"
+    assert main([*argv, "--alpha", "0.01", "--seed", "7", "--json", str(out)]) == 0
+    written = json.loads(out.read_text())
+    assert "α = 0.01" in written["statistics"]
+    p = [pair["p"] for pair in written["collections"][0]["topic_sets"][0]["pairs"]]
+    assert p != api.pairs[api.pairs.topics == "all"].p.tolist()
