@@ -17,7 +17,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from leakeval_core.api.arguments import baseline_names, per_query_of, source_of, view_of
+from leakeval_core.api.arguments import (
+    baseline_names,
+    covered_of,
+    per_query_of,
+    source_of,
+    view_of,
+)
 from leakeval_core.api.leaderboards import Leaderboard, standings_of
 from leakeval_core.api.leaderboards import stacked_parts as _frame
 from leakeval_core.api.results import Result
@@ -337,11 +343,7 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
     )
     # without groups to split by, the audit needs the pairs: the error says why there are none
     leaked = source.leaked(view, "The audit" if groups_table is None else None)
-    covered = (
-        source.covered()
-        if covers is None
-        else with_collection(as_topic_groups(covers, need_group=False), source)
-    )
+    covered = covered_of(source, covers)
     nearest = source.nearest(view)
 
     if strata > 1 and not statistics.procedure.two_sample.strata:

@@ -27,6 +27,7 @@ from leakeval_core.errors import LeakevalError
 __all__ = [
     "ROLES",
     "add_audit_inputs",
+    "add_covers_option",
     "add_detection_options",
     "add_leakage_inputs",
     "audit_view",
@@ -51,7 +52,7 @@ def register(sub) -> None:
     )
     add_audit_inputs(audit)
     audit.add_argument("--groups", help="CSV of qid,group: a split per group, beside leakage")
-    audit.add_argument("--covers", help="CSV with a qid column: audit only these topics")
+    add_covers_option(audit)
     audit.add_argument(
         "--strata",
         type=int,
@@ -106,6 +107,17 @@ def add_leakage_inputs(parser: argparse.ArgumentParser) -> None:
         help="similarity at which a topic counts as leaked, in [0, 1] (default: each "
         "detection method's own, or the one a pairs file was written with, or 0.8 for pairs "
         "of unknown method); judged pairs are leaked as judged",
+    )
+
+
+def add_covers_option(parser: argparse.ArgumentParser) -> None:
+    """`--covers`: the topics the leakage judgment covers (`api.covered_of`), for a door that
+    splits topics into leaked and clean (`leakeval leaderboard` takes the same): a topic
+    nobody judged is neither."""
+    parser.add_argument(
+        "--covers",
+        help="CSV with a qid column: the topics the leakage pairs were judged for; only these "
+        "count, so a topic nobody judged is not counted as clean",
     )
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from leakeval_core.api.terms import MANY_SYSTEMS
 from leakeval_core.cli.audit import (
     ROLES,
+    add_covers_option,
     add_detection_options,
     add_leakage_inputs,
     audit_view,
@@ -45,6 +46,7 @@ def register(sub) -> None:
     board.add_argument("--qrels", help="qrels (TREC, BEIR, ranx JSON, ...), with --run")
     board.add_argument("--run", action="append", help="a system's run (repeatable; any format)")
     add_leakage_inputs(board)
+    add_covers_option(board)
     add_format_option(board, ROLES, flag="--input-format")
     add_many_systems_options(board)
     add_detection_options(board)
@@ -77,6 +79,7 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
         result = api.leaderboard(
             api.Study.open(args.experiment),
             view=view,
+            covers=args.covers,
             resamples=args.resamples,
             progress=progress("scoring"),
         )
@@ -88,6 +91,7 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
             named_runs(args, args.run),
             view=view,
             leakage=pairs_of(args),
+            covers=args.covers,
             resamples=args.resamples,
         )
     report_incomplete(result.incomplete)

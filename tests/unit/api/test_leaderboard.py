@@ -242,3 +242,38 @@ def test_the_leaderboards_own_settings_change_its_figures(tmp_path, data):
     assert "α = 0.01" in written["statistics"]
     p = [pair["p"] for pair in written["collections"][0]["topic_sets"][0]["pairs"]]
     assert p != api.pairs[api.pairs.topics == "all"].p.tolist()
+
+
+def test_covers_keeps_the_judged_topics_as_the_audit_does(tmp_path, data):
+    """Pairs judged for the first half of the topics say nothing of the second: with
+    --covers, neither topic set counts an unjudged topic (as clean or at all), so the
+    leaderboard is the one of the judged topics alone, and the audit counts the same."""
+    qrels, runs = data
+    argv, _ = _command_and_result(tmp_path, qrels, runs)
+    judged = [str(q) for q in range(TOPICS // 2)]
+    covers = tmp_path / "covers.csv"
+    covers.write_text("qid\n" + "".join(f"{q}\n" for q in judged))
+    out = tmp_path / "board.json"
+    assert main([*argv, "--covers", str(covers), "--json", str(out)]) == 0
+    sets = json.loads(out.read_text())["collections"][0]["topic_sets"]
+    leaked_judged = len(set(LEAKED) & set(judged))
+    assert [s["n_topics"] for s in sets] == [len(judged), len(judged) - leaked_judged]
+
+    def kept(frame):
+        return {q: docs for q, docs in frame.items() if q in judged}
+
+    alone = le.leaderboard(
+        kept(qrels),
+        {name: kept(run) for name, run in runs.items()},
+        leakage=LEAKED,
+        measure="recip_rank",
+        resamples=999,
+    )
+    covered = le.leaderboard(
+        qrels, runs, leakage=LEAKED, covers=judged, measure="recip_rank", resamples=999
+    )
+    pd.testing.assert_frame_equal(covered.table, alone.table)
+    audited = le.audit(
+        qrels, runs, baseline="poor", leakage=LEAKED, covers=judged, measure="recip_rank"
+    ).table
+    assert (audited.leaked_topics + audited.other_topics == len(judged)).all()
