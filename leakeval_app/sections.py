@@ -226,7 +226,8 @@ def show_upload_comparison(scored: dict, collection: str) -> None:
 def show_leaderboard(board: api.Leaderboard, name: str) -> None:
     """One leaderboard of `board` (chosen where it holds several, the choice kept as view
     value `name`): each system's mean, HSD group and rank interval on all and on clean
-    topics, the rank-interval chart, the pairs whose verdict changes, and Kendall's τ."""
+    topics, the rank-interval chart, the pairs whose verdict or order changes, and Kendall's
+    τ."""
     places = board.places()
     if not places:
         st.caption(

@@ -3,7 +3,7 @@
 Per collection (and each level of the design's other factors), every system ranked on the
 topics all of them scored and on those of them without a near-duplicate, with the
 randomised Tukey HSD test's groups and rank intervals on each (`analysis.tukey`), and the
-pairs whose verdict changes when the leaked topics are left out. The audit's leaderboard
+pairs whose verdict or order changes when the leaked topics are left out. The audit's leaderboard
 (`Audit.board`) is this same result for the systems it audits, so the app, the report, the
 CLI and the API show one set of groups.
 """
@@ -87,9 +87,10 @@ class Leaderboard(Result):
     def changes(self) -> pd.DataFrame:
         """Per place and pair (a ahead of b on all topics): whether they differ on all and
         on clean topics, both differences in the better direction, both p, and the change
-        when the leaked topics are left out: "different → tied", "tied → different",
-        "reversed" (different on both, the other way round), or "unchanged"; `reversed`
-        says whether the order of the two means flips at all."""
+        when the leaked topics are left out (`analysis.tukey.CHANGES`): "different → tied",
+        "tied → different", "reversed" (different on both, the other way round), "order
+        reversed (tied on both)", or "unchanged"; `reversed` says whether the order of the
+        two means flips at all."""
         from leakeval_core.analysis.tukey import changes
 
         if self.pairs.empty:

@@ -175,11 +175,11 @@ def leaderboard_table(
     return out.reset_index(drop=True), note
 
 
-CHANGES_TITLE = "Pairs whose verdict changes without the leaked topics"
+CHANGES_TITLE = "Pairs whose verdict or order changes without the leaked topics"
 """The heading of `changes_table` wherever it is shown: the app, the report, the CLI."""
 NO_CHANGES = (
-    "No pair changes from different to tied, tied to different, or reverses when the leaked "
-    "topics are left out."
+    "No pair changes from different to tied or tied to different, and no pair's order "
+    "reverses, when the leaked topics are left out."
 )
 """What stands for `changes_table` where it has no row, on every door."""
 
@@ -187,11 +187,14 @@ NO_CHANGES = (
 def changes_table(
     changes: pd.DataFrame, digits: int = 3, places: Sequence[str] = ()
 ) -> pd.DataFrame:
-    """The pairs whose verdict changes without the leaked topics (`Leaderboard.changes`,
-    the unchanged left out) as a page shows them: the `places` that vary (a report holds
-    every leaderboard, a page one), the pair, each topic set's difference in the better
-    direction with its verdict and p, and the change."""
-    moved = changes[changes.change != "unchanged"] if len(changes) else changes
+    """The pairs whose verdict or order changes without the leaked topics
+    (`Leaderboard.changes`, the unchanged left out: a pair tied on both whose order flips
+    stays) as a page shows them: the `places` that vary (a report holds every leaderboard,
+    a page one), the pair, each topic set's difference in the better direction with its
+    verdict and p, and the change."""
+    from leakeval_core.analysis.tukey import UNCHANGED
+
+    moved = changes[changes.change != UNCHANGED] if len(changes) else changes
     if moved.empty:
         return pd.DataFrame()
 

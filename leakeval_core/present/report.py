@@ -257,7 +257,8 @@ def _audit(parts: ReportParts) -> list[tuple[str, str, object]]:
 def _leaderboard(parts: ReportParts) -> list[tuple[str, str, object]]:
     """The leaderboard the app's Leaderboard tabs show, every place of it at once: each
     system's groups and rank intervals on all and on clean topics, the pairs whose verdict
-    changes without the leaked topics, and Kendall's tau between the two rankings."""
+    or order changes without the leaked topics, and Kendall's tau between the two
+    rankings."""
     title = "Leaderboard on all and on clean topics"
     board = parts.leaderboard
     if board is None:

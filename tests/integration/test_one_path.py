@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 from leakeval_core import api
 from leakeval_core.api.doors import story_factors, story_numbers
 from leakeval_core.cli import main
+from leakeval_core.present.display import CHANGES_TITLE
 from tests.app.apptest import open_tab, widget
 from tests.support import ROOT, shared, write
 
@@ -237,7 +238,7 @@ def test_a_twins_reports_leaderboard_shows_the_groups_the_condition_page_shows(
     assert shown_rows == expected
     moved = board.changes[board.changes.change != "unchanged"]
     assert len(moved), "the demo has pairs whose verdict changes on clean topics"
-    changed = report_table(doors["report"], "Pairs whose verdict changes without the leaked topics")
+    changed = report_table(doors["report"], CHANGES_TITLE)
     assert len(changed) == len(moved)
 
 

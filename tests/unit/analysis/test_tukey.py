@@ -253,3 +253,25 @@ def test_changes_say_which_pairs_tie_separate_or_reverse():
     )
     assert out.reversed.tolist() == [False, False, True, True]
     assert changes(before, after.iloc[:0]).empty
+
+
+def test_a_pair_tied_on_both_whose_order_flips_is_shown_as_a_change():
+    """y ahead of z on all topics, z ahead on the clean ones, tied on both: no verdict
+    changes, the order does. The change says so, and the table of changed pairs every
+    door shows (app, report, CLI) lists the pair instead of saying none moved."""
+    from leakeval_core.present.display import changes_table
+
+    before = pd.DataFrame(
+        {"a": ["y"], "b": ["z"], "difference": [0.01], "p": [0.7], "different": [False]}
+    )
+    after = pd.DataFrame(
+        {"a": ["z"], "b": ["y"], "difference": [0.03], "p": [0.4], "different": [False]}
+    )
+    out = changes(before, after)
+    assert out.change.tolist() == ["order reversed (tied on both)"]
+    assert out.reversed.tolist() == [True]
+    shown = changes_table(out)
+    assert shown["Change"].tolist() == ["order reversed (tied on both)"]
+    assert shown["Clean topics"].tolist() == ["-0.030 (tied, p = 0.4)"]
+    same = changes(before, after.assign(a=["y"], b=["z"]))  # the same order: nothing to show
+    assert same.change.tolist() == ["unchanged"] and changes_table(same).empty
