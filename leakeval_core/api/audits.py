@@ -175,6 +175,10 @@ class Audit(Result):
         return " or ".join(self.baselines)
 
     def summary(self) -> pd.DataFrame:
+        """The rows as a slide shows them: what places each, its answer, the size of the
+        family it was corrected in and the topics each δ would need, as the comparison's
+        and the inflation's summaries show them; the test's own p and statistic stay in
+        `table`."""
         keep = [
             *self.keys,
             self.factor,
@@ -188,7 +192,9 @@ class Audit(Result):
             "ci_low",
             "ci_high",
             "p_adjusted",
+            "family_size",
             "mde",
+            "topics_needed",
             "verdict",
         ]
         return self.table[[c for c in keep if c in self.table]]

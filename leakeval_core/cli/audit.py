@@ -157,10 +157,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         )
     report_incomplete(result.incomplete)
     report_scoring(result.scoring_warnings)
-    # the summary and, per δ, the topics each row would need (the CSV's columns)
-    shown = [*result.summary().columns, "topics_needed"]
-    summary = flat_topics_needed(result.table[[c for c in shown if c in result.table]])
-    print(format_table(summary, "markdown", result.caption))
+    print(format_table(result.summary(), "markdown", result.caption))
     print(f"\n{result.caveat}")
     for warning in result.warnings:
         print(f"Warning: {warning}")
