@@ -22,7 +22,6 @@ from typing import Literal
 from leakeval_core.errors import LeakevalError
 
 __all__ = [
-    "DEFAULT_DELTAS",
     "DEFAULT_INTERVAL",
     "DEFAULT_TEST",
     "INTERVALS",
@@ -288,9 +287,6 @@ def named_interval(key: str) -> IntervalMethod:
 POWER = 0.8
 """The power at which `mde` is the smallest difference a test detects, and at which the
 topics a verdict needs (`TOPIC_SET_SIZE`) are solved for."""
-DEFAULT_DELTAS = (0.01, 0.02, 0.05)
-"""The differences δ, in the measure's own unit, whose topics needed every row reports
-unless asked for others (`Statistics.delta`, `--delta`, `delta=`)."""
 
 
 @dataclass(frozen=True)
@@ -312,10 +308,11 @@ class TopicSetSize:
         return self.paired if question == "paired" else self.two_sample
 
     def caption(self, deltas: tuple[float, ...], question: Question) -> str:
-        """One sentence for a caption: what the topics needed are, for which δs, how."""
-        asked = ", ".join(f"{d:g}" for d in deltas)
+        """One sentence for a caption: what the topics needed are, for which δs (none given
+        where a help text knows no measure: it says the measures' defaults itself), how."""
+        asked = f" = {', '.join(f'{d:g}' for d in deltas)}" if deltas else ""
         return (
-            f"Topics needed: to detect a difference δ = {asked} with {POWER:.0%} power at the "
+            f"Topics needed: to detect a difference δ{asked} with {POWER:.0%} power at the "
             f"level the correction tests each row at, two-sided ({self.name}, "
             f"{self.reference}): {self.on(question)}."
         )

@@ -27,7 +27,13 @@ from leakeval_core.api.terms import (
 )
 from leakeval_core.api.view import View
 from leakeval_core.evaluation.conventions import Conventions
-from leakeval_core.evaluation.measures import DEFAULT_MEASURES, Measure, Naming, parse_measures
+from leakeval_core.evaluation.measures import (
+    DEFAULT_MEASURES,
+    Measure,
+    Naming,
+    default_deltas_text,
+    parse_measures,
+)
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -241,7 +247,7 @@ def add_delta_option(parser: argparse.ArgumentParser, question: Question) -> Non
         help=(
             "a difference, in the measure's unit, to size for (repeatable): "
             + TOPIC_SET_SIZE.caption(Statistics.delta, question)
-            + f" (default: {' '.join(f'--delta {d:g}' for d in Statistics.delta)})"
+            + f" (default: the measure's own: {default_deltas_text()})"
         ).replace("%", "%%"),  # argparse formats help with %
     )
 

@@ -250,3 +250,29 @@ def test_the_audit_markdown_dashes_a_row_that_cannot_say(tmp_path, capsys):
     assert "cannot tell" in out and "<NA>" not in out
     header = out.splitlines()[0]
     assert "Topics for δ" in header and "topics_needed" not in header
+
+
+def test_a_first_relevant_rank_audit_sizes_for_ranks():
+    """Sized for 0.01 of a rank, a first-relevant-rank row asked for hundreds of thousands of
+    topics; its own δs are ranks, so its counts are ones a collection can be compared with."""
+    qids = [str(q) for q in range(40)]
+    qrels = {q: {"d": 1} for q in qids}
+    rng = np.random.default_rng(3)
+
+    def run(shift):
+        ranks = rng.integers(1, 8, len(qids)) + shift
+        return {
+            q: {**{f"x{i}": 100.0 - i for i in range(1, 12)}, "d": 100.5 - r}
+            for q, r in zip(qids, ranks, strict=True)
+        }
+
+    result = api.audit(
+        qrels,
+        {"mine": run(0), "bm25": run(1)},
+        baseline="bm25",
+        leakage=qids[:15],
+        measure="first_rel_rank",
+    )
+    (row,) = result.table.topics_needed
+    assert [e["delta"] for e in row] == [1.0, 2.0, 5.0]
+    assert all(e["leaked"] < 1_000 for e in row)
