@@ -229,7 +229,6 @@ class ManySystemsTest:
     scored: its p per pair, the groups it cannot tell apart, and each system's rank interval
     (`analysis.tukey`)."""
 
-    key: str
     name: str
     """What captions call it."""
     description: str
@@ -257,7 +256,6 @@ class ManySystemsTest:
 
 
 MANY_SYSTEMS = ManySystemsTest(
-    key="tukey-hsd",
     name="randomised Tukey HSD test over topics",
     description="every pair of systems at once with the family-wise error held at α: each "
     "permutation shuffles every topic's scores across the systems, and a pair differs when "
@@ -295,7 +293,6 @@ class TopicSetSize:
 
     name: str
     reference: str
-    description: str
     two_sample: str
     """The design of a leaked-vs-other row."""
     paired: str
@@ -321,8 +318,6 @@ class TopicSetSize:
 TOPIC_SET_SIZE = TopicSetSize(
     name="topic set size design",
     reference="Sakai, Information Retrieval Journal 2016",
-    description="the topics a verdict needs: the sample size at which the row's own test, at "
-    f"its own level and from its own variance, detects δ with {POWER:.0%} power",
     two_sample="Student's two-sample t design with the pooled standard deviation of the "
     "per-topic gains, at the row's ratio of other to leaked topics",
     paired="paired t design with the standard deviation of the per-topic differences",
