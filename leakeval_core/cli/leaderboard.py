@@ -106,8 +106,7 @@ def _table(result, fmt: str) -> str:
     """The leaderboard in `fmt`: a paper's side-by-side table (LaTeX, Markdown, with the
     pairs whose verdict or order changes on clean topics below it), or one CSV row per
     system and topic set."""
-    from leakeval_core.analysis.tukey import UNCHANGED
-    from leakeval_core.present.display import CHANGES_TITLE, NO_CHANGES
+    from leakeval_core.present.display import CHANGES_TITLE, NO_CHANGES, moved_pairs
     from leakeval_core.present.tables import format_table, leaderboard_frame, leaderboard_latex
 
     if fmt == "csv":
@@ -117,7 +116,7 @@ def _table(result, fmt: str) -> str:
     text = format_table(leaderboard_frame(result.table, result.keys), "markdown", result.caption)
     changed = result.changes
     if len(changed):
-        changed = changed[changed.change != UNCHANGED]
+        changed = moved_pairs(changed)
         shown = NO_CHANGES if changed.empty else "\n" + format_table(changed, "markdown")
         text += f"\n{CHANGES_TITLE}: {shown}\n"
     for warning in result.warnings:

@@ -18,6 +18,7 @@ __all__ = [
     "fixed",
     "key_columns",
     "leaderboard_table",
+    "moved_pairs",
     "rank_interval",
     "share",
     "tau_table",
@@ -184,6 +185,14 @@ NO_CHANGES = (
 """What stands for `changes_table` where it has no row, on every door."""
 
 
+def moved_pairs(changes: pd.DataFrame) -> pd.DataFrame:
+    """The rows of `Leaderboard.changes` whose verdict or order changes (`tukey.CHANGES`
+    but `UNCHANGED`): what every door's table of changed pairs lists."""
+    from leakeval_core.analysis.tukey import UNCHANGED
+
+    return changes[changes.change != UNCHANGED] if len(changes) else changes
+
+
 def changes_table(
     changes: pd.DataFrame, digits: int = 3, places: Sequence[str] = ()
 ) -> pd.DataFrame:
@@ -192,9 +201,7 @@ def changes_table(
     stays) as a page shows them: the `places` that vary (a report holds every leaderboard,
     a page one), the pair, each topic set's difference in the better direction with its
     verdict and p, and the change."""
-    from leakeval_core.analysis.tukey import UNCHANGED
-
-    moved = changes[changes.change != UNCHANGED] if len(changes) else changes
+    moved = moved_pairs(changes)
     if moved.empty:
         return pd.DataFrame()
 
