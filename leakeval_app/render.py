@@ -18,7 +18,7 @@ from leakeval_app.served import relative_paths
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.collections import Collection, document_text
 from leakeval_core.present.style import slide_fig, themed
-from leakeval_core.present.tables import PROBABILITY_COLUMNS, needed_text
+from leakeval_core.present.tables import PROBABILITY_COLUMNS, needed_header, needed_text
 
 SLIDE_SIZES = {"s": 1.0, "m": 1.25, "l": 1.5}
 """A slide chart's scale at each screen size `presentation.CSS` knows (1280, 1600, 1920 wide):
@@ -214,10 +214,14 @@ def show_table(
     confidence of an interval as a percentage; on a slide, its first rows as plain text, in
     the `slide` columns (default: the first ones) that fit the slide's width. `columns`:
     the ones shown, in order (`display.key_columns`); the frame keeps the others."""
-    if "topics_needed" in frame:  # a list per row: as one text cell, as every table shows it
+    # a list per row: as one text cell under a header naming its δs, as every table shows it
+    labels = {}
+    if "topics_needed" in frame:
+        labels["topics_needed"] = needed_header(frame.topics_needed)
         frame = frame.assign(topics_needed=[needed_text(e) for e in frame.topics_needed])
     if state.presenting():
-        st.table(text_table(slide_table(frame[slide] if slide else frame)), hide_index=True)
+        shown = slide_table(frame[slide] if slide else frame).rename(columns=labels)
+        st.table(text_table(shown), hide_index=True)
         return
     defaults = {
         column: st.column_config.NumberColumn(format="%.3g")
@@ -232,7 +236,12 @@ def show_table(
         width="stretch",
         height=height or "auto",
         column_order=columns,
-        column_config={**defaults, **column_config} or None,
+        column_config={
+            **defaults,
+            **{name: st.column_config.TextColumn(label) for name, label in labels.items()},
+            **column_config,
+        }
+        or None,
     )
 
 

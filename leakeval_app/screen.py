@@ -94,12 +94,13 @@ class Screen:
 
     def to_params(self) -> dict[str, str]:
         """URL parameters: every setting that differs from the default, and every choice."""
-        plain, view = View(), self.view
+        view = self.view
+        plain = View(measure=view.measure)  # the δs' default is the measure's
         params: dict[str, str] = {}
         if self.experiment is not None:
             params["experiment"] = self.experiment
         for name in _NAMES[1:]:
-            if getattr(view, name) != getattr(plain, name):
+            if getattr(view, name) != getattr(View(), name):
                 params[name] = as_text(getattr(view, name))
         for name, on in zip(_SWITCHES, (self.present, view.allow_incomplete), strict=True):
             if on:
@@ -190,7 +191,8 @@ def _decode(params: Mapping[str, str], page: str = LANDING) -> tuple[Screen, tup
             else:
                 bad(name, raw, "not 1 or 0", instead)
     settings["conventions"] = _settings(_CONVENTION_PARAMS, params, defaults.conventions, bad)
-    settings["statistics"] = _settings(_STATISTICS_PARAMS, params, defaults.statistics, bad)
+    # unresolved: without a δ in the link, the View puts in the measure's own
+    settings["statistics"] = _settings(_STATISTICS_PARAMS, params, Statistics(), bad)
     choices = {}
     for name, raw in params.items():
         if name in RESERVED:
@@ -229,7 +231,7 @@ def _settings(names: dict, params: Mapping[str, str], plain: Conventions | Stati
             try:
                 chosen[name] = replace(plain, delta=raw).delta
             except LeakevalError:
-                bad(param, raw, "not positive numbers separated by commas", as_text(default))
+                bad(param, raw, "not positive numbers separated by commas", "the measure's own")
             continue
         if typing.get_origin(kinds[name]) is typing.Literal:
             options = typing.get_args(kinds[name])

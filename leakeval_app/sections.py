@@ -21,7 +21,13 @@ from leakeval_core.api import doors
 from leakeval_core.api.terms import is_hybrid
 from leakeval_core.errors import LeakevalError
 from leakeval_core.present.audit_plots import audit_figure
-from leakeval_core.present.display import changes_table, fixed, leaderboard_table
+from leakeval_core.present.display import (
+    CHANGES_TITLE,
+    NO_CHANGES,
+    changes_table,
+    leaderboard_table,
+    tau_text,
+)
 from leakeval_core.present.leaderboard_plots import figure_height, rank_interval_figure
 from leakeval_core.present.leakage_plots import detection_curves_figure
 from leakeval_core.present.report import interval_caption
@@ -220,7 +226,8 @@ def show_upload_comparison(scored: dict, collection: str) -> None:
 def show_leaderboard(board: api.Leaderboard, name: str) -> None:
     """One leaderboard of `board` (chosen where it holds several, the choice kept as view
     value `name`): each system's mean, HSD group and rank interval on all and on clean
-    topics, the rank-interval chart, the pairs whose verdict changes, and Kendall's τ."""
+    topics, the rank-interval chart, the pairs whose verdict or order changes, and Kendall's
+    τ."""
     places = board.places()
     if not places:
         st.caption(
@@ -250,17 +257,9 @@ def show_leaderboard(board: api.Leaderboard, name: str) -> None:
     st.caption(plain(one.caption))
     moved = changes_table(one.changes)
     if moved.empty:
-        st.caption(
-            "No pair changes from different to tied, tied to different, or reverses "
-            "when the leaked topics are left out."
-        )
+        st.caption(NO_CHANGES)
     else:
-        st.markdown("**Pairs whose verdict changes without the leaked topics**")
+        st.markdown(f"**{CHANGES_TITLE}**")
         show_text_table(moved)
     for tau in one.tau.itertuples():
-        st.caption(
-            f"Kendall's τ between the two rankings of {tau.systems} systems: "
-            f"{fixed(tau.tau, 2, sign=True)} (95% bootstrap interval over topics "
-            f"{fixed(tau.tau_low, 2, sign=True)} to {fixed(tau.tau_high, 2, sign=True)}); 1 "
-            "means the clean topics rank the systems as all topics do."
-        )
+        st.caption(tau_text(tau))

@@ -16,6 +16,7 @@ from leakeval_core.api.terms import CORRECTIONS, INTERVALS, TESTS, TOPIC_SET_SIZ
 from leakeval_core.api.view import as_text
 from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.conventions import Conventions
+from leakeval_core.evaluation.measures import Measure
 from leakeval_core.experiment.manifest import load_experiment
 
 PRESETS = {"leakeval": Conventions(), "trec_eval 10": Conventions.trec_eval()}
@@ -200,29 +201,32 @@ def statistics_settings() -> None:
             format_func=lambda key: INTERVALS[key].shown,
             help=help_for_intervals(),
         )
+        measure = state.view().parsed_measure
+        own = ", ".join(f"{d:g}" for d in measure.deltas)
         typed = state.control(
             st.text_input,
             "Differences to size for (δ)",
             "delta",
-            default=as_text(Statistics.delta),
+            default=as_text(Statistics.delta),  # empty: the measure's own
             parse=deltas_text,
-            help="Comma-separated, in the measure's unit. "
-            + TOPIC_SET_SIZE.caption(Statistics.delta, "both"),
+            placeholder=f"{own} (the default for {measure.label})",
+            help="Comma-separated, in the measure's unit; empty: the measure's own, "
+            f"{own} for {measure.label}. " + TOPIC_SET_SIZE.caption(measure.deltas, "both"),
         )
-        if why := unread_deltas(typed):
+        if why := unread_deltas(typed, measure):
             st.warning(why, icon=":material/warning:")
 
 
-def unread_deltas(typed: str) -> str | None:
+def unread_deltas(typed: str, measure: Measure) -> str | None:
     """Why the δ field's text is not used, and what is sized for instead; None when it is
-    read. The View falls back to the default δs on text it cannot read, and the field goes
-    on showing what was typed: without this, the pages would size for 0.01, 0.02, 0.05
-    beside a field that says "abc" or "-0.02", and nothing would say so."""
+    read. The View falls back to the measure's own δs on text it cannot read, and the field
+    goes on showing what was typed: without this, the pages would size for those beside a
+    field that says "abc" or "-0.02", and nothing would say so."""
     try:
         deltas_text(typed)
     except ValueError as exc:
-        default = ", ".join(f"{d:g}" for d in Statistics.delta)
-        return f"{plain(str(exc))}: sizing for the default {default} instead."
+        default = ", ".join(f"{d:g}" for d in measure.deltas)
+        return f"{plain(str(exc))}: sizing for {measure.label}'s default {default} instead."
     return None
 
 

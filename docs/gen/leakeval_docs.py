@@ -741,8 +741,12 @@ def measures_page() -> str:
         "",
         "## Computed by leakeval",
         "",
-        "`K` is a cutoff (`ndcg_cut_10`). Each measure says which way is better and how the "
-        "`all` row combines queries.",
+        "`K` is a cutoff (`ndcg_cut_10`). Each measure says which way is better, how the "
+        "`all` row combines queries, and the differences δ whose topics needed every "
+        "leaked-vs-other row and paired comparison reports unless `--delta` asks for others "
+        f"(in its own unit; pytrec_eval's other measures: "
+        f"{', '.join(f'{d:g}' for d in measures.SCORE_DELTAS)}, its num_* counts "
+        f"{', '.join(f'{d:g}' for d in measures.COUNT_DELTAS)}).",
         "",
     ]
     rows = [
@@ -751,11 +755,13 @@ def measures_page() -> str:
             re.sub(r"\{k[^}]*\}", "K", f.label),
             f.better,
             f.aggregate,
+            ", ".join(f"{d:g}" for d in f.deltas),
             f.description,
         ]
         for f in measures.FAMILIES.values()
     ]
-    lines.append(table(["trec_eval name", "label", "better", "combined by", "what it is"], rows))
+    header = ["trec_eval name", "label", "better", "combined by", "δ sized for", "what it is"]
+    lines.append(table(header, rows))
     lines += [
         "",
         "## ir_measures names",

@@ -22,7 +22,6 @@ from typing import Literal
 from leakeval_core.errors import LeakevalError
 
 __all__ = [
-    "DEFAULT_DELTAS",
     "DEFAULT_INTERVAL",
     "DEFAULT_TEST",
     "INTERVALS",
@@ -230,7 +229,6 @@ class ManySystemsTest:
     scored: its p per pair, the groups it cannot tell apart, and each system's rank interval
     (`analysis.tukey`)."""
 
-    key: str
     name: str
     """What captions call it."""
     description: str
@@ -241,6 +239,9 @@ class ManySystemsTest:
     """Permutations by default."""
     computation: str
     """`module:attribute` of `standings(wide, orient, alpha, resamples, seed)`."""
+    settings: tuple[str, ...]
+    """The `Statistics` fields it reads (no test, correction, interval or δ is chosen for
+    it): a door that shows only its figures offers only these (`leakeval leaderboard`)."""
 
     def implementation(self):
         return _resolve(self.computation)
@@ -255,7 +256,6 @@ class ManySystemsTest:
 
 
 MANY_SYSTEMS = ManySystemsTest(
-    key="tukey-hsd",
     name="randomised Tukey HSD test over topics",
     description="every pair of systems at once with the family-wise error held at α: each "
     "permutation shuffles every topic's scores across the systems, and a pair differs when "
@@ -263,6 +263,7 @@ MANY_SYSTEMS = ManySystemsTest(
     reference="Carterette, TOIS 2012; Sakai, Laboratory Experiments in Information Retrieval, 2018",
     resamples=10_000,
     computation="leakeval_core.analysis.tukey:standings",
+    settings=("alpha", "seed"),
 )
 """The leaderboard's test: many systems, paired by topic, one family."""
 
@@ -284,9 +285,6 @@ def named_interval(key: str) -> IntervalMethod:
 POWER = 0.8
 """The power at which `mde` is the smallest difference a test detects, and at which the
 topics a verdict needs (`TOPIC_SET_SIZE`) are solved for."""
-DEFAULT_DELTAS = (0.01, 0.02, 0.05)
-"""The differences δ, in the measure's own unit, whose topics needed every row reports
-unless asked for others (`Statistics.delta`, `--delta`, `delta=`)."""
 
 
 @dataclass(frozen=True)
@@ -295,7 +293,6 @@ class TopicSetSize:
 
     name: str
     reference: str
-    description: str
     two_sample: str
     """The design of a leaked-vs-other row."""
     paired: str
@@ -308,10 +305,11 @@ class TopicSetSize:
         return self.paired if question == "paired" else self.two_sample
 
     def caption(self, deltas: tuple[float, ...], question: Question) -> str:
-        """One sentence for a caption: what the topics needed are, for which δs, how."""
-        asked = ", ".join(f"{d:g}" for d in deltas)
+        """One sentence for a caption: what the topics needed are, for which δs (none given
+        where a help text knows no measure: it says the measures' defaults itself), how."""
+        asked = f" = {', '.join(f'{d:g}' for d in deltas)}" if deltas else ""
         return (
-            f"Topics needed: to detect a difference δ = {asked} with {POWER:.0%} power at the "
+            f"Topics needed: to detect a difference δ{asked} with {POWER:.0%} power at the "
             f"level the correction tests each row at, two-sided ({self.name}, "
             f"{self.reference}): {self.on(question)}."
         )
@@ -320,8 +318,6 @@ class TopicSetSize:
 TOPIC_SET_SIZE = TopicSetSize(
     name="topic set size design",
     reference="Sakai, Information Retrieval Journal 2016",
-    description="the topics a verdict needs: the sample size at which the row's own test, at "
-    f"its own level and from its own variance, detects δ with {POWER:.0%} power",
     two_sample="Student's two-sample t design with the pooled standard deviation of the "
     "per-topic gains, at the row's ratio of other to leaked topics",
     paired="paired t design with the standard deviation of the per-topic differences",

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from leakeval_core.analysis.procedures import (
-    DEFAULT_DELTAS,
     DEFAULT_INTERVAL,
     DEFAULT_TEST,
     INTERVALS,
@@ -36,7 +35,11 @@ Interval = Literal[tuple(INTERVALS)]
 
 def deltas_of(given: object) -> tuple[float, ...]:
     """The differences δ to size for, from a number, a list of them or a link's text
-    ("0.01,0.05"): positive and finite, sorted, each once; else one clear error."""
+    ("0.01,0.05"): positive and finite, sorted, each once; else one clear error. None, an
+    empty list or empty text is () : the measure's own (`Measure.deltas`), which the View
+    puts in."""
+    if given is None:
+        return ()
     if isinstance(given, str):
         given = [part for part in given.replace(" ", ",").split(",") if part]
     elif not isinstance(given, list | tuple):
@@ -53,8 +56,6 @@ def deltas_of(given: object) -> tuple[float, ...]:
                 f"got {value!r}"
             )
         values.append(number)
-    if not values:
-        raise LeakevalError("delta needs at least one difference to size for")
     return tuple(sorted(set(values)))
 
 
@@ -75,9 +76,11 @@ class Statistics:
     comparison at (`procedures.INTERVALS` says what each kind is on each question). `test`
     inverts the test itself, so an interval excludes 0 exactly when its mark says
     significant; `bootstrap` resamples instead, and can disagree with the mark near 0."""
-    delta: tuple[float, ...] = DEFAULT_DELTAS
+    delta: tuple[float, ...] = ()
     """The differences, in the measure's own unit, whose topics needed every row reports
-    (`procedures.TOPIC_SET_SIZE`): a number or several; kept sorted, each once."""
+    (`procedures.TOPIC_SET_SIZE`): a number or several; kept sorted, each once. Empty: the
+    measure's own (`Measure.deltas`, declared in the measure registry), which the `View`
+    puts in, as only it knows the measure."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "delta", deltas_of(self.delta))

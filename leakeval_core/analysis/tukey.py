@@ -32,7 +32,9 @@ import pandas as pd
 from leakeval_core.errors import LeakevalError
 
 __all__ = [
+    "CHANGES",
     "CHUNK_CELLS",
+    "UNCHANGED",
     "Standings",
     "changes",
     "letters",
@@ -177,13 +179,27 @@ def standings(
     return Standings(systems, pairs)
 
 
+UNCHANGED = "unchanged"
+"""The change of a pair whose verdict and order are the same on both sets of topics: the
+one `changes` value every table of changed pairs leaves out."""
+CHANGES = {
+    "different → tied": "different on all topics, tied on the clean ones",
+    "tied → different": "tied on all topics, different on the clean ones",
+    "reversed": "different on both, the other way round",
+    "order reversed (tied on both)": "tied on both, but the other system's mean is ahead "
+    "on the clean topics: no verdict changes, the order does",
+    UNCHANGED: "the same verdict and order on both",
+}
+"""Each change a pair can make when the leaked topics are left out, and what it means."""
+
+
 def changes(before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:
-    """How each pair's verdict changes from one set of topics (`before`: all) to another
-    (`after`: the clean ones), both `Standings.pairs` of the same systems: a and b as
-    `before` orders them, `before` and `after` ("different" or "tied"), both differences
+    """How each pair's verdict and order change from one set of topics (`before`: all) to
+    another (`after`: the clean ones), both `Standings.pairs` of the same systems: a and b
+    as `before` orders them, `before` and `after` ("different" or "tied"), both differences
     oriented as `before`'s, both p, `reversed` (the order of the two means flips), and the
-    change: "different → tied", "tied → different", "reversed" (different on both, the
-    other way round) or "unchanged". Empty without `after`."""
+    change (`CHANGES`). A pair tied on both whose order flips is said to, not "unchanged":
+    a table of what moved without the leaked topics must show it. Empty without `after`."""
     if after.empty:
         return pd.DataFrame()
     same = after.set_index(["a", "b"])
@@ -206,8 +222,8 @@ def changes(before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:
     out["reversed"] = out.difference_clean < 0
     was, now = out["all"] == "different", out["clean"] == "different"
     out["change"] = np.select(
-        [was & ~now, ~was & now, was & now & out.reversed],
-        ["different → tied", "tied → different", "reversed"],
-        "unchanged",
+        [was & ~now, ~was & now, was & now & out.reversed, ~was & ~now & out.reversed],
+        list(CHANGES)[:4],
+        UNCHANGED,
     )
     return out

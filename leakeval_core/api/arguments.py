@@ -14,7 +14,15 @@ if TYPE_CHECKING:
     from leakeval_core.analysis.folds import PerQuery
     from leakeval_core.experiment.scores import Progress
 
-__all__ = ["Source", "baseline_names", "per_query_of", "refuse_left_out", "source_of", "view_of"]
+__all__ = [
+    "Source",
+    "baseline_names",
+    "covered_of",
+    "per_query_of",
+    "refuse_left_out",
+    "source_of",
+    "view_of",
+]
 
 Source = Study | RunSet
 
@@ -48,6 +56,20 @@ def source_of(
     if runs is not None:
         return RunSet(data, runs, columns, leakage, format=format)
     return Study.open(data)
+
+
+def covered_of(source: Source, covers: Any = None):
+    """The topics the leakage judgment covers, as collection and qid: `covers` where a call
+    gives it (a file with a qid column, a frame, or topic ids), else the source's own
+    (`[leakage] covers`); None where every topic is covered. Pairs judged for some topics
+    say nothing of the others, so the audit and the leaderboard both count only these:
+    an unjudged topic counted as clean would dilute the clean topics with leaked ones."""
+    from leakeval_core.api.inputs import as_topic_groups
+    from leakeval_core.api.study import with_collection
+
+    if covers is None:
+        return source.covered()
+    return with_collection(as_topic_groups(covers, need_group=False), source)
 
 
 def baseline_names(baseline: object | None) -> tuple | None:

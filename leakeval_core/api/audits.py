@@ -17,7 +17,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from leakeval_core.api.arguments import baseline_names, per_query_of, source_of, view_of
+from leakeval_core.api.arguments import (
+    baseline_names,
+    covered_of,
+    per_query_of,
+    source_of,
+    view_of,
+)
 from leakeval_core.api.leaderboards import Leaderboard, standings_of
 from leakeval_core.api.leaderboards import stacked_parts as _frame
 from leakeval_core.api.results import Result
@@ -31,7 +37,15 @@ if TYPE_CHECKING:
     from leakeval_core.analysis.statistics_options import Statistics
     from leakeval_core.evaluation.measures import Measure
 
-__all__ = ["AUDIT_CAVEAT", "AUDIT_NOTE", "Audit", "CloserLook", "audit", "why_not_audit"]
+__all__ = [
+    "AUDIT_CAVEAT",
+    "AUDIT_NOTE",
+    "Audit",
+    "CloserLook",
+    "audit",
+    "audit_family",
+    "why_not_audit",
+]
 
 AUDIT_CAVEAT = (
     "Observational: the baseline adjusts only for the topic difficulty it measures, and "
@@ -161,6 +175,10 @@ class Audit(Result):
         return " or ".join(self.baselines)
 
     def summary(self) -> pd.DataFrame:
+        """The rows as a slide shows them: what places each, its answer, the size of the
+        family it was corrected in and the topics each δ would need, as the comparison's
+        and the inflation's summaries show them; the test's own p and statistic stay in
+        `table`."""
         keep = [
             *self.keys,
             self.factor,
@@ -174,7 +192,9 @@ class Audit(Result):
             "ci_low",
             "ci_high",
             "p_adjusted",
+            "family_size",
             "mde",
+            "topics_needed",
             "verdict",
         ]
         return self.table[[c for c in keep if c in self.table]]
@@ -329,11 +349,7 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
     )
     # without groups to split by, the audit needs the pairs: the error says why there are none
     leaked = source.leaked(view, "The audit" if groups_table is None else None)
-    covered = (
-        source.covered()
-        if covers is None
-        else with_collection(as_topic_groups(covers, need_group=False), source)
-    )
+    covered = covered_of(source, covers)
     nearest = source.nearest(view)
 
     if strata > 1 and not statistics.procedure.two_sample.strata:
@@ -543,11 +559,24 @@ def _ordered(table: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
     return table[[*first, *(c for c in table.columns if c not in first)]]
 
 
+def audit_family(
+    rows: pd.DataFrame, factor: str, keys: Sequence[str], statistics: Statistics
+) -> str:
+    """The correction family of audit rows in one sentence (`family_sentence`): "Bonferroni
+    over 6 comparisons: 3 models × 2 baselines, within each collection". The caption of
+    several baselines and the card (whose table may show one model of the family) say it;
+    `rows` must hold every row of the families they show."""
+    from leakeval_core.present.report import family_sentence
+
+    parts = [(factor, "models"), ("baseline", "baselines")]
+    parts += [(k, f"{k} levels") for k in keys if k != "collection"]
+    return family_sentence(rows, ("collection", "split"), parts, statistics)
+
+
 def _caption(measure, statistics, table, placing, leaked: str, strata: int):
     """With several baselines the caption says the family they form: "Bonferroni over 6
     comparisons: 3 models × 2 baselines, within each collection and split"."""
     from leakeval_core.analysis.split import describe
-    from leakeval_core.present.report import family_sentence
 
     factor, keys, baselines = placing
     if len(baselines) == 1:
@@ -556,9 +585,7 @@ def _caption(measure, statistics, table, placing, leaked: str, strata: int):
             f"{measure.direction.gains}. {leaked} "
             + describe(statistics, "each collection's models", strata)
         )
-    parts = [(factor, "models"), ("baseline", "baselines")]
-    parts += [(k, f"{k} levels") for k in keys if k != "collection"]
-    family = family_sentence(table, ("collection", "split"), parts, statistics)
+    family = audit_family(table, factor, keys, statistics)
     return (
         f"{measure.label} gain of each model over each baseline ({', '.join(baselines)}; "
         f"never a baseline over another) on leaked topics minus on the others. "

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from leakeval_core.api.arguments import baseline_names, source_of, view_of
-from leakeval_core.api.audits import AUDIT_NOTE, audit, why_not_audit
+from leakeval_core.api.audits import AUDIT_NOTE, audit, audit_family, why_not_audit
 from leakeval_core.api.study import Study, collection_of
 from leakeval_core.api.view import View
 from leakeval_core.errors import LeakevalError
@@ -76,6 +76,9 @@ class Card:
     against a baseline system."""
     keys: tuple[str, ...]
     """The audit's columns that place a row (collection, other factors)."""
+    family: str
+    """The verdicts' correction family in a sentence, with its m (`audit_family`): the
+    card's table may show one model of it."""
     no_verdict: str
     warnings: tuple[str, ...]
     """What every reader of the card must be told: the audit's scoring warnings (too
@@ -103,6 +106,7 @@ class Card:
             "baseline": self.baseline,
             "audited": self.factor,
             "statistics": self.statistics.describe("split"),
+            "family": self.family,
             "leakage": self.source,
             "method": self.method,
             "threshold": self.threshold,
@@ -181,7 +185,7 @@ def card(
         every = source.titles() if isinstance(source, Study) else counted
     names = _collections(collections, sorted(counted.collection.unique()))
     counted = counted[counted.collection.isin(names)]
-    verdicts, factor, keys, base, why, scored = _verdicts(
+    verdicts, factor, keys, base, family, why, scored = _verdicts(
         source, baseline, model, names, view, progress
     )
     warnings = [*scored, *_warnings(pairs, counted, view)]
@@ -206,6 +210,7 @@ def card(
         factor=factor,
         twins=twins,
         keys=keys,
+        family=family,
         no_verdict=why,
         warnings=tuple(warnings),
         caveat=AUDIT_NOTE,
@@ -246,19 +251,21 @@ def _collections(wanted: Sequence[str] | None, known: list[str]) -> list[str]:
 
 def _verdicts(source, baseline, model: str | None, names: list[str], view: View, progress):
     """The audit's leaked-vs-other rows of these collections (and `model`), the audited
-    factor, the key columns, the baseline, why there is no verdict ("" when there is), and
-    the audit's scoring warnings."""
+    factor, the key columns, the baseline, the rows' correction family in a sentence, why
+    there is no verdict ("" when there is), and the audit's scoring warnings."""
     nothing = pd.DataFrame()
     if source is None:
         why = (
             "No runs were given, so there is no audit: the card reports the leakage alone. "
             "Give the model's and a baseline's runs for a verdict."
         )
-        return nothing, None, (), None, why, ()
+        return nothing, None, (), None, "", why, ()
     if isinstance(source, Study) and (why := why_not_audit(source.design)):
-        return nothing, None, (), None, why, ()
+        return nothing, None, (), None, "", why, ()
     result = audit(source, baseline=baseline, view=view, progress=progress)
     rows = result.table[(result.table.split == "leaked") & result.table.collection.isin(names)]
+    # said before `model` keeps one row of it: m counts every comparison corrected together
+    family = audit_family(rows, result.factor, result.keys, view.statistics)
     if model is not None:
         # twins are audited by their leakage level: their model is the system factor's
         system = source.design.system if _twins(source, result.factor) else result.factor
@@ -273,6 +280,7 @@ def _verdicts(source, baseline, model: str | None, names: list[str], view: View,
         result.factor,
         result.keys,
         result.baseline,
+        family,
         "",
         result.scoring_warnings,
     )

@@ -3,7 +3,7 @@
 Per collection (and each level of the design's other factors), every system ranked on the
 topics all of them scored and on those of them without a near-duplicate, with the
 randomised Tukey HSD test's groups and rank intervals on each (`analysis.tukey`), and the
-pairs whose verdict changes when the leaked topics are left out. The audit's leaderboard
+pairs whose verdict or order changes when the leaked topics are left out. The audit's leaderboard
 (`Audit.board`) is this same result for the systems it audits, so the app, the report, the
 CLI and the API show one set of groups.
 """
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from leakeval_core.analysis.procedures import MANY_SYSTEMS
-from leakeval_core.api.arguments import per_query_of, source_of, view_of
+from leakeval_core.api.arguments import covered_of, per_query_of, source_of, view_of
 from leakeval_core.api.results import Result, records, rows_at
 from leakeval_core.api.study import RunSet, Study
 from leakeval_core.api.view import View
@@ -87,9 +87,10 @@ class Leaderboard(Result):
     def changes(self) -> pd.DataFrame:
         """Per place and pair (a ahead of b on all topics): whether they differ on all and
         on clean topics, both differences in the better direction, both p, and the change
-        when the leaked topics are left out: "different → tied", "tied → different",
-        "reversed" (different on both, the other way round), or "unchanged"; `reversed`
-        says whether the order of the two means flips at all."""
+        when the leaked topics are left out (`analysis.tukey.CHANGES`): "different → tied",
+        "tied → different", "reversed" (different on both, the other way round), "order
+        reversed (tied on both)", or "unchanged"; `reversed` says whether the order of the
+        two means flips at all."""
         from leakeval_core.analysis.tukey import changes
 
         if self.pairs.empty:
@@ -183,6 +184,7 @@ def leaderboard(
     *,
     view: View | None = None,
     leakage: Any = None,
+    covers: Any = None,
     columns: Mapping[str, str] | None = None,
     resamples: int | None = None,
     progress: Progress | None = None,
@@ -194,7 +196,9 @@ def leaderboard(
 
     `data` is an experiment (its folder, or one loaded) whose `[design]` names the system
     factor; or qrels, with `runs` (files, frames or dicts, by name) and `leakage` (pairs,
-    or the leaked topic ids). `resamples`: the test's permutations (default 10,000).
+    or the leaked topic ids). `covers` (topic ids, or a file with a qid column) keeps the
+    topics the leakage judgment covers, as `audit` does: a topic nobody judged is not
+    clean. `resamples`: the test's permutations (default 10,000).
 
     >>> qrels = {str(q): {"d": 1} for q in range(12)}
     >>> top = {str(q): {"d": 2.0, "x": 1.0} for q in range(12)}  # relevant first
@@ -211,15 +215,15 @@ def leaderboard(
     count = MANY_SYSTEMS.resamples if resamples is None else int(resamples)
     if count < 1:
         raise LeakevalError(f"resamples must be 1 or more, got {resamples}")
-    if isinstance(source, Study):
+    if isinstance(source, Study) and covers is None:
         key = ("leaderboard", view, count)
         return source.remember(
-            key, lambda report: _leaderboard(source, view, count, report), progress
+            key, lambda report: _leaderboard(source, view, count, None, report), progress
         )
-    return _leaderboard(source, view, count, progress)
+    return _leaderboard(source, view, count, covers, progress)
 
 
-def _leaderboard(source, view: View, resamples: int, progress) -> Leaderboard:
+def _leaderboard(source, view: View, resamples: int, covers, progress) -> Leaderboard:
     per_query = per_query_of(source, view, progress)
     if isinstance(source, RunSet):
         system = source.FACTOR
@@ -228,9 +232,8 @@ def _leaderboard(source, view: View, resamples: int, progress) -> Leaderboard:
         system = source.design.system
     places = [f for f in per_query.factors if f != system]
     leaked = source.leaked(view, "The leaderboard")
-    board = standings_of(
-        source, per_query, view, system, places, {}, leaked, source.covered(), resamples
-    )
+    covered = covered_of(source, covers)
+    board = standings_of(source, per_query, view, system, places, {}, leaked, covered, resamples)
     if board.table.empty:
         raise LeakevalError(
             f"a leaderboard needs two or more {system} levels scored on the same topics"

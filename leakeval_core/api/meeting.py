@@ -418,8 +418,9 @@ def report(
     **settings: Any,
 ) -> str:
     """One self-contained HTML report for a meeting: the Story, the condition means, the
-    significance table with its paired differences, inflation, and the system ranking
-    change. A section that needs a role or pairs the experiment lacks says why.
+    significance table with its paired differences, inflation, the audit, the leaderboard
+    on all and on clean topics with its groups, and the system ranking change. A section
+    that needs a role or pairs the experiment lacks says why.
 
     >>> html = report(demo_path, measure="ndcg_cut_10")
     >>> html.startswith("<!DOCTYPE html>") and "Inflation" in html
@@ -490,6 +491,13 @@ def report(
             parts.audit = audit(study, view=view)
         except LeakevalError as exc:
             parts.audit = f"Not applicable: {exc}"
+    if design.has("system"):
+        from leakeval_core.api.leaderboards import leaderboard
+
+        try:
+            parts.leaderboard = leaderboard(study, view=view)
+        except LeakevalError as exc:  # no pairs, or one system per place
+            parts.leaderboard = f"Not applicable: {exc}"
     if design.has("system", "leakage"):
         within = [f for f in ("collection", roles[0]) if f not in (design.system, design.leakage)]
         parts.ranking = ranking_change(study, view, list(dict.fromkeys(within)), design)

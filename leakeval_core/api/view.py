@@ -53,6 +53,9 @@ class View:
         object.__setattr__(self, "parsed_measure", measure)
         # one key per measure, however it was named: View(measure="nDCG@10") is ndcg_cut_10's
         object.__setattr__(self, "measure", measure.name)
+        if not self.statistics.delta:  # the measure's own δs: only the View knows the measure
+            statistics = replace(self.statistics, delta=measure.deltas)
+            object.__setattr__(self, "statistics", statistics)
         if self.collection is not None and (
             not isinstance(self.collection, str) or not self.collection
         ):
@@ -67,7 +70,16 @@ class View:
             raise LeakevalError(f"threshold must be a number in [0, 1], got {self.threshold!r}")
 
     def replace(self, **changes: Any) -> View:
+        """This View with `changes`. Another measure with δs that were this measure's own
+        takes the new measure's own: ranks are not sized for in points of nDCG."""
+        if "measure" in changes and "statistics" not in changes and self._own_deltas:
+            changes["statistics"] = replace(self.statistics, delta=())
         return replace(self, **changes)
+
+    @property
+    def _own_deltas(self) -> bool:
+        """Whether the δs sized for are the measure's defaults (`Measure.deltas`)."""
+        return self.statistics.delta == self.parsed_measure.deltas
 
     def threshold_or(self, default: float) -> float:
         return default if self.threshold is None else float(self.threshold)
@@ -77,7 +89,7 @@ class View:
         default (measure, detection, conventions, statistics): the command line's encoding,
         which a card prints so that its command gives its numbers again. The collection is
         the card's own choice (`--collection`), and stays out."""
-        plain = View()
+        plain = View(measure=self.measure)  # the δs' default is the measure's
         flags: list[str] = []
 
         def add(name: str, value: object, default: object) -> None:
@@ -85,7 +97,8 @@ class View:
                 for one in value if isinstance(value, tuple) else (value,):
                     flags.extend([f"--{name.replace('_', '-')}", as_text(one)])
 
-        for name in ("measure", "method", "threshold"):
+        add("measure", self.measure, View().measure)
+        for name in ("method", "threshold"):
             add(name, getattr(self, name), getattr(plain, name))
         for settings, defaults in (
             (self.conventions, plain.conventions),

@@ -27,6 +27,7 @@ from leakeval_core.errors import LeakevalError
 __all__ = [
     "ROLES",
     "add_audit_inputs",
+    "add_covers_option",
     "add_detection_options",
     "add_leakage_inputs",
     "audit_view",
@@ -51,7 +52,7 @@ def register(sub) -> None:
     )
     add_audit_inputs(audit)
     audit.add_argument("--groups", help="CSV of qid,group: a split per group, beside leakage")
-    audit.add_argument("--covers", help="CSV with a qid column: audit only these topics")
+    add_covers_option(audit)
     audit.add_argument(
         "--strata",
         type=int,
@@ -109,6 +110,17 @@ def add_leakage_inputs(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_covers_option(parser: argparse.ArgumentParser) -> None:
+    """`--covers`: the topics the leakage judgment covers (`api.covered_of`), for a door that
+    splits topics into leaked and clean (`leakeval leaderboard` takes the same): a topic
+    nobody judged is neither."""
+    parser.add_argument(
+        "--covers",
+        help="CSV with a qid column: the topics the leakage pairs were judged for; only these "
+        "count, so a topic nobody judged is not counted as clean",
+    )
+
+
 def add_detection_options(parser: argparse.ArgumentParser) -> None:
     """The detection settings `pairs_of` detects with, where it detects."""
     add_dataclass_options(
@@ -147,10 +159,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         )
     report_incomplete(result.incomplete)
     report_scoring(result.scoring_warnings)
-    # the summary and, per δ, the topics each row would need (the CSV's columns)
-    shown = [*result.summary().columns, "topics_needed"]
-    summary = flat_topics_needed(result.table[[c for c in shown if c in result.table]])
-    print(format_table(summary, "markdown", result.caption))
+    print(format_table(result.summary(), "markdown", result.caption))
     print(f"\n{result.caveat}")
     for warning in result.warnings:
         print(f"Warning: {warning}")

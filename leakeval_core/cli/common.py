@@ -18,6 +18,7 @@ from pathlib import Path
 
 from leakeval_core.api.terms import (
     INTERVALS,
+    MANY_SYSTEMS,
     QUESTIONS,
     TESTS,
     TOPIC_SET_SIZE,
@@ -26,13 +27,20 @@ from leakeval_core.api.terms import (
 )
 from leakeval_core.api.view import View
 from leakeval_core.evaluation.conventions import Conventions
-from leakeval_core.evaluation.measures import DEFAULT_MEASURES, Measure, Naming, parse_measures
+from leakeval_core.evaluation.measures import (
+    DEFAULT_MEASURES,
+    Measure,
+    Naming,
+    default_deltas_text,
+    parse_measures,
+)
 
 __all__ = [
     "EXIT_BAD_INPUT",
     "add_dataclass_options",
     "add_format_option",
     "add_incomplete_option",
+    "add_many_systems_options",
     "add_scoring_options",
     "add_statistics_options",
     "conventions_from",
@@ -168,7 +176,11 @@ def formatted(args: argparse.Namespace, role: str, value, roles: tuple[str, ...]
     return with_format(value, named.get(role))
 
 
-def add_scoring_options(parser: argparse.ArgumentParser, single_measure: bool = False) -> None:
+def add_scoring_options(
+    parser: argparse.ArgumentParser, single_measure: bool = False, names: bool = True
+) -> None:
+    """The measure(s) and the scoring conventions; `names`: the `--names` of a command
+    whose output names measures."""
     if single_measure:
         parser.add_argument("--measure", default=View.measure, help=f"default: {View.measure}")
     else:
@@ -177,13 +189,14 @@ def add_scoring_options(parser: argparse.ArgumentParser, single_measure: bool = 
             default=",".join(DEFAULT_MEASURES),
             help=f"comma-separated (default: {','.join(DEFAULT_MEASURES)})",
         )
-    parser.add_argument(
-        "--names",
-        choices=typing.get_args(Naming),
-        default="trec_eval",
-        help="how outputs name measures: trec_eval's (ndcg_cut_10, the default) or "
-        "ir_measures' (nDCG@10); --measures takes either",
-    )
+    if names:
+        parser.add_argument(
+            "--names",
+            choices=typing.get_args(Naming),
+            default="trec_eval",
+            help="how outputs name measures: trec_eval's (ndcg_cut_10, the default) or "
+            "ir_measures' (nDCG@10); --measures takes either",
+        )
     add_dataclass_options(parser, Conventions)
     parser.add_argument(
         "--compat",
@@ -203,6 +216,28 @@ def add_statistics_options(parser: argparse.ArgumentParser, question: Question) 
     add_incomplete_option(parser)
 
 
+def add_many_systems_options(parser: argparse.ArgumentParser) -> None:
+    """The measure, conventions and statistics flags of a door that shows only the many
+    systems test's figures (a leaderboard): of the statistics, only the settings it reads
+    (`MANY_SYSTEMS.settings`), so a flag it would ignore (--test, --correction, --delta,
+    ...) is an error, not a silent no-op."""
+    add_scoring_options(parser, single_measure=True, names=False)
+    unread = tuple(f.name for f in fields(Statistics) if f.name not in MANY_SYSTEMS.settings)
+    add_dataclass_options(
+        parser,
+        Statistics,
+        skip=unread,
+        helps={
+            "alpha": f"significance level of the {MANY_SYSTEMS.name}",
+            "seed": (
+                f"seed of the {MANY_SYSTEMS.name}'s permutations and of the bootstrap of "
+                "Kendall's tau"
+            ),
+        },
+    )
+    add_incomplete_option(parser)
+
+
 def add_delta_option(parser: argparse.ArgumentParser, question: Question) -> None:
     """`--delta`, repeatable: the View's `Statistics.delta`, the differences whose topics
     needed every row reports."""
@@ -214,7 +249,7 @@ def add_delta_option(parser: argparse.ArgumentParser, question: Question) -> Non
         help=(
             "a difference, in the measure's unit, to size for (repeatable): "
             + TOPIC_SET_SIZE.caption(Statistics.delta, question)
-            + f" (default: {' '.join(f'--delta {d:g}' for d in Statistics.delta)})"
+            + f" (default: the measure's own: {default_deltas_text()})"
         ).replace("%", "%%"),  # argparse formats help with %
     )
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from leakeval_core.api.terms import MANY_SYSTEMS
 from leakeval_core.cli.audit import (
     ROLES,
+    add_covers_option,
     add_detection_options,
     add_leakage_inputs,
     audit_view,
@@ -18,7 +19,7 @@ from leakeval_core.cli.audit import (
 )
 from leakeval_core.cli.common import (
     add_format_option,
-    add_statistics_options,
+    add_many_systems_options,
     formatted,
     progress,
     report_incomplete,
@@ -45,8 +46,9 @@ def register(sub) -> None:
     board.add_argument("--qrels", help="qrels (TREC, BEIR, ranx JSON, ...), with --run")
     board.add_argument("--run", action="append", help="a system's run (repeatable; any format)")
     add_leakage_inputs(board)
+    add_covers_option(board)
     add_format_option(board, ROLES, flag="--input-format")
-    add_statistics_options(board, "paired")
+    add_many_systems_options(board)
     add_detection_options(board)
     board.add_argument(
         "--resamples",
@@ -77,6 +79,7 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
         result = api.leaderboard(
             api.Study.open(args.experiment),
             view=view,
+            covers=args.covers,
             resamples=args.resamples,
             progress=progress("scoring"),
         )
@@ -88,6 +91,7 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
             named_runs(args, args.run),
             view=view,
             leakage=pairs_of(args),
+            covers=args.covers,
             resamples=args.resamples,
         )
     report_incomplete(result.incomplete)
@@ -100,8 +104,9 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
 
 def _table(result, fmt: str) -> str:
     """The leaderboard in `fmt`: a paper's side-by-side table (LaTeX, Markdown, with the
-    pairs whose verdict changes on clean topics below it), or one CSV row per system and
-    topic set."""
+    pairs whose verdict or order changes on clean topics below it), or one CSV row per
+    system and topic set."""
+    from leakeval_core.present.display import CHANGES_TITLE, NO_CHANGES, moved_pairs
     from leakeval_core.present.tables import format_table, leaderboard_frame, leaderboard_latex
 
     if fmt == "csv":
@@ -111,9 +116,9 @@ def _table(result, fmt: str) -> str:
     text = format_table(leaderboard_frame(result.table, result.keys), "markdown", result.caption)
     changed = result.changes
     if len(changed):
-        changed = changed[changed.change != "unchanged"]
-        shown = "none" if changed.empty else "\n" + format_table(changed, "markdown")
-        text += f"\nPairs whose verdict changes without the leaked topics: {shown}\n"
+        changed = moved_pairs(changed)
+        shown = NO_CHANGES if changed.empty else "\n" + format_table(changed, "markdown")
+        text += f"\n{CHANGES_TITLE}: {shown}\n"
     for warning in result.warnings:
         text += f"\nWarning: {warning}\n"
     return text

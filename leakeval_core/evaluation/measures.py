@@ -17,16 +17,28 @@ from leakeval_core.evaluation.direction import Direction
 
 __all__ = [
     "ALL_TREC",
+    "COUNT_DELTAS",
     "DASHBOARD_MEASURES",
     "DEFAULT_MEASURES",
     "FAMILIES",
+    "SCORE_DELTAS",
     "Measure",
     "MeasureFamily",
     "Naming",
+    "default_deltas_text",
     "parse_measure",
     "parse_measures",
     "scored_with",
 ]
+
+
+SCORE_DELTAS = (0.01, 0.02, 0.05)
+"""The differences δ sized for by default on a measure between 0 and 1 (nDCG, P, AP, ...):
+a point, two and five of a score."""
+COUNT_DELTAS = (1.0, 2.0, 5.0)
+"""The same for a measure counted in ranks or documents (the first relevant rank, num_*):
+on such a scale 0.01 is no difference anyone asks about, and sizing for it gives counts of
+topics no collection has."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +55,10 @@ class MeasureFamily:
     aggregate: Literal["mean", "sum", "geometric"] = "mean"
     """How the `all` row combines queries, as trec_eval does: counts are summed, gm_* are
     geometric means (with trec_eval's floor of 1e-5)."""
+    deltas: tuple[float, ...] = SCORE_DELTAS
+    """The differences δ, in the measure's own unit, whose topics needed every row reports
+    unless others are asked for (`Statistics.delta`, `--delta`, `delta=`): declared beside
+    the direction, as the unit they are in is the measure's."""
 
 
 FAMILIES: dict[str, MeasureFamily] = {
@@ -98,6 +114,7 @@ FAMILIES: dict[str, MeasureFamily] = {
             "no relevant document within depth are excluded from the mean and counted.",
             cutoff=False,
             native=True,
+            deltas=COUNT_DELTAS,
         ),
         MeasureFamily(
             "map",
@@ -344,9 +361,27 @@ class Measure:
         return Direction(self.family.better)
 
     @property
+    def deltas(self) -> tuple[float, ...]:
+        """The differences sized for unless others are asked for, in this measure's unit."""
+        return self.family.deltas
+
+    @property
     def axis_title(self) -> str:
         """A plot axis title that says which way is better."""
         return f"{self.label} ({self.direction.words})"
+
+
+def default_deltas_text() -> str:
+    """The default δs of every measure in words, from the registry, for a help text that
+    cannot know the measure chosen: "0.01, 0.02, 0.05; first_rel_rank: 1, 2, 5; ..."."""
+
+    def listed(deltas: tuple[float, ...]) -> str:
+        return ", ".join(f"{d:g}" for d in deltas)
+
+    others = [f for f in FAMILIES.values() if f.deltas != SCORE_DELTAS]
+    named = [f"{f.name}: {listed(f.deltas)}" for f in others]
+    counts = f"trec_eval's counts (num_*): {listed(COUNT_DELTAS)}"
+    return "; ".join([listed(SCORE_DELTAS), *named, counts])
 
 
 _CUTOFF = re.compile(r"^(?P<base>[A-Za-z_]+?)_(?P<k>\d+)$")
@@ -416,9 +451,17 @@ def _pytrec_eval_measure(name: str) -> Measure:
     supported = set(pytrec_eval.supported_measures) - TEXT_MEASURES
     aggregate = "sum" if name in SUMMED else "geometric" if name in GEOMETRIC else "mean"
     if name in supported:
+        deltas = COUNT_DELTAS if aggregate == "sum" else SCORE_DELTAS
         return Measure(
             MeasureFamily(
-                name, name, "higher", "trec_eval measure", False, False, aggregate=aggregate
+                name,
+                name,
+                "higher",
+                "trec_eval measure",
+                False,
+                False,
+                aggregate=aggregate,
+                deltas=deltas,
             )
         )
     match = _CUTOFF.match(name)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from leakeval_core.analysis.procedures import TOPIC_SET_SIZE
+from leakeval_core.analysis.procedures import POWER, TOPIC_SET_SIZE
 from leakeval_core.analysis.split import MIN_TOPICS
 from leakeval_core.leakage.logs import LOG_SIZES, STUDY
 from leakeval_core.present.display import DASH, fixed, share
@@ -189,8 +189,7 @@ def _audit(card: Any) -> list[str]:
     )
     return [
         f"**Audit:** {who} on leaked topics minus on the others; "
-        f"{card.statistics.describe('split')}, corrected over each collection's models"
-        + (" against every baseline." if "baseline" in shown else "."),
+        f"{card.statistics.describe('split')}. {card.family}",
         to_markdown(shown).rstrip("\n"),
         " ".join([*_verdict_notes(set(card.verdicts.verdict)), card.caveat]),
     ]
@@ -202,9 +201,9 @@ def _verdict_notes(verdicts: set[str]) -> list[str]:
     if "no evidence" in verdicts:
         notes.append(
             "*no evidence*: the difference is not significant at its row's level; the test "
-            "would have found one of the row's mde or more with 80% power, and rules out no "
-            "smaller one. *Topics for δ*: the leaked and other topics that would detect each "
-            f"difference δ with 80% power at the row's level ({TOPIC_SET_SIZE.name}, "
+            f"would have found one of the row's mde or more with {POWER:.0%} power, and rules "
+            "out no smaller one. *Topics for δ*: the leaked and other topics that would detect "
+            f"each difference δ with {POWER:.0%} power at the row's level ({TOPIC_SET_SIZE.name}, "
             f"{TOPIC_SET_SIZE.reference}; '–' where the row cannot say)."
         )
     if "cannot tell" in verdicts:

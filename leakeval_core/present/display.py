@@ -9,15 +9,20 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 __all__ = [
+    "CHANGES_TITLE",
     "DASH",
+    "NO_CHANGES",
     "agreement_figures",
     "best_first",
     "changes_table",
     "fixed",
     "key_columns",
     "leaderboard_table",
+    "moved_pairs",
     "rank_interval",
     "share",
+    "tau_table",
+    "tau_text",
 ]
 
 DASH = "–"
@@ -171,19 +176,42 @@ def leaderboard_table(
     return out.reset_index(drop=True), note
 
 
-def changes_table(changes: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
-    """The pairs whose verdict changes without the leaked topics (`Leaderboard.changes`,
-    the unchanged left out) as a page shows them: the pair, each topic set's difference in
-    the better direction with its verdict and p, and the change."""
-    moved = changes[changes.change != "unchanged"] if len(changes) else changes
+CHANGES_TITLE = "Pairs whose verdict or order changes without the leaked topics"
+"""The heading of `changes_table` wherever it is shown: the app, the report, the CLI."""
+NO_CHANGES = (
+    "No pair changes from different to tied or tied to different, and no pair's order "
+    "reverses, when the leaked topics are left out."
+)
+"""What stands for `changes_table` where it has no row, on every door."""
+
+
+def moved_pairs(changes: pd.DataFrame) -> pd.DataFrame:
+    """The rows of `Leaderboard.changes` whose verdict or order changes (`tukey.CHANGES`
+    but `UNCHANGED`): what every door's table of changed pairs lists."""
+    from leakeval_core.analysis.tukey import UNCHANGED
+
+    return changes[changes.change != UNCHANGED] if len(changes) else changes
+
+
+def changes_table(
+    changes: pd.DataFrame, digits: int = 3, places: Sequence[str] = ()
+) -> pd.DataFrame:
+    """The pairs whose verdict or order changes without the leaked topics
+    (`Leaderboard.changes`, the unchanged left out: a pair tied on both whose order flips
+    stays) as a page shows them: the `places` that vary (a report holds every leaderboard,
+    a page one), the pair, each topic set's difference in the better direction with its
+    verdict and p, and the change."""
+    moved = moved_pairs(changes)
     if moved.empty:
         return pd.DataFrame()
 
     def said(difference: object, verdict: object, p: object) -> str:
         return f"{fixed(difference, digits, sign=True)} ({verdict}, p = {float(p):.3g})"
 
+    varying = [p for p in places if p in changes and changes[p].nunique() > 1]
     return pd.DataFrame(
         {
+            **{place: moved[place].astype(str).to_numpy() for place in varying},
             "Pair (ahead on all topics first)": [
                 f"{a} vs {b}" for a, b in zip(moved.a, moved.b, strict=True)
             ],
@@ -199,6 +227,35 @@ def changes_table(changes: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
             ],
             "Change": moved.change.to_numpy(),
         }
+    )
+
+
+def tau_table(taus: pd.DataFrame, places: Sequence[str] = ()) -> pd.DataFrame:
+    """`Leaderboard.tau` as the report lists it, a row per leaderboard (`tau_text` says one
+    in a sentence, with the same figures): the `places` that vary, how many systems,
+    Kendall's τ and its 95% bootstrap interval over topics."""
+    varying = [p for p in places if p in taus and taus[p].nunique() > 1]
+    return pd.DataFrame(
+        {
+            **{place: taus[place].astype(str).to_numpy() for place in varying},
+            "Systems": taus.systems.astype(int).to_numpy(),
+            "Kendall's τ": [fixed(t, 2, sign=True) for t in taus.tau],
+            "95% bootstrap interval": [
+                f"{fixed(low, 2, sign=True)} to {fixed(high, 2, sign=True)}"
+                for low, high in zip(taus.tau_low, taus.tau_high, strict=True)
+            ],
+        }
+    )
+
+
+def tau_text(tau: object) -> str:
+    """Kendall's τ between a leaderboard's rankings on all and on clean topics (a row of
+    `Leaderboard.tau`) in a sentence, as the app's caption and the report's table say it."""
+    return (
+        f"Kendall's τ between the two rankings of {tau.systems} systems: "
+        f"{fixed(tau.tau, 2, sign=True)} (95% bootstrap interval over topics "
+        f"{fixed(tau.tau_low, 2, sign=True)} to {fixed(tau.tau_high, 2, sign=True)}); 1 "
+        "means the clean topics rank the systems as all topics do."
     )
 
 

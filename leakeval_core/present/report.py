@@ -25,6 +25,12 @@ from leakeval_core.present.condition_plots import (
     difference_figure,
     inflation_figure,
 )
+from leakeval_core.present.display import (
+    CHANGES_TITLE,
+    NO_CHANGES,
+    changes_table,
+    tau_table,
+)
 from leakeval_core.present.html import html_report
 from leakeval_core.present.leakage_plots import category_counts_figure, leak_share_figure
 from leakeval_core.present.style import Palette
@@ -81,6 +87,9 @@ class ReportParts:
     """Kendall's tau per pair of leakage levels, or why the section does not apply."""
     audit: Any = None
     """The audit against the design's baseline (an `api.Audit`), where it names one."""
+    leaderboard: Any = None
+    """The systems on all and on clean topics with their HSD groups (`api.Leaderboard`),
+    or why the section does not apply; None where the design has no system factor."""
     leaked: str = ""
     """Which topics count as leaked, in one sentence (`story.leaked_sentence`)."""
     rule: str = ""
@@ -121,6 +130,7 @@ def render_report(parts: ReportParts, top: int = 10) -> str:
             ),
         ]
     sections += _audit(parts)
+    sections += _leaderboard(parts)
     if isinstance(parts.ranking, str):
         sections.append(("System ranking change", parts.ranking, ""))
     else:
@@ -217,7 +227,7 @@ def _overlap(parts: ReportParts) -> list[tuple[str, str, object]]:
 
 
 def _audit(parts: ReportParts) -> list[tuple[str, str, object]]:
-    """Each model against the baseline: the table, the per-model chart, the leaderboard."""
+    """Each model against the baseline: the table and the per-model chart."""
     if parts.audit is None:
         return []
     if isinstance(parts.audit, str):
@@ -241,21 +251,43 @@ def _audit(parts: ReportParts) -> list[tuple[str, str, object]]:
             else result.summary(),
         )
     ]
-    if len(result.leaderboard):
-        taus = "; ".join(
-            f"{t.collection}: tau {t.tau:+.2f} [{t.tau_low:+.2f}, {t.tau_high:+.2f}]"
-            for t in result.tau.itertuples()
-        )
-        sections.append(
-            (
-                "Leaderboard on all and on clean topics",
-                f"{result.board.caption} The means are as scored, each with its group "
-                "letters, and each rank interval's bounds; Kendall's tau between the two "
-                f"rankings: {taus}.",
-                leaderboard_frame(result.leaderboard, result.board.keys),
-            )
-        )
     return sections
+
+
+def _leaderboard(parts: ReportParts) -> list[tuple[str, str, object]]:
+    """The leaderboard the app's Leaderboard tabs show, every place of it at once: each
+    system's groups and rank intervals on all and on clean topics, the pairs whose verdict
+    or order changes without the leaked topics, and Kendall's tau between the two
+    rankings."""
+    title = "Leaderboard on all and on clean topics"
+    board = parts.leaderboard
+    if board is None:
+        return []
+    if isinstance(board, str):
+        return [(title, board, "")]
+    moved = changes_table(board.changes, places=board.keys)
+    return [
+        (
+            title,
+            f"{board.caption} The means are as scored, each with its group letters, and each "
+            "rank interval's bounds.",
+            leaderboard_frame(board.table, board.keys),
+        ),
+        (CHANGES_TITLE, NO_CHANGES, "")
+        if moved.empty
+        else (
+            CHANGES_TITLE,
+            "Each pair's difference in the better direction on each set of topics, with the "
+            "test's verdict and p.",
+            moved,
+        ),
+        (
+            "Kendall's tau between the rankings on all and on clean topics",
+            "1 means the clean topics rank the systems as all topics do; the interval is a "
+            "95% bootstrap interval over topics.",
+            tau_table(board.tau, board.keys),
+        ),
+    ]
 
 
 def _significance(

@@ -20,7 +20,7 @@ import pandas as pd
 from leakeval_core.analysis.split import MIN_TOPICS
 from leakeval_core.analysis.statistics_options import Statistics
 from leakeval_core.evaluation.measures import Measure
-from leakeval_core.present.tables import needed_text, topics_text
+from leakeval_core.present.tables import needed_header, needed_text, topics_text
 
 __all__ = [
     "Facts",
@@ -393,8 +393,7 @@ def answers_table(
     out["Adjusted p"] = [f"{p:.2g}" if not np.isnan(p) else "–" for p in answers.p_adjusted]
     out["mde"] = [size(v, 3) for v in answers.mde]
     if "topics_needed" in answers and len(answers):
-        deltas = " · ".join(f"{e['delta']:g}" for e in answers.topics_needed.iloc[0])
-        out[f"Topics for δ {deltas} (leaked / other)"] = [
+        out[needed_header(answers.topics_needed)] = [
             needed_text(entries) for entries in answers.topics_needed
         ]
     out["Topics (leaked / other)"] = [

@@ -21,6 +21,7 @@ __all__ = [
     "html_table",
     "leaderboard_frame",
     "leaderboard_latex",
+    "needed_header",
     "needed_text",
     "to_latex",
     "to_markdown",
@@ -67,6 +68,19 @@ def needed_text(entries: list[dict]) -> str:
     return f"{NBSP}· ".join(part.replace(" ", NBSP) for part in parts) if parts else "–"
 
 
+def needed_header(column: Sequence[list[dict]]) -> str:
+    """The header of a `topics_needed` column shown as text (`needed_text`): which δs its
+    cells give, in their order, and what each figure is ("Topics for δ 0.01 · 0.02 · 0.05
+    (leaked / other)", or "Topics for δ 0.02" for paired rows). A bare "topics_needed"
+    would leave the reader to guess which δ a count is for; every table that shows the
+    column as text (Markdown, the report, the app) heads it with this."""
+    first = next((entries for entries in column if len(entries)), [])
+    if not first:
+        return "Topics needed"
+    deltas = " · ".join(f"{entry['delta']:g}" for entry in first)
+    return f"Topics for δ {deltas}" + ("" if "topics" in first[0] else " (leaked / other)")
+
+
 def flat_topics_needed(frame: pd.DataFrame) -> pd.DataFrame:
     """`topics_needed` (a list per row, as the JSON has it) as a column per δ and side, as a
     CSV holds it: topics_needed_0.02_leaked and _other, or topics_needed_0.02 for a paired
@@ -94,6 +108,8 @@ def _cell(column: str, value: object, digits: int = 4) -> str:
         return needed_text(value)
     if isinstance(value, bool):
         return "yes" if value else "no"
+    if value is None or value is pd.NA:  # a figure the row cannot give, as NaN is
+        return "–"
     if isinstance(value, float):
         if math.isnan(value):
             return "–"
@@ -110,8 +126,13 @@ def _text_rows(frame: pd.DataFrame) -> list[list[str]]:
     ]
 
 
+def _headers(frame: pd.DataFrame) -> list[str]:
+    """The columns' names as a text table heads them: `topics_needed` says its δs."""
+    return [needed_header(frame[c]) if c == "topics_needed" else str(c) for c in frame.columns]
+
+
 def to_markdown(frame: pd.DataFrame) -> str:
-    header = "| " + " | ".join(map(str, frame.columns)) + " |"
+    header = "| " + " | ".join(_headers(frame)) + " |"
     rule = "|" + "|".join("---" for _ in frame.columns) + "|"
     body = ["| " + " | ".join(row) + " |" for row in _text_rows(frame)]
     return "\n".join([header, rule, *body]) + "\n"
@@ -304,7 +325,7 @@ def format_table(frame: pd.DataFrame, fmt: str, caption: str = "") -> str:
 
 
 def html_table(frame: pd.DataFrame) -> str:
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in _headers(frame))
     body = "".join(
         "<tr>" + "".join(f"<td>{html.escape(v)}</td>" for v in row) + "</tr>"
         for row in _text_rows(frame)

@@ -83,18 +83,36 @@ def test_a_delta_the_field_cannot_read_is_said_beside_it_not_silently_replaced(a
     at.session_state["settings_statistics"] = True
     at.run()
     field = widget(at.sidebar.text_input, "delta")
-    for typed in ("abc", "-0.02", ""):
+    for typed in ("abc", "-0.02"):
         field.set_value(typed).run()
         assert not at.exception, [e.value for e in at.exception]
         said = [w.value for w in at.sidebar.warning if "sizing for" in w.value]
         assert len(said) == 1 and said[0].endswith(
-            ": sizing for the default 0.01, 0.02, 0.05 instead."
+            ": sizing for nDCG@10's default 0.01, 0.02, 0.05 instead."
         ), typed
-        assert ("got" if typed else "at least one") in said[0], typed
+        assert "got" in said[0], typed
         assert any("Topics for δ 0.01 · 0.02 · 0.05" in c for t in at.table for c in t.value)
     field.set_value("0.02, 0.1").run()
     assert not [w for w in at.sidebar.warning if "sizing for" in w.value]
     assert any("Topics for δ 0.02 · 0.1" in c for t in at.table for c in t.value)
+
+
+def test_an_empty_delta_field_sizes_for_the_measures_own_deltas(app):
+    """Left empty, the δ field sizes for the measure's own δs, which it shows as its
+    placeholder: points of a score for nDCG@10, ranks for the first relevant rank (where
+    0.01 would ask for hundreds of thousands of topics)."""
+    at = app("app_pages/audit.py")
+    at.session_state["settings_statistics"] = True
+    at.run()
+    field = widget(at.sidebar.text_input, "delta")
+    assert field.value == "" and field.placeholder.startswith("0.01, 0.02, 0.05")
+    assert not [w for w in at.sidebar.warning if "sizing for" in w.value]
+    assert any("Topics for δ 0.01 · 0.02 · 0.05" in c for t in at.table for c in t.value)
+    widget(at.sidebar.selectbox, "measure").set_value("first_rel_rank").run()
+    assert not at.exception, [e.value for e in at.exception]
+    field = widget(at.sidebar.text_input, "delta")
+    assert field.value == "" and field.placeholder.startswith("1, 2, 5")
+    assert any("Topics for δ 1 · 2 · 5" in c for t in at.table for c in t.value)
 
 
 def test_a_broken_run_is_listed_and_the_rest_still_shows(tmp_path, monkeypatch):

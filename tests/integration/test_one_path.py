@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 from leakeval_core import api
 from leakeval_core.api.doors import story_factors, story_numbers
 from leakeval_core.cli import main
+from leakeval_core.present.display import CHANGES_TITLE
 from tests.app.apptest import open_tab, widget
 from tests.support import ROOT, shared, write
 
@@ -204,6 +205,41 @@ def test_compare_rows_agree_across_the_api_the_cli_the_app_and_the_report(doors,
         assert reported[column].tolist() == [shown(v) for v in rows[column]], column
     assert reported.p_adjusted.tolist() == [shown_p(v) for v in rows.p_adjusted]
     assert reported.significant.tolist() == ["yes" if s else "no" for s in rows.significant]
+
+
+def test_a_twins_reports_leaderboard_shows_the_groups_the_condition_page_shows(
+    demo_dir, demo_cache, doors
+):
+    """The demo has leaked and clean twins and no baseline: its report shows the
+    leaderboard the condition comparison page's Leaderboard tab draws (`le.leaderboard`),
+    every place of it, group by group and rank interval by rank interval."""
+    board = api.leaderboard(api.Study.open(demo_dir, demo_cache))
+    reported = report_table(doors["report"], "Leaderboard on all and on clean topics")
+    places = [k for k in board.keys if board.table[k].nunique() > 1]
+    assert len(reported) == len(board.table) == 90  # 30 leaderboards of 3 systems
+    expected = {
+        tuple(str(row[k]) for k in [*places, "system"]): (
+            row["group"],
+            row["clean_group"],
+            f"{row['rank_low']}"
+            if row["rank_low"] == row["rank_high"]
+            else f"{row['rank_low']}–{row['rank_high']}",
+        )
+        for row in board.table.to_dict("records")
+    }
+    shown_rows = {
+        tuple(row[k] for k in [*places, "system"]): (
+            row["group (all)"],
+            row["group (clean)"],
+            row["ranks (all)"],
+        )
+        for row in reported.to_dict("records")
+    }
+    assert shown_rows == expected
+    moved = board.changes[board.changes.change != "unchanged"]
+    assert len(moved), "the demo has pairs whose verdict changes on clean topics"
+    changed = report_table(doors["report"], CHANGES_TITLE)
+    assert len(changed) == len(moved)
 
 
 INFLATED = [

@@ -209,6 +209,27 @@ def test_compare_against_several_baselines_is_one_family(folder):
     assert "comparisons:" not in one.caption
 
 
+def test_the_card_states_the_family_the_audit_caption_states(folder, tmp_path, monkeypatch):
+    """The card says m as the audit's caption does, however many of the family's rows it
+    shows: one model's card was corrected over all 6 comparisons; against bm25 alone, rm3
+    is a fourth model."""
+    import leakeval_core.present.card as card_words
+
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    family = "Bonferroni over 6 comparisons: 3 models × 2 baselines"
+    assert family in api.audit(folder, measure=MEASURE).caption
+    assert family in api.card(folder, measure=MEASURE).markdown
+    one_model = api.card(folder, measure=MEASURE, model="C")
+    assert len(one_model.verdicts) == 2 and family in one_model.markdown
+    assert one_model.as_dict()["family"].startswith(family)
+    one_baseline = api.card(folder, measure=MEASURE, baseline="bm25")
+    assert one_baseline.verdicts.family_size.tolist() == [4] * 4
+    assert "Bonferroni over 4 comparisons: 4 models, within each" in one_baseline.markdown
+    # the power it states is the one the rows were sized at
+    monkeypatch.setattr(card_words, "POWER", 0.9)
+    assert "with 90% power" in api.card(folder, measure=MEASURE).markdown
+
+
 def test_the_story_names_the_baseline_of_its_row(folder, capsys, tmp_path, monkeypatch):
     monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
     told = api.story(folder, measure=MEASURE)

@@ -95,11 +95,43 @@ def test_chunks_bound_memory_without_changing_the_answer(monkeypatch):
     np.testing.assert_array_equal(tukey_hsd(values, 500, seed=7), whole)
 
 
-def test_the_default_run_is_fast_enough_to_draw_on_every_page():
-    """10,000 permutations of 250 topics × 10 systems stay within bounded memory: the
-    chunk holds CHUNK_CELLS scores, not B × topics × systems."""
-    assert MANY_SYSTEMS.resamples == 10_000
-    assert MANY_SYSTEMS.resamples > tukey.CHUNK_CELLS // (250 * 10)
+class _Spy:
+    """A generator that records the size of every array it is asked to permute, and
+    permutes nothing (the bound, not the shuffle, is under test)."""
+
+    def __init__(self) -> None:
+        self.cells: list[int] = []
+        self.permutations = 0
+
+    def permuted(self, values, axis):
+        self.cells.append(values.size)
+        self.permutations += values.shape[0]
+        return values
+
+
+@pytest.mark.parametrize(
+    ("topics", "systems", "cells"),
+    [
+        (250, 10, None),  # the default run on a Robust04-sized leaderboard, default chunks
+        (25, 4, 1_000),  # ten permutations a chunk
+        (40, 30, 1_000),  # one permutation is more than a chunk: one at a time
+    ],
+)
+def test_the_default_chunking_bounds_the_scores_held_at_once(monkeypatch, topics, systems, cells):
+    """However many permutations are asked for, no more than CHUNK_CELLS permuted scores
+    (or one permutation's, where that is more) are held at once, and every permutation is
+    drawn."""
+    if cells is not None:
+        monkeypatch.setattr(tukey, "CHUNK_CELLS", cells)
+    values = np.random.default_rng(1).random((topics, systems))
+    spy = _Spy()
+    monkeypatch.setattr(tukey.np.random, "default_rng", lambda seed: spy)
+    tukey.permuted_ranges(values, MANY_SYSTEMS.resamples, seed=0)
+    assert spy.permutations == MANY_SYSTEMS.resamples
+    assert max(spy.cells) <= max(tukey.CHUNK_CELLS, topics * systems)
+    assert len(spy.cells) >= MANY_SYSTEMS.resamples * topics * systems / max(
+        tukey.CHUNK_CELLS, topics * systems
+    )
 
 
 @pytest.mark.parametrize(
@@ -253,3 +285,25 @@ def test_changes_say_which_pairs_tie_separate_or_reverse():
     )
     assert out.reversed.tolist() == [False, False, True, True]
     assert changes(before, after.iloc[:0]).empty
+
+
+def test_a_pair_tied_on_both_whose_order_flips_is_shown_as_a_change():
+    """y ahead of z on all topics, z ahead on the clean ones, tied on both: no verdict
+    changes, the order does. The change says so, and the table of changed pairs every
+    door shows (app, report, CLI) lists the pair instead of saying none moved."""
+    from leakeval_core.present.display import changes_table
+
+    before = pd.DataFrame(
+        {"a": ["y"], "b": ["z"], "difference": [0.01], "p": [0.7], "different": [False]}
+    )
+    after = pd.DataFrame(
+        {"a": ["z"], "b": ["y"], "difference": [0.03], "p": [0.4], "different": [False]}
+    )
+    out = changes(before, after)
+    assert out.change.tolist() == ["order reversed (tied on both)"]
+    assert out.reversed.tolist() == [True]
+    shown = changes_table(out)
+    assert shown["Change"].tolist() == ["order reversed (tied on both)"]
+    assert shown["Clean topics"].tolist() == ["-0.030 (tied, p = 0.4)"]
+    same = changes(before, after.assign(a=["y"], b=["z"]))  # the same order: nothing to show
+    assert same.change.tolist() == ["unchanged"] and changes_table(same).empty

@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 import leakeval_core as le
+from leakeval_core.analysis.tukey import CHANGES
 from leakeval_core.api.results import records
 from leakeval_core.cli import main
 from leakeval_core.errors import LeakevalError
@@ -167,7 +168,7 @@ def test_the_audit_shows_the_leaderboards_groups(data):
 def test_changes_name_the_pairs_that_move_between_topic_sets(board):
     changes = board.changes
     assert len(changes) == len(SHIFTS) * (len(SHIFTS) - 1) // 2
-    assert set(changes.change) <= {"unchanged", "different → tied", "tied → different", "reversed"}
+    assert set(changes.change) <= set(CHANGES)
     moved = changes.set_index(["a", "b"])
     for pair in board.pairs[board.pairs.topics == "all"].itertuples():
         assert moved.loc[(pair.a, pair.b), "all"] == ("different" if pair.different else "tied")
@@ -208,3 +209,72 @@ def _command_and_result(tmp_path, qrels, runs):
         resamples=999,
     )
     return argv, api
+
+
+@pytest.mark.parametrize(
+    "flag",
+    [
+        ["--test", "randomization"],
+        ["--correction", "holm"],
+        ["--interval", "bootstrap"],
+        ["--delta", "0.02"],
+        ["--names", "ir_measures"],
+    ],
+)
+def test_a_flag_the_leaderboard_would_ignore_is_refused(tmp_path, data, capsys, flag):
+    """The leaderboard's figures come from the HSD test alone: a test, correction,
+    interval or δ given would change nothing, so it is an error, not a silent no-op."""
+    qrels, runs = data
+    argv, _ = _command_and_result(tmp_path, qrels, runs)
+    with pytest.raises(SystemExit) as exited:
+        main([*argv, *flag])
+    assert exited.value.code == 2
+    assert f"unrecognized arguments: {flag[0]}" in capsys.readouterr().err
+
+
+def test_the_leaderboards_own_settings_change_its_figures(tmp_path, data):
+    """--alpha and --seed are read: the JSON states the level, and another seed draws
+    other permutations (other p)."""
+    qrels, runs = data
+    argv, api = _command_and_result(tmp_path, qrels, runs)
+    out = tmp_path / "board.json"
+    assert main([*argv, "--alpha", "0.01", "--seed", "7", "--json", str(out)]) == 0
+    written = json.loads(out.read_text())
+    assert "α = 0.01" in written["statistics"]
+    p = [pair["p"] for pair in written["collections"][0]["topic_sets"][0]["pairs"]]
+    assert p != api.pairs[api.pairs.topics == "all"].p.tolist()
+
+
+def test_covers_keeps_the_judged_topics_as_the_audit_does(tmp_path, data):
+    """Pairs judged for the first half of the topics say nothing of the second: with
+    --covers, neither topic set counts an unjudged topic (as clean or at all), so the
+    leaderboard is the one of the judged topics alone, and the audit counts the same."""
+    qrels, runs = data
+    argv, _ = _command_and_result(tmp_path, qrels, runs)
+    judged = [str(q) for q in range(TOPICS // 2)]
+    covers = tmp_path / "covers.csv"
+    covers.write_text("qid\n" + "".join(f"{q}\n" for q in judged))
+    out = tmp_path / "board.json"
+    assert main([*argv, "--covers", str(covers), "--json", str(out)]) == 0
+    sets = json.loads(out.read_text())["collections"][0]["topic_sets"]
+    leaked_judged = len(set(LEAKED) & set(judged))
+    assert [s["n_topics"] for s in sets] == [len(judged), len(judged) - leaked_judged]
+
+    def kept(frame):
+        return {q: docs for q, docs in frame.items() if q in judged}
+
+    alone = le.leaderboard(
+        kept(qrels),
+        {name: kept(run) for name, run in runs.items()},
+        leakage=LEAKED,
+        measure="recip_rank",
+        resamples=999,
+    )
+    covered = le.leaderboard(
+        qrels, runs, leakage=LEAKED, covers=judged, measure="recip_rank", resamples=999
+    )
+    pd.testing.assert_frame_equal(covered.table, alone.table)
+    audited = le.audit(
+        qrels, runs, baseline="poor", leakage=LEAKED, covers=judged, measure="recip_rank"
+    ).table
+    assert (audited.leaked_topics + audited.other_topics == len(judged)).all()

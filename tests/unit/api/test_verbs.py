@@ -197,3 +197,82 @@ def test_inflation_and_audit_of_runs_in_memory_carry_the_scoring_warnings(tmp_pa
     assert inflated.as_dict()["scoring_warnings"] == [said]
     audited = api.audit(root / "qrels.txt", runs, baseline="bm25", leakage=leaked)
     assert audited.scoring_warnings == (said,)
+
+
+def _small_audit_files(tmp_path, leaked: int):
+    """Twelve topics, a model that finds the relevant document first on topics 0-5 and a
+    baseline that finds it second everywhere; the first `leaked` topics are leaked."""
+    qids = [str(q) for q in range(12)]
+    qrels = write(tmp_path / "qrels.txt", "".join(f"{q} 0 d 1\n" for q in qids))
+    base = write(
+        tmp_path / "bm25.run", "".join(f"{q} Q0 x 1 2.0 b\n{q} Q0 d 2 1.0 b\n" for q in qids)
+    )
+    model = write(
+        tmp_path / "mine.run",
+        "".join(
+            f"{q} Q0 d 1 2.0 m\n{q} Q0 x 2 1.0 m\n"
+            if int(q) < 6
+            else f"{q} Q0 x 1 2.0 m\n{q} Q0 d 2 1.0 m\n"
+            for q in qids
+        ),
+    )
+    pairs = write(tmp_path / "pairs.csv", "test_qid\n" + "".join(f"{q}\n" for q in qids[:leaked]))
+    return qrels, model, base, pairs
+
+
+def test_the_audit_summary_carries_the_family_and_the_topics_needed_as_the_others_do(tmp_path):
+    """A slide of an audit says, as one of a comparison or an inflation does, how many
+    comparisons its p was corrected over and how many topics each δ would need."""
+    qrels, model, base, pairs = _small_audit_files(tmp_path, 6)
+    result = api.audit(
+        str(qrels),
+        {"mine": str(model), "bm25": str(base)},
+        baseline="bm25",
+        leakage=[str(pairs)],
+        measure="P_1",
+    )
+    summary = result.summary()
+    for column in ("family_size", "topics_needed"):
+        assert summary[column].tolist() == result.table[column].tolist()
+    assert summary.family_size.tolist() == [1]
+    assert [e["delta"] for e in summary.topics_needed.iloc[0]] == [0.01, 0.02, 0.05]
+
+
+def test_the_audit_markdown_dashes_a_row_that_cannot_say(tmp_path, capsys):
+    """Three leaked topics are too few to test: the row's topics needed are "–" under a
+    header naming the δs, never "<NA>", in a lower-is-better measure's rank units too."""
+    from leakeval_core.cli import main
+
+    qrels, model, base, pairs = _small_audit_files(tmp_path, 3)
+    argv = ["audit", "--qrels", str(qrels), "--run", str(model), "--baseline", str(base)]
+    assert main([*argv, "--pairs", str(pairs), "--measure", "first_rel_rank"]) == 0
+    out = capsys.readouterr().out
+    assert "cannot tell" in out and "<NA>" not in out
+    header = out.splitlines()[0]
+    assert "Topics for δ" in header and "topics_needed" not in header
+
+
+def test_a_first_relevant_rank_audit_sizes_for_ranks():
+    """Sized for 0.01 of a rank, a first-relevant-rank row asked for hundreds of thousands of
+    topics; its own δs are ranks, so its counts are ones a collection can be compared with."""
+    qids = [str(q) for q in range(40)]
+    qrels = {q: {"d": 1} for q in qids}
+    rng = np.random.default_rng(3)
+
+    def run(shift):
+        ranks = rng.integers(1, 8, len(qids)) + shift
+        return {
+            q: {**{f"x{i}": 100.0 - i for i in range(1, 12)}, "d": 100.5 - r}
+            for q, r in zip(qids, ranks, strict=True)
+        }
+
+    result = api.audit(
+        qrels,
+        {"mine": run(0), "bm25": run(1)},
+        baseline="bm25",
+        leakage=qids[:15],
+        measure="first_rel_rank",
+    )
+    (row,) = result.table.topics_needed
+    assert [e["delta"] for e in row] == [1.0, 2.0, 5.0]
+    assert all(e["leaked"] < 1_000 for e in row)

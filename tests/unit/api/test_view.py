@@ -98,3 +98,26 @@ def test_property_the_flags_of_a_view_give_its_settings_back(view):
 
 def test_default_settings_give_no_flags():
     assert View(collection="robust04").to_flags() == []
+
+
+def test_the_deltas_sized_for_by_default_are_the_measures_own():
+    """A first relevant rank is sized for in ranks (1, 2, 5), a score in points of it
+    (0.01, 0.02, 0.05): declared once, in the measure registry, and put in by the View
+    wherever no δ is asked for, including when another measure replaces the first."""
+    from leakeval_core.evaluation.measures import parse_measure
+
+    assert parse_measure("first_rel_rank").deltas == (1.0, 2.0, 5.0)
+    assert parse_measure("nDCG@10").deltas == (0.01, 0.02, 0.05)
+    assert parse_measure("num_rel_ret").deltas == (1.0, 2.0, 5.0)  # a count of documents
+    ranks = View(measure="first_rel_rank")
+    assert ranks.statistics.delta == (1.0, 2.0, 5.0)
+    assert View().statistics.delta == (0.01, 0.02, 0.05)
+    assert View().replace(measure="first_rel_rank") == ranks
+    assert ranks.replace(measure="P_1").statistics.delta == (0.01, 0.02, 0.05)
+    asked = View(statistics=Statistics(delta=(0.5,)))
+    assert asked.replace(measure="first_rel_rank").statistics.delta == (0.5,)  # asked: kept
+    assert ranks.to_flags() == ["--measure", "first_rel_rank"]  # its own δs are no flag
+    assert View(measure="first_rel_rank", statistics=Statistics(delta=0.01)).to_flags()[-2:] == [
+        "--delta",
+        "0.01",
+    ]

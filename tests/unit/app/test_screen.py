@@ -114,7 +114,7 @@ def test_bad_thresholds_fall_back_or_clamp_with_a_notice(raw, threshold, notice)
 def test_one_bad_setting_keeps_the_others():
     screen, notices = Screen.from_params({"depth": "-3", "gain": "exponential", "alpha": "2"})
     assert screen.view.conventions == Conventions(gain="exponential")
-    assert screen.view.statistics == Statistics()
+    assert screen.view.statistics == View().statistics  # the measure's own δs put in
     assert len(notices) == 2
 
 
@@ -200,3 +200,14 @@ def test_screens_that_show_the_same_numbers_hold_one_view():
     audit, _ = Screen.from_url("/audit?threshold=0.6&measure=P_1&present=1&audit_tab=Per+model")
     assert story != audit
     assert story.view == audit.view and hash(story.view) == hash(audit.view)
+
+
+def test_a_measures_own_deltas_stay_out_of_the_link_and_come_back_from_it():
+    """The first relevant rank's link carries no δ (its own 1, 2, 5 are the default), and
+    reads back to them; another measure in the same link sizes for its own."""
+    ranks = Screen(View(measure="first_rel_rank"))
+    assert "delta" not in ranks.to_params()
+    back, notices = Screen.from_params(ranks.to_params())
+    assert notices == () and back.view.statistics.delta == (1.0, 2.0, 5.0)
+    bad, notices = Screen.from_params({"measure": "first_rel_rank", "delta": "abc"})
+    assert bad.view.statistics.delta == (1.0, 2.0, 5.0) and "the measure's own" in notices[0]

@@ -48,9 +48,21 @@ def test_compare_names_the_paired_t_test_and_the_percentile_bootstrap(capsys):
 
 def test_the_report_shows_both_questions_and_names_both_forms(capsys):
     shown = help_of("report", capsys)
-    assert "paired Student t-test over queries between conditions, Welch's t-test " in (
-        shown["test"]
+    assert (
+        "paired Student t-test over queries between conditions, Welch's t-test " in (shown["test"])
     )
-    assert "percentile bootstrap between conditions, BCa bootstrap for leaked minus other" in (
-        shown["interval"]
+    assert (
+        "percentile bootstrap between conditions, BCa bootstrap for leaked minus other"
+        in (shown["interval"])
     )
+
+
+def test_the_delta_help_gives_each_measures_own_defaults_from_the_registry(capsys):
+    from leakeval_core.evaluation.measures import FAMILIES
+
+    with pytest.raises(SystemExit):
+        main(["audit", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    said = text[text.index("--delta DELTA a difference") : text.index("--allow-incomplete ")]
+    own = ", ".join(f"{d:g}" for d in FAMILIES["first_rel_rank"].deltas)
+    assert f"first_rel_rank: {own}" in said and "(default: the measure's own: 0.01," in said

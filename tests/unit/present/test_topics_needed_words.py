@@ -143,3 +143,29 @@ def test_paired_rows_flatten_to_one_column_per_delta():
     frame = pd.DataFrame({"a": ["x"], "topics_needed": [[{"delta": 0.02, "topics": 812}]]})
     assert flat_topics_needed(frame).to_dict("records") == [{"a": "x", "topics_needed_0.02": 812}]
     assert needed_text(frame.topics_needed.iloc[0]) == "812"
+
+
+def test_every_text_table_names_the_deltas_and_dashes_what_a_row_cannot_say():
+    """A Markdown table (`leakeval audit`, `leakeval inflation`) and the report's HTML head
+    the column with the δs its counts are for, and show "–", never "<NA>", where a row
+    cannot say (a cannot-tell row, a flat column of counts with one missing)."""
+    from leakeval_core.present.tables import html_table, to_markdown
+
+    frame = pd.DataFrame(
+        {
+            "model": ["a", "b"],
+            "topics_needed": [NEEDED, [dict(e, leaked=None, other=None) for e in NEEDED]],
+            "verdict": ["no evidence", "cannot tell"],
+        }
+    )
+    header = "Topics for δ 0.01 · 0.02 · 0.05 (leaked / other)"
+    markdown = format_table(frame, "markdown")
+    assert markdown.splitlines()[0] == f"| model | {header} | verdict |"
+    assert f"| b | –{NBSP}· –{NBSP}· – | cannot tell |" in markdown
+    assert f"<th>{header}</th>" in html_table(frame)
+    paired = pd.DataFrame({"a": ["x"], "topics_needed": [[{"delta": 0.02, "topics": 812}]]})
+    assert to_markdown(paired).splitlines()[0] == "| a | Topics for δ 0.02 |"
+    flat = flat_topics_needed(frame)  # Int64 counts, missing on the cannot-tell row
+    shown = to_markdown(flat)
+    assert "<NA>" not in shown and "| b | – | – | – | – | – | – | cannot tell |" in shown
+    assert "<NA>" not in html_table(flat)
