@@ -466,7 +466,9 @@ def cache_table(r: dict[str, Any]) -> str:
     return table(["empty cache (median)", "warm (median)", "warm / cold"], [row])
 
 
-def leakage_table(r: dict[str, Any]) -> str:
+def leakage_table(r: dict[str, Any] | list[dict[str, Any]]) -> str:
+    if isinstance(r, list):  # the encoders' batch sizes
+        return generic(r)
     row = [
         r["method"],
         f"{r['topic_texts']:,} topic texts × {r['queries']:,} queries",
