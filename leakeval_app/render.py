@@ -223,6 +223,12 @@ def show_table(
         shown = slide_table(frame[slide] if slide else frame).rename(columns=labels)
         st.table(text_table(shown), hide_index=True)
         return
+    # a grid's header does not wrap: the δs are in its tooltip and the caption above it, so
+    # the table still fits 1280 px
+    needed = {
+        name: st.column_config.TextColumn("Topics for δ", help=label)
+        for name, label in labels.items()
+    }
     defaults = {
         column: st.column_config.NumberColumn(format="%.3g")
         for column in frame.columns
@@ -238,7 +244,7 @@ def show_table(
         column_order=columns,
         column_config={
             **defaults,
-            **{name: st.column_config.TextColumn(label) for name, label in labels.items()},
+            **needed,
             **column_config,
         }
         or None,

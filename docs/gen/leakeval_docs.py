@@ -606,7 +606,30 @@ RENDERERS: dict[str, Callable[[Any], str]] = {
     "audit_bench": audit_table,
     "offline_bench": offline_table,
 }
-NESTED = {"detection_bench-nested": nested_table, "detection_bench-relations": relations_table}
+
+
+def floor_table(r: dict[str, Any]) -> str:
+    """The encoders' lexical floor: chosen in each training fold, what it keeps held out."""
+    rows = [
+        [i + 1, f"{f['floor']:.2f}", f"{f['kept']} of {f['near_duplicates']}"]
+        for i, f in enumerate(r["folds"])
+    ]
+    return "\n\n".join(
+        [
+            f"The highest floor keeping {r['keep']:.0%} of the training folds' near-duplicates "
+            f"keeps {r['held_out_kept']:.2%} of the held-out ones; on every pair it is "
+            f"{r['floor']:.2f} (shipped: {r['shipped']:.2f}), under which "
+            f"{r['near_duplicates_under_floor']} judged near-duplicates fall.",
+            table(["fold", "floor chosen", "held-out near-duplicates kept"], rows),
+        ]
+    )
+
+
+NESTED = {
+    "detection_bench-nested": nested_table,
+    "detection_bench-relations": relations_table,
+    "detection_bench-floor": floor_table,
+}
 
 
 def _bench(name: str) -> str:

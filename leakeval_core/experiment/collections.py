@@ -92,13 +92,32 @@ def _from_ir_datasets(name: str, dataset_id: str, digest: str) -> Collection:
             ],
             columns=["qid", "title", "description", "narrative"],
         )
-        qrels = pd.DataFrame(
-            [(q.query_id, q.doc_id, int(q.relevance)) for q in dataset.qrels_iter()],
-            columns=["qid", "docid", "grade"],
-        )
+        qrels = _trec_qrels_file(dataset.qrels_handler())
+        if qrels is None:
+            qrels = pd.DataFrame(
+                [(q.query_id, q.doc_id, int(q.relevance)) for q in dataset.qrels_iter()],
+                columns=["qid", "docid", "grade"],
+            )
     qrels = qrels.astype({"qid": "str", "docid": "str", "grade": "int64"})
     topics = topics.astype("str")
     return Collection(name, topics, qrels, digest, f"ir_datasets:{dataset_id}")
+
+
+def _trec_qrels_file(handler: object) -> pd.DataFrame | None:
+    """An ir_datasets qrels file in TREC's four columns, read by leakeval's reader: the rows
+    ir_datasets' iterator gives, a tenth of the time (Robust04's 311k judgments, read in
+    every process that opens the collection). None for any other qrels (several files,
+    three columns, another format, or a line the reader refuses), which are iterated."""
+    from ir_datasets.formats import TrecQrels
+
+    if type(handler) is not TrecQrels or getattr(handler, "_format_3col", True):
+        return None
+    if isinstance(getattr(handler, "_qrels_dlc", None), list):
+        return None
+    try:
+        return trec.read_qrels(handler.qrels_path())[["qid", "docid", "grade"]]
+    except (LeakevalError, OSError, NotImplementedError, AttributeError):
+        return None
 
 
 @contextmanager

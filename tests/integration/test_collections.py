@@ -34,6 +34,25 @@ def test_aliases():
 
 @needs_irds
 @pytest.mark.parametrize("alias", list(EXPECTED))
+def test_a_trec_qrels_file_is_read_as_ir_datasets_iterates_it(alias):
+    """The qrels read from ir_datasets' file are the rows its iterator gives, in order."""
+    import ir_datasets
+    import pandas as pd
+
+    from leakeval_core.experiment.collections import _trec_qrels_file
+
+    dataset = ir_datasets.load(resolve_alias(alias))
+    read = _trec_qrels_file(dataset.qrels_handler())
+    assert read is not None
+    iterated = pd.DataFrame(
+        [(q.query_id, q.doc_id, int(q.relevance)) for q in dataset.qrels_iter()],
+        columns=["qid", "docid", "grade"],
+    ).astype({"qid": "str", "docid": "str", "grade": "int64"})
+    pd.testing.assert_frame_equal(read.reset_index(drop=True), iterated)
+
+
+@needs_irds
+@pytest.mark.parametrize("alias", list(EXPECTED))
 def test_real_collections_by_id(alias, capsys):
     topics, judged, qrels, grades = EXPECTED[alias]
     collection = load_collection(CollectionSpec(alias, ir_datasets=alias))

@@ -96,10 +96,12 @@ def test_chunks_bound_memory_without_changing_the_answer(monkeypatch):
 
 
 class _Spy:
-    """A generator that records the size of every array it is asked to permute, and
-    permutes nothing (the bound, not the shuffle, is under test)."""
+    """A generator that records how many permuted scores it is asked for at once, whether
+    as rows to shuffle or as one tabled arrangement per topic, and permutes nothing (the
+    bound, not the shuffle, is under test)."""
 
-    def __init__(self) -> None:
+    def __init__(self, systems: int) -> None:
+        self.systems = systems
         self.cells: list[int] = []
         self.permutations = 0
 
@@ -108,11 +110,17 @@ class _Spy:
         self.permutations += values.shape[0]
         return values
 
+    def integers(self, low, high, size):
+        self.cells.append(size[0] * size[1] * self.systems)
+        self.permutations += size[0]
+        return np.zeros(size, dtype=np.int64)
+
 
 @pytest.mark.parametrize(
     ("topics", "systems", "cells"),
     [
         (250, 10, None),  # the default run on a Robust04-sized leaderboard, default chunks
+        (250, 5, None),  # arrangements tabled
         (25, 4, 1_000),  # ten permutations a chunk
         (40, 30, 1_000),  # one permutation is more than a chunk: one at a time
     ],
@@ -124,7 +132,7 @@ def test_the_default_chunking_bounds_the_scores_held_at_once(monkeypatch, topics
     if cells is not None:
         monkeypatch.setattr(tukey, "CHUNK_CELLS", cells)
     values = np.random.default_rng(1).random((topics, systems))
-    spy = _Spy()
+    spy = _Spy(systems)
     monkeypatch.setattr(tukey.np.random, "default_rng", lambda seed: spy)
     tukey.permuted_ranges(values, MANY_SYSTEMS.resamples, seed=0)
     assert spy.permutations == MANY_SYSTEMS.resamples
@@ -132,6 +140,19 @@ def test_the_default_chunking_bounds_the_scores_held_at_once(monkeypatch, topics
     assert len(spy.cells) >= MANY_SYSTEMS.resamples * topics * systems / max(
         tukey.CHUNK_CELLS, topics * systems
     )
+
+
+@pytest.mark.parametrize("systems", [2, 3, 4, 6])
+def test_tabled_arrangements_and_shuffles_give_one_distribution(monkeypatch, systems):
+    """The permuted range's distribution is the same whether a topic's arrangement is
+    picked from the table or its row is shuffled (two-sample Kolmogorov–Smirnov)."""
+    from scipy.stats import ks_2samp
+
+    values = np.random.default_rng(3).random((30, systems)) ** 2
+    tabled = tukey.permuted_ranges(values, 4_000, seed=1)
+    monkeypatch.setattr(tukey, "TABLED_SYSTEMS", 0)
+    shuffled = tukey.permuted_ranges(values, 4_000, seed=2)
+    assert ks_2samp(tabled, shuffled).pvalue > 0.001
 
 
 @pytest.mark.parametrize(
