@@ -1,11 +1,13 @@
-"""The floor under bench/page_switch_bench.py: a page switch in a bare Streamlit app.
+"""The floor under the dashboard's benches: a bare Streamlit app's cold start and page switch.
 
 Serves bench/floor_app (two pages: a header and a paragraph; a header and one 200-point
-Plotly scatter) and times switches between them with the same in-page clock as the
-dashboard's bench. What a switch costs here no page of the dashboard can go below.
-Run by hand:
+Plotly scatter). First, with Chromium open, it starts that app and the dashboard on the demo
+in turn (`--cold` times each, the dashboard with an empty cache every time) and times each
+from the server's start to its first page drawn: the ratio is what leakeval adds to the
+cold start no Streamlit app goes below. Then it times switches between the bare pages with
+the same in-page clock as bench/page_switch_bench.py. Run by hand:
 
-    .venv/bin/python bench/streamlit_floor.py [--rounds 10] [--settle 1.0]
+    .venv/bin/python bench/streamlit_floor.py [--cold 7] [--rounds 10] [--settle 1.0]
 
 Writes bench/results/streamlit_floor.json.
 """
@@ -16,6 +18,7 @@ import argparse
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -26,10 +29,89 @@ sys.path.insert(0, str(ROOT))
 import record  # noqa: E402
 
 from bench.page_switch_bench import timed_click  # noqa: E402
-from tests.app.test_browser import free_port  # noqa: E402
+from tests.app.test_browser import (  # noqa: E402
+    HEADING,
+    MAIN_CONTENT,
+    PAGES,
+    free_port,
+    start_app,
+    stop_app,
+    wait_until_idle,
+)
 from tests.chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
 APP = Path(__file__).resolve().parent / "floor_app"
+
+
+FLOOR_OPTIONS = (
+    "--server.address=127.0.0.1",
+    "--server.headless=true",
+    "--browser.gatherUsageStats=false",
+    "--server.fileWatcherType=none",
+)
+
+
+def start_floor() -> tuple[subprocess.Popen, str]:
+    """The bare app, `streamlit run app.py`, once it answers."""
+    port = free_port()
+    command = [sys.executable, "-m", "streamlit", "run", "app.py", *FLOOR_OPTIONS]
+    server = subprocess.Popen(
+        [*command, f"--server.port={port}"],
+        cwd=APP,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/"
+    while server.poll() is None:
+        try:
+            with urllib.request.urlopen(f"{url}_stcore/health", timeout=5):
+                break
+        except OSError:
+            time.sleep(0.05)
+    return server, url
+
+
+def cold_start(browser, start, heading: str, drawn: str) -> float:
+    """Seconds from starting a server, with the reader's browser open, to its first page
+    drawn: `heading` in an h2 and `drawn` on screen, the script's run over."""
+    page = browser.new_page(viewport={"width": 1500, "height": 1000})
+    began = time.perf_counter()
+    server, url = start()
+    try:
+        page.goto(url)
+        page.locator("h2", has_text=heading).first.wait_for(timeout=300_000)
+        page.locator(drawn).first.wait_for(timeout=300_000)
+        wait_until_idle(page, timeout=300_000)
+        return time.perf_counter() - began
+    finally:
+        page.close()
+        stop_app(server)
+
+
+def cold_starts(browser, rounds: int) -> dict[str, list[float]]:
+    """The bare app's first page and the dashboard's Story on the demo (already generated;
+    each time with an empty cache), started in turn `rounds` times."""
+    from leakeval_core.demo.generator import generate_demo
+
+    tmp = Path(tempfile.mkdtemp(prefix="leakeval-floor-"))
+    generate_demo(tmp / "data" / "demo")
+    story = PAGES[0]
+    times: dict[str, list[float]] = {"floor": [], "leakeval": []}
+    for turn in range(rounds):
+        times["floor"].append(
+            cold_start(browser, start_floor, "Text page", '[data-testid="stMarkdown"]')
+        )
+        cache = tmp / f"cache-{turn}"
+        times["leakeval"].append(
+            cold_start(
+                browser,
+                lambda cache=cache: start_app(tmp / "data", cache),
+                HEADING.get(story, story),
+                MAIN_CONTENT[story],
+            )
+        )
+        print({k: round(v[-1], 2) for k, v in times.items()}, flush=True)
+    return times
 
 
 def main() -> None:
@@ -38,28 +120,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=10, help="switches to each page")
     parser.add_argument("--settle", type=float, default=1.0, help="seconds before each switch")
+    parser.add_argument("--cold", type=int, default=7, help="cold starts of each app, in turn")
     args = parser.parse_args()
-    port = free_port()
-    server = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "streamlit", "run", "app.py", f"--server.port={port}"),
-            *("--server.address=127.0.0.1", "--server.headless=true"),
-            *("--browser.gatherUsageStats=false", "--server.fileWatcherType=none"),
-        ],
-        cwd=APP,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        while server.poll() is None:
-            try:
-                with urllib.request.urlopen(f"{url}_stcore/health", timeout=5):
-                    break
-            except OSError:
-                time.sleep(0.3)
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        starts = cold_starts(browser, args.cold)
+        server, url = start_floor()
+        try:
             page = browser.new_page(viewport={"width": 1500, "height": 1000})
             page.goto(url)
             page.locator("h2", has_text="Text page").wait_for(timeout=120_000)
@@ -69,10 +136,9 @@ def main() -> None:
                     link = page.locator('[data-testid="stSidebarNav"]').get_by_text(name)
                     probe = {"selector": "h2", "text": f"{name} page"}
                     times[name].append(timed_click(page, link, args.settle, probe)[1])
-            browser.close()
-    finally:
-        server.terminate()
-        server.wait(timeout=60)
+        finally:
+            stop_app(server)
+        browser.close()
     medians = {}
     for name, each in times.items():
         warm = each[1:] if name == "Chart" else each  # the first chart loads Plotly
@@ -81,9 +147,21 @@ def main() -> None:
             f"{name} page: median {medians[name] * 1000:.0f} ms in page, "
             f"{[round(t * 1000) for t in each]}"
         )
+    cold = {name: statistics.median(each) for name, each in starts.items()}
+    ratio = cold["leakeval"] / cold["floor"]
+    print(
+        f"cold start: the bare app {cold['floor']:.2f} s, the dashboard's Story "
+        f"{cold['leakeval']:.2f} s (median of {args.cold}): {ratio:.2f}x"
+    )
     record.write(
         "streamlit_floor",
-        {"median_seconds": medians, "each_seconds": times},
+        {
+            "median_seconds": medians,
+            "each_seconds": times,
+            "cold_start_median_seconds": cold,
+            "cold_start_ratio": ratio,
+            "cold_start_each_seconds": starts,
+        },
         config=vars(args),
     )
 
