@@ -150,32 +150,6 @@ def choose_option(page, combobox, name: str) -> None:
     raise AssertionError(f"could not choose {name!r}: the list kept closing under the click")
 
 
-def test_every_page_renders_in_chromium(app_url, browser):
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page = browser.new_page(viewport={"width": 1600, "height": 1000})
-    requests: list[str] = []
-    page.on("request", lambda request: requests.append(request.url))
-    page.goto(app_url)
-    page.locator("h2", has_text=HEADING["Story"]).first.wait_for(timeout=180_000)
-    wait_until_idle(page)
-    for name in PAGES:
-        page.locator('[data-testid="stSidebarNav"]').get_by_text(name, exact=True).click()
-        page.locator("h2", has_text=HEADING.get(name, name)).first.wait_for(timeout=60_000)
-        # its main chart (a table on the dataset browser) must be drawn; waiting for it
-        # also waits out the rerun
-        page.locator(MAIN_CONTENT[name]).first.wait_for(timeout=60_000)
-        wait_until_idle(page)
-        assert page.locator('[data-testid="stException"]').count() == 0, name
-        page.screenshot(path=str(SHOTS / f"{name.lower().replace(' ', '-')}.png"), full_page=True)
-    hosts = {
-        urlparse(u).hostname
-        for u in requests
-        if urlparse(u).scheme in ("http", "https", "ws", "wss")
-    }
-    assert hosts == {"127.0.0.1"}, sorted(u for u in requests if "127.0.0.1" not in u)[:5]
-    page.close()
-
-
 TABLE_SCREENS = [
     "story",
     "queries",
@@ -432,31 +406,34 @@ SLIDE_CHECK = """(viewport) => {
 }"""
 
 
-@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)], ids=["1280x720", "1920x1080"])
-def test_presentation_mode_fills_each_slide_with_type_a_room_can_read(app_url, browser, size):
-    """?present=1 at 1280x720 and 1920x1080: on every page no control in the main area,
-    type of at least 18 px, nothing cut at the sides; the Story fits the screen and fills it;
-    the slide's own links go on to the next page and out of the mode."""
-    width, height = size
-    page = browser.new_page(viewport={"width": width, "height": height})
+def test_presentation_mode_fills_each_slide_with_type_a_room_can_read(app_url, browser):
+    """?present=1 at 1280x720 and 1920x1080 (each slide opened at the first, then its window
+    widened): on every page no control in the main area, type of at least 18 px, nothing
+    cut at the sides; the Story fits the screen and fills it; the slide's own links go on
+    to the next page and out of the mode."""
+    page = browser.new_page(viewport={"width": SIZES[0][0], "height": SIZES[0][1]})
     for name in PAGES:
         path = url_path(PATHS[name])
         page.goto(f"{app_url}/{path}?present=1")
         page.locator("h2", has_text=HEADING.get(name, name)).first.wait_for(timeout=180_000)
-        # a slide draws each chart at each screen size and shows the one that fits
-        page.locator(f"{MAIN_CONTENT[name]} >> visible=true").first.wait_for(timeout=60_000)
-        wait_until_idle(page)
-        page.screenshot(path=str(SHOTS / f"present-{path or 'story'}-{width}x{height}.png"))
-        found = page.evaluate(SLIDE_CHECK, {"width": width, "height": height})
-        assert page.locator('[data-testid="stException"]').count() == 0, name
-        assert found["controls"] == [], (name, found["controls"][:3])
-        assert found["small"] == [], (name, found["small"][:5])
-        assert found["outside"] == [], (name, found["outside"][:5])
-        assert page.get_by_text("Simulated data").count() > 0, name
-        if name == "Story":
-            assert page.evaluate("document.scrollingElement.scrollTop") == 0
-            assert found["bottom"] <= height, f"the story ends at {found['bottom']:.0f}"
-            assert found["bottom"] >= 0.8 * height, "a fifth of the slide is empty"
+        for width, height in SIZES:
+            at_size(page, (width, height))
+            # a slide draws each chart at each screen size and shows the one that fits
+            page.locator(f"{MAIN_CONTENT[name]} >> visible=true").first.wait_for(timeout=60_000)
+            wait_until_idle(page)
+            page.screenshot(path=str(SHOTS / f"present-{path or 'story'}-{width}x{height}.png"))
+            found = page.evaluate(SLIDE_CHECK, {"width": width, "height": height})
+            where = (name, width, height)
+            assert page.locator('[data-testid="stException"]').count() == 0, where
+            assert found["controls"] == [], (where, found["controls"][:3])
+            assert found["small"] == [], (where, found["small"][:5])
+            assert found["outside"] == [], (where, found["outside"][:5])
+            assert page.get_by_text("Simulated data").count() > 0, where
+            if name == "Story":
+                assert page.evaluate("document.scrollingElement.scrollTop") == 0
+                assert found["bottom"] <= height, f"the story ends at {found['bottom']:.0f}"
+                assert found["bottom"] >= 0.8 * height, "a fifth of the slide is empty"
+        at_size(page, SIZES[0])
     page.goto(f"{app_url}/?present=1")
     page.locator("h2", has_text=HEADING["Story"]).first.wait_for(timeout=60_000)
     wait_until_idle(page)
@@ -610,9 +587,14 @@ def open_page(page, url: str, name: str) -> None:
 
 def test_a_copied_link_shows_the_same_numbers_on_every_page(app_url, browser):
     """Set the threshold to 0.61, the collection to core18 and the Inflation tab as a user
-    does; the link then opens every page, in a fresh browser, on the same numbers and tab."""
+    does, then visit every page from the sidebar: each draws its main chart (a table on the
+    dataset browser) with no exception, and nothing is fetched from another host. The link
+    then opens every page, in a fresh browser, on the same numbers and tab."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
     context = browser.new_context(viewport={"width": 1500, "height": 1000})
     page = context.new_page()
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
     open_page(page, f"{app_url}/leakage", "Leakage overlap")
     thumb = page.get_by_test_id("stMain").locator('input[type="range"]').first
     thumb.focus()
@@ -638,10 +620,19 @@ def test_a_copied_link_shows_the_same_numbers_on_every_page(app_url, browser):
     for name in PAGES:
         page.locator('[data-testid="stSidebarNav"]').get_by_text(name, exact=True).click()
         page.locator("h2", has_text=HEADING.get(name, name)).first.wait_for(timeout=60_000)
+        # its main content drawn: waiting for it also waits out the rerun
         page.locator(MAIN_CONTENT[name]).first.wait_for(timeout=60_000)
         wait_until_idle(page)
+        assert page.locator('[data-testid="stException"]').count() == 0, name
+        page.screenshot(path=str(SHOTS / f"{name.lower().replace(' ', '-')}.png"), full_page=True)
         seen[name] = shown_numbers(page, name)
     context.close()
+    hosts = {
+        urlparse(u).hostname
+        for u in requests
+        if urlparse(u).scheme in ("http", "https", "ws", "wss")
+    }
+    assert hosts == {"127.0.0.1"}, sorted(u for u in requests if "127.0.0.1" not in u)[:5]
 
     assert "core18" in seen["Story"]["heading"]
     assert "≥ 0.61" in seen["Condition comparison"]["captions"]
