@@ -141,6 +141,20 @@ class Comparison(Result):
         keep = [c for c in self.table.columns if c not in _DETAIL]
         return self.table[keep]
 
+    def as_dict(self) -> dict:
+        """Every figure, for `leakeval compare --format json`: each comparison with its test,
+        p, adjusted p, interval and the topics it needs per δ (`topics_needed`: `[{"delta":
+        0.02, "topics": n}, ...]`, a paired design's), and the warnings."""
+        return {
+            "measure": self.measure.name,
+            "better": self.measure.better,
+            "statistics": self.statistics.describe("paired"),
+            "caption": self.caption,
+            "incomplete": list(self.incomplete),
+            "scoring_warnings": list(self.scoring_warnings),
+            "comparisons": records(self.table),
+        }
+
 
 _DETAIL = {"statistic", "p", "confidence", "effect_size", "wins", "ties", "losses"}
 

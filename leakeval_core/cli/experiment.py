@@ -6,6 +6,7 @@ Leakage factor and levels default to the experiment's `[design]`; the flags over
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -49,7 +50,13 @@ def register(sub) -> None:
         help="correct within each collection's comparisons (the app's and the report's "
         "family) or over every row at once",
     )
-    compare.add_argument("--format", choices=FORMATS, default="csv")
+    compare.add_argument(
+        "--format",
+        choices=(*FORMATS, "json"),
+        default="csv",
+        help="json: every comparison with its test, adjusted p, interval and the topics it "
+        "needs per δ",
+    )
     compare.add_argument("--out", help="write here instead of stdout")
     compare.set_defaults(handler=_cmd_compare)
 
@@ -141,6 +148,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     )
     report_incomplete(result.incomplete)
     report_scoring(result.scoring_warnings)
+    if args.format == "json":
+        write(json.dumps(result.as_dict(), indent=2) + "\n", args.out)
+        return 0
     write(format_table(result.table, args.format, result.caption + " † significant."), args.out)
     return 0
 
@@ -164,8 +174,6 @@ def _cmd_inflation(args: argparse.Namespace) -> int:
     for warning in result.warnings:
         print(f"leakeval: warning: {warning}", file=sys.stderr)
     if args.format == "json":
-        import json
-
         write(json.dumps(result.as_dict(), indent=2) + "\n", args.out)
         return 0
     write(format_table(result.table, args.format, result.caption), args.out)

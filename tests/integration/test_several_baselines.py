@@ -204,6 +204,19 @@ def test_compare_against_several_baselines_is_one_family(folder):
     written = pd.read_csv(out, comment="#")
     assert written.p_adjusted.tolist() == pytest.approx(rows.p_adjusted.tolist(), rel=1e-5)
     assert list(zip(written.a, written.b, strict=True)) == list(zip(rows.a, rows.b, strict=True))
+    # as JSON: every row with its adjusted p and the topics its paired design needs per δ
+    as_json = folder.parent / "compare.json"
+    both = ["--baseline", "bm25", "--baseline", "rm3", "--format", "json", "--out", str(as_json)]
+    assert main([*args[:-2], *both]) == 0
+    told = json.loads(as_json.read_text())
+    assert [r["p_adjusted"] for r in told["comparisons"]] == pytest.approx(
+        rows.p_adjusted.tolist(), rel=1e-12
+    )
+    assert [r["topics_needed"] for r in told["comparisons"]] == rows.topics_needed.tolist()
+    assert {tuple(e) for r in told["comparisons"] for e in r["topics_needed"]} == {
+        ("delta", "topics")
+    }
+    assert "Bonferroni over 6 comparisons: 3 models × 2 baselines" in told["caption"]
     one = api.compare(str(folder / "qrels.txt"), runs, baseline="bm25", measure=MEASURE)
     assert one.table.family_size.tolist() == [4] * 4  # rm3 is one more level against bm25
     assert "comparisons:" not in one.caption
