@@ -42,7 +42,8 @@ class JudgmentIndex:
         self._width = hash_width(doc_values, self.PREFIX)
         queries = max(queries, 1)
         self._hash_bits = 63 - max(1, queries.bit_length())
-        keys = self._keys(qidx, string_hashes(doc_values, self._width)[docs])
+        hashed = string_hashes(doc_values, self._width)
+        keys = self._keys(qidx, hashed[docs])
         order = np.argsort(keys)
         self._keys_sorted = keys[order]
         del keys
@@ -62,7 +63,7 @@ class JudgmentIndex:
         del query
         start = np.searchsorted(self._keys_sorted, np.r_[lowest, np.iinfo(np.int64).max])
         self._bucket_start = start.astype(np.min_scalar_type(len(self._keys_sorted)))
-        self._documents = HashSet(string_hashes(doc_values, self._width))
+        self._documents = HashSet(hashed)
         """Every docid of the qrels, hashed: `judged_documents` searches them."""
 
     def _keys(self, qidx: np.ndarray, hashes: np.ndarray) -> np.ndarray:
@@ -173,18 +174,21 @@ class HashSet:
     dependent reads across the whole array for each."""
 
     def __init__(self, hashes: np.ndarray) -> None:
-        self.order = np.argsort(hashes)
+        positions = np.min_scalar_type(max(len(hashes), 1))
+        self.order = np.argsort(hashes).astype(positions)
         """Each sorted hash's position among the hashes given."""
         self.sorted = hashes[self.order]
-        bits = max(1, len(hashes).bit_length())
+        # one bucket per two hashes: two on average, and half the bounds to keep
+        bits = max(1, len(hashes).bit_length() - 1)
         self._shift = np.uint64(64 - bits)
-        lowest = np.arange(1 << bits, dtype=np.uint64) << self._shift
-        self._start = np.r_[np.searchsorted(self.sorted, lowest), len(hashes)]
+        counts = np.bincount((self.sorted >> self._shift).astype(np.intp), minlength=1 << bits)
+        self._start = np.zeros(len(counts) + 1, positions)
+        np.cumsum(counts, out=self._start[1:])
 
     def search(self, wanted: np.ndarray) -> np.ndarray:
         """As `np.searchsorted(self.sorted, wanted)`."""
         bucket = (wanted >> self._shift).astype(np.int64)
-        at = self._start[bucket]
+        at = self._start[bucket].astype(np.int64)
         end = self._start[bucket + 1]
         walking = np.flatnonzero(at < end)
         while walking.size:
