@@ -20,7 +20,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,6 +32,7 @@ from tests.app.test_browser import (  # noqa: E402
     HEADING,
     MAIN_CONTENT,
     PAGES,
+    answers,
     free_port,
     start_app,
     stop_app,
@@ -61,13 +61,9 @@ def start_floor() -> tuple[subprocess.Popen, str]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    url = f"http://127.0.0.1:{port}/"
-    while server.poll() is None:
-        try:
-            with urllib.request.urlopen(f"{url}_stcore/health", timeout=5):
-                break
-        except OSError:
-            time.sleep(0.05)
+    url = f"http://127.0.0.1:{port}"
+    if not answers(server, url):
+        raise RuntimeError("the bare Streamlit app did not start")
     return server, url
 
 

@@ -46,6 +46,7 @@ def draw() -> None:
     forget_charts()
     presenting = state.presenting()
     configure_page(presenting)
+    preload_charts()  # first: on a cold start, the browser's fetching it is what the page waits for
     router = navigation.router()
     here = router.url_path or LANDING
     state.on_page(here)
@@ -56,7 +57,6 @@ def draw() -> None:
     notices = st.container()
     turns.take_turn(notices)
     said = show_cache_notice(notices, None)
-    preload_charts()
 
     try:
         uploads.follow_limits()  # a limit that is no number is said as a page's error

@@ -4,9 +4,9 @@ importing ahead.
 
 Streamlit runs the app's script only once a browser connects, so on a cold start the first
 page would wait for the imports the Story needs on top of its own work. Here a background
-thread imports them while the server starts and the browser loads the page, so the first run
-finds them ready. Imports are safe to race: the first page importing the same module waits for
-this thread's import to finish rather than repeating it.
+thread imports them while the browser loads the page, once the server answers, so the first
+run finds them ready. Imports are safe to race: the first page importing the same module
+waits for this thread's import to finish rather than repeating it.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import importlib
 import os
 import sys
 import threading
+import time
 
 AHEAD = (
     "leakeval_app.main",
@@ -28,10 +29,13 @@ AHEAD = (
     "pyarrow.parquet",
     "plotly.graph_objects",
     "plotly.io",
-    "scipy.stats",
-    "statsmodels.stats.multitest",
+    "scipy.optimize",
 )
 """What the first page (the Story) imports beyond Streamlit itself."""
+
+
+READY_POLL = 0.02
+"""Seconds between two looks at whether the server answers yet (`import_ahead`)."""
 
 
 SWITCH_INTERVAL = 0.0005
@@ -69,6 +73,14 @@ def limit_options() -> list[str]:
 
 
 def import_ahead() -> None:
+    """Import `AHEAD` once the server answers: its runtime has left its initial state, which
+    is what its health check asks. Not before: the imports and the server's own start share
+    one interpreter lock, so racing them only delays the moment a browser may connect; from
+    then on they overlap the browser's loading of the page, which runs on its own core."""
+    from streamlit import runtime
+
+    while not (runtime.exists() and runtime.get_instance().state != runtime.RuntimeState.INITIAL):
+        time.sleep(READY_POLL)
     for name in AHEAD:
         importlib.import_module(name)
 

@@ -19,7 +19,6 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 from leakeval_core.analysis.compare import mean_band
 from leakeval_core.analysis.paired import TIE_TOLERANCE
@@ -123,6 +122,8 @@ def dose_response(
     threshold form "no near-duplicate"), and the trend: Spearman's rho between similarity
     and gain over topics, with its permutation p.
     """
+    from scipy import stats as sps  # here: the Story, which never asks this, needs none of it
+
     table = pd.DataFrame({"gain": gain}).join(nearest, how="left")
     table["similarity"] = table.similarity.fillna(0.0)
     table["category"] = table.category.where(table.similarity >= threshold, "no near-duplicate")

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 from leakeval_core.analysis.corrections import adjust_families
+from leakeval_core.analysis.distributions import t_quantile
 from leakeval_core.analysis.folds import Levels, PerQuery, select
 from leakeval_core.analysis.paired import TIE_TOLERANCE, compare_pair, difference_interval
 from leakeval_core.analysis.statistics_options import Statistics
@@ -80,7 +80,7 @@ def mean_band(mean, sd, n, lowest, highest, confidence: float = 0.95):
     system's on the leaderboard, a gain per bin) is drawn with this one."""
     mean, sd, n = np.asarray(mean, float), np.asarray(sd, float), np.asarray(n, float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        half = sps.t.ppf(0.5 + confidence / 2, np.maximum(n - 1, 1)) * sd / np.sqrt(n)
+        half = t_quantile(0.5 + confidence / 2, np.maximum(n - 1, 1)) * sd / np.sqrt(n)
     half = np.where(np.isfinite(half), half, 0.0)
     return np.maximum(mean - half, lowest), np.minimum(mean + half, highest)
 

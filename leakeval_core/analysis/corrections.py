@@ -19,14 +19,31 @@ def _check(method: str) -> None:
 
 
 def correct(pvalues: Sequence[float], method: Correction = "bonferroni") -> np.ndarray:
-    """Adjust a family of p-values (statsmodels multipletests); `none` returns them as is."""
+    """Adjust a family of p-values; `none` returns them as is.
+
+    Bonferroni's m·p and Holm's step-down running maximum, both capped at 1: the values
+    statsmodels' `multipletests` gives (the tests hold them together), from the same steps
+    `per_comparison_alpha` tests each row at. Not statsmodels itself: its module imports
+    statsmodels' regression stack and scipy.stats, which every cold start of the dashboard
+    would pay for two lines of arithmetic."""
     _check(method)
     p = np.asarray(pvalues, float)
     if method == "none" or len(p) == 0:
         return p
-    from statsmodels.stats.multitest import multipletests
+    if method == "bonferroni":
+        return np.minimum(p * len(p), 1.0)
+    order, unclipped = _holm_steps(p)
+    adjusted = np.empty(len(p))
+    adjusted[order] = np.minimum(unclipped, 1.0)
+    return adjusted
 
-    return multipletests(p, method=method)[1]
+
+def _holm_steps(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Holm's order of the p-values (smallest first) and each step's unclipped adjusted p:
+    the running maximum of (m − i + 1)·p₍ᵢ₎."""
+    order = np.argsort(p, kind="stable")
+    steps = np.arange(len(p), 0, -1)  # m, m − 1, …, 1
+    return order, np.maximum.accumulate(steps * p[order])
 
 
 def per_comparison_alpha(
@@ -46,9 +63,8 @@ def per_comparison_alpha(
         return np.full(m, alpha)
     if method == "bonferroni":
         return np.full(m, alpha / m)
-    order = np.argsort(p, kind="stable")
-    steps = np.arange(m, 0, -1)  # m, m − 1, …, 1
-    unclipped = np.maximum.accumulate(steps * p[order])
+    order, unclipped = _holm_steps(p)
+    steps = np.arange(m, 0, -1)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(unclipped > 0, p[order] / unclipped, 1.0 / steps)
     levels = np.empty(m)

@@ -28,9 +28,9 @@ from math import comb, prod
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 from leakeval_core.analysis.corrections import adjust_families
+from leakeval_core.analysis.distributions import t_quantile, t_two_sided_p
 from leakeval_core.analysis.inversion import shift_interval
 from leakeval_core.analysis.paired import TIE_TOLERANCE
 from leakeval_core.analysis.procedures import POWER, TOPIC_SET_SIZE
@@ -98,12 +98,12 @@ class WelchTest:
     def p(self) -> float:
         if self.se <= TIE_TOLERANCE:  # no spread within either side
             return 1.0 if abs(self.observed) <= TIE_TOLERANCE else 0.0
-        return float(sps.ttest_ind(self.on, self.off, equal_var=False).pvalue)
+        return float(t_two_sided_p(self.observed / self.se, self.df))
 
     def interval(self, level: float) -> tuple[float, float]:
         if self.se <= TIE_TOLERANCE:
             return self.observed, self.observed
-        half = sps.t.ppf(1 - level / 2, self.df) * self.se
+        half = t_quantile(1 - level / 2, self.df) * self.se
         return self.observed - half, self.observed + half
 
 
@@ -125,7 +125,7 @@ def minimum_detectable(on: np.ndarray, off: np.ndarray, level: float) -> float:
     t; the calibration bench reports how often a planted difference of this size is found.
     """
     se, df = _welch_se(np.asarray(on, float), np.asarray(off, float))
-    return float((sps.t.ppf(1 - level / 2, df) + sps.t.ppf(POWER, df)) * se)
+    return float((t_quantile(1 - level / 2, df) + t_quantile(POWER, df)) * se)
 
 
 @lru_cache(maxsize=16)
@@ -222,6 +222,8 @@ def bootstrap_interval(
     on: np.ndarray, off: np.ndarray, confidence: float, resamples: int, seed: int
 ) -> tuple[float, float]:
     """BCa bootstrap interval of mean(on) − mean(off), each group resampled on its own."""
+    from scipy import stats as sps
+
     if np.ptp(np.r_[on, off]) <= TIE_TOLERANCE:
         value = float(on.mean() - off.mean())
         return value, value

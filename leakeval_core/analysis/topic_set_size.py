@@ -26,8 +26,8 @@ from math import ceil
 
 import numpy as np
 from scipy import optimize, special
-from scipy import stats as sps
 
+from leakeval_core.analysis.distributions import normal_quantile, normal_tail
 from leakeval_core.analysis.paired import TIE_TOLERANCE
 from leakeval_core.analysis.procedures import POWER
 
@@ -68,8 +68,8 @@ def power(delta: float, sd: float, level: float, n: float, ratio: float | None =
             return value
     # the t is the normal at a huge df; scipy's noncentral t gives NaN there, and where the
     # power is 1 to many digits (a huge shift), where the normal's is 1 too
-    critical = sps.norm.isf(level / 2)
-    return float(sps.norm.sf(critical - shift) + sps.norm.cdf(-critical - shift))
+    critical = -normal_quantile(level / 2)
+    return float(normal_tail(critical - shift) + normal_tail(critical + shift))
 
 
 @lru_cache(maxsize=4096)
@@ -91,7 +91,7 @@ def solve(delta: float, sd: float, level: float, ratio: float | None = None) -> 
     if short(MIN_GROUP) >= 0:
         return MIN_GROUP
     # the normal approximation undercounts a little; bracket it and widen until it holds
-    z = sps.norm.isf(level / 2) + sps.norm.ppf(POWER)
+    z = normal_quantile(POWER) - normal_quantile(level / 2)
     guess = (z * sd / abs(delta)) ** 2 * (1.0 if ratio is None else 1.0 + 1.0 / ratio)
     high = max(2.0 * guess, 2.0 * MIN_GROUP)
     while short(high) < 0:

@@ -7,12 +7,11 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import urllib.request
 
 import pytest
 
-from tests.app.test_browser import free_port
+from tests.app.test_browser import answers, free_port
 from tests.support import ROOT
 
 pytestmark = pytest.mark.demo
@@ -30,15 +29,8 @@ def test_sigint_stops_leakeval_app(demo_dir, tmp_path):
         start_new_session=True,  # its own group: the SIGINT reaches `leakeval app` alone
     )
     try:
-        health = f"http://127.0.0.1:{port}/_stcore/health"
-        serving = False  # until it answers, or exits (a failed start exits at once)
-        while not serving and proc.poll() is None:
-            try:
-                with urllib.request.urlopen(health, timeout=5) as response:
-                    serving = response.status == 200
-            except OSError:
-                time.sleep(0.2)
-        assert serving, f"leakeval app did not start (exit code {proc.poll()})"
+        url = f"http://127.0.0.1:{port}"
+        assert answers(proc, url), f"leakeval app did not start (exit code {proc.poll()})"
         proc.send_signal(signal.SIGINT)
         code = proc.wait()
         # 130, as a shell reports an interrupted command: the server stopped on its SIGTERM
@@ -46,7 +38,7 @@ def test_sigint_stops_leakeval_app(demo_dir, tmp_path):
         assert code == 130
         # and its server is gone with it: the port answers no more
         try:
-            urllib.request.urlopen(health, timeout=2)
+            urllib.request.urlopen(f"{url}/_stcore/health", timeout=2)
         except OSError:
             pass
         else:

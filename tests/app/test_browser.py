@@ -77,15 +77,27 @@ def start_app(
         stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
+    if answers(proc, url):
+        return proc, url
+    proc.kill()
+    raise RuntimeError(f"leakeval app did not start: {proc.stdout.read().decode()[-2000:]}")
+
+
+HEALTH_POLL = 0.05
+"""Seconds between two health checks of a starting server: the floor bench times the bare
+app and the dashboard from their start, so both are looked at as often."""
+
+
+def answers(proc: subprocess.Popen, url: str) -> bool:
+    """Whether the server at `url` answers its health check before its process exits."""
     while proc.poll() is None:  # a failed start exits at once
         try:
             with urllib.request.urlopen(f"{url}/_stcore/health", timeout=5) as response:
                 if response.status == 200:
-                    return proc, url
+                    return True
         except OSError:
-            time.sleep(0.3)
-    proc.kill()
-    raise RuntimeError(f"leakeval app did not start: {proc.stdout.read().decode()[-2000:]}")
+            time.sleep(HEALTH_POLL)
+    return False
 
 
 def stop_app(proc: subprocess.Popen) -> None:

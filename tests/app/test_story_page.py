@@ -129,3 +129,31 @@ def test_the_story_opens_on_the_largest_oriented_difference_with_its_verdict(
         assert pair == {"collection": "robust04", "model": "colbert", "train_size": 2000}
         assert row.verdict == "inflated" and "(lower is better)" in told.headline
         assert cards["Leaked minus other"].endswith(" better")
+
+
+def test_the_first_page_and_its_numbers_import_neither_scipy_stats_nor_statsmodels(
+    demo_dir, tmp_path
+):
+    """A cold start waits for what the Story imports: scipy.stats and statsmodels'
+    multiple-testing module cost more than everything else beyond Streamlit and pandas, so
+    the Story's path (the modules the server imports ahead, and the Story's computation)
+    needs neither (`analysis.distributions`, `corrections.correct`)."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import importlib, sys; from leakeval_app import serve; "
+        "[importlib.import_module(name) for name in serve.AHEAD]; "
+        "from leakeval_core import api; "
+        f"story = api.story({str(demo_dir)!r}); assert story.headline; "
+        "print(sorted(m for m in ('scipy.stats', 'statsmodels') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "LEAKEVAL_CACHE": str(tmp_path)},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]"

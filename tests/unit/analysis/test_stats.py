@@ -3,6 +3,8 @@
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats as sps
 from statsmodels.stats.multitest import multipletests
 
@@ -167,6 +169,21 @@ def test_effect_size_and_win_tie_loss_by_hand():
     delta = a - b
     assert result.effect_size == pytest.approx(delta.mean() / delta.std(ddof=1))
     assert (result.wins, result.ties, result.losses) == (2, 1, 1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([0.0, 1e-4, 0.01, 0.02, 0.2, 0.5, 1.0]) | st.floats(0, 1), max_size=12
+    ),
+    st.sampled_from(["bonferroni", "holm"]),
+)
+def test_corrections_are_statsmodels_values_with_ties_zeros_and_ones(pvalues, method):
+    """The corrections are computed here, not by statsmodels (`corrections.correct`): held
+    to its values on any family, ties and p of 0 and 1 included."""
+    if pvalues:
+        expected = multipletests(pvalues, method=method)[1]
+        np.testing.assert_allclose(correct(pvalues, method), expected, rtol=1e-12, atol=0)
 
 
 @pytest.mark.parametrize("method", ["bonferroni", "holm"])

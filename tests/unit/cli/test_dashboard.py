@@ -73,6 +73,41 @@ def test_the_server_process_imports_ahead_what_the_first_page_needs():
         assert importlib.util.find_spec(name) is not None, name
 
 
+def test_the_server_imports_ahead_only_once_it_answers(monkeypatch):
+    """The imports wait for the server's start (they share its interpreter lock), then run:
+    polled while the runtime is in its initial state, imported once it has left it."""
+    import threading
+
+    from streamlit import runtime
+
+    from leakeval_app import serve
+
+    state = {"now": runtime.RuntimeState.INITIAL, "looks": 0}
+    looked = threading.Event()
+
+    class Runtime:
+        @property
+        def state(self):
+            state["looks"] += 1
+            if state["looks"] >= 3:
+                looked.set()
+            return state["now"]
+
+    imported = []
+    monkeypatch.setattr(runtime, "exists", lambda: True)
+    monkeypatch.setattr(runtime, "get_instance", Runtime)
+    monkeypatch.setattr(serve, "READY_POLL", 0.001)
+    monkeypatch.setattr(serve, "AHEAD", ("json",))
+    monkeypatch.setattr(serve.importlib, "import_module", imported.append)
+    worker = threading.Thread(target=serve.import_ahead, daemon=True)
+    worker.start()
+    assert looked.wait(timeout=60)
+    assert imported == []  # still starting: nothing imported
+    state["now"] = runtime.RuntimeState.NO_SESSIONS_CONNECTED
+    worker.join(timeout=60)
+    assert imported == ["json"]
+
+
 @pytest.mark.parametrize("setting, kept", [(None, True), ("0", False)])
 def test_the_server_keeps_parsed_runs_unless_told_not_to(setting, kept, tmp_path, monkeypatch):
     """Readers of one server rescore the same files at other settings: the server process
