@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 DEMO := data/demo
 PORT ?= 8501
 
-.PHONY: setup app test check docs wheel fuzz lint demo bench clean
+.PHONY: setup compile app test check docs wheel fuzz lint demo bench clean
 
 setup: $(STAMP)
 
@@ -22,22 +22,27 @@ $(STAMP): pyproject.toml requirements.txt requirements-test.txt requirements-sem
 	$(BIN)/python -m compileall -qq -j 0 $(VENV)/lib || true
 	touch $(STAMP)
 
+# the checkout's own modules, byte-compiled where they changed: under PYTHONDONTWRITEBYTECODE
+# every process (each server `make app` or a test starts) would compile them again on import
+compile: setup
+	$(BIN)/python -m compileall -qq -j 0 leakeval_core leakeval_app leakeval_fit app_pages app.py
+
 $(DEMO)/experiment.toml: | $(STAMP)
 	$(BIN)/leakeval demo --out $(DEMO)
 
 demo: $(DEMO)/experiment.toml
 
-app: setup demo
+app: compile demo
 	$(BIN)/leakeval app $(dir $(DEMO)) --port $(PORT)
 
 # both cores; a module's tests stay on one worker, so its fixtures (a server, a browser,
 # the demo's detection) are built once
-test: setup
+test: compile
 	$(BIN)/ruff check .
 	$(BIN)/pytest -n 2 --dist loadscope
 
 # the fast lane: ruff and the unit tests (which never read the demo) that do not detect
-check: setup
+check: compile
 	$(BIN)/ruff check .
 	HYPOTHESIS_PROFILE=check $(BIN)/pytest -q -n 2 tests/unit -m "not detection and not slow"
 

@@ -28,7 +28,6 @@ from leakeval_app import (
 )
 from leakeval_app.context import set_current
 from leakeval_app.page_list import LANDING
-from leakeval_app.preload import preload_charts
 from leakeval_app.render import error_text, export_charts, forget_charts, show_error
 from leakeval_app.served import data_root
 from leakeval_core.errors import LeakevalError
@@ -46,7 +45,6 @@ def draw() -> None:
     forget_charts()
     presenting = state.presenting()
     configure_page(presenting)
-    preload_charts()  # first: on a cold start, the browser's fetching it is what the page waits for
     router = navigation.router()
     here = router.url_path or LANDING
     state.on_page(here)

@@ -76,13 +76,26 @@ def import_ahead() -> None:
     """Import `AHEAD` once the server answers: its runtime has left its initial state, which
     is what its health check asks. Not before: the imports and the server's own start share
     one interpreter lock, so racing them only delays the moment a browser may connect; from
-    then on they overlap the browser's loading of the page, which runs on its own core."""
+    then on they overlap the browser's loading of the page, which runs on its own core.
+
+    The collector is off meanwhile, and what they made is frozen, uncollected (as
+    `collector` freezes the long-lived objects): the imports make hundreds of thousands of
+    objects that live as long as the server, and each collection they would trigger walks
+    them, holding the lock the server needs to send the page. Their garbage is freed by
+    reference counting; only a cycle among it would stay."""
+    import gc
+
     from streamlit import runtime
 
     while not (runtime.exists() and runtime.get_instance().state != runtime.RuntimeState.INITIAL):
         time.sleep(READY_POLL)
-    for name in AHEAD:
-        importlib.import_module(name)
+    gc.disable()
+    try:
+        for name in AHEAD:
+            importlib.import_module(name)
+    finally:
+        gc.freeze()
+        gc.enable()
 
 
 def main() -> None:

@@ -76,6 +76,7 @@ def test_the_server_process_imports_ahead_what_the_first_page_needs():
 def test_the_server_imports_ahead_only_once_it_answers(monkeypatch):
     """The imports wait for the server's start (they share its interpreter lock), then run:
     polled while the runtime is in its initial state, imported once it has left it."""
+    import gc as serve_gc
     import threading
 
     from streamlit import runtime
@@ -99,13 +100,14 @@ def test_the_server_imports_ahead_only_once_it_answers(monkeypatch):
     monkeypatch.setattr(serve, "READY_POLL", 0.001)
     monkeypatch.setattr(serve, "AHEAD", ("json",))
     monkeypatch.setattr(serve.importlib, "import_module", imported.append)
+    monkeypatch.setattr(serve_gc, "freeze", lambda: imported.append("frozen"))
     worker = threading.Thread(target=serve.import_ahead, daemon=True)
     worker.start()
     assert looked.wait(timeout=60)
     assert imported == []  # still starting: nothing imported
     state["now"] = runtime.RuntimeState.NO_SESSIONS_CONNECTED
     worker.join(timeout=60)
-    assert imported == ["json"]
+    assert imported == ["json", "frozen"]  # and what they made frozen, once imported
 
 
 @pytest.mark.parametrize("setting, kept", [(None, True), ("0", False)])
