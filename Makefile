@@ -22,10 +22,14 @@ $(STAMP): pyproject.toml requirements.txt requirements-test.txt requirements-sem
 	$(BIN)/python -m compileall -qq -j 0 $(VENV)/lib || true
 	touch $(STAMP)
 
-# the checkout's own modules, byte-compiled where they changed: under PYTHONDONTWRITEBYTECODE
-# every process (each server `make app` or a test starts) would compile them again on import
+# the checkout's packages, byte-compiled where they changed: under PYTHONDONTWRITEBYTECODE
+# every process (each server `make app` or a test starts) would compile them again on import.
+# Streamlit compiles the entry file and the page scripts itself. A checkout that cannot be
+# written still runs, compiling on import.
+PACKAGES := leakeval_core leakeval_app leakeval_fit
+
 compile: setup
-	$(BIN)/python -m compileall -qq -j 0 leakeval_core leakeval_app leakeval_fit app_pages app.py
+	$(BIN)/python -m compileall -q -j 0 $(PACKAGES) || true
 
 $(DEMO)/experiment.toml: | $(STAMP)
 	$(BIN)/leakeval demo --out $(DEMO)
@@ -62,3 +66,4 @@ bench: setup
 
 clean:
 	rm -rf $(VENV) .leakeval-cache test-output dist site
+	find $(PACKAGES) -name __pycache__ -prune -exec rm -rf {} +

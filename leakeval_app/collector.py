@@ -1,7 +1,7 @@
 """Keep Python's garbage collector off the dashboard's long-lived objects.
 
 Streamlit runs a full collection after every script run (`runner.postScriptGC`). With
-streamlit, pandas, scipy, plotly and statsmodels imported, the interpreter tracks hundreds
+streamlit, pandas, pyarrow, scipy and plotly imported, the interpreter tracks hundreds
 of thousands of long-lived objects (functions, classes, plotly's validator tables), and a
 full collection walks all of them while holding the GIL, so the server cannot send the
 rerun's last messages and every page switch waits for it. Frozen objects
@@ -22,7 +22,7 @@ _modules_when_frozen = 0
 def freeze_long_lived_objects() -> None:
     """Freeze everything alive now, if modules were imported since the last freeze.
 
-    New modules are what brings new long-lived objects (a page imports plotly or statsmodels
+    New modules are what brings new long-lived objects (a page imports plotly or scipy.stats
     on its first visit), so this runs a few times per process, not per rerun. It collects
     first, so the rerun's own garbage is freed rather than frozen. Freezing only hides objects
     from the cycle collector: reference counting still frees them, so the one cost is a cycle

@@ -73,29 +73,40 @@ def limit_options() -> list[str]:
 
 
 def import_ahead() -> None:
-    """Import `AHEAD` once the server answers: its runtime has left its initial state, which
-    is what its health check asks. Not before: the imports and the server's own start share
-    one interpreter lock, so racing them only delays the moment a browser may connect; from
-    then on they overlap the browser's loading of the page, which runs on its own core.
+    """Import `AHEAD` once the server answers: its runtime is serving, which is what its
+    health check asks (a server stopping before it ever answered imports nothing). Not
+    before: the imports and the server's own start share one interpreter lock, so racing
+    them only delays the moment a browser may connect; from then on they overlap the
+    browser's loading of the page, which runs on its own core.
 
-    The collector is off meanwhile, and what they made is frozen, uncollected (as
-    `collector` freezes the long-lived objects): the imports make hundreds of thousands of
-    objects that live as long as the server, and each collection they would trigger walks
-    them, holding the lock the server needs to send the page. Their garbage is freed by
-    reference counting; only a cycle among it would stay."""
+    The collector is off meanwhile, and what is alive after is collected and frozen once
+    (`collector.freeze_long_lived_objects`): the imports make hundreds of thousands of
+    objects that live as long as the server, and each full collection they would trigger on
+    the way walks them all, holding the lock the server needs to send the page."""
     import gc
 
     from streamlit import runtime
 
-    while not (runtime.exists() and runtime.get_instance().state != runtime.RuntimeState.INITIAL):
+    from leakeval_app.collector import freeze_long_lived_objects
+
+    serving = {
+        runtime.RuntimeState.NO_SESSIONS_CONNECTED,
+        runtime.RuntimeState.ONE_OR_MORE_SESSIONS_CONNECTED,
+    }
+    stopped = {runtime.RuntimeState.STOPPING, runtime.RuntimeState.STOPPED}
+    while (state := runtime.get_instance().state if runtime.exists() else None) not in serving:
+        if state in stopped:
+            return
         time.sleep(READY_POLL)
+    collecting = gc.isenabled()
     gc.disable()
     try:
         for name in AHEAD:
             importlib.import_module(name)
     finally:
-        gc.freeze()
-        gc.enable()
+        if collecting:
+            gc.enable()
+    freeze_long_lived_objects()
 
 
 def main() -> None:

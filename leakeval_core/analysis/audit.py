@@ -36,6 +36,7 @@ __all__ = [
     "gains",
     "leaderboard",
     "sensitivity",
+    "similarity_trend",
     "strata_of",
 ]
 
@@ -110,22 +111,16 @@ def dose_response(
     threshold: float,
     bins: int = 4,
     confidence: float = 0.95,
-    resamples: int = RESAMPLES,
-    seed: int = 0,
-) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Does the gain grow as the nearest training query gets closer to the topic?
 
     `nearest` (indexed by topic) holds each topic's nearest training query: `similarity`
     (0 without any candidate) and its `category`. Returns the gain per similarity bin (bin 0:
     topics without a candidate pair; then up to `bins` quantile bins of the similarity, with
     t intervals), per category of the nearest query (topics whose nearest query is below the
-    threshold form "no near-duplicate"), and the trend: Spearman's rho between similarity
-    and gain over topics, with its permutation p.
+    threshold form "no near-duplicate"). The trend over topics is `similarity_trend`'s.
     """
-    from scipy import stats as sps  # here: the Story, which never asks this, needs none of it
-
-    table = pd.DataFrame({"gain": gain}).join(nearest, how="left")
-    table["similarity"] = table.similarity.fillna(0.0)
+    table = _with_nearest(gain, nearest)
     table["category"] = table.category.where(table.similarity >= threshold, "no near-duplicate")
     table["category"] = table.category.fillna("no near-duplicate").replace("", "no near-duplicate")
     paired = table.similarity > 0
@@ -166,6 +161,26 @@ def dose_response(
                 "ci_high": high,
             }
         )
+    return pd.DataFrame(rows), pd.DataFrame(categories)
+
+
+def _with_nearest(gain: pd.Series, nearest: pd.DataFrame) -> pd.DataFrame:
+    """Each topic's gain beside its nearest training query (similarity 0 without one)."""
+    table = pd.DataFrame({"gain": gain}).join(nearest, how="left")
+    table["similarity"] = table.similarity.fillna(0.0)
+    return table
+
+
+def similarity_trend(
+    gain: pd.Series, nearest: pd.DataFrame, resamples: int = RESAMPLES, seed: int = 0
+) -> dict:
+    """Spearman's rho between each topic's nearest similarity and its gain, with its
+    permutation p (`nearest` as for `dose_response`). Apart from the bins: the Story shows
+    the categories, and this test is the one thing of an audit that needs scipy.stats, whose
+    import a cold start would otherwise wait for."""
+    from scipy import stats as sps
+
+    table = _with_nearest(gain, nearest)
     trend = {"rho": float("nan"), "p": float("nan"), "topics": len(table)}
     if len(table) >= 3 and table.similarity.nunique() > 1 and table.gain.nunique() > 1:
         result = sps.permutation_test(
@@ -177,7 +192,7 @@ def dose_response(
             rng=np.random.default_rng(seed),
         )
         trend = {"rho": float(result.statistic), "p": float(result.pvalue), "topics": len(table)}
-    return pd.DataFrame(rows), pd.DataFrame(categories), trend
+    return trend
 
 
 def sensitivity(

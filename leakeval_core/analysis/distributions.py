@@ -17,8 +17,11 @@ __all__ = ["normal_quantile", "normal_tail", "t_quantile", "t_two_sided_p"]
 
 
 def t_quantile(q, df):
-    """The q-quantile of Student's t with `df` degrees of freedom (scipy.stats.t.ppf)."""
-    return special.stdtrit(df, q)
+    """The q-quantile of Student's t with `df` degrees of freedom (scipy.stats.t.ppf). At
+    q = 0 it is −∞ (by symmetry, minus the 1-quantile), as scipy.stats says: the ufunc
+    alone gives +∞ there."""
+    q = np.asarray(q, float)
+    return np.where(q == 0, -special.stdtrit(df, 1.0), special.stdtrit(df, q))[()]
 
 
 def t_two_sided_p(statistic, df):

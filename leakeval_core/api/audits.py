@@ -89,15 +89,21 @@ class CloserLook:
         return all(self.placed.get(factor, level) == level for factor, level in levels.items())
 
     @cached_property
-    def response(self) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-        """The gain by similarity bin and by category, and the trend, each row placed."""
+    def response(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """The gain by similarity bin and by category, each row placed."""
         from leakeval_core.analysis.audit import dose_response
 
-        bins, kinds, slope = dose_response(
-            self.gain, self.nearest, self.threshold, seed=self.statistics.seed
-        )
+        bins, kinds = dose_response(self.gain, self.nearest, self.threshold)
         placed = dict(self.placed)
-        return bins.assign(**placed), kinds.assign(**placed), pd.DataFrame([{**placed, **slope}])
+        return bins.assign(**placed), kinds.assign(**placed)
+
+    @cached_property
+    def trend(self) -> pd.DataFrame:
+        """Spearman's rho between similarity and gain with its permutation p, placed."""
+        from leakeval_core.analysis.audit import similarity_trend
+
+        slope = similarity_trend(self.gain, self.nearest, seed=self.statistics.seed)
+        return pd.DataFrame([{**dict(self.placed), **slope}])
 
     @cached_property
     def sensitivity(self) -> pd.DataFrame:
@@ -212,7 +218,7 @@ class Audit(Result):
     @property
     def trend(self) -> pd.DataFrame:
         """Spearman's rho between nearest similarity and gain, with its permutation p."""
-        return _frame([look.response[2] for look in self.closer])
+        return _frame([look.trend for look in self.closer])
 
     @property
     def sensitivity(self) -> pd.DataFrame:

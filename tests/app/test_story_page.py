@@ -131,13 +131,16 @@ def test_the_story_opens_on_the_largest_oriented_difference_with_its_verdict(
         assert cards["Leaked minus other"].endswith(" better")
 
 
+@pytest.mark.parametrize("experiment", ["demo_dir", "audit_dir"])
 def test_the_first_page_and_its_numbers_import_neither_scipy_stats_nor_statsmodels(
-    demo_dir, tmp_path
+    experiment, request, tmp_path
 ):
     """A cold start waits for what the Story imports: scipy.stats and statsmodels'
     multiple-testing module cost more than everything else beyond Streamlit and pandas, so
     the Story's path (the modules the server imports ahead, and the Story's computation)
-    needs neither (`analysis.distributions`, `corrections.correct`)."""
+    needs neither (`analysis.distributions`, `corrections.correct`), for twins and for an
+    audit of models against a baseline."""
+    folder = request.getfixturevalue(experiment)
     import os
     import subprocess
     import sys
@@ -146,7 +149,7 @@ def test_the_first_page_and_its_numbers_import_neither_scipy_stats_nor_statsmode
         "import importlib, sys; from leakeval_app import serve; "
         "[importlib.import_module(name) for name in serve.AHEAD]; "
         "from leakeval_core import api; "
-        f"story = api.story({str(demo_dir)!r}); assert story.headline; "
+        f"story = api.story({str(folder)!r}); assert story.headline; "
         "print(sorted(m for m in ('scipy.stats', 'statsmodels') if m in sys.modules))"
     )
     done = subprocess.run(

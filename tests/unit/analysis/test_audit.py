@@ -11,7 +11,14 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from leakeval_core.analysis.audit import dose_response, gains, leaderboard, sensitivity, strata_of
+from leakeval_core.analysis.audit import (
+    dose_response,
+    gains,
+    leaderboard,
+    sensitivity,
+    similarity_trend,
+    strata_of,
+)
 from leakeval_core.analysis.split import ShiftTest, Split, at_level
 from leakeval_core.analysis.statistics_options import Statistics
 from leakeval_core.evaluation.direction import Direction
@@ -155,7 +162,8 @@ def test_dose_response_bins_categories_and_trend():
         rng.choice(["identical", "reformulation", "specialization"], 120), index=model.index
     )
     nearest = pd.DataFrame({"similarity": similarity, "category": category})
-    bins, categories, trend = dose_response(gain, nearest, 0.5, bins=4, resamples=2_000)
+    bins, categories = dose_response(gain, nearest, 0.5, bins=4)
+    trend = similarity_trend(gain, nearest, resamples=2_000)
     assert bins.topics.tolist() == [30, 30, 30, 30]
     assert bins.gain.is_monotonic_increasing
     for row in bins.itertuples():
@@ -174,7 +182,7 @@ def test_every_topic_is_in_one_similarity_bin_when_pairs_share_one_similarity():
     gain = pd.Series(np.linspace(-0.1, 0.2, 12), index=index)
     similarity = pd.Series([0.0] * 4 + [1.0] * 8, index=index)
     nearest = pd.DataFrame({"similarity": similarity, "category": "reformulation"})
-    bins, _, _ = dose_response(gain, nearest, 0.8, resamples=200)
+    bins, _ = dose_response(gain, nearest, 0.8)
     assert bins.bin.tolist() == [0, 1] and bins.topics.tolist() == [4, 8]
     assert bins.gain.tolist() == pytest.approx([gain[:4].mean(), gain[4:].mean()])
 

@@ -18,8 +18,9 @@ QUANTILES = np.array([1e-6, 0.0005, 0.025, 0.2, 0.5, 0.8, 0.975, 0.9995])
 
 
 def test_t_quantiles_are_scipy_stats_t_ppf():
-    q, df = np.meshgrid(QUANTILES, DFS)
+    q, df = np.meshgrid(np.r_[0.0, QUANTILES, 1.0], np.r_[DFS, np.inf, np.nan])
     np.testing.assert_allclose(t_quantile(q, df), sps.t.ppf(q, df), rtol=1e-12, atol=1e-14)
+    assert isinstance(t_quantile(0.975, 10), float)  # a scalar for scalars, as scipy gives
 
 
 @pytest.mark.parametrize("df", DFS)

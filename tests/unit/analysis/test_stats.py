@@ -171,7 +171,7 @@ def test_effect_size_and_win_tie_loss_by_hand():
     assert (result.wins, result.ties, result.losses) == (2, 1, 1)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(
     st.lists(
         st.sampled_from([0.0, 1e-4, 0.01, 0.02, 0.2, 0.5, 1.0]) | st.floats(0, 1), max_size=12

@@ -73,15 +73,17 @@ def test_the_server_process_imports_ahead_what_the_first_page_needs():
         assert importlib.util.find_spec(name) is not None, name
 
 
-def test_the_server_imports_ahead_only_once_it_answers(monkeypatch):
-    """The imports wait for the server's start (they share its interpreter lock), then run:
-    polled while the runtime is in its initial state, imported once it has left it."""
-    import gc as serve_gc
+@pytest.mark.parametrize("then", ["NO_SESSIONS_CONNECTED", "STOPPED"])
+def test_the_server_imports_ahead_only_once_it_answers(then, monkeypatch, tmp_path):
+    """The imports wait for the server's start (they share its interpreter lock): polled
+    while the runtime starts, they run once it serves, and what is alive then is frozen,
+    collected first; a server that stops before it ever answered imports nothing."""
+    import sys
     import threading
 
     from streamlit import runtime
 
-    from leakeval_app import serve
+    from leakeval_app import collector, serve
 
     state = {"now": runtime.RuntimeState.INITIAL, "looks": 0}
     looked = threading.Event()
@@ -94,20 +96,27 @@ def test_the_server_imports_ahead_only_once_it_answers(monkeypatch):
                 looked.set()
             return state["now"]
 
-    imported = []
+    probe = "leakeval_import_ahead_probe"
+    (tmp_path / f"{probe}.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, probe, raising=False)
+    frozen = []
     monkeypatch.setattr(runtime, "exists", lambda: True)
     monkeypatch.setattr(runtime, "get_instance", Runtime)
     monkeypatch.setattr(serve, "READY_POLL", 0.001)
-    monkeypatch.setattr(serve, "AHEAD", ("json",))
-    monkeypatch.setattr(serve.importlib, "import_module", imported.append)
-    monkeypatch.setattr(serve_gc, "freeze", lambda: imported.append("frozen"))
+    monkeypatch.setattr(serve, "AHEAD", (probe,))
+    monkeypatch.setattr(
+        collector, "freeze_long_lived_objects", lambda: frozen.append(probe in sys.modules)
+    )
     worker = threading.Thread(target=serve.import_ahead, daemon=True)
     worker.start()
     assert looked.wait(timeout=60)
-    assert imported == []  # still starting: nothing imported
-    state["now"] = runtime.RuntimeState.NO_SESSIONS_CONNECTED
+    assert probe not in sys.modules  # still starting: nothing imported
+    state["now"] = getattr(runtime.RuntimeState, then)
     worker.join(timeout=60)
-    assert imported == ["json", "frozen"]  # and what they made frozen, once imported
+    served = then != "STOPPED"
+    assert (probe in sys.modules) is served
+    assert frozen == ([True] if served else [])  # frozen once, after the imports
 
 
 @pytest.mark.parametrize("setting, kept", [(None, True), ("0", False)])
