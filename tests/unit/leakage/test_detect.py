@@ -220,25 +220,41 @@ def test_leakage_command(tmp_path, capsys):
     assert "1 of 1 topics have a near-duplicate" in capsys.readouterr().err
 
 
+def _one_topic(qid: str, title: str, description: str, narrative: str = "") -> pd.DataFrame:
+    return pd.DataFrame(
+        {"qid": [qid], "title": [title], "description": [description], "narrative": [narrative]}
+    )
+
+
+def _log(**texts: str) -> pd.DataFrame:
+    """A training log of these texts, each named by its query id."""
+    return pd.DataFrame({"qid": list(texts), "text": list(texts.values())})
+
+
+def _hubble_topic(narrative: str = "") -> pd.DataFrame:
+    """Robust04's topic 303, whose need (discoveries) shares few words with its title."""
+    return _one_topic(
+        "303",
+        "Hubble Telescope Achievements",
+        "Identify positive accomplishments of the Hubble telescope.",
+        narrative,
+    )
+
+
+def _hubble_log() -> pd.DataFrame:
+    """The need in other words (good), the title's words for another need (bad), the title."""
+    return _log(
+        good="what has the hubble telescope discovered",
+        bad="hubble telescope location",
+        same="hubble telescope achievements",
+    )
+
+
 def test_semantic_method_rescores_candidates():
     needs_encoder()
-    topics = pd.DataFrame(
-        {
-            "qid": ["635"],
-            "title": ["doctor assisted suicides"],
-            "description": ["laws on physician assisted suicide"],
-            "narrative": [""],
-        }
-    )
-    log = pd.DataFrame(
-        {
-            "qid": ["a", "b", "c"],
-            "text": [
-                "what is physician-assisted suicide",
-                "doctor who episodes",
-                "assisted living costs",
-            ],
-        }
+    topics = _one_topic("635", "doctor assisted suicides", "laws on physician assisted suicide")
+    log = _log(
+        a="what is physician-assisted suicide", b="doctor who episodes", c="assisted living costs"
     )
     side = topic_texts(topics)
     notes: dict[str, list[str]] = {"lexical": [], "semantic": []}
@@ -270,24 +286,8 @@ def test_unknown_method():
 @pytest.mark.parametrize("method", ["hybrid", "hybrid-mpnet"])
 def test_hybrid_method_ranks_the_need_above_the_title_words(method):
     needs_encoder(encoder_of(method))
-    topics = pd.DataFrame(
-        {
-            "qid": ["303"],
-            "title": ["Hubble Telescope Achievements"],
-            "description": ["Identify positive accomplishments of the Hubble telescope."],
-            "narrative": ["Documents on discoveries and scientific results are relevant."],
-        }
-    )
-    log = pd.DataFrame(
-        {
-            "qid": ["good", "bad", "same"],
-            "text": [
-                "what has the hubble telescope discovered",
-                "hubble telescope location",
-                "hubble telescope achievements",
-            ],
-        }
-    )
+    topics = _hubble_topic("Documents on discoveries and scientific results are relevant.")
+    log = _hubble_log()
     # every candidate embedded: the need shares few words with the topic's title
     options = DetectionOptions(min_similarity=0.0, method=method, encoder_floor=0.0)
     pairs = detect(topic_texts(topics), log, options)
@@ -327,24 +327,8 @@ def test_the_encoder_scores_only_candidates_over_the_floor_and_them_exactly(monk
     needs_encoder()
     from leakeval_core.leakage import semantic
 
-    topics = pd.DataFrame(
-        {
-            "qid": ["303"],
-            "title": ["Hubble Telescope Achievements"],
-            "description": ["Identify positive accomplishments of the Hubble telescope."],
-            "narrative": [""],
-        }
-    )
-    log = pd.DataFrame(
-        {
-            "qid": ["good", "bad", "same"],
-            "text": [
-                "what has the hubble telescope discovered",
-                "hubble telescope location",
-                "hubble telescope achievements",
-            ],
-        }
-    )
+    topics = _hubble_topic()
+    log = _hubble_log()
     side = topic_texts(topics)
     every = DetectionOptions(min_similarity=0.0, method=method, encoder_floor=0.0)
     embedded = detect(side, log, every).set_index("train_qid")
