@@ -1,39 +1,95 @@
-"""Start loading the browser's chart renderer while the first page is still computing.
+"""Have the browser load the components the first page draws with while that page computes.
 
-Streamlit's frontend fetches and compiles its Plotly component (a large script) only when
-the first chart arrives, so on a cold start the Story's chart would wait for it after the
-page's script had finished. A module import, sent before the page's work starts,
-lets the browser fetch and compile it in parallel with that work. It is sent on every rerun,
-hidden: an element present on the first run only would shift every element after it on the
-next, and the browser would redraw them all (the import itself runs once per page load).
+Streamlit's frontend fetches and evaluates a component (a chunk of its bundle) only when the
+first element that needs it arrives. On a cold start the Story's chart would wait, once the
+page's script is done, for the browser to fetch Plotly's component and evaluate it, one
+long task in which nothing is drawn. The page's HTML (`PagePreload`, which the server adds to
+Streamlit's own middleware, `serve`) instead
+- preloads the chart component, so it is fetched and compiled while the page loads, beside
+  Streamlit's own bundle;
+- imports the components once the first script run has started: from then on the browser
+  only waits for the page's elements, so evaluating them overlaps the server's work instead
+  of following it. Not before: a long task then would hold back the connection that starts
+  the run.
 """
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 from pathlib import Path
 
 import streamlit as st
+from starlette.datastructures import MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 STATIC = Path(st.__file__).parent / "static" / "static" / "js"
 
+COMPONENTS = ("PlotlyChart", "DataFrame", "Quiver", "useSyncComboBoxEnterTargetFocus")
+"""The chunks every page's first drawing waits for: its charts, its tables (the table
+element, and the reader of the Arrow data it arrives as) and the sidebar's select boxes."""
+
 
 @lru_cache(maxsize=1)
-def chart_script() -> str | None:
-    """The frontend's Plotly component as the server serves it, if this Streamlit has one."""
-    found = sorted(STATIC.glob("PlotlyChart.*.js"))
-    return f"static/js/{found[0].name}" if found else None
+def component_scripts() -> tuple[str, ...]:
+    """The `COMPONENTS` this Streamlit serves, as paths under its page ("static/js/...");
+    the chart's first. Streamlit names its chunks anew in each release."""
+    found = (sorted(STATIC.glob(f"{name}.*.js")) for name in COMPONENTS)
+    return tuple(f"static/js/{files[0].name}" for files in found if files)
 
 
-def preload_charts() -> None:
-    """Tell the browser to load the chart component now."""
-    if (script := chart_script()) is None:
-        return
-    base = st.get_option("server.baseUrlPath").strip("/")
-    href = "/" + "/".join(part for part in (base, script) if part)
-    st.html(
-        # the element is hidden, so it takes no gap in the page's layout
-        '<style>[data-testid="stElementContainer"]:has(.leakeval-preload) {display: none}'
-        f'</style><span class="leakeval-preload"></span><script>import("{href}")</script>',
-        unsafe_allow_javascript=True,
-    )
+def head_html() -> bytes:
+    """What the page's head gains: empty when this Streamlit has none of the components.
+    The paths are relative, as Streamlit's own scripts are, so a base URL path holds."""
+    scripts = [f"./{script}" for script in component_scripts()]
+    if not scripts:
+        return b""
+    imports = " ".join(f"import({json.dumps(script)});" for script in scripts)
+    return (
+        f'<link rel="modulepreload" crossorigin href="{scripts[0]}">\n'
+        '<script type="module">\n'
+        "new MutationObserver((_, seen) => {\n"
+        "  if (document.querySelector('[data-test-script-state=\"running\"]')) {\n"
+        f"    seen.disconnect(); {imports}\n"
+        "  }\n"
+        "}).observe(document, {subtree: true, childList: true, attributes: true,\n"
+        '  attributeFilter: ["data-test-script-state"]});\n'
+        "</script>\n"
+    ).encode()
+
+
+class PagePreload:
+    """ASGI middleware: `head_html` at the end of the head of every HTML page served
+    (Streamlit serves one page, index.html, at every page's path); all else passes as it is.
+    It sits under Streamlit's compression, so it sees the page as the file holds it."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.head = head_html()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "GET" or not self.head:
+            await self.app(scope, receive, send)
+            return
+        started: list[Message] = []
+        body: list[bytes] = []
+
+        async def send_page(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(raw=message["headers"])
+                if message["status"] == 200 and headers.get("content-type", "").startswith(
+                    "text/html"
+                ):
+                    started.append(message)
+                    return
+            elif started and message["type"] == "http.response.body":
+                body.append(message.get("body", b""))
+                if message.get("more_body", False):
+                    return
+                page = b"".join(body).replace(b"</head>", self.head + b"</head>", 1)
+                MutableHeaders(raw=started[0]["headers"])["content-length"] = str(len(page))
+                await send(started[0])
+                message = {"type": "http.response.body", "body": page}
+            await send(message)
+
+        await self.app(scope, receive, send_page)
