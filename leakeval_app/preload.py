@@ -58,10 +58,17 @@ def head_html() -> bytes:
     ).encode()
 
 
+STREAMLIT_PAGE = b'src="./static/js/index.'
+"""What marks Streamlit's own page: its bundle's script tag. Other HTML the server sends (a
+report offered for download) is the user's file, and is left as it is."""
+
+
 class PagePreload:
-    """ASGI middleware: `head_html` at the end of the head of every HTML page served
-    (Streamlit serves one page, index.html, at every page's path); all else passes as it is.
-    It sits under Streamlit's compression, so it sees the page as the file holds it."""
+    """ASGI middleware: `head_html` at the end of the head of Streamlit's page (index.html,
+    which it serves at every page's path); all else passes as it is. It sits under
+    Streamlit's compression, so it sees the page as the file holds it. The page loses its
+    file's validators (ETag, Last-Modified): they would name the file's bytes, not these.
+    A HEAD request is answered as the file is: there is no body to look for the page in."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -71,25 +78,39 @@ class PagePreload:
         if scope["type"] != "http" or scope["method"] != "GET" or not self.head:
             await self.app(scope, receive, send)
             return
-        started: list[Message] = []
+        held: list[Message] = []
         body: list[bytes] = []
 
         async def send_page(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = MutableHeaders(raw=message["headers"])
-                if message["status"] == 200 and headers.get("content-type", "").startswith(
-                    "text/html"
+                headers = MutableHeaders(raw=list(message["headers"]))
+                if (
+                    message["status"] == 200
+                    and headers.get("content-type", "").startswith("text/html")
+                    and "content-disposition" not in headers
                 ):
-                    started.append(message)
+                    held.append({**message, "headers": headers.raw})
                     return
-            elif started and message["type"] == "http.response.body":
+            elif held and message["type"] == "http.response.body":
                 body.append(message.get("body", b""))
                 if message.get("more_body", False):
                     return
-                page = b"".join(body).replace(b"</head>", self.head + b"</head>", 1)
-                MutableHeaders(raw=started[0]["headers"])["content-length"] = str(len(page))
-                await send(started[0])
+                start, page = self._page(held.pop(), b"".join(body))
+                await send(start)
                 message = {"type": "http.response.body", "body": page}
+            elif held:  # a response that does not send its body (a file sent by path)
+                await send(held.pop())
             await send(message)
 
         await self.app(scope, receive, send_page)
+
+    def _page(self, start: Message, page: bytes) -> tuple[Message, bytes]:
+        """The response's start and body: the preload in it where it is Streamlit's page."""
+        if STREAMLIT_PAGE not in page:
+            return start, page
+        page = page.replace(b"</head>", self.head + b"</head>", 1)
+        headers = MutableHeaders(raw=start["headers"])
+        headers["content-length"] = str(len(page))
+        for validator in ("etag", "last-modified"):
+            del headers[validator]
+        return {**start, "headers": headers.raw}, page

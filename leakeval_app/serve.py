@@ -6,7 +6,8 @@ Streamlit runs the app's script only once a browser connects, so on a cold start
 page would wait for the imports the Story needs on top of its own work. Here a background
 thread imports them while the browser loads the page, once the server answers, so the first
 run finds them ready. Imports are safe to race: the first page importing the same module
-waits for this thread's import to finish rather than repeating it.
+waits for this thread's import to finish rather than repeating it. The page it sends has
+the browser load the first page's components early too (`preload_page`).
 """
 
 from __future__ import annotations
