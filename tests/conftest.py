@@ -161,3 +161,20 @@ def served(monkeypatch):
     calls = []
     monkeypatch.setattr(dashboard, "serve", lambda command, env: calls.append((command, env)) or 0)
     return calls
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium for every browser test of the session (the app's and the docs'):
+    Playwright's sync API runs one instance per thread, so a second one started while this
+    lives would fail."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.chromium import CHROMIUM, CHROMIUM_ARGS
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is not installed")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()

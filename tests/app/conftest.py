@@ -1,5 +1,5 @@
-"""The dashboard's fixtures: opening it in AppTest, and the server and browser the Chromium
-modules share.
+"""The dashboard's fixtures: opening it in AppTest, and the server the Chromium modules share
+(with the session's browser, `tests/conftest.py`).
 
 Session-scoped where they are expensive: `make test` hands each module whole to a worker
 (`--dist loadscope`), so a module-scoped server or browser would be started once per module
@@ -15,7 +15,6 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.app.test_browser import start_app, stop_app
-from tests.chromium import CHROMIUM, CHROMIUM_ARGS
 from tests.support import ROOT
 
 
@@ -53,13 +52,3 @@ def app_url(demo_dir, demo_cache):
     proc, url = start_app(demo_dir.parent, demo_cache.root)
     yield url
     stop_app(proc)
-
-
-@pytest.fixture(scope="session")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()

@@ -266,23 +266,15 @@ def test_the_site_builds_strict_and_offline(site):
 
 
 @pytest.mark.browser
-def test_viewing_the_site_fetches_nothing(site):
+def test_viewing_the_site_fetches_nothing(site, browser):
     """Opened from disk in Chromium, the pages request only files of the site."""
-    from playwright.sync_api import sync_playwright
-
-    from tests.chromium import CHROMIUM, CHROMIUM_ARGS
-
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}")
     requested = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page()
-        page.on("request", lambda request: requested.append(request.url))
-        for name in ("index.html", "performance.html", "reference/api.html"):
-            page.goto((site / name).as_uri())
-            page.wait_for_load_state("networkidle")
-        browser.close()
+    page = browser.new_page()
+    page.on("request", lambda request: requested.append(request.url))
+    for name in ("index.html", "performance.html", "reference/api.html"):
+        page.goto((site / name).as_uri())
+        page.wait_for_load_state("networkidle")
+    page.close()
     assert requested and [u for u in requested if not u.startswith(("file:", "data:"))] == []
 
 
