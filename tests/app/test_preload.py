@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -59,7 +60,10 @@ def _request(app, method: str = "GET") -> tuple[dict, bytes]:
         return {"type": "http.request", "body": b""}
 
     scope = {"type": "http", "method": method, "path": "/", "headers": []}
-    asyncio.run(preload.PagePreload(app)(scope, receive, send))
+    # on a thread of its own: the session's browser (sync Playwright) may be running an
+    # event loop on this one
+    with ThreadPoolExecutor(1) as thread:
+        thread.submit(asyncio.run, preload.PagePreload(app)(scope, receive, send)).result()
     start, *body = sent
     return start, b"".join(m.get("body", b"") for m in body)
 
