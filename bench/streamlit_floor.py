@@ -32,6 +32,7 @@ import record  # noqa: E402
 from bench.page_switch_bench import timed_click  # noqa: E402
 from tests.app.test_browser import (  # noqa: E402
     HEADING,
+    IDLE,
     MAIN_CONTENT,
     PAGES,
     answers,
@@ -71,20 +72,15 @@ def start_floor() -> tuple[subprocess.Popen, str]:
 
 # From the page's first script on, one look per frame (as page_switch_bench's clock; a
 # whole-tree observer would slow the drawing it times) until the page is drawn: an h2 with
-# the heading, the drawn element, the script's run over and no element still waiting for
-# its code. The time is the system clock's, as the bench's own start is (the page's
+# the heading, the drawn element, and the page idle as the browser tests wait for it
+# (`IDLE`). The time is the system clock's, as the bench's own start is (the page's
 # performance.timeOrigin is set once per browser process and drifts from it).
 DRAWN_CLOCK = """(() => {
     const probe = %s;
-    const drawn = () => {
-        const app = document.querySelector('[data-testid="stApp"]');
-        return app && app.dataset.testScriptState === 'notRunning'
-            && [...document.querySelectorAll('h2')]
-                .some((h) => h.textContent.includes(probe.heading))
-            && document.querySelector(probe.drawn)
-            && !document.querySelector('[data-testid="stStatusWidget"]')
-            && !document.querySelector('[data-testid="stSkeleton"]');
-    };
+    const drawn = () => [...document.querySelectorAll('h2')]
+            .some((h) => h.textContent.includes(probe.heading))
+        && document.querySelector(probe.drawn)
+        && %s;
     const frame = () => {
         if (drawn()) {
             setTimeout(() => { window.__drawnAt = Date.now(); });
@@ -103,7 +99,8 @@ def cold_start(browser, start, heading: str, drawn: str) -> tuple[float, float]:
     0.5 s, so a later page is seen up to half a second late), and by the page's own clock,
     at the frame it was drawn in."""
     page = browser.new_page(viewport={"width": 1500, "height": 1000})
-    page.add_init_script(DRAWN_CLOCK % json.dumps({"heading": heading, "drawn": drawn}))
+    probe = json.dumps({"heading": heading, "drawn": drawn})
+    page.add_init_script(DRAWN_CLOCK % (probe, IDLE))
     began, began_at = time.perf_counter(), time.time()
     server, url = start()
     try:

@@ -109,20 +109,21 @@ def stop_app(proc: subprocess.Popen) -> None:
         proc.wait(timeout=20)
 
 
+IDLE = """(() => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    return Boolean(app && app.dataset.testScriptState === 'notRunning'
+        && !document.querySelector('[data-testid="stStatusWidget"]')
+        && !document.querySelector('[data-testid="stSkeleton"]'));
+})()"""
+"""In-page: Streamlit is done. The app root says its script is not running (the status
+widget alone shows up only after a delay, so a fast check could pass mid-run) and no element
+still waits for its component's code (a skeleton stands in for it meanwhile: the script's
+run can end before the browser has loaded, say, the metrics' code)."""
+
+
 def wait_until_idle(page, timeout: float = 120_000) -> None:
-    """Streamlit is done when the app root says its script is not running (the status
-    widget alone shows up only after a delay, so a fast check could pass mid-run) and no
-    element still waits for its component's code (a skeleton stands in for it meanwhile:
-    the script's run can end before the browser has loaded, say, the metrics' code)."""
-    page.wait_for_function(
-        """() => {
-            const app = document.querySelector('[data-testid="stApp"]');
-            return app && app.dataset.testScriptState === 'notRunning'
-                && !document.querySelector('[data-testid="stStatusWidget"]')
-                && !document.querySelector('[data-testid="stSkeleton"]');
-        }""",
-        timeout=timeout,
-    )
+    """Wait until the page is `IDLE`."""
+    page.wait_for_function(f"() => {IDLE}", timeout=timeout)
 
 
 def open_tab(page, name: str, shown) -> None:
