@@ -32,18 +32,18 @@ def correct(pvalues: Sequence[float], method: Correction = "bonferroni") -> np.n
         return p
     if method == "bonferroni":
         return np.minimum(p * len(p), 1.0)
-    order, unclipped = _holm_steps(p)
+    order, _, unclipped = _holm_steps(p)
     adjusted = np.empty(len(p))
     adjusted[order] = np.minimum(unclipped, 1.0)
     return adjusted
 
 
-def _holm_steps(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Holm's order of the p-values (smallest first) and each step's unclipped adjusted p:
-    the running maximum of (m − i + 1)·p₍ᵢ₎."""
+def _holm_steps(p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Holm's order of the p-values (smallest first), each step's multiplier m − i + 1, and
+    each step's unclipped adjusted p: the running maximum of (m − i + 1)·p₍ᵢ₎."""
     order = np.argsort(p, kind="stable")
     steps = np.arange(len(p), 0, -1)  # m, m − 1, …, 1
-    return order, np.maximum.accumulate(steps * p[order])
+    return order, steps, np.maximum.accumulate(steps * p[order])
 
 
 def per_comparison_alpha(
@@ -63,8 +63,7 @@ def per_comparison_alpha(
         return np.full(m, alpha)
     if method == "bonferroni":
         return np.full(m, alpha / m)
-    order, unclipped = _holm_steps(p)
-    steps = np.arange(m, 0, -1)
+    order, steps, unclipped = _holm_steps(p)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(unclipped > 0, p[order] / unclipped, 1.0 / steps)
     levels = np.empty(m)
