@@ -86,17 +86,16 @@ def _score_files(
 
     from leakeval_core.errors import LeakevalError
     from leakeval_core.evaluation.allocator import return_free_memory
-    from leakeval_core.evaluation.qrels import PreparedQrels
+    from leakeval_core.experiment.qrels_cache import prepared_qrels
     from leakeval_core.evaluation.scoring import score_files
-    from leakeval_core.io import trec
 
     if not Path(qrels).exists():
         raise LeakevalError(f"qrels: {qrels}: no such file")
 
-    def prepare() -> PreparedQrels:
-        """Runs while the first run files are read; its scratch is returned after."""
-        prepared = PreparedQrels(trec.read_qrels_table(qrels), conventions)
-        prepared.judgments  # noqa: B018 - built here, so its scratch is among what is returned
+    def prepare():
+        """Runs while the first run files are read, from the cache where these qrels were
+        prepared before; its scratch is returned after."""
+        prepared = prepared_qrels(qrels, conventions)
         return_free_memory()
         return prepared
 

@@ -66,6 +66,24 @@ class JudgmentIndex:
         self._documents = HashSet(hashed)
         """Every docid of the qrels, hashed: `judged_documents` searches them."""
 
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """The index as named arrays, without the docids it was built over: what
+        `from_arrays` rebuilds it from in another process (`qrels_cache`). A number is a
+        0-d array."""
+        named = {n: v for n, v in vars(self).items() if n not in ("_doc_values", "_documents")}
+        named.update({f"documents{n}": v for n, v in vars(self._documents).items()})
+        return {name: np.asarray(value) for name, value in named.items()}
+
+    @classmethod
+    def from_arrays(cls, doc_values: pa.Array, arrays: dict[str, np.ndarray]) -> JudgmentIndex:
+        """The index `to_arrays` gave, over the same `doc_values`, without building it."""
+        index, documents = cls.__new__(cls), HashSet.__new__(HashSet)
+        index._doc_values, index._documents = doc_values, documents
+        for name, value in arrays.items():
+            owner = documents if name.startswith("documents") else index
+            setattr(owner, name.removeprefix("documents"), value[()] if value.ndim else value)
+        return index
+
     def _keys(self, qidx: np.ndarray, hashes: np.ndarray) -> np.ndarray:
         """The query in the high bits, the docid's hash in the low ones, in place of
         `hashes`. The sign bit stays 0, so the keys sort the same as int64."""

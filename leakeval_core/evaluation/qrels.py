@@ -26,9 +26,22 @@ __all__ = ["PreparedQrels"]
 class PreparedQrels:
     """Qrels indexed once for scoring many runs under one set of conventions."""
 
-    def __init__(self, qrels: RunLike, conventions: Conventions = Conventions()) -> None:
+    def __init__(
+        self,
+        qrels: RunLike,
+        conventions: Conventions = Conventions(),
+        judgments: JudgmentIndex | None = None,
+    ) -> None:
+        """`judgments`: the index these qrels' own `judgments` built under these conventions'
+        relevance level and policy for queries without a relevant document, kept from an
+        earlier process (`qrels_cache`); built when first asked for otherwise."""
         self.conventions = conventions
+        if judgments is not None:
+            self.judgments = judgments
         table = as_table(qrels, "grade")
+        self.table = table
+        """The qrels as read (qid, docid dictionary-encoded; grade): what `qrels_cache`
+        keeps."""
         qid_codes, qid_values = dictionary(table, "qid")
         self._docids = table.column("docid").chunk(0)
         self._grades = to_numpy(table.column("grade")).astype(np.int64, copy=False)

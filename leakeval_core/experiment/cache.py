@@ -46,6 +46,7 @@ from leakeval_core.errors import LeakevalError
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
 __all__ = [
     "CACHE_VERSION",
@@ -250,6 +251,35 @@ class Cache:
             {**(table.schema.metadata or {}), b"leakeval": json.dumps(meta or {}).encode()}
         )
         self._write(self.path(kind, key), lambda tmp: pq.write_table(table, tmp))
+
+    def get_arrow(self, kind: str, key: str) -> pa.Table | None:
+        """A stored arrow table (an Arrow IPC file, read whole), or None when absent or
+        damaged; a damaged one is deleted. The IPC file's own structure (a magic number at
+        both ends, a footer) shows a truncation, and the table is validated in full, so a
+        damaged file cannot send a reader past its buffers."""
+        import pyarrow as pa
+
+        path = self.path(kind, key, ".arrow")
+        try:
+            with pa.OSFile(str(path)) as source:
+                table = pa.ipc.open_file(source).read_all()
+            table.validate(full=True)
+        except FileNotFoundError:
+            return None
+        except (pa.ArrowException, OSError, ValueError):
+            self._discard(path)
+            return None
+        _used(path)
+        return table
+
+    def put_arrow(self, kind: str, key: str, table: pa.Table) -> None:
+        import pyarrow as pa
+
+        def write(tmp: str) -> None:
+            with pa.OSFile(tmp, "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+                writer.write_table(table)
+
+        self._write(self.path(kind, key, ".arrow"), write)
 
     def get_bytes(self, kind: str, key: str) -> bytes | None:
         """A stored blob (a command's finished output, say), or None when absent or
