@@ -86,8 +86,8 @@ def _score_files(
 
     from leakeval_core.errors import LeakevalError
     from leakeval_core.evaluation.allocator import return_free_memory
-    from leakeval_core.experiment.qrels_cache import prepared_qrels
     from leakeval_core.evaluation.scoring import score_files
+    from leakeval_core.experiment.qrels_cache import prepared_qrels
 
     if not Path(qrels).exists():
         raise LeakevalError(f"qrels: {qrels}: no such file")

@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 
 from leakeval_core import api
-from leakeval_core.experiment import qrels_cache
 from leakeval_core.evaluation.conventions import Conventions
-from leakeval_core.experiment.qrels_cache import KIND, prepared_qrels
+from leakeval_core.experiment import qrels_cache
 from leakeval_core.experiment.cache import Cache
+from leakeval_core.experiment.qrels_cache import KIND, prepared_qrels
 from leakeval_core.io import trec
 
 QRELS = """\
