@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from leakeval_core.api.results import Scores
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.measures import DEFAULT_MEASURES, Measure, parse_measures
 from leakeval_core.experiment.scores import Progress
+
+if TYPE_CHECKING:
+    from leakeval_core.evaluation.qrels import PreparedQrels
+    from leakeval_core.experiment.cache import Cache
 
 __all__ = ["score", "score_tables"]
 
@@ -22,6 +26,7 @@ def score(
     columns: Mapping[str, str] | None = None,
     progress: Progress | None = None,
     format: str | Mapping[str, str] | None = None,
+    cache: Cache | None = None,
 ) -> Scores:
     """Score runs against qrels under explicit conventions.
 
@@ -32,6 +37,8 @@ def score(
     runs' format where their content cannot tell (or {"run": ..., "qrels": ...}).
     `columns` maps your column names to leakeval's (`qid`, `docid`, `score`, `grade`) where
     they are not among the common ones (query_id, doc_id, relevance, ...).
+    Qrels given as a file are kept prepared in `cache` (default: the user's, at
+    $LEAKEVAL_CACHE) for the next call against the same file (`experiment.qrels_cache`).
 
     >>> qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d3": 2}}
     >>> bm25 = {"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d3": 0.5, "d4": 1.0}}
@@ -46,7 +53,9 @@ def score(
     if all(isinstance(run, str | os.PathLike) for run in named.values()) and isinstance(
         qrels, str | os.PathLike
     ):
-        return _score_files(qrels, named, parse_measures(measures), conventions, progress, called)
+        return _score_files(
+            qrels, named, parse_measures(measures), conventions, progress, called, cache
+        )
     return score_tables(
         as_table(qrels, "grade", "qrels", columns),
         {name: as_table(run, "score", f"run {name!r}", columns) for name, run in named.items()},
@@ -79,7 +88,13 @@ def score_tables(
 
 
 def _score_files(
-    qrels, named: dict, measures, conventions: Conventions, progress, qrels_name: str
+    qrels,
+    named: dict,
+    measures,
+    conventions: Conventions,
+    progress,
+    qrels_name: str,
+    cache: Cache | None,
 ) -> Scores:
     """Files are read and scored on threads while the qrels are prepared (`score_files`)."""
     from pathlib import Path
@@ -87,15 +102,17 @@ def _score_files(
     from leakeval_core.errors import LeakevalError
     from leakeval_core.evaluation.allocator import return_free_memory
     from leakeval_core.evaluation.scoring import score_files
+    from leakeval_core.experiment.cache import Cache
     from leakeval_core.experiment.qrels_cache import prepared_qrels
 
     if not Path(qrels).exists():
         raise LeakevalError(f"qrels: {qrels}: no such file")
+    cache = cache or Cache()  # here: a bad LEAKEVAL_CACHE_MB is said before any run is read
 
-    def prepare():
+    def prepare() -> PreparedQrels:
         """Runs while the first run files are read, from the cache where these qrels were
         prepared before; its scratch is returned after."""
-        prepared = prepared_qrels(qrels, conventions)
+        prepared = prepared_qrels(qrels, conventions, cache)
         return_free_memory()
         return prepared
 

@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 from leakeval_core.io.arrays import from_numpy, to_numpy
 from leakeval_core.io.hashing import HASHED_PREFIX, hash_width, string_hashes
 
-__all__ = ["HashSet", "JudgmentIndex"]
+__all__ = ["HashSet", "JudgmentIndex", "narrowest"]
 
 
 class JudgmentIndex:
@@ -48,7 +48,7 @@ class JudgmentIndex:
         self._keys_sorted = keys[order]
         del keys
         self._docs = docs[order].astype(np.int32, copy=False)
-        self._grades = grades[order].astype(_narrowest(grades), copy=False)
+        self._grades = grades[order].astype(narrowest(grades), copy=False)
         del order
         # Each query's keys split into 2^k buckets by their top hash bits, 2^k at most its
         # judgments: one or two keys a bucket on average, however unevenly queries are judged.
@@ -66,22 +66,25 @@ class JudgmentIndex:
         self._documents = HashSet(hashed)
         """Every docid of the qrels, hashed: `judged_documents` searches them."""
 
-    def to_arrays(self) -> dict[str, np.ndarray]:
-        """The index as named arrays, without the docids it was built over: what
-        `from_arrays` rebuilds it from in another process (`qrels_cache`). A number is a
-        0-d array."""
+    def to_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, int]]:
+        """The index as named arrays and numbers, without the docids it was built over: what
+        `from_arrays` rebuilds it from in another process (`qrels_cache`). The hash set's
+        are named `documents.*`."""
         named = {n: v for n, v in vars(self).items() if n not in ("_doc_values", "_documents")}
-        named.update({f"documents{n}": v for n, v in vars(self._documents).items()})
-        return {name: np.asarray(value) for name, value in named.items()}
+        named.update({f"documents.{n}": v for n, v in vars(self._documents).items()})
+        arrays = {n: v for n, v in named.items() if isinstance(v, np.ndarray)}
+        return arrays, {n: int(v) for n, v in named.items() if n not in arrays}
 
     @classmethod
-    def from_arrays(cls, doc_values: pa.Array, arrays: dict[str, np.ndarray]) -> JudgmentIndex:
+    def from_arrays(
+        cls, doc_values: pa.Array, arrays: dict[str, np.ndarray], numbers: dict[str, int]
+    ) -> JudgmentIndex:
         """The index `to_arrays` gave, over the same `doc_values`, without building it."""
         index, documents = cls.__new__(cls), HashSet.__new__(HashSet)
         index._doc_values, index._documents = doc_values, documents
-        for name, value in arrays.items():
-            owner = documents if name.startswith("documents") else index
-            setattr(owner, name.removeprefix("documents"), value[()] if value.ndim else value)
+        for name, value in [*arrays.items(), *numbers.items()]:
+            owner, _, own = name.rpartition(".")
+            setattr(documents if owner else index, own, value)
         return index
 
     def _keys(self, qidx: np.ndarray, hashes: np.ndarray) -> np.ndarray:
@@ -198,7 +201,7 @@ class HashSet:
         self.sorted = hashes[self.order]
         # one bucket per two hashes: two on average, and half the bounds to keep
         bits = max(1, len(hashes).bit_length() - 1)
-        self._shift = np.uint64(64 - bits)
+        self._shift = 64 - bits
         counts = np.bincount((self.sorted >> self._shift).astype(np.intp), minlength=1 << bits)
         self._start = np.zeros(len(counts) + 1, positions)
         np.cumsum(counts, out=self._start[1:])
@@ -216,7 +219,7 @@ class HashSet:
         return at
 
 
-def _narrowest(grades: np.ndarray) -> np.dtype:
+def narrowest(grades: np.ndarray) -> np.dtype:
     """The smallest integer type holding every grade (one byte for any usual qrels)."""
     if not len(grades):
         return np.dtype(np.int8)

@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 
 from leakeval_core.evaluation.arrow import as_table, codes, dictionary, rank_within, strings
 from leakeval_core.evaluation.conventions import Conventions
-from leakeval_core.evaluation.judgments import JudgmentIndex
+from leakeval_core.evaluation.judgments import JudgmentIndex, narrowest
 from leakeval_core.io import trec
 from leakeval_core.io.arrays import from_numpy, to_numpy
 
@@ -39,12 +39,15 @@ class PreparedQrels:
         if judgments is not None:
             self.judgments = judgments
         table = as_table(qrels, "grade")
-        self.table = table
+        grades = to_numpy(table.column("grade"))
+        self._grades = grades.astype(narrowest(grades), copy=False)
+        """Each judgment's grade, in the narrowest integer type that holds them all: a
+        byte each for any usual qrels, where the readers' int64 takes eight."""
+        self.table = table.set_column(2, "grade", from_numpy(self._grades))
         """The qrels as read (qid, docid dictionary-encoded; grade): what `qrels_cache`
         keeps."""
         qid_codes, qid_values = dictionary(table, "qid")
         self._docids = table.column("docid").chunk(0)
-        self._grades = to_numpy(table.column("grade")).astype(np.int64, copy=False)
         relevant = self._grades >= conventions.relevance_level
         num_rel = np.bincount(qid_codes, weights=relevant, minlength=len(qid_values))
         by_qid = to_numpy(pc.sort_indices(qid_values))
@@ -57,9 +60,9 @@ class PreparedQrels:
         self.qids = np.array(scored_qids.to_pylist(), dtype=object)
         """Scored queries (those with a relevant judgment), in qid order."""
         self.num_rel = num_rel[evaluated]
-        position = np.full(len(qid_values), -1, np.int32)
+        position = np.full(len(qid_values), -1, np.min_scalar_type(-max(len(qid_values), 1)))
         position[evaluated] = np.arange(len(evaluated))
-        self._row_qidx = position[qid_codes]
+        self._row_qidx = position[qid_codes]  # two bytes a judgment up to 32k queries
         """Each qrels row's query as a position in `qids`, -1 when it is not scored."""
         self._qids = table.column("qid").chunk(0)
         self._qid_set = strings(scored_qids)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
+import io
 import json
 import os
 import re
@@ -40,13 +40,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISREG
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from leakeval_core.errors import LeakevalError
+from leakeval_core.io.digest import blake2b
 
 if TYPE_CHECKING:
     import pandas as pd
-    import pyarrow as pa
 
 __all__ = [
     "CACHE_VERSION",
@@ -145,7 +145,7 @@ def take_notices() -> list[str]:
 def hash_key(*parts: object) -> str:
     """A stable key over JSON-able parts (digests, parameters)."""
     text = json.dumps([CACHE_VERSION, *parts], sort_keys=True, default=str)
-    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+    return blake2b(text.encode(), digest_size=16).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -252,42 +252,14 @@ class Cache:
         )
         self._write(self.path(kind, key), lambda tmp: pq.write_table(table, tmp))
 
-    def get_arrow(self, kind: str, key: str) -> pa.Table | None:
-        """A stored arrow table (an Arrow IPC file, read whole), or None when absent or
-        damaged; a damaged one is deleted. The IPC file's own structure (a magic number at
-        both ends, a footer) shows a truncation, and the table is validated in full, so a
-        damaged file cannot send a reader past its buffers."""
-        import pyarrow as pa
-
-        path = self.path(kind, key, ".arrow")
-        try:
-            with pa.OSFile(str(path)) as source:
-                table = pa.ipc.open_file(source).read_all()
-            table.validate(full=True)
-        except FileNotFoundError:
-            return None
-        except (pa.ArrowException, OSError, ValueError):
-            self._discard(path)
-            return None
-        _used(path)
-        return table
-
-    def put_arrow(self, kind: str, key: str, table: pa.Table) -> None:
-        import pyarrow as pa
-
-        def write(tmp: str) -> None:
-            with pa.OSFile(tmp, "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
-                writer.write_table(table)
-
-        self._write(self.path(kind, key, ".arrow"), write)
-
-    def get_bytes(self, kind: str, key: str) -> bytes | None:
+    def get_bytes(self, kind: str, key: str) -> memoryview | None:
         """A stored blob (a command's finished output, say), or None when absent or
         damaged; a damaged one is deleted. Blobs carry a checksum of their content, as
-        bytes, unlike parquet, have no structure that would show a truncation."""
+        bytes, unlike parquet, have no structure that would show a truncation or a flipped
+        bit. The blob is a view of the file as read, not a copy of it."""
         path = self.path(kind, key, ".bin")
         try:
-            stored = path.read_bytes()
+            stored = memoryview(path.read_bytes())
         except OSError:
             return None
         checksum, data = stored[:_CHECKSUM], stored[_CHECKSUM:]
@@ -297,13 +269,29 @@ class Cache:
         _used(path)
         return data
 
-    def put_bytes(self, kind: str, key: str, data: bytes) -> None:
-        blob = _checksum(data) + data
-        self._write(self.path(kind, key, ".bin"), lambda tmp: Path(tmp).write_bytes(blob))
+    def put_bytes(self, kind: str, key: str, data: bytes | memoryview) -> None:
+        self.put_stream(kind, key, lambda sink: sink.write(data))
+
+    def put_stream(self, kind: str, key: str, write: Callable[[BinaryIO], object]) -> None:
+        """Store a blob that `write` writes into a file object piece by piece, so that a
+        large one is never held whole in memory beside what it is made of. Its checksum is
+        computed as it goes and put before it, where `get_bytes` reads it."""
+
+        def to_file(tmp: str) -> None:
+            with open(tmp, "wb") as fh:
+                fh.write(bytes(_CHECKSUM))
+                sink = _Checksummed(fh)
+                write(sink)
+                fh.seek(0)
+                fh.write(sink.checksum.digest())
+
+        self._write(self.path(kind, key, ".bin"), to_file)
 
     def _write(self, path: Path, write: Callable[[str], object]) -> None:
-        """Write an entry atomically, then evict down to the limit."""
-        if _write_atomically(self.root, path, write):
+        """Write an entry atomically, then evict down to the limit. An entry larger than
+        the limit is not kept: evicting down to it would delete every other entry, then
+        this one."""
+        if _write_atomically(self.root, path, write, self.max_bytes):
             _evict(self.root, self.max_bytes)
 
     def usage(self) -> Usage:
@@ -353,16 +341,36 @@ class Cache:
 _CHECKSUM = 16
 
 
-def _checksum(data: bytes) -> bytes:
-    return hashlib.blake2b(data, digest_size=_CHECKSUM).digest()
+def _checksum(data: bytes | memoryview) -> bytes:
+    return blake2b(data, digest_size=_CHECKSUM).digest()
 
 
-def _write_atomically(root: Path, path: Path, write: Callable[[str], object]) -> bool:
+class _Checksummed(io.RawIOBase):
+    """A file being written after its checksum's place, hashing what it is given."""
+
+    def __init__(self, file: BinaryIO) -> None:
+        self._file, self._start = file, file.tell()
+        self.checksum = blake2b(digest_size=_CHECKSUM)
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:
+        self.checksum.update(data)
+        return self._file.write(data)
+
+    def tell(self) -> int:
+        return self._file.tell() - self._start
+
+
+def _write_atomically(
+    root: Path, path: Path, write: Callable[[str], object], limit: float = float("inf")
+) -> bool:
     """Write through a temp file in the same folder, renamed into place: readers see the
     whole file or none, and concurrent writers of one key race to identical content. The
     temp file's name says which process writes it (`_TEMP_NAME`), for `_sweep`. The entry's
     time is set to now before it appears: it is the most recently used. Whether it was
-    written.
+    written: a file larger than `limit` (bytes) is not.
 
     Nothing is written under a degraded `root`; a write that fails degrades it (`_degrade`)
     and returns, leaving no partial file behind. A temp file or folder removed meanwhile (a
@@ -376,6 +384,8 @@ def _write_atomically(root: Path, path: Path, write: Callable[[str], object]) ->
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.{writer}.", suffix=_TMP)
         os.close(fd)
         write(tmp)
+        if os.path.getsize(tmp) > limit:
+            return False
         now = time.time_ns()
         os.utime(tmp, ns=(now, now))
         os.replace(tmp, path)

@@ -1,19 +1,18 @@
 """Content keys of the inputs the caches are keyed on.
 
-Only hashlib: a warm command computes these to find its cached result, and must not pay
+Only the standard library: a warm command computes these to find its cached result, and must not pay
 for importing numpy, pyarrow or pandas just to learn that it has nothing to compute. Only
 an input named by an ir_datasets id imports ir_datasets, to find the files it is read from.
 """
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.aliases import resolve_alias
 from leakeval_core.experiment.manifest import CollectionSpec
-from leakeval_core.io.digest import file_digest
+from leakeval_core.io.digest import blake2b, file_digest
 from leakeval_core.io.formats import query_folder_files
 from leakeval_core.io.shards import find_shards
 
@@ -32,7 +31,7 @@ def collection_digest(spec: CollectionSpec) -> str:
         if len(spec.files) != 2:
             raise LeakevalError(f"collection {spec.name!r} needs topics and qrels files")
         text = "".join(file_digest(path) for path in spec.files)
-    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+    return blake2b(text.encode(), digest_size=16).hexdigest()
 
 
 def source_digest(source: str | Path) -> str:
@@ -41,19 +40,19 @@ def source_digest(source: str | Path) -> str:
     files a named dataset serves its queries from (`_dataset_key`)."""
     shards = find_shards(source)
     if shards is not None:
-        digest = hashlib.blake2b(digest_size=16)
+        digest = blake2b(digest_size=16)
         for shard in shards:
             digest.update(f"{shard.name}\0{file_digest(shard)}\n".encode())
         return digest.hexdigest()
     files = query_folder_files(source)
     if files is not None:
-        return hashlib.blake2b(
+        return blake2b(
             "".join(f"{p.name}\0{file_digest(p)}\n" for p in files).encode(), digest_size=16
         ).hexdigest()
     if Path(source).exists():
         return file_digest(source)
     key = _dataset_key(str(source), ("queries",))
-    return hashlib.blake2b(key.encode(), digest_size=16).hexdigest()
+    return blake2b(key.encode(), digest_size=16).hexdigest()
 
 
 def _dataset_key(dataset: str, parts: tuple[str, ...]) -> str:

@@ -10,7 +10,6 @@ live under IR_DATASETS_HOME, outside the experiment, and can change as well.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +17,7 @@ from pathlib import Path
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.aliases import resolve_alias
 from leakeval_core.experiment.manifest import MANIFEST, Experiment
-from leakeval_core.io.digest import file_digest
+from leakeval_core.io.digest import blake2b, file_digest
 from leakeval_core.io.shards import find_shards
 
 __all__ = ["ABSENT", "Input", "fingerprint", "inputs", "states"]
@@ -111,7 +110,7 @@ def _vanished(path: Path, why: str) -> LeakevalError:
 def fingerprint(read: Mapping[tuple[str, str, str], str]) -> str:
     """A key for in-memory caches of the experiment whose files are in these `states`: no
     edit (whatever times it kept), addition or removal is then served stale."""
-    digest = hashlib.blake2b(digest_size=16)
+    digest = blake2b(digest_size=16)
     for key, state in sorted(read.items()):
         digest.update(f"{chr(0).join(key)}\0{state}\n".encode())
     return digest.hexdigest()

@@ -1,6 +1,10 @@
 """Content hashes of files, what every cache of a file's meaning is keyed on: an edited file
-is never served stale, whatever its times say. Only hashlib, so a warm command can hash its
-inputs before importing anything heavy.
+is never served stale, whatever its times say. Only the standard library, so a warm command
+can hash its inputs before importing anything heavy.
+
+Every hash of the package is BLAKE2b (`blake2b`), taken from CPython's own module rather than
+through `hashlib`: importing `hashlib` loads OpenSSL's libcrypto, megabytes of a scoring
+process's peak memory, for a hash it does not take from there.
 
 A file's hash is kept per its identity (`identity`: device, inode, size, modification and
 change times), so a file hashed once is not read again while it stands. The change time
@@ -13,12 +17,19 @@ give a second edit within the same tick the same ctime.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 import time
 
-__all__ = ["SETTLED_NS", "file_digest", "identity"]
+try:
+    from _blake2 import blake2b  # what hashlib.blake2b is, without loading OpenSSL
+except ImportError:  # a Python without CPython's module
+    from hashlib import blake2b
+
+__all__ = ["SETTLED_NS", "blake2b", "file_digest", "identity"]
+
+_READ = 1 << 18
+"""Bytes read at a time while hashing a file (as `hashlib.file_digest` reads)."""
 
 SETTLED_NS = 2_000_000_000
 """How long ago a file must have last changed for its hash to be kept (2 s: coarser than
@@ -47,9 +58,18 @@ def file_digest(path: str | os.PathLike[str]) -> str:
     started = time.time_ns()
     with open(where, "rb") as fh:
         before = os.fstat(fh.fileno())
-        digest = hashlib.file_digest(fh, "blake2b").hexdigest()[:32]
+        digest = _file_hash(fh)
         after = identity(os.fstat(fh.fileno()))
     if identity(before) == after and before.st_ctime_ns + SETTLED_NS < started:
         with _LOCK:
             _KNOWN[where] = (after, digest)
     return digest
+
+
+def _file_hash(fh) -> str:
+    """`hashlib.file_digest(fh, "blake2b").hexdigest()[:32]`, read the same way."""
+    digest, buffer = blake2b(), bytearray(_READ)
+    view = memoryview(buffer)
+    while size := fh.readinto(buffer):
+        digest.update(view[:size])
+    return digest.hexdigest()[:32]

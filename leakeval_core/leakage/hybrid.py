@@ -25,7 +25,6 @@ page reports that figure.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -33,6 +32,7 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
+from leakeval_core.io.digest import blake2b
 from leakeval_core.leakage.similarity import Matches
 from leakeval_core.leakage.text import normalize, paired_terms
 
@@ -102,7 +102,7 @@ def pair_keys(topics: pd.Series, train_texts: pd.Series) -> pd.Series:
     texts = normalize(pd.Series(train_texts))
     return pd.Series(
         [
-            hashlib.blake2b(f"{t}\t{q}".encode(), digest_size=8).hexdigest()
+            blake2b(f"{t}\t{q}".encode(), digest_size=8).hexdigest()
             for t, q in zip(topics, texts, strict=True)
         ],
         index=topics.index,

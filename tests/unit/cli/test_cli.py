@@ -1,4 +1,5 @@
 import math
+import os
 import subprocess
 import sys
 
@@ -135,6 +136,27 @@ def test_console_script_help_runs_without_heavy_imports():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_score_loads_neither_pandas_nor_openssl(tmp_path):
+    """What `leakeval score` loads is most of its peak memory: pandas is never needed to
+    score files, and OpenSSL's libcrypto (which `import hashlib` loads) never for the
+    BLAKE2b the caches use; neither on a first command nor with the qrels kept."""
+    write(tmp_path / "q.txt", "q1 0 d1 1\nq1 0 d2 0\n")
+    write(tmp_path / "r.run", "q1 Q0 d1 1 2.0 r\nq1 Q0 d3 2 1.0 r\n")
+    code = (
+        "import sys; from leakeval_core.cli import main\n"
+        f"main(['score', '--qrels', {str(tmp_path / 'q.txt')!r}, '--run', "
+        f"{str(tmp_path / 'r.run')!r}, '--out', {str(tmp_path / 'o.csv')!r}])\n"
+        "print(','.join(m for m in ('pandas', '_hashlib') if m in sys.modules))"
+    )
+    env = os.environ | {"LEAKEVAL_CACHE": str(tmp_path / "cache")}
+    for _ in ("first", "kept"):
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+        )
+        assert done.stdout.strip() == ""
+    assert list((tmp_path / "cache").iterdir())  # the second command had the qrels kept
 
 
 def test_core17_bm25_matches_independent_pytrec_eval(tmp_path):

@@ -412,3 +412,14 @@ def test_processes_sharing_a_cache_keep_it_within_its_limit(tmp_path):
     assert errors == [(0, "")] * 3
     assert 0 < entries_bytes(tmp_path / "c") <= limit
     assert [p for p in (tmp_path / "c" / "k").iterdir() if p.name.startswith(".")] == []
+
+
+def test_an_entry_larger_than_the_limit_is_not_kept(tmp_path):
+    """Evicting down to the limit would delete every other entry, then this one."""
+    cache = Cache(tmp_path, max_bytes=64)
+    cache.put_bytes("b", "small", b"x" * 10)
+    cache.put_bytes("b", "large", b"x" * 100)
+    assert cache.get_bytes("b", "large") is None
+    assert bytes(cache.get_bytes("b", "small")) == b"x" * 10
+    assert [p.name for p in (tmp_path / "b").iterdir()] == ["small.bin"]
+

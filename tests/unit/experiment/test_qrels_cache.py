@@ -4,33 +4,45 @@ file's, under these conventions, as they are now."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from leakeval_core import api
+from leakeval_core.errors import ParseError
 from leakeval_core.evaluation.conventions import Conventions
-from leakeval_core.experiment import qrels_cache
+from leakeval_core.evaluation.judgments import JudgmentIndex
 from leakeval_core.experiment.cache import Cache
-from leakeval_core.experiment.qrels_cache import KIND, prepared_qrels
+from leakeval_core.experiment.qrels_cache import KIND, LAYOUT, prepared_qrels
 from leakeval_core.io import trec
+from leakeval_core.io.formats import Formatted
+from leakeval_core.io.hashing import string_hashes
 
-QRELS = """\
+LONG = "clueweb12-0000tw-00-00001-" + "x" * 70
+"""A docid longer than any of the qrels' and than the hashed prefix."""
+QRELS = f"""\
 q1 0 d1 2
 q1 0 d2 0
 q1 0 d3 1
+q1 0 {LONG} 1
 q2 0 d1 1
 q2 0 d4 -1
-q2 0 dé5 3
+q2 0 dé5 300
 q3 0 d2 0
 """
-RUN = """\
+RUN = f"""\
 q1 Q0 d3 1 3.0 r
 q1 Q0 d9 2 2.0 r
 q1 Q0 d1 3 2.0 r
+q1 Q0 {LONG}-not 4 1.0 r
+q1 Q0 {LONG} 5 0.5 r
 q2 Q0 dé5 1 1.5 r
 q2 Q0 d4 2 1.0 r
 q2 Q0 d2 3 0.5 r
+q2 Q0 clueweb12-0000tw-00-00002 4 0.4 r
 q3 Q0 d2 1 0.2 r
 """
 MEASURES = ["ndcg_cut_10", "P_1", "map", "recip_rank", "judged_10", "P(rel=2)@1", "Rprec"]
@@ -54,29 +66,28 @@ def _entries(cache: Cache) -> list:
     return sorted(folder.iterdir()) if folder.is_dir() else []
 
 
-def _scores(files, conventions=Conventions()) -> pd.DataFrame:
-    """Per-query values and the diagnostics' coverage, from the files."""
-    qrels, run = files
-    result = api.score(str(qrels), {"r": str(run)}, MEASURES, conventions)
+def _scores(qrels, run, conventions=Conventions()) -> tuple[pd.DataFrame, object]:
+    """Per-query values and the diagnostics, scored from the files."""
+    result = api.score(qrels, {"r": str(run)}, MEASURES, conventions)
     return result.runs["r"].table, result.runs["r"].diagnostics
 
 
-def _uncached(files, conventions=Conventions()):
-    """The same scoring from tables read here, which never touches the cache."""
-    qrels, run = files
-    result = api.score(
-        trec.read_qrels_table(qrels), {"r": trec.read_run(run)}, MEASURES, conventions
-    )
+def _uncached(qrels, run, conventions=Conventions()) -> tuple[pd.DataFrame, object]:
+    """The same from tables read here, which never touches the cache."""
+    tables = trec.read_qrels_table(qrels), {"r": trec.read_run(run)}
+    result = api.score(*tables, MEASURES, conventions)
     return result.runs["r"].table, result.runs["r"].diagnostics
 
 
-def _unread(monkeypatch):
-    """From here on, reading a qrels file fails the test: the cache must serve it."""
+def _unprepared(monkeypatch):
+    """From here on, reading a qrels file or building a judgment index fails the test: the
+    cache must serve both."""
 
     def refuse(*args, **kwargs):
-        raise AssertionError("the qrels file was read again")
+        raise AssertionError("the qrels were read or indexed again")
 
     monkeypatch.setattr(trec, "read_qrels_table", refuse)
+    monkeypatch.setattr(JudgmentIndex, "__init__", refuse)
 
 
 @pytest.mark.parametrize(
@@ -84,73 +95,89 @@ def _unread(monkeypatch):
     [Conventions(), Conventions(relevance_level=2), Conventions(no_relevant="zero", depth=2)],
 )
 def test_scores_from_the_cache_are_the_files_scores(files, cache, monkeypatch, conventions):
-    expected_table, expected_diagnostics = _uncached(files, conventions)
-    cold = _scores(files, conventions)
+    """Docids longer than the qrels' hashed width, multi-byte ones, a grade above a byte's,
+    a negative one, ties, unjudged documents, measures at their own relevance level and one
+    pytrec_eval computes."""
+    expected = _uncached(*files, conventions)
+    cold = _scores(*files, conventions)
     assert len(_entries(cache)) == 1
-    _unread(monkeypatch)
-    warm = _scores(files, conventions)
+    _unprepared(monkeypatch)
+    warm = _scores(*files, conventions)
     for table, diagnostics in (cold, warm):
-        pd.testing.assert_frame_equal(table, expected_table)
-        assert diagnostics == expected_diagnostics
+        pd.testing.assert_frame_equal(table, expected[0])
+        assert diagnostics == expected[1]
 
 
-def test_the_index_rebuilt_from_its_arrays_finds_every_grade(files, cache):
+def test_an_edited_file_is_prepared_again(files, cache):
     qrels, _ = files
-    built = prepared_qrels(qrels, Conventions())
-    kept = prepared_qrels(qrels, Conventions())
-    assert kept.judgments is not built.judgments
-    run = trec.read_run_table(files[1])
-    docs = run.column("docid").chunk(0)
-    qidx = built.qid_codes(run.column("qid").chunk(0).dictionary)[
-        np.asarray(run.column("qid").chunk(0).indices)
-    ]
-    rows = qidx >= 0
-    asked = (qidx[rows], np.asarray(docs.indices)[rows], docs.dictionary)
-    np.testing.assert_array_equal(kept.judgments.grades(*asked), built.judgments.grades(*asked))
-    assert list(kept.qids) == list(built.qids) and kept.no_relevant == built.no_relevant
-
-
-def test_an_edited_file_is_prepared_again(files, cache, tmp_path):
-    qrels, _ = files
-    before = _scores(files)[0]
+    before = _scores(*files)[0]
     qrels.write_text(QRELS.replace("q1 0 d3 1", "q1 0 d3 0"))
-    after = _scores(files)[0]
+    after = _scores(*files)[0]
     assert len(_entries(cache)) == 2
-    pd.testing.assert_frame_equal(after, _uncached(files)[0])
+    pd.testing.assert_frame_equal(after, _uncached(*files)[0])
     assert not after.equals(before)
 
 
-def test_what_the_index_depends_on_is_in_the_key(files, cache):
-    """The index holds only the scored queries' judgments, which the relevance level and
-    the policy for queries without a relevant document decide; the depth does not."""
+def test_what_the_reading_and_the_index_depend_on_is_in_the_key(files, cache, monkeypatch):
+    """The relevance level and the policy for queries without a relevant document decide
+    the scored queries; the depth does not. A smaller decompression limit reads again."""
     for conventions in (Conventions(), Conventions(depth=5), Conventions(relevance_level=2)):
-        _scores(files, conventions)
-    _scores(files, Conventions(no_relevant="zero"))
+        _scores(*files, conventions)
+    _scores(*files, Conventions(no_relevant="zero"))
     assert len(_entries(cache)) == 3
+    monkeypatch.setenv("LEAKEVAL_MAX_DECOMPRESSED_MB", "1")
+    _scores(*files)
+    assert len(_entries(cache)) == 4
+
+
+def test_each_named_part_of_a_file_is_its_own_entry(tmp_path, cache):
+    """An MTEB-style file holds several splits' qrels: each read is keyed by the split named."""
+    path = tmp_path / "qrels.json"
+    splits = {"test": {"q1": {"d3": 1}}, "dev": {"q1": {"d1": 1}}}
+    path.write_text(json.dumps({"default": splits}))
+    run = tmp_path / "run.txt"
+    run.write_text(RUN)
+    for split in ("test", "dev", "test", "dev"):
+        qrels = Formatted(path, f"json:default/{split}")
+        pd.testing.assert_frame_equal(_scores(qrels, run)[0], _uncached(qrels, run)[0])
+    assert len(_entries(cache)) == 2
 
 
 def test_a_damaged_entry_is_rebuilt(files, cache):
-    expected = _scores(files)[0]
+    """Cut short, or one bit flipped inside an array: the checksum sees both."""
+    expected = _scores(*files)[0]
     (entry,) = _entries(cache)
     whole = entry.read_bytes()
-    entry.write_bytes(whole[: len(whole) // 2])
-    pd.testing.assert_frame_equal(_scores(files)[0], expected)
-    assert _entries(cache) == [entry] and entry.read_bytes() == whole
+    flipped = bytearray(whole)
+    flipped[len(whole) // 2] ^= 1
+    for damaged in (whole[: len(whole) // 2], bytes(flipped)):
+        entry.write_bytes(damaged)
+        pd.testing.assert_frame_equal(_scores(*files)[0], expected)
+        assert _entries(cache) == [entry] and entry.read_bytes() == whole
 
 
 def test_bad_qrels_are_an_error_each_time_never_cached(files, cache):
     qrels, _ = files
     qrels.write_text(QRELS + "q3 0 d7 high\n")
     for _ in range(2):
-        with pytest.raises(Exception, match=r"qrels\.txt:8: grade 'high' is not an integer"):
-            _scores(files)
+        with pytest.raises(ParseError, match=r"qrels\.txt:9: grade 'high' is not an integer"):
+            _scores(*files)
     assert _entries(cache) == []
 
 
 def test_a_cache_that_cannot_be_written_still_scores(files, tmp_path, monkeypatch):
     (tmp_path / "cache").write_text("a file where the folder should be")
     monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
-    pd.testing.assert_frame_equal(_scores(files)[0], _uncached(files)[0])
+    pd.testing.assert_frame_equal(_scores(*files)[0], _uncached(*files)[0])
+
+
+def test_an_entry_larger_than_the_cache_is_not_kept(files, tmp_path):
+    """Keeping it would evict every other entry, then itself."""
+    small = Cache(tmp_path / "small", max_bytes=2_000)
+    small.put_bytes("other", "k", b"x" * 100)
+    prepared_qrels(files[0], Conventions(), small)
+    assert small.get_bytes("other", "k") is not None
+    assert not (small.root / KIND).is_dir() or _entries(small) == []
 
 
 def test_a_folder_of_qrels_is_read_each_time(tmp_path, cache, monkeypatch):
@@ -161,8 +188,34 @@ def test_a_folder_of_qrels_is_read_each_time(tmp_path, cache, monkeypatch):
     (folder / "corpus.jsonl").write_text('{"_id": "d1", "text": "x"}\n')
     (folder / "queries.jsonl").write_text('{"_id": "q1", "text": "y"}\n')
     read = []
-    real = qrels_cache.trec.read_qrels_table
+    real = trec.read_qrels_table
     monkeypatch.setattr(trec, "read_qrels_table", lambda *a: read.append(a) or real(*a))
     for _ in range(2):
-        assert list(prepared_qrels(folder, Conventions()).qids) == ["q1"]
+        assert list(prepared_qrels(folder, Conventions(), cache).qids) == ["q1"]
     assert len(read) == 2 and _entries(cache) == []
+
+
+def test_layout_1_is_what_is_stored():
+    """The judgment index's arrays, numbers and docid hash as layout 1 stores them. When
+    this fails, what an entry holds has changed: raise `qrels_cache.LAYOUT` and update this
+    test, or older entries would be read as the new layout."""
+    grades = np.array([2, -1])
+    index = JudgmentIndex(2, np.array([0, 1]), np.array([0, 1]), pa.array(["a", "b"]), grades)
+    arrays, numbers = index.to_arrays()
+    assert LAYOUT == 1
+    assert {name: str(value.dtype) for name, value in arrays.items()} == {
+        "_keys_sorted": "int64",
+        "_docs": "int32",
+        "_grades": "int16",
+        "_bucket_shift": "int64",
+        "_bucket_base": "int64",
+        "_bucket_start": "uint8",
+        "documents.order": "uint8",
+        "documents.sorted": "uint64",
+        "documents._start": "uint8",
+    }
+    assert numbers == {"_width": 8, "_hash_bits": 61, "documents._shift": 63}
+    assert string_hashes(pa.array(["FBIS3-10082", "d1"]), 16).tolist() == [
+        17450421112101039256,
+        2552991890045355580,
+    ]
