@@ -21,8 +21,8 @@ def test_an_unchanged_file_is_not_read_again(tmp_path, hashes_kept_at_once, monk
     path = tmp_path / "a.run"
     path.write_text("1 Q0 a 1 2 x\n")
     reads = []
-    real = hashlib.file_digest
-    monkeypatch.setattr(hashlib, "file_digest", lambda *a: reads.append(1) or real(*a))
+    real = digest._file_hash
+    monkeypatch.setattr(digest, "_file_hash", lambda *a: reads.append(1) or real(*a))
     assert file_digest(path) == file_digest(tmp_path / "." / "a.run")
     assert reads == [1]
     path.write_text("1 Q0 a 1 2 y\n")
@@ -52,3 +52,11 @@ def test_a_replaced_file_is_a_new_digest(tmp_path, hashes_kept_at_once):
     first = file_digest(path)
     os.replace(other, path)
     assert file_digest(path) != first
+
+
+def test_a_file_read_in_pieces_has_hashlibs_digest(tmp_path):
+    """The digest is read a buffer at a time; cached entries are keyed by it, so it must stay
+    `hashlib`'s BLAKE2b of the whole file, across buffer boundaries too."""
+    path = tmp_path / "large.run"
+    path.write_bytes(os.urandom(3 * digest._READ + 17))
+    assert file_digest(path) == hashlib.blake2b(path.read_bytes()).hexdigest()[:32]
