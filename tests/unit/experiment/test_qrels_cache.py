@@ -15,6 +15,7 @@ from leakeval_core import api
 from leakeval_core.errors import ParseError
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.judgments import JudgmentIndex
+from leakeval_core.experiment import cache as cache_module
 from leakeval_core.experiment.cache import Cache
 from leakeval_core.experiment.qrels_cache import KIND, LAYOUT, prepared_qrels
 from leakeval_core.io import trec
@@ -166,9 +167,14 @@ def test_bad_qrels_are_an_error_each_time_never_cached(files, cache):
 
 
 def test_a_cache_that_cannot_be_written_still_scores(files, tmp_path, monkeypatch):
+    """And says so, once (the process's record of degraded caches is this test's own, so
+    the notice is not left for a later command in this worker to print)."""
+    monkeypatch.setattr(cache_module, "_DEGRADED", {})
+    monkeypatch.setattr(cache_module, "_TAKEN", set())
     (tmp_path / "cache").write_text("a file where the folder should be")
     monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
     pd.testing.assert_frame_equal(_scores(*files)[0], _uncached(*files)[0])
+    assert cache_module.take_notices() == [Cache().notice]
 
 
 def test_an_entry_larger_than_the_cache_is_not_kept(files, tmp_path):
