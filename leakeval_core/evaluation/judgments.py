@@ -220,9 +220,10 @@ class HashSet:
 
 
 def narrowest(grades: np.ndarray) -> np.dtype:
-    """The smallest integer type holding every grade (one byte for any usual qrels)."""
+    """The smallest integer type holding every grade (one byte for any usual qrels,
+    negative grades included). Signed where a grade is negative: a signed type holds its
+    own minimum's magnitude minus one at the top, so that is what the maximum is held to."""
     if not len(grades):
         return np.dtype(np.int8)
-    return np.result_type(
-        np.min_scalar_type(int(grades.min())), np.min_scalar_type(int(grades.max()))
-    )
+    low, high = int(grades.min()), int(grades.max())
+    return np.min_scalar_type(min(low, -high - 1) if low < 0 else high)

@@ -62,7 +62,7 @@ class PreparedQrels:
         self.num_rel = num_rel[evaluated]
         position = np.full(len(qid_values), -1, np.min_scalar_type(-max(len(qid_values), 1)))
         position[evaluated] = np.arange(len(evaluated))
-        self._row_qidx = position[qid_codes]  # two bytes a judgment up to 32k queries
+        self._row_qidx = position[qid_codes]
         """Each qrels row's query as a position in `qids`, -1 when it is not scored."""
         self._qids = table.column("qid").chunk(0)
         self._qid_set = strings(scored_qids)
@@ -154,7 +154,7 @@ class PreparedQrels:
         """
         key = bool(gain_transformed and self.conventions.gain == "exponential")
         if key not in self._pytrec_qrels:
-            grades = self._grades
+            grades = self._grades.astype(np.int64)  # 2^g - 1 in a narrow type's float loses it
             if key:
                 grades = np.where(grades > 0, np.exp2(np.clip(grades, 0, 62)) - 1, grades)
             out: dict[str, dict[str, int]] = {}

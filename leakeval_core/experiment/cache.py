@@ -256,7 +256,7 @@ class Cache:
         """A stored blob (a command's finished output, say), or None when absent or
         damaged; a damaged one is deleted. Blobs carry a checksum of their content, as
         bytes, unlike parquet, have no structure that would show a truncation or a flipped
-        bit. The blob is a view of the file as read, not a copy of it."""
+        bit. The blob is a view past the checksum, not a second copy."""
         path = self.path(kind, key, ".bin")
         try:
             stored = memoryview(path.read_bytes())
@@ -307,6 +307,10 @@ class Cache:
                 temporary[1] += stat.st_size
         return Usage(self.root, dict(sorted(kinds.items())), tuple(temporary), self.max_bytes)
 
+    def discard(self, kind: str, key: str) -> None:
+        """Delete a blob its reader could not use, so that it is rebuilt."""
+        self._discard(self.path(kind, key, ".bin"))
+
     def _discard(self, path: Path) -> None:
         """Delete a damaged entry, so it is rebuilt (or the probe's file); where the cache
         cannot be written, it stays and is rebuilt in memory each time."""
@@ -349,18 +353,16 @@ class _Checksummed(io.RawIOBase):
     """A file being written after its checksum's place, hashing what it is given."""
 
     def __init__(self, file: BinaryIO) -> None:
-        self._file, self._start = file, file.tell()
+        self._file = file
         self.checksum = blake2b(digest_size=_CHECKSUM)
 
     def writable(self) -> bool:
         return True
 
     def write(self, data) -> int:
-        self.checksum.update(data)
-        return self._file.write(data)
-
-    def tell(self) -> int:
-        return self._file.tell() - self._start
+        written = self._file.write(data)
+        self.checksum.update(memoryview(data)[:written])
+        return written
 
 
 def _write_atomically(

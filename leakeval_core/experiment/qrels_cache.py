@@ -36,10 +36,10 @@ from leakeval_core.io.formats import given_format, given_part
 __all__ = ["KIND", "LAYOUT", "prepared_qrels"]
 
 KIND = "prepared-qrels"
-LAYOUT = 1
+LAYOUT = 2
 """The entries' layout: raised whenever what is stored changes (the judgment index's
 arrays, the hash it keys docids by), so that older entries are never read; a test pins
-what layout 1 is."""
+what this layout is."""
 
 _TABLE = ("qid", "docid")
 """The qrels table's dictionary columns, stored as their codes and their values."""
@@ -65,7 +65,10 @@ def prepared_qrels(
     )
     stored = cache.get_bytes(KIND, key)
     if stored is not None:
-        return _unpacked(stored, conventions)
+        try:
+            return _unpacked(stored, conventions)
+        except (pa.ArrowException, KeyError, ValueError, AttributeError):
+            cache.discard(KIND, key)  # whole, but not this layout (`LAYOUT`): rebuilt
     prepared = _prepared(source, conventions)
     if identity(os.stat(source)) == before:  # else what was read may not be what was hashed
         cache.put_stream(KIND, key, lambda sink: _write_packed(prepared, sink))

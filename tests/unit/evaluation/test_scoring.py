@@ -209,6 +209,21 @@ def test_other_pytrec_eval_measures_pass_through():
         parse_measure("ndcg_at_ten")
 
 
+def test_high_grades_reach_pytrec_eval_as_exponential_gains_exactly():
+    """pytrec_eval's ndcg under exponential gain sees each grade g as 2^g - 1: 8191 and
+    131071 for 13 and 17, exact, whatever type the qrels keep their grades in."""
+    import pytrec_eval
+
+    grades = {"d1": 17, "d2": 0, "d3": 13, "d4": 1}
+    qrels = pd.DataFrame({"qid": "q", "docid": list(grades), "grade": list(grades.values())})
+    run = run_frame([("q", "d4", 4.0), ("q", "d3", 3.0), ("q", "d1", 2.0), ("q", "d9", 1.0)])
+    result = score_run(run, PreparedQrels(qrels, Conventions(gain="exponential")), "ndcg")
+    gains = {"q": {d: 2**g - 1 for d, g in grades.items()}}
+    ranking = {"q": dict(zip(run.docid, run.score, strict=True))}
+    expected = pytrec_eval.RelevanceEvaluator(gains, {"ndcg"}).evaluate(ranking)["q"]["ndcg"]
+    assert values(result, "ndcg")["q"] == expected
+
+
 def independent_judged_and_first_rel(run, qrels_frame_, conventions, qids):
     """judged@10 and first relevant rank by a plain pandas path (no pytrec_eval equivalent)."""
     ranked = run.assign(neg=-run.score).sort_values(

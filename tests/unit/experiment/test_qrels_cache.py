@@ -157,6 +157,16 @@ def test_a_damaged_entry_is_rebuilt(files, cache):
         assert _entries(cache) == [entry] and entry.read_bytes() == whole
 
 
+def test_a_whole_entry_of_another_layout_is_rebuilt(files, cache):
+    """Its checksum holds, but it is not what this layout reads."""
+    expected = _scores(*files)[0]
+    (entry,) = _entries(cache)
+    whole = entry.read_bytes()
+    cache.put_bytes(KIND, entry.stem, b"not an Arrow IPC file")
+    pd.testing.assert_frame_equal(_scores(*files)[0], expected)
+    assert entry.read_bytes() == whole
+
+
 def test_bad_qrels_are_an_error_each_time_never_cached(files, cache):
     qrels, _ = files
     qrels.write_text(QRELS + "q3 0 d7 high\n")
@@ -201,18 +211,18 @@ def test_a_folder_of_qrels_is_read_each_time(tmp_path, cache, monkeypatch):
     assert len(read) == 2 and _entries(cache) == []
 
 
-def test_layout_1_is_what_is_stored():
-    """The judgment index's arrays, numbers and docid hash as layout 1 stores them. When
+def test_the_layout_is_what_is_stored():
+    """The judgment index's arrays, numbers and docid hash as this layout stores them. When
     this fails, what an entry holds has changed: raise `qrels_cache.LAYOUT` and update this
     test, or older entries would be read as the new layout."""
     grades = np.array([2, -1])
     index = JudgmentIndex(2, np.array([0, 1]), np.array([0, 1]), pa.array(["a", "b"]), grades)
     arrays, numbers = index.to_arrays()
-    assert LAYOUT == 1
+    assert LAYOUT == 2
     assert {name: str(value.dtype) for name, value in arrays.items()} == {
         "_keys_sorted": "int64",
         "_docs": "int32",
-        "_grades": "int16",
+        "_grades": "int8",
         "_bucket_shift": "int64",
         "_bucket_base": "int64",
         "_bucket_start": "uint8",
