@@ -3,12 +3,12 @@ ir_measures, as whole processes.
 
 100 runs x 250 queries x 100 documents (~2.5M lines) against the real Robust04 qrels when
 ../shared/realdata is present (else the demo's). `leakeval score` runs twice a repeat: with
-an empty cache, as a first command against these qrels, and with the qrels an untimed
-first command prepared kept. The commands run alternately, several times; the median time and
-peak RSS of each, and their ratios to pytrec_eval's, are printed as the README's
-performance table. ranx and ir_measures are not project dependencies: they
-run under `--peer-python` (an interpreter where they are installed, e.g. a throwaway venv
-with `pip install ranx ir-measures`) and are left out where they do not import. Run by hand:
+an empty cache, as a first command against these qrels, and with the qrels an untimed first
+command prepared kept. The commands run alternately, several times; the median time and
+peak RSS of each, and their ratios to pytrec_eval's, are printed as the README's performance
+table. ranx and ir_measures are not project dependencies: they run under `--peer-python`
+(an interpreter where they are installed, e.g. a throwaway venv with
+`pip install ranx ir-measures`) and are left out where they do not import. Run by hand:
 
     .venv/bin/python bench/score_bench.py [--runs 100] [--repeats 7] [--peer-python PY]
 

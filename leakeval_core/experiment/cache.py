@@ -263,7 +263,7 @@ class Cache:
         except OSError:
             return None
         checksum, data = stored[:_CHECKSUM], stored[_CHECKSUM:]
-        if checksum != _checksum(data):
+        if checksum != _checksum(data).digest():
             self._discard(path)
             return None
         _used(path)
@@ -345,8 +345,10 @@ class Cache:
 _CHECKSUM = 16
 
 
-def _checksum(data: bytes | memoryview) -> bytes:
-    return blake2b(data, digest_size=_CHECKSUM).digest()
+def _checksum(data: bytes | memoryview = b""):
+    """The blob checksum's hash over `data`, to be fed more where it is written piece by
+    piece (`_Checksummed`)."""
+    return blake2b(data, digest_size=_CHECKSUM)
 
 
 class _Checksummed(io.RawIOBase):
@@ -354,7 +356,7 @@ class _Checksummed(io.RawIOBase):
 
     def __init__(self, file: BinaryIO) -> None:
         self._file = file
-        self.checksum = blake2b(digest_size=_CHECKSUM)
+        self.checksum = _checksum()
 
     def writable(self) -> bool:
         return True
