@@ -16,6 +16,7 @@ import numpy as np
 
 from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.measures import FAMILIES, Measure
+from leakeval_core.evaluation.arrow import rank_within
 from leakeval_core.evaluation.qrels import PreparedQrels
 from leakeval_core.evaluation.run_order import Ranked
 
@@ -24,7 +25,13 @@ __all__ = ["COMPUTE", "native_scores"]
 
 @dataclass(frozen=True)
 class Judged:
-    """One ranked run's rows (within depth) with their grades: what every measure reads."""
+    """One ranked run's rows (within depth) with their grades: what every measure reads.
+
+    Most measures read few rows (the top k, the relevant ones), so they select those rows
+    first and compute on them alone: a whole-run array per step costs more than the
+    measure. Rows are in ranking order, each query's together with its ranks ascending
+    (`run_order`), so a query's relevant rows come in rank order too.
+    """
 
     run: Ranked
     grades: np.ndarray
@@ -37,8 +44,9 @@ class Judged:
 
     @cached_property
     def judged(self) -> np.ndarray:
-        """Judged rows: a grade of 0 or more. trec_eval treats negative grades as unjudged."""
-        return np.nan_to_num(self.grades, nan=-1.0) >= 0
+        """Judged rows: a grade of 0 or more (NaN compares false). trec_eval treats
+        negative grades as unjudged."""
+        return self.grades >= 0
 
     @cached_property
     def assessed(self) -> np.ndarray:
@@ -47,21 +55,32 @@ class Judged:
 
     @cached_property
     def relevant(self) -> np.ndarray:
+        """Positions of the relevant rows, in ranking order."""
         level = self.qrels.conventions.relevance_level
-        return self.judged & (np.nan_to_num(self.grades, nan=-np.inf) >= level)
+        return np.flatnonzero(self.judged & (self.grades >= level))
+
+    @cached_property
+    def relevant_so_far(self) -> np.ndarray:
+        """At each relevant row, how many relevant rows its query has up to and with it."""
+        return rank_within(self.run.qidx[self.relevant])
 
     @cached_property
     def first_relevant(self) -> np.ndarray:
         """Per scored query, the rank of its first relevant document (inf: none in depth)."""
         first = np.full(len(self.qrels.qids), np.inf)
-        np.minimum.at(first, self.run.qidx[self.relevant], self.rank[self.relevant])
+        rows = self.relevant[self.relevant_so_far == 1]
+        first[self.run.qidx[rows]] = self.rank[rows]
         return first
 
-    def per_query(self, mask: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
-        """Sum of `weights` (or count) over each query's rows where `mask` holds."""
-        w = None if weights is None else weights[mask]
+    def within(self, rows: np.ndarray, k: int | float | None) -> np.ndarray:
+        """Those of `rows` (positions) ranked at k or above."""
+        return rows[self.rank[rows] <= k]
+
+    def per_query(self, rows: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+        """Sum of `weights` (one per row of `rows`), or the count of `rows`, per query;
+        `rows` are positions or a mask."""
         nq = len(self.qrels.qids)
-        return np.bincount(self.run.qidx[mask], weights=w, minlength=nq).astype(np.float64)
+        return np.bincount(self.run.qidx[rows], weights=weights, minlength=nq).astype(np.float64)
 
 
 Compute = Callable[[Judged, int | None], np.ndarray]
@@ -81,18 +100,19 @@ def computes(family: str) -> Callable[[Compute], Compute]:
 
 @computes("ndcg_cut")
 def _ndcg(r: Judged, k: int | None) -> np.ndarray:
-    discounted = r.qrels.gain(r.grades) / np.log2(r.rank + 1)
-    return r.per_query(r.rank <= k, discounted) / r.qrels.ideal_dcg(k)
+    gaining = np.flatnonzero((r.grades > 0) & (r.rank <= k))
+    discounted = r.qrels.gain(r.grades[gaining]) / np.log2(r.rank[gaining] + 1)
+    return r.per_query(gaining, discounted) / r.qrels.ideal_dcg(k)
 
 
 @computes("P")
 def _precision(r: Judged, k: int | None) -> np.ndarray:
-    return r.per_query(r.relevant & (r.rank <= k)) / k
+    return r.per_query(r.within(r.relevant, k)) / k
 
 
 @computes("recall")
 def _recall(r: Judged, k: int | None) -> np.ndarray:
-    return r.per_query(r.relevant & (r.rank <= k)) / r.qrels.num_rel
+    return r.per_query(r.within(r.relevant, k)) / r.qrels.num_rel
 
 
 @computes("judged")
@@ -112,7 +132,9 @@ def _interpolated(r: Judged, levels: tuple[float, ...]) -> np.ndarray:
     10 prints on its own test suite (302 at 0.30: 23 of 77 relevant, 0.7419); pytrec_eval
     follows trec_eval 9, which compares the recall fraction and differs there."""
     qidx, rank = r.run.qidx, r.rank
-    so_far = _running_count(r.relevant, qidx)
+    relevant = np.zeros(len(qidx), bool)
+    relevant[r.relevant] = True
+    so_far = _running_count(relevant, qidx)
     precision = so_far / rank
     best_from_here = precision.copy()  # max precision at this rank or any later one
     if len(qidx):
@@ -154,16 +176,20 @@ RBP_PERSISTENCE = 0.9
 
 @computes("rbp")
 def _rank_biased_precision(r: Judged, k: int | None) -> np.ndarray:
-    weight = (1 - RBP_PERSISTENCE) * RBP_PERSISTENCE ** (r.rank - 1.0)
-    return r.per_query(r.relevant, weight)
+    return r.per_query(r.relevant, _rbp_weight(r.rank[r.relevant]))
 
 
 @computes("rbp_resid")
 def _rank_biased_residual(r: Judged, k: int | None) -> np.ndarray:
     """The unjudged documents' weight plus what lies below the last ranked document."""
-    weight = (1 - RBP_PERSISTENCE) * RBP_PERSISTENCE ** (r.rank - 1.0)
+    unjudged = np.flatnonzero(~r.judged)
     depth = np.bincount(r.run.qidx, minlength=len(r.qrels.qids))
-    return r.per_query(~r.judged, weight) + RBP_PERSISTENCE**depth
+    return r.per_query(unjudged, _rbp_weight(r.rank[unjudged])) + RBP_PERSISTENCE**depth
+
+
+def _rbp_weight(rank: np.ndarray) -> np.ndarray:
+    """Each rank's weight in rank-biased precision."""
+    return (1 - RBP_PERSISTENCE) * RBP_PERSISTENCE ** (rank - 1.0)
 
 
 @computes("recip_rank")
@@ -180,8 +206,8 @@ def _first_relevant_rank(r: Judged, k: int | None) -> np.ndarray:
 
 @computes("map")
 def _average_precision(r: Judged, k: int | None) -> np.ndarray:
-    relevant_so_far = _running_count(r.relevant, r.run.qidx)
-    return r.per_query(r.relevant, relevant_so_far / r.rank) / r.qrels.num_rel
+    precision = r.relevant_so_far / r.rank[r.relevant]
+    return r.per_query(r.relevant, precision) / r.qrels.num_rel
 
 
 def _running_count(flags: np.ndarray, group: np.ndarray) -> np.ndarray:

@@ -105,7 +105,7 @@ class PreparedQrels:
 
     def gain(self, grades: np.ndarray) -> np.ndarray:
         """Gain of each grade; negative grades and unjudged documents (NaN) gain 0."""
-        clipped = np.nan_to_num(np.clip(grades, 0, None), nan=0.0)
+        clipped = np.fmax(grades, 0.0)  # fmax: NaN gives 0, as a negative grade does
         return clipped if self.conventions.gain == "linear" else np.exp2(clipped) - 1.0
 
     def ideal_dcg(self, k: int) -> np.ndarray:

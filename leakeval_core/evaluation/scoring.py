@@ -262,8 +262,9 @@ def _judged(
     a search of its few unjudged documents."""
     judged = ~np.isnan(grades)
     top = run.rank <= JUDGED_TOP
-    ranked = np.bincount(run.docs, minlength=len(run.doc_values)) > 0
-    found = np.bincount(run.docs[judged], minlength=len(run.doc_values)) > 0
+    ranked, found = np.zeros((2, len(run.doc_values)), bool)
+    ranked[run.docs] = True
+    found[run.docs[judged]] = True
     unsure = np.flatnonzero(ranked & ~found)
     return Judged(
         top_k=min(JUDGED_TOP, depth),
