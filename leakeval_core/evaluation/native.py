@@ -15,8 +15,8 @@ from functools import cached_property
 import numpy as np
 
 from leakeval_core.errors import LeakevalError
-from leakeval_core.evaluation.measures import FAMILIES, Measure
 from leakeval_core.evaluation.arrow import rank_within
+from leakeval_core.evaluation.measures import FAMILIES, Measure
 from leakeval_core.evaluation.qrels import PreparedQrels
 from leakeval_core.evaluation.run_order import Ranked
 
