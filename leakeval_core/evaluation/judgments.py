@@ -1,11 +1,11 @@
 """The qrels' judgments searched by (query, document): one search per ranked row.
 
 Every run asks the same qrels for the grade of each of its rows, so the judgments are
-indexed once: each gets a 64-bit key, the query's position in the high bits and a hash of
-the docid in the rest, and the keys are sorted and split into buckets of one or two. A
-row's key is then found in one vectorised walk over its bucket, and a key that matches is
-confirmed by comparing the docid strings, trying the next equal key where they differ, so
-a hash collision can never make a false match.
+indexed once, by document. A run's distinct docids are first found among the qrels' own:
+each is hashed, looked up in the qrels' hashed docids, and confirmed by comparing the
+strings, trying the next equal hash where they differ, so a hash collision can never make a
+false match. A row is then its query and a document position, and its grade is found among
+that document's judgments (one or two for most documents) by integers alone.
 """
 
 from __future__ import annotations
@@ -40,31 +40,20 @@ class JudgmentIndex:
         `grades` in the same order."""
         self._doc_values = doc_values
         self._width = hash_width(doc_values, self.PREFIX)
-        queries = max(queries, 1)
-        self._hash_bits = 63 - max(1, queries.bit_length())
-        hashed = string_hashes(doc_values, self._width)
-        keys = self._keys(qidx, hashed[docs])
-        order = np.argsort(keys)
-        self._keys_sorted = keys[order]
-        del keys
-        self._docs = docs[order].astype(np.int32, copy=False)
+        key = docs.astype(np.int64)
+        key *= max(queries, 1)
+        key += qidx
+        order = np.argsort(key)
+        del key
+        self._queries = qidx[order].astype(np.min_scalar_type(max(queries - 1, 0)), copy=False)
+        """Each judgment's query, the judgments in document order, each document's by query."""
         self._grades = grades[order].astype(narrowest(grades), copy=False)
         del order
-        # Each query's keys split into 2^k buckets by their top hash bits, 2^k at most its
-        # judgments: one or two keys a bucket on average, however unevenly queries are judged.
-        bits = np.bincount(qidx, minlength=queries).clip(1, None)
-        bits = np.log2(bits).astype(np.int64)  # exact powers of two stay exact
-        self._bucket_shift = self._hash_bits - bits
-        self._bucket_base = np.r_[0, np.cumsum(1 << bits)]
-        query = np.repeat(np.arange(queries), 1 << bits)
-        lowest = np.arange(len(query)) - self._bucket_base[query]  # a bucket's lowest key
-        lowest <<= self._bucket_shift[query]
-        lowest |= query << self._hash_bits
-        del query
-        start = np.searchsorted(self._keys_sorted, np.r_[lowest, np.iinfo(np.int64).max])
-        self._bucket_start = start.astype(np.min_scalar_type(len(self._keys_sorted)))
-        self._documents = HashSet(hashed)
-        """Every docid of the qrels, hashed: `judged_documents` searches them."""
+        self._first = np.zeros(len(doc_values) + 1, np.min_scalar_type(len(qidx)))
+        """Where each document's judgments start in `_queries`, and where the last end."""
+        np.cumsum(np.bincount(docs, minlength=len(doc_values)), out=self._first[1:])
+        self._documents = HashSet(string_hashes(doc_values, self._width))
+        """Every docid of the qrels, hashed: `documents` searches them."""
 
     def to_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, int]]:
         """The index as named arrays and numbers, without the docids it was built over: what
@@ -87,105 +76,59 @@ class JudgmentIndex:
             setattr(documents if owner else index, own, value)
         return index
 
-    def _keys(self, qidx: np.ndarray, hashes: np.ndarray) -> np.ndarray:
-        """The query in the high bits, the docid's hash in the low ones, in place of
-        `hashes`. The sign bit stays 0, so the keys sort the same as int64."""
-        hashes >>= np.uint64(64 - self._hash_bits)
-        high = qidx.astype(np.uint64)
-        high <<= np.uint64(self._hash_bits)
-        hashes |= high
-        return hashes.view(np.int64)
-
-    def hashes(self, doc_values: pa.Array) -> np.ndarray:
-        """The docids hashed as the index hashes its own: what `grades` and
-        `judged_documents` search with, computed once where a caller asks both."""
-        return string_hashes(doc_values, self._width)
-
-    def grades(
-        self,
-        qidx: np.ndarray,
-        docs: np.ndarray,
-        doc_values: pa.Array,
-        hashes: np.ndarray | None = None,
-    ) -> np.ndarray:
-        """Each row's grade as float, NaN where the pair is not judged. A row is the query
-        `qidx` (a position as in the index) and the document `doc_values[docs]`; `hashes`
-        are `doc_values`' (`hashes`), where the caller has them."""
-        out = np.full(len(qidx), np.nan)
-        if not len(self._keys_sorted) or not len(qidx):
-            return out
-        wanted = self._keys(qidx, (self.hashes(doc_values) if hashes is None else hashes)[docs])
-        at = self._search(wanted)
-        pending = np.arange(len(qidx))
-        while pending.size:  # one round per docid sharing a key: almost always one
-            pending = pending[at[pending] < len(self._keys_sorted)]
-            pending = pending[self._keys_sorted[at[pending]] == wanted[pending]]
-            same = to_numpy(
-                pc.equal(
-                    doc_values.take(from_numpy(docs[pending])),
-                    self._doc_values.take(from_numpy(self._docs[at[pending]])),
-                )
-            )
-            out[pending[same]] = self._grades[at[pending[same]]]
-            pending = pending[~same]
-            at[pending] += 1
-        return out
-
-    def _bucket(self, keys: np.ndarray) -> np.ndarray:
-        query = keys >> self._hash_bits
-        hashed = keys & ((1 << self._hash_bits) - 1)
-        return self._bucket_base[query] + (hashed >> self._bucket_shift[query])
-
-    def _search(self, wanted: np.ndarray) -> np.ndarray:
-        """Where each key is or would be inserted in the sorted keys.
-
-        np.searchsorted is a chain of dependent reads across the whole index, a cache miss
-        each. Here each key's bucket bounds are read for all rows at once, and the rows walk
-        their buckets together, one vectorised step a round, each leaving once it reaches a
-        key not below its own: a few short reads per row instead of a long chain
-        (`bench/score_bench.py` times both).
-        """
-        bucket = self._bucket(wanted)
-        at = self._bucket_start[bucket].astype(np.int64)
-        end = self._bucket_start[bucket + 1]
-        walking = np.flatnonzero(at < end)
-        while walking.size:
-            walking = walking[self._keys_sorted[at[walking]] < wanted[walking]]
-            at[walking] += 1
-            walking = walking[at[walking] < end[walking]]
-        return at
-
-    def judged_documents(
-        self,
-        doc_values: pa.Array,
-        among: np.ndarray | None = None,
-        hashes: np.ndarray | None = None,
-    ) -> int:
-        """How many of these distinct documents (those at the positions `among`, where
-        given) the qrels judge, for any query: a run that shares almost none with them is in
-        another id space (`scoring_warnings`). Searched by hash (`hashes`, as for `grades`)
-        and confirmed by comparing the strings, because pyarrow's `is_in` would hash every
-        docid of the qrels again for each run."""
-        every = self.hashes(doc_values) if hashes is None else hashes
-        among = np.arange(len(doc_values)) if among is None else among
-        wanted = every[among]
+    def documents(self, doc_values: pa.Array) -> np.ndarray:
+        """Each of these distinct docids' position among the qrels' docids, -1 where the
+        qrels judge it for no query: what `grades` looks rows up by, and how much of a run
+        the qrels judge (`scoring_warnings`). Searched by hash and confirmed by comparing
+        the strings, because pyarrow's `index_in` would hash every docid of the qrels again
+        for each run."""
+        wanted = string_hashes(doc_values, self._width)
         known = self._documents
         at = known.search(wanted)
-        found = 0
+        out = np.full(len(wanted), -1, np.int64)
         pending = np.arange(len(wanted))
         while pending.size:  # one round per docid sharing a hash: almost always one
             pending = pending[at[pending] < len(known.sorted)]
             pending = pending[known.sorted[at[pending]] == wanted[pending]]
+            position = known.order[at[pending]]
             same = to_numpy(
                 pc.equal(
-                    doc_values.take(from_numpy(among[pending])),
-                    self._doc_values.take(from_numpy(known.order[at[pending]])),
+                    doc_values.take(from_numpy(pending)),
+                    self._doc_values.take(from_numpy(position)),
                 )
             )
-            found += int(same.sum())
+            out[pending[same]] = position[same]
             pending = pending[~same]
             at[pending] += 1
-        return found
+        return out
+
+    def grades(self, qidx: np.ndarray, documents: np.ndarray) -> np.ndarray:
+        """Each row's grade as float, NaN where the pair is not judged. A row is the query
+        `qidx` (a position as in the index) and the document `documents`, its position
+        among the qrels' docids as `documents` gives it (-1: none).
+
+        Each row bisects its document's judgments for its query, all rows a step at a
+        time: a row whose document has one judgment is done in one step, and one judged
+        for every query of Robust04 in eight.
+        """
+        out = np.full(len(qidx), np.nan)
+        rows = np.flatnonzero(documents >= 0)
+        document = documents[rows]
+        low = self._first[document].astype(np.int64)
+        end = self._first[document + 1]
+        high = end.astype(np.int64)
+        wanted = qidx[rows]
+        active = np.flatnonzero(low < high)
+        while active.size:
+            middle = (low[active] + high[active]) >> 1
+            below = self._queries[middle] < wanted[active]
+            low[active] = np.where(below, middle + 1, low[active])
+            high[active] = np.where(below, high[active], middle)
+            active = active[low[active] < high[active]]
+        found = low < end
+        found[found] = self._queries[low[found]] == wanted[found]
+        out[rows[found]] = self._grades[low[found]]
+        return out
 
 
 class HashSet:

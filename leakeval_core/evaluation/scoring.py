@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from leakeval_core.evaluation.arrow import RunLike
-    from leakeval_core.evaluation.judgments import JudgmentIndex
 
 __all__ = [
     "RunScores",
@@ -254,25 +253,20 @@ def _zero_missing(values: dict[str, np.ndarray], absent: np.ndarray) -> None:
             column[absent] = 1.0 if name == "num_q" else 0.0
 
 
-def _judged(
-    run: Ranked, grades: np.ndarray, judgments: JudgmentIndex, hashes: np.ndarray, depth: int
-) -> Judged:
-    """How much of the ranked run the qrels judge. A document judged for a query it is
-    ranked for is in the qrels; only the others are searched for, so a well-judged run costs
-    a search of its few unjudged documents."""
+def _judged(run: Ranked, grades: np.ndarray, documents: np.ndarray, depth: int) -> Judged:
+    """How much of the ranked run the qrels judge: its top rows judged for their query, and
+    its distinct documents judged for any (`documents`: each one's position among the
+    qrels' docids, -1 where they have none)."""
     judged = ~np.isnan(grades)
     top = run.rank <= JUDGED_TOP
-    ranked, found = np.zeros((2, len(run.doc_values)), bool)
+    ranked = np.zeros(len(run.doc_values), bool)
     ranked[run.docs] = True
-    found[run.docs[judged]] = True
-    unsure = np.flatnonzero(ranked & ~found)
     return Judged(
         top_k=min(JUDGED_TOP, depth),
         top_ranked=int(top.sum()),
         top_judged=int(judged[top].sum()),
         documents=int(ranked.sum()),
-        documents_judged=int(found.sum())
-        + judgments.judged_documents(run.doc_values, unsure, hashes),
+        documents_judged=int((documents[ranked] >= 0).sum()),
     )
 
 
@@ -291,14 +285,9 @@ def _by_settings(measures: Sequence[Measure]) -> dict[tuple, list[Measure]]:
 
 
 def _score_ranked(run: Ranked, qrels: PreparedQrels, measures: tuple[Measure, ...]) -> RunScores:
-    judgments = qrels.judgments
-    hashes = judgments.hashes(run.doc_values)
-    grades = judgments.grades(run.qidx, run.docs, run.doc_values, hashes)
-    if (
-        len(run.doc_values)
-        and np.isnan(grades).all()
-        and not judgments.judged_documents(run.doc_values, hashes=hashes)
-    ):
+    documents = qrels.judgments.documents(run.doc_values)
+    grades = qrels.judgments.grades(run.qidx, documents[run.docs])
+    if len(documents) and not (documents >= 0).any():
         raise LeakevalError(
             f"{run.name}: none of its {len(run.doc_values)} distinct documents is judged in "
             "the qrels; is this run for another collection?"
@@ -322,7 +311,7 @@ def _score_ranked(run: Ranked, qrels: PreparedQrels, measures: tuple[Measure, ..
         not_in_qrels=run.not_in_qrels,
         tied_pairs=run.tied_pairs,
         first_rel_undefined=int(np.isnan(frr[keep]).sum()) if frr is not None else 0,
-        judged=_judged(run, grades, judgments, hashes, conv.depth),
+        judged=_judged(run, grades, documents, conv.depth),
         all_zero=tuple(
             m.name
             for m in measures

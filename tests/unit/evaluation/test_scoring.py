@@ -370,25 +370,31 @@ def test_score_files_matches_pytrec_eval_per_file_and_keeps_order(tmp_path, prep
 @pytest.mark.parametrize(
     "before, expected",
     [
-        ("", "True 0 0"),  # in time: both options set
-        ("import pyarrow; ", "False unset unset"),  # too late: nothing changed
-        ("os.environ['MIMALLOC_PURGE_DELAY'] = '10'; ", "True 10 0"),  # the user's value wins
+        ("", "True 0 0 jemalloc"),  # in time: both options set, jemalloc allocates
+        ("import pyarrow; ", "False unset unset mimalloc"),  # too late: nothing changed
+        ("os.environ['MIMALLOC_PURGE_DELAY'] = '10'; ", "True 10 0 jemalloc"),  # theirs wins
+        ("os.environ['ARROW_DEFAULT_MEMORY_POOL'] = 'mimalloc'; ", "True 0 0 mimalloc"),
     ],
 )
-def test_release_memory_promptly_sets_mimalloc_options_only_before_pyarrow(before, expected):
-    """mimalloc reads its options once, when pyarrow loads; `leakeval score` sets them first."""
+def test_release_memory_promptly_sets_the_allocators_only_before_pyarrow(before, expected):
+    """mimalloc reads its options once, when pyarrow loads; `leakeval score` sets them first,
+    and has pyarrow allocate through jemalloc unless the user chose a pool. (pyarrow's
+    Linux wheels, which the tests run on, have jemalloc.)"""
     import subprocess
     import sys
 
     script = (
         "import os\n"
-        "for k in ('MIMALLOC_PURGE_DELAY', 'MIMALLOC_ARENA_EAGER_COMMIT'):\n"
+        "for k in ('MIMALLOC_PURGE_DELAY', 'MIMALLOC_ARENA_EAGER_COMMIT', "
+        "'ARROW_DEFAULT_MEMORY_POOL'):\n"
         "    os.environ.pop(k, None)\n"
         f"{before}\n"
         "from leakeval_core.evaluation.allocator import release_memory_promptly\n"
         "done = release_memory_promptly()\n"
+        "import pyarrow as pa\n"
         "print(done, os.environ.get('MIMALLOC_PURGE_DELAY', 'unset'), "
-        "os.environ.get('MIMALLOC_ARENA_EAGER_COMMIT', 'unset'))\n"
+        "os.environ.get('MIMALLOC_ARENA_EAGER_COMMIT', 'unset'), "
+        "pa.default_memory_pool().backend_name)\n"
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == expected
