@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any
 from leakeval_core.api.results import Scores
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.measures import DEFAULT_MEASURES, Measure, parse_measures
-from leakeval_core.experiment.scores import Progress
 
 if TYPE_CHECKING:
     from leakeval_core.evaluation.qrels import PreparedQrels
     from leakeval_core.experiment.cache import Cache
+    from leakeval_core.experiment.scores import Progress
 
 __all__ = ["score", "score_tables"]
 

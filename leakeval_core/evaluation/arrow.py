@@ -21,17 +21,23 @@ if TYPE_CHECKING:
     RunLike = pd.DataFrame | pa.Table
     """A run (qid, docid, score) or qrels (qid, docid, grade) as a frame or arrow table."""
 
-__all__ = ["as_table", "codes", "dictionary", "rank_within", "strings"]
+__all__ = ["as_table", "codes", "dictionary", "group_starts", "rank_within", "strings"]
 
 
-def rank_within(group: np.ndarray) -> np.ndarray:
-    """1-based position of each row within its run of equal, adjacent group ids."""
+def group_starts(group: np.ndarray) -> np.ndarray:
+    """Where each run of equal, adjacent group ids starts."""
+    change = np.empty(len(group), bool)
+    change[:1] = True
+    np.not_equal(group[1:], group[:-1], out=change[1:])
+    return np.flatnonzero(change)
+
+
+def rank_within(group: np.ndarray, starts: np.ndarray | None = None) -> np.ndarray:
+    """1-based position of each row within its run of equal, adjacent group ids (`starts`:
+    their `group_starts`, where the caller has them)."""
     n = group.shape[0]
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-    lengths = np.diff(np.r_[starts, n])
-    return np.arange(n) - np.repeat(starts, lengths) + 1
+    starts = group_starts(group) if starts is None else starts
+    return np.arange(1, n + 1) - np.repeat(starts, np.diff(starts, append=n))
 
 
 def strings(values: pd.Series | pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:

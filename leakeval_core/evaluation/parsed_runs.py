@@ -47,6 +47,7 @@ def read_run_table(path: str | os.PathLike[str]) -> pa.Table:
     before. Two threads asking for the same new file may both read it: the tables are equal
     and one is kept."""
     from leakeval_core.io import trec  # here: the server turns keeping on before pyarrow loads
+
     if not _limit["bytes"]:
         return trec.read_run_table(path)
     key = file_digest(path)

@@ -64,11 +64,10 @@ class PreparedQrels:
         position[evaluated] = np.arange(len(evaluated))
         self._row_qidx = position[qid_codes]
         """Each qrels row's query as a position in `qids`, -1 when it is not scored."""
+        self._position = position
+        """Each judged query's position in `qids`, -1 when it is not scored."""
         self._qids = table.column("qid").chunk(0)
-        self._qid_set = strings(scored_qids)
-        self.judged_qids = strings(qid_values)
-        """Every query with a judgment, scored or not: a run for none of them is for another
-        collection."""
+        self._judged_qids = strings(qid_values)
         self._pytrec_qrels: dict[bool, dict[str, dict[str, int]]] = {}
         self._ideal: dict[int, np.ndarray] = {}
         self._variants: dict[tuple[int, str], PreparedQrels] = {}
@@ -80,6 +79,8 @@ class PreparedQrels:
         the same queries; a query without a document at the measure's level scores 0 on it,
         as in pytrec_eval. The judgments' index is shared.
         """
+        if relevance_level is None and gain is None:
+            return self  # every measure's own settings unset: asked once per run and measure
         conventions = replace(
             self.conventions,
             relevance_level=self.conventions.relevance_level
@@ -127,9 +128,11 @@ class PreparedQrels:
             )
         return self._ideal[k]
 
-    def qid_codes(self, qids: pa.Array | pa.ChunkedArray) -> np.ndarray:
-        """Position of each qid in `self.qids`, -1 for queries that are not scored."""
-        return codes(qids, self._qid_set)
+    def query_positions(self, qids: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
+        """Whether the qrels judge each qid (a run for none of them is for another
+        collection), and its position in `self.qids` (-1: not scored)."""
+        judged = codes(qids, self._judged_qids)
+        return judged >= 0, np.where(judged >= 0, self._position[judged], -1)
 
     @cached_property
     def judgments(self) -> JudgmentIndex:

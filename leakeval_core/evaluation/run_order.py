@@ -14,7 +14,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from leakeval_core.errors import LeakevalError
-from leakeval_core.evaluation.arrow import as_table, dictionary, rank_within, strings
+from leakeval_core.evaluation.arrow import (
+    as_table,
+    dictionary,
+    group_starts,
+    rank_within,
+    strings,
+)
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.qrels import PreparedQrels
 from leakeval_core.io.arrays import from_numpy, to_numpy
@@ -55,8 +61,8 @@ def _sorted_position(values: pa.Array) -> np.ndarray:
 def _ranking(
     groups: np.ndarray, scores: np.ndarray, docs: np.ndarray, doc_values: pa.Array, tie_order: str
 ) -> tuple[np.ndarray | None, np.ndarray, int]:
-    """Ranking order of rows (None when they already are in it), each row's rank in that
-    order, and the number of tied document pairs.
+    """Ranking order of rows (None when they already are in it), where each group starts in
+    that order (`group_starts`), and the number of tied document pairs.
 
     The order is group ascending, score descending, then docid in the tie order. Most run
     files are written grouped by query with scores descending, so that is checked first
@@ -66,16 +72,18 @@ def _ranking(
     ascending = tie_order == "docid_asc"
     same = groups[1:] == groups[:-1]
     tied = same & (scores[1:] == scores[:-1])
-    grouped = len(groups) - int(same.sum()) == int((np.bincount(groups, minlength=1) > 0).sum())
+    starts = group_starts(groups)
+    grouped = len(np.unique(groups[starts])) == len(starts)  # each group in one stretch
     runs = np.diff(np.flatnonzero(np.r_[True, ~tied, True]))
     tied_pairs = int((runs * (runs - 1) // 2).sum())
     if grouped and bool(np.all(~same | (scores[1:] <= scores[:-1]))):
+        # ties move within their group only: where each group starts stays
         order = _order_ties(tied, docs, doc_values, ascending) if tied.any() else None
     else:
         sign = 1 if ascending else -1
         order = np.lexsort((sign * _sorted_position(doc_values)[docs], -scores, groups))
-        groups = groups[order]
-    return order, rank_within(groups), tied_pairs
+        starts = group_starts(groups[order])
+    return order, starts, tied_pairs
 
 
 def _order_ties(
@@ -101,24 +109,27 @@ def rank(run: RunLike, qrels: PreparedQrels, name: str) -> Ranked:
     """Rank a run's scored queries under the qrels' conventions."""
     table = as_table(run)
     qid_codes, qid_values = dictionary(table, "qid")
-    judged = to_numpy(pc.is_in(strings(qid_values), value_set=qrels.judged_qids))
+    judged, positions = qrels.query_positions(qid_values)
     if len(qid_values) and not judged.any():
         raise LeakevalError(
             f"{name}: none of its {len(qid_values)} queries has judgments in the qrels; "
             "is this run for another collection?"
         )
-    qidx = qrels.qid_codes(qid_values).astype(np.int32)[qid_codes]
+    qidx = positions.astype(np.int32)[qid_codes]
     docs, doc_values = dictionary(table, "docid")
     scores = to_numpy(table.column("score"))
     scored = qidx >= 0
     if not scored.all():
         qidx, docs, scores = qidx[scored], docs[scored], scores[scored]
-    order, rank, tied_pairs = _ranking(qidx, scores, docs, doc_values, qrels.conventions.tie_order)
+    order, starts, tied_pairs = _ranking(
+        qidx, scores, docs, doc_values, qrels.conventions.tie_order
+    )
     if order is not None:
         qidx, docs = qidx[order], docs[order]
+    rank = rank_within(qidx, starts)
     keep = rank <= qrels.conventions.depth
     in_run = np.zeros(len(qrels.qids), bool)
-    in_run[qidx] = True
+    in_run[qidx[starts]] = True
     return Ranked(
         name=name,
         qidx=qidx[keep],
@@ -139,13 +150,11 @@ def rank_run(run: pd.DataFrame, conventions: Conventions = Conventions()) -> pd.
     table = as_table(run)
     qid_codes, qid_values = dictionary(table, "qid")
     docs, doc_values = dictionary(table, "docid")
-    order, rank, _ = _ranking(
-        _sorted_position(qid_values)[qid_codes],
-        to_numpy(table.column("score")),
-        docs,
-        doc_values,
-        conventions.tie_order,
+    groups = _sorted_position(qid_values)[qid_codes]
+    order, starts, _ = _ranking(
+        groups, to_numpy(table.column("score")), docs, doc_values, conventions.tie_order
     )
+    rank = rank_within(groups if order is None else groups[order], starts)
     keep = rank <= conventions.depth
     rows = np.flatnonzero(keep) if order is None else order[keep]
     return run.iloc[rows].reset_index(drop=True).assign(rank=rank[keep])
