@@ -44,7 +44,7 @@ from stat import S_ISREG
 from typing import TYPE_CHECKING, BinaryIO
 
 from leakeval_core.errors import LeakevalError
-from leakeval_core.io.digest import blake2b
+from leakeval_core.io.digest import SETTLED_NS, blake2b, file_digest, identity
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CACHE_VERSION",
     "DEFAULT_LIMIT_MB",
+    "DIGESTS",
     "LIMIT_VARIABLE",
     "PRECOMPUTED",
     "Cache",
@@ -70,6 +71,9 @@ PRECOMPUTED = "precomputed"
 """An experiment's own folder of tables computed ahead of time (the demo writes its scores
 and detected pairs there when it is generated), keyed as the cache is, by content: read when
 the cache has no entry, never written at run time, and stale entries simply never match."""
+
+DIGESTS = "file-digests"
+"""The kind of entry that keeps a file's content hash by its identity (`Cache.file_digest`)."""
 
 
 LIMIT_VARIABLE = "LEAKEVAL_CACHE_MB"
@@ -252,6 +256,24 @@ class Cache:
             {**(table.schema.metadata or {}), b"leakeval": json.dumps(meta or {}).encode()}
         )
         self._write(self.path(kind, key), lambda tmp: pq.write_table(table, tmp))
+
+    def file_digest(self, path: str | os.PathLike[str]) -> str:
+        """`io.digest.file_digest`, kept here by the file's identity too, so that the next
+        command finds a large file's hash without reading the file, as git's index keeps
+        its files' hashes by their stat. Kept by the same rule as in memory: only for a
+        file whose last change was settled before it was read (`io.digest`)."""
+        where = os.path.abspath(path)
+        before = os.stat(where)
+        key = hash_key(DIGESTS, where, identity(before))
+        stored = self.get_bytes(DIGESTS, key)
+        if stored is not None:
+            return bytes(stored).decode()
+        started = time.time_ns()
+        digest = file_digest(where)
+        settled = before.st_ctime_ns + SETTLED_NS < started
+        if settled and identity(os.stat(where)) == identity(before):
+            self.put_bytes(DIGESTS, key, digest.encode())
+        return digest
 
     def get_bytes(self, kind: str, key: str) -> memoryview | None:
         """A stored blob (a command's finished output, say), or None when absent or

@@ -30,7 +30,7 @@ from leakeval_core.experiment.cache import Cache, hash_key
 from leakeval_core.io import trec
 from leakeval_core.io.arrays import from_numpy, to_numpy
 from leakeval_core.io.compressed import decompressed_limit
-from leakeval_core.io.digest import file_digest, identity
+from leakeval_core.io.digest import identity
 from leakeval_core.io.formats import given_format, given_part
 
 __all__ = ["KIND", "LAYOUT", "prepared_qrels"]
@@ -56,7 +56,7 @@ def prepared_qrels(
     key = hash_key(
         KIND,
         LAYOUT,
-        file_digest(source),
+        cache.file_digest(source),
         given_format(source),
         given_part(source),
         decompressed_limit().bytes,

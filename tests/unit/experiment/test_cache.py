@@ -422,3 +422,47 @@ def test_an_entry_larger_than_the_limit_is_not_kept(tmp_path):
     assert cache.get_bytes("b", "large") is None
     assert bytes(cache.get_bytes("b", "small")) == b"x" * 10
     assert [p.name for p in (tmp_path / "b").iterdir()] == ["small.bin"]
+
+
+def _unread(monkeypatch):
+    """From here on a file is hashed only from what a cache kept: the process's own memory
+    of its hashes is forgotten (as in a new command) and reading a file fails the test."""
+    from leakeval_core.io import digest
+
+    monkeypatch.setattr(digest, "_KNOWN", {})
+
+    def refuse(fh):
+        raise AssertionError("the file was read to hash it")
+
+    monkeypatch.setattr(digest, "_file_hash", refuse)
+
+
+def test_a_file_hash_is_kept_for_the_next_command_while_the_file_stands(tmp_path, monkeypatch):
+    """Kept by the file's identity: the next command does not read the file again; an edit
+    (a new identity, whatever the size and mtime) is hashed anew."""
+    import hashlib
+
+    from leakeval_core.experiment import cache as module
+
+    def hashed(data: bytes) -> str:
+        return hashlib.blake2b(data).hexdigest()[:32]
+
+    monkeypatch.setattr(module, "SETTLED_NS", 0)  # the file is settled as soon as written
+    path = tmp_path / "qrels.txt"
+    path.write_text("301 0 d1 1\n")
+    assert Cache(tmp_path / "c").file_digest(path) == hashed(b"301 0 d1 1\n")
+    with monkeypatch.context() as inner:
+        _unread(inner)
+        assert Cache(tmp_path / "c").file_digest(path) == hashed(b"301 0 d1 1\n")
+    stat = path.stat()
+    path.write_text("301 0 d2 1\n")  # the same size, its times restored: only ctime moves
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert Cache(tmp_path / "c").file_digest(path) == hashed(b"301 0 d2 1\n")
+
+
+def test_a_file_changed_just_now_has_its_hash_kept_nowhere(tmp_path, monkeypatch):
+    """Its ctime may not yet tell it from its next edit on a coarse filesystem clock."""
+    path = tmp_path / "qrels.txt"
+    path.write_text("301 0 d1 1\n")
+    Cache(tmp_path / "c").file_digest(path)
+    assert not (tmp_path / "c" / "file-digests").exists()
