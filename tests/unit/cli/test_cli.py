@@ -138,6 +138,56 @@ def test_console_script_help_runs_without_heavy_imports():
     assert out.stdout.strip() == ""
 
 
+def _commands(parser) -> list[str]:
+    import argparse
+
+    [sub] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return list(sub.choices)
+
+
+def test_each_command_group_registers_the_commands_it_is_listed_with():
+    """A command's parser is built with its own group alone (`COMMAND_GROUPS`), so the list
+    must say what each group's module registers, and the whole parser has them all, in
+    that order."""
+    from leakeval_core import cli
+
+    for commands in cli.COMMAND_GROUPS.values():
+        for command in commands:
+            assert _commands(cli._parser_of(command)) == list(commands)
+    every = [c for commands in cli.COMMAND_GROUPS.values() for c in commands]
+    assert _commands(cli._parser()) == every
+
+
+@pytest.mark.parametrize(
+    "argv, built",
+    [
+        (["score", "--run", "r"], "score"),
+        (["--debug", "score"], "score"),
+        (["--help", "score"], None),  # the whole CLI's help, as asked
+        (["scroe"], None),  # not a command: argparse names the ones there are
+        ([], None),
+    ],
+)
+def test_the_parser_is_built_for_the_command_named(argv, built):
+    from leakeval_core.cli import _command
+
+    assert _command(argv) == built
+
+
+def test_score_imports_no_other_command_group():
+    """`leakeval score --help` builds the scoring group's parsers only."""
+    code = (
+        "import sys, contextlib, io; from leakeval_core.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try: main(['score', '--help'])\n"
+        "    except SystemExit: pass\n"
+        "print(sorted(m.rsplit('.', 1)[1] for m in sys.modules "
+        "if m.startswith('leakeval_core.cli.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['common', 'scoring']"
+
+
 def test_score_loads_neither_pandas_nor_openssl(tmp_path):
     """What `leakeval score` loads is most of its peak memory: pandas is never needed to
     score files, and OpenSSL's libcrypto (which `import hashlib` loads) never for the
