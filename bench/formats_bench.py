@@ -31,7 +31,7 @@ from leakeval_core.io import trec  # noqa: E402
 READ = """
 import resource, sys, time
 sys.path.insert(0, {root!r})
-from leakeval_core.evaluation.allocator import release_memory_promptly
+from leakeval_core.io.allocator import release_memory_promptly
 release_memory_promptly()  # as `leakeval score` does, before pyarrow loads
 from leakeval_core.io import trec
 def rss():

@@ -128,7 +128,7 @@ def preload_page() -> None:
 
 
 def main() -> None:
-    from leakeval_core.evaluation.allocator import release_memory_promptly
+    from leakeval_core.io.allocator import release_memory_promptly
 
     # before anything imports pyarrow: a server lives long and its readers come and go, so
     # what a closed session's uploads held must go back to the system (`uploads.give_back`)

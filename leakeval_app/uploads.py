@@ -281,7 +281,7 @@ def give_back() -> None:
     run would otherwise stay near its peak long after their sessions ended."""
     import gc
 
-    from leakeval_core.evaluation.allocator import return_free_memory
+    from leakeval_core.io.allocator import return_free_memory
 
     gc.collect()  # a frame in a reference cycle holds its arrow buffers until collected
     return_free_memory()

@@ -100,10 +100,10 @@ def _score_files(
     from pathlib import Path
 
     from leakeval_core.errors import LeakevalError
-    from leakeval_core.evaluation.allocator import return_free_memory
     from leakeval_core.evaluation.scoring import score_files
     from leakeval_core.experiment.cache import Cache
     from leakeval_core.experiment.qrels_cache import prepared_qrels
+    from leakeval_core.io.allocator import return_free_memory
 
     if not Path(qrels).exists():
         raise LeakevalError(f"qrels: {qrels}: no such file")

@@ -58,7 +58,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
     built per run."""
     import csv
 
-    from leakeval_core.evaluation.allocator import release_memory_promptly
+    from leakeval_core.io.allocator import release_memory_promptly
 
     release_memory_promptly()
     from leakeval_core import api

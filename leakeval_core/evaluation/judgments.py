@@ -132,8 +132,8 @@ class JudgmentIndex:
 
 
 class HashSet:
-    """64-bit hashes, sorted and split into buckets by their top bits, one hash a bucket or
-    less: `search` finds where each of many hashes is, or would be inserted, in a short
+    """64-bit hashes, sorted and split into buckets by their top bits, one or two hashes a
+    bucket: `search` finds where each of many hashes is, or would be inserted, in a short
     vectorised walk through its bucket, where `np.searchsorted` would run a chain of
     dependent reads across the whole array for each."""
 
@@ -142,9 +142,8 @@ class HashSet:
         self.order = np.argsort(hashes).astype(positions)
         """Each sorted hash's position among the hashes given."""
         self.sorted = hashes[self.order]
-        # from one bucket per hash to two: each run searches every docid it has, and a
-        # bucket of two walks a third longer for a bound of four bytes a hash
-        bits = max(1, len(hashes).bit_length())
+        # one bucket per two hashes: two on average, and half the bounds to keep
+        bits = max(1, len(hashes).bit_length() - 1)
         self._shift = 64 - bits
         counts = np.bincount((self.sorted >> self._shift).astype(np.intp), minlength=1 << bits)
         self._start = np.zeros(len(counts) + 1, positions)

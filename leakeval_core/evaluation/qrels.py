@@ -43,10 +43,15 @@ class PreparedQrels:
         self._grades = grades.astype(narrowest(grades), copy=False)
         """Each judgment's grade, in the narrowest integer type that holds them all: a
         byte each for any usual qrels, where the readers' int64 takes eight."""
-        self.table = table.set_column(2, "grade", from_numpy(self._grades))
-        """The qrels as read (qid, docid dictionary-encoded; grade): what `qrels_cache`
-        keeps."""
         qid_codes, qid_values = dictionary(table, "qid")
+        qid_codes = qid_codes.astype(np.min_scalar_type(-max(len(qid_values), 1)), copy=False)
+        table = table.set_column(
+            0, "qid", pa.DictionaryArray.from_arrays(from_numpy(qid_codes), qid_values)
+        )
+        self.table = table.set_column(2, "grade", from_numpy(self._grades))
+        """The qrels as read (qid, docid dictionary-encoded; grade), the qids' codes and the
+        grades in the narrowest types that hold them (two bytes and one a judgment, for any
+        usual qrels, where the readers' take four and eight): what `qrels_cache` keeps."""
         self._docids = table.column("docid").chunk(0)
         relevant = self._grades >= conventions.relevance_level
         num_rel = np.bincount(qid_codes, weights=relevant, minlength=len(qid_values))

@@ -73,7 +73,8 @@ def _ranking(
     same = groups[1:] == groups[:-1]
     tied = same & (scores[1:] == scores[:-1])
     starts = group_starts(groups)
-    grouped = len(np.unique(groups[starts])) == len(starts)  # each group in one stretch
+    firsts = np.sort(groups[starts])  # not np.unique: it imports numpy.ma on first use
+    grouped = not (firsts[1:] == firsts[:-1]).any()  # each group in one stretch
     runs = np.diff(np.flatnonzero(np.r_[True, ~tied, True]))
     tied_pairs = int((runs * (runs - 1) // 2).sum())
     if grouped and bool(np.all(~same | (scores[1:] <= scores[:-1]))):

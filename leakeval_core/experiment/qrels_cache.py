@@ -28,6 +28,7 @@ from leakeval_core.evaluation.judgments import JudgmentIndex
 from leakeval_core.evaluation.qrels import PreparedQrels
 from leakeval_core.experiment.cache import Cache, hash_key
 from leakeval_core.io import trec
+from leakeval_core.io.allocator import handing_back
 from leakeval_core.io.arrays import from_numpy, to_numpy
 from leakeval_core.io.compressed import decompressed_limit
 from leakeval_core.io.digest import identity
@@ -76,8 +77,10 @@ def prepared_qrels(
 
 
 def _prepared(source: str | os.PathLike[str], conventions: Conventions) -> PreparedQrels:
-    prepared = PreparedQrels(trec.read_qrels_table(source), conventions)
-    prepared.judgments  # noqa: B018 - built here, where the caller waits for it anyway
+    """Read and indexed, through a pool that hands the scratch back (`handing_back`)."""
+    with handing_back():
+        prepared = PreparedQrels(trec.read_qrels_table(source), conventions)
+        prepared.judgments  # noqa: B018 - built here, where the caller waits for it anyway
     return prepared
 
 

@@ -25,7 +25,9 @@ def _line(lines: np.ndarray | None, row: int) -> int | None:
     return None if line is None else int(line)
 
 
-def encode(values: pa.Array | pa.ChunkedArray) -> pa.DictionaryArray:
+def encode(
+    values: pa.Array | pa.ChunkedArray, pool: pa.MemoryPool | None = None
+) -> pa.DictionaryArray:
     """Dictionary-encode strings into one array with one dictionary.
 
     Codes are what makes duplicate checks, ranking and qrels lookups integer work instead
@@ -36,16 +38,17 @@ def encode(values: pa.Array | pa.ChunkedArray) -> pa.DictionaryArray:
     joining the strings first would hold them twice.
     If the chunks ever came back with dictionaries of their own, the strings are joined and
     encoded once instead, as unifying dictionaries costs several times the encoding.
+    The encoding allocates from `pool` (None: the default).
     """
     if isinstance(values, pa.Array):
-        return pc.dictionary_encode(values)
+        return pc.dictionary_encode(values, memory_pool=pool)
     if values.num_chunks > 1:
-        encoded = pc.dictionary_encode(values)
+        encoded = pc.dictionary_encode(values, memory_pool=pool)
         memory = [_addresses(chunk.dictionary) for chunk in encoded.chunks]
         if memory and all(m == memory[-1] for m in memory):
-            indices = pa.concat_arrays([chunk.indices for chunk in encoded.chunks])
+            indices = pa.concat_arrays([chunk.indices for chunk in encoded.chunks], pool)
             return pa.DictionaryArray.from_arrays(indices, encoded.chunks[-1].dictionary)
-    return pc.dictionary_encode(values.combine_chunks())
+    return pc.dictionary_encode(values.combine_chunks(pool), memory_pool=pool)
 
 
 def _addresses(array: pa.Array) -> list[int | None]:

@@ -27,6 +27,7 @@ import numpy as np
 import pyarrow as pa
 
 from leakeval_core.errors import ParseError
+from leakeval_core.io.allocator import reading_pool
 from leakeval_core.io.arrays import from_numpy, to_numpy
 from leakeval_core.io.compressed import inflate, is_gzip
 from leakeval_core.io.formats import detect_format, with_format
@@ -150,10 +151,14 @@ mapping, larger ones read."""
 
 
 def _split_columns(
-    source: Source, columns: Sequence[str], keep: dict[str, str], describe: str
+    source: Source,
+    columns: Sequence[str],
+    keep: dict[str, str],
+    describe: str,
+    pool: pa.MemoryPool | None = None,
 ) -> tuple[str, pa.Table, np.ndarray | None]:
     """Split whitespace-separated columns; returns the name, the kept columns and each
-    row's line.
+    row's line. The fast path allocates from `pool` (None: the default).
 
     `keep` maps the columns to return to their type on the fast path ("str", "float64",
     "int64"); a value pyarrow cannot convert sends the file to the line-by-line path, which
@@ -169,11 +174,11 @@ def _split_columns(
         # but it counts in the resident memory until closed, so large files are read.
         small = path.stat().st_size <= MAPPED_BYTES
         with (pa.memory_map if small else pa.OSFile)(str(path)) as stream:
-            table = _read_columns(stream, columns, keep)
+            table = _read_columns(stream, columns, keep, pool)
         if table is not None:
             return str(path), table, None
     name, data = load_bytes(source)
-    table = _split_fast(data, columns, keep)
+    table = _split_fast(data, columns, keep, pool)
     if table is not None:
         return name, table, None
     return name, *_split_slow(name, data, columns, describe, list(keep))
@@ -248,18 +253,23 @@ def _is_clean(data: mmap.mmap, decoder: codecs.IncrementalDecoder, final: bool) 
     return True
 
 
-def _split_fast(data: bytes, columns: Sequence[str], keep: dict[str, str]) -> pa.Table | None:
+def _split_fast(
+    data: bytes, columns: Sequence[str], keep: dict[str, str], pool: pa.MemoryPool | None
+) -> pa.Table | None:
     if b"\r" in data:
         return None  # a lone CR would end a line for pyarrow and shift line numbers
     if b"\t" in data:
         data = data.replace(b"\t", b" ")
     if _has_comment(data):
         return None  # pyarrow would read a comment that has the columns' shape as a row
-    return _read_columns(io.BytesIO(data), columns, keep)
+    return _read_columns(io.BytesIO(data), columns, keep, pool)
 
 
 def _read_columns(
-    source: pa.NativeFile | io.BytesIO, columns: Sequence[str], keep: dict[str, str]
+    source: pa.NativeFile | io.BytesIO,
+    columns: Sequence[str],
+    keep: dict[str, str],
+    pool: pa.MemoryPool | None,
 ) -> pa.Table | None:
     """pyarrow's CSV reader on space-separated columns; None when any value does not parse.
 
@@ -287,6 +297,7 @@ def _read_columns(
                 quoted_strings_can_be_null=False,
                 check_utf8=False,
             ),
+            memory_pool=pool,
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
@@ -425,17 +436,27 @@ def _read_pairs(
 ) -> pa.Table:
     """The shared reader of runs and qrels: one value per (qid, docid), checked by `check`,
     no pair twice. Each column is dropped as soon as it is converted, so a 10M-line run
-    peaks near twice its size."""
+    peaks near twice its size. A small file is parsed and encoded through the pool that
+    keeps its blocks for the next (`allocator.reading_pool`)."""
+    pool = reading_pool(len(source[1]) if isinstance(source, tuple) else _size(source))
     name, table, lines = _split_columns(
-        source, columns, {"qid": "str", "docid": "str", value[0]: value[1]}, describe
+        source, columns, {"qid": "str", "docid": "str", value[0]: value[1]}, describe, pool
     )
     values = check(name, table.column(value[0]), lines)
     table = table.drop_columns([value[0]])
-    qids = encode(table.column("qid"))
+    qids = encode(table.column("qid"), pool)
     table = table.drop_columns(["qid"])
-    docids = encode(table.column("docid"))
+    docids = encode(table.column("docid"), pool)
     del table
     return pairs_table(name, qids, docids, value[0], values, lines)
+
+
+def _size(path: str | os.PathLike[str]) -> int:
+    """A file's size in bytes; 0 where it cannot be told (the reader then says why)."""
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 def decoded_frame(table: pa.Table) -> pd.DataFrame:

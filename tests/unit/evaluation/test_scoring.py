@@ -370,34 +370,57 @@ def test_score_files_matches_pytrec_eval_per_file_and_keeps_order(tmp_path, prep
 @pytest.mark.parametrize(
     "before, expected",
     [
-        ("", "True 0 0 jemalloc"),  # in time: both options set, jemalloc allocates
-        ("import pyarrow; ", "False unset unset mimalloc"),  # too late: nothing changed
-        ("os.environ['MIMALLOC_PURGE_DELAY'] = '10'; ", "True 10 0 jemalloc"),  # theirs wins
-        ("os.environ['ARROW_DEFAULT_MEMORY_POOL'] = 'mimalloc'; ", "True 0 0 mimalloc"),
+        ("", "True 0 0 4194304 jemalloc None mimalloc"),  # in time: every option set
+        ("import pyarrow; ", "False unset unset unset mimalloc None None"),  # too late
+        ("os.environ['MIMALLOC_PURGE_DELAY'] = '10'; ", "True 10 0 4194304 jemalloc None mimalloc"),
     ],
 )
 def test_release_memory_promptly_sets_the_allocators_only_before_pyarrow(before, expected):
-    """mimalloc reads its options once, when pyarrow loads; `leakeval score` sets them first,
-    and has pyarrow allocate through jemalloc unless the user chose a pool. (pyarrow's
-    Linux wheels, which the tests run on, have jemalloc.)"""
+    """mimalloc and jemalloc read their options once, when pyarrow loads; `leakeval score`
+    sets them first, the user's values kept, and has pyarrow allocate through jemalloc
+    (pyarrow's Linux wheels, which the tests run on, have it). A small file is then read
+    through it, a large one through mimalloc, which hands its blocks back at once."""
     import subprocess
     import sys
 
     script = (
         "import os\n"
         "for k in ('MIMALLOC_PURGE_DELAY', 'MIMALLOC_ARENA_EAGER_COMMIT', "
-        "'ARROW_DEFAULT_MEMORY_POOL'):\n"
+        "'JE_ARROW_MALLOC_CONF'):\n"
         "    os.environ.pop(k, None)\n"
         f"{before}\n"
-        "from leakeval_core.evaluation.allocator import release_memory_promptly\n"
+        "from leakeval_core.io.allocator import REUSED_BYTES, reading_pool, "
+        "release_memory_promptly\n"
         "done = release_memory_promptly()\n"
         "import pyarrow as pa\n"
+        "small, large = reading_pool(REUSED_BYTES), reading_pool(REUSED_BYTES + 1)\n"
         "print(done, os.environ.get('MIMALLOC_PURGE_DELAY', 'unset'), "
         "os.environ.get('MIMALLOC_ARENA_EAGER_COMMIT', 'unset'), "
-        "pa.default_memory_pool().backend_name)\n"
+        "os.environ.get('JE_ARROW_MALLOC_CONF', 'unset').removeprefix('oversize_threshold:'), "
+        "pa.default_memory_pool().backend_name, small and small.backend_name, "
+        "large and large.backend_name)\n"
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == expected
+
+
+def test_qrels_are_prepared_through_a_pool_that_hands_their_scratch_back():
+    """Where pyarrow allocates through jemalloc, which keeps small blocks, preparing qrels
+    from their file goes through mimalloc (`handing_back`), so that a first command's peak
+    is not the preparation's scratch kept; the runs after it through jemalloc again."""
+    import subprocess
+    import sys
+
+    script = (
+        "from leakeval_core.io.allocator import handing_back, release_memory_promptly\n"
+        "release_memory_promptly()\n"
+        "import pyarrow as pa\n"
+        "with handing_back():\n"
+        "    within = pa.default_memory_pool().backend_name\n"
+        "print(within, pa.default_memory_pool().backend_name)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "mimalloc jemalloc"
 
 
 def test_qrels_that_fail_to_prepare_stop_the_batch(tmp_path, monkeypatch):

@@ -227,7 +227,7 @@ def test_the_layout_is_what_is_stored():
         "documents.sorted": "uint64",
         "documents._start": "uint8",
     }
-    assert numbers == {"_width": 8, "documents._shift": 62}
+    assert numbers == {"_width": 8, "documents._shift": 63}
     assert string_hashes(pa.array(["FBIS3-10082", "d1"]), 16).tolist() == [
         17450421112101039256,
         2552991890045355580,

@@ -290,7 +290,7 @@ def test_encoding_falls_back_when_chunks_get_their_own_dictionaries(monkeypatch)
 
     real = pc.dictionary_encode
 
-    def per_chunk(values):
+    def per_chunk(values, **options):
         if isinstance(values, pa.ChunkedArray):
             return pa.chunked_array([real(chunk) for chunk in values.chunks])
         return real(values)

@@ -1,0 +1,143 @@
+"""Allocator settings for a process that scores run files, where peak memory is measured.
+
+Two allocators serve the scorer, and each holds freed memory by default:
+- pyarrow's bundled mimalloc commits whole arenas up front and gives freed pages back only
+  after a delay;
+- glibc's malloc, under numpy, raises its mmap threshold to the largest block ever freed,
+  so the qrels' large temporaries are reused from the heap and the heap never shrinks.
+
+`leakeval score` turns both off and hands back what the qrels' preparation freed before the
+runs start, so its peak is the qrels and the runs being scored, not every block ever freed
+(`bench/score_bench.py` and `bench/large_run_bench.py` measure it). The served app turns
+both off too, and hands back what a closed session's uploads held (`bench/server_bench.py`).
+
+Scoring many small run files is the opposite case: each frees and takes again some
+megabytes of pyarrow's, and with mimalloc handing them back at once every page is faulted
+in afresh for the next file, a fifth of the time reading a small run takes. So once the
+qrels are prepared, pyarrow allocates through jemalloc where it has it
+(`reuse_small_blocks`), which keeps such blocks for the next file and hands back at once
+those of `REUSED_BYTES` and more; a larger run file is still read through mimalloc
+(`reading_pool`). Not through glibc: its arenas fragment the heap on large runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import os
+import sys
+from collections.abc import Iterator
+from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = [
+    "MIMALLOC_OPTIONS",
+    "MMAP_THRESHOLD",
+    "REUSED_BYTES",
+    "TRIM_THRESHOLD",
+    "reading_pool",
+    "release_memory_promptly",
+    "return_free_memory",
+]
+
+MIMALLOC_OPTIONS = {"MIMALLOC_ARENA_EAGER_COMMIT": "0", "MIMALLOC_PURGE_DELAY": "0"}
+MMAP_THRESHOLD = 1 << 20
+"""numpy arrays from this size up get pages of their own, returned when freed: the qrels'
+arrays (hundreds of thousands of judgments) are above it, a run's (tens of thousands of
+rows) below, where reusing the heap is fast. Lower, every run's arrays fault in fresh
+pages; higher, the peak holds more freed memory."""
+TRIM_THRESHOLD = 8 << 20
+"""Free memory glibc keeps at the top of each heap before handing it back. Setting the
+mmap threshold would fix this below one run's arrays, so that every run's arrays were fresh
+pages, each a page fault; a few runs' worth kept costs little at the peak."""
+REUSED_BYTES = 4 << 20
+"""Blocks jemalloc keeps for reuse are smaller than this (`JEMALLOC_OPTIONS`), and so are
+the run files read through it (`reading_pool`): what it keeps is a few small files'
+blocks, never a large run's."""
+JEMALLOC_OPTIONS = {"JE_ARROW_MALLOC_CONF": f"oversize_threshold:{REUSED_BYTES}"}
+_M_TRIM_THRESHOLD = -1
+_M_MMAP_THRESHOLD = -3
+
+
+def release_memory_promptly() -> bool:
+    """Set both allocators to give freed memory back, for this whole process, and read small
+    files through jemalloc (`reading_pool`).
+
+    mimalloc and jemalloc read their options once, when pyarrow loads them, so this must run
+    before pyarrow is imported; options the user set are kept. Returns whether it was in
+    time.
+    """
+    if _glibc() is not None:
+        _glibc().mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)
+        _glibc().mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD)
+    if "pyarrow" in sys.modules:
+        return False
+    for name, value in {**MIMALLOC_OPTIONS, **JEMALLOC_OPTIONS}.items():
+        os.environ.setdefault(name, value)
+    import pyarrow as pa
+
+    with contextlib.suppress(NotImplementedError):  # a build without jemalloc
+        pa.set_memory_pool(pa.jemalloc_memory_pool())
+    return True
+
+
+def reading_pool(size: int) -> pa.MemoryPool | None:
+    """The pool to read a file of `size` bytes through: mimalloc, which hands its blocks
+    back at once, for a file larger than `REUSED_BYTES` where small blocks are kept
+    (`release_memory_promptly`), so that a large run's peak is its own blocks, not what a
+    pool kept; None (the default pool) otherwise."""
+    return None if size <= REUSED_BYTES else _handing_back()
+
+
+@contextlib.contextmanager
+def handing_back() -> Iterator[None]:
+    """Within, pyarrow allocates through mimalloc where small blocks are kept otherwise
+    (`release_memory_promptly`): for a large one-off step, preparing the qrels from their
+    file, whose blocks would be kept for nothing."""
+    import pyarrow as pa
+
+    pool, kept = _handing_back(), pa.default_memory_pool()
+    if pool is None:
+        yield
+        return
+    pa.set_memory_pool(pool)
+    try:
+        yield
+    finally:
+        pa.set_memory_pool(kept)
+
+
+def _handing_back() -> pa.MemoryPool | None:
+    """mimalloc where pyarrow allocates through jemalloc (`release_memory_promptly`), else
+    None: the default pool hands blocks back already."""
+    import pyarrow as pa
+
+    if pa.default_memory_pool().backend_name != "jemalloc":
+        return None
+    try:
+        return pa.mimalloc_memory_pool()
+    except NotImplementedError:
+        return None
+
+
+def return_free_memory() -> None:
+    """Hand the pages both allocators hold but no longer use back to the system: after a
+    large one-off step (preparing the qrels), so the steps after it start from what is
+    really in use."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+    if _glibc() is not None:
+        _glibc().malloc_trim(0)
+
+
+@cache
+def _glibc() -> ctypes.CDLL | None:
+    """The C library where it is glibc (it has mallopt and malloc_trim); None elsewhere."""
+    name = ctypes.util.find_library("c")
+    library = ctypes.CDLL(name) if name else None
+    return library if library is not None and hasattr(library, "malloc_trim") else None
