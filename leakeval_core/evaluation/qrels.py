@@ -54,7 +54,7 @@ class PreparedQrels:
         usual qrels, where the readers' take four and eight): what `qrels_cache` keeps."""
         self._docids = table.column("docid").chunk(0)
         relevant = self._grades >= conventions.relevance_level
-        num_rel = np.bincount(qid_codes, weights=relevant, minlength=len(qid_values))
+        num_rel = np.bincount(qid_codes[relevant], minlength=len(qid_values))
         by_qid = to_numpy(pc.sort_indices(qid_values))
         keep = num_rel[by_qid] > 0
         if conventions.no_relevant == "zero":
@@ -101,10 +101,8 @@ class PreparedQrels:
             variant = copy.copy(self)
             variant.conventions = conventions
             scored = self._row_qidx >= 0
-            relevant = self._grades[scored] >= conventions.relevance_level
-            variant.num_rel = np.bincount(
-                self._row_qidx[scored], weights=relevant, minlength=len(self.qids)
-            )
+            relevant = scored & (self._grades >= conventions.relevance_level)
+            variant.num_rel = np.bincount(self._row_qidx[relevant], minlength=len(self.qids))
             variant._pytrec_qrels, variant._ideal, variant._variants = {}, {}, {}
             self._variants[key] = variant
         return self._variants[key]
