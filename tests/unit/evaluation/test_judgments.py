@@ -86,6 +86,16 @@ def test_an_index_without_judgments_finds_nothing():
     assert index.documents(pa.array(["d1"])).tolist() == [-1]
 
 
+def test_a_docid_in_the_qrels_without_a_scored_judgment_has_no_grade():
+    """The qrels' docids are all known (how much of a run they judge), but the index holds
+    the scored queries' judgments only: here there are none."""
+    index = JudgmentIndex(
+        1, np.zeros(0, np.int32), np.zeros(0, np.int32), pa.array(["d1"]), np.zeros(0)
+    )
+    assert index.documents(pa.array(["d1"])).tolist() == [0]
+    assert _grades(index, [(0, "d1")]) == [None]
+
+
 @given(
     judged=st.dictionaries(st.tuples(st.integers(0, 4), _DOCIDS), st.integers(-2, 4), max_size=40),
     asked=st.sets(_DOCIDS, max_size=30),
