@@ -32,7 +32,7 @@ READ = """
 import resource, sys, time
 sys.path.insert(0, {root!r})
 from leakeval_core.io.allocator import release_memory_promptly
-release_memory_promptly()  # as `leakeval score` does, before pyarrow loads
+release_memory_promptly(reuse_small_blocks=True)  # as `leakeval score` does, before pyarrow
 from leakeval_core.io import trec
 def rss():
     with open("/proc/self/status") as fh:

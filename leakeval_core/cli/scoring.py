@@ -60,7 +60,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
     from leakeval_core.io.allocator import release_memory_promptly
 
-    release_memory_promptly()
+    release_memory_promptly(reuse_small_blocks=True)
     from leakeval_core import api
     from leakeval_core.io import trec
 

@@ -13,11 +13,13 @@ both off too, and hands back what a closed session's uploads held (`bench/server
 
 Scoring many small run files is the opposite case: each frees and takes again some
 megabytes of pyarrow's, and with mimalloc handing them back at once every page is faulted
-in afresh for the next file, a fifth of the time reading a small run takes. So once the
-qrels are prepared, pyarrow allocates through jemalloc where it has it
-(`reuse_small_blocks`), which keeps such blocks for the next file and hands back at once
-those of `REUSED_BYTES` and more; a larger run file is still read through mimalloc
-(`reading_pool`). Not through glibc: its arenas fragment the heap on large runs.
+in afresh for the next file, a fifth of the time reading a small run takes. So in
+`leakeval score` pyarrow allocates through jemalloc where it has it, which keeps such
+blocks for the next file and hands back at once those of `REUSED_BYTES` and more; a larger
+run file is still read through mimalloc (`reading_pool`), and so are qrels prepared from
+their file (`handing_back`), whose scratch would be kept for nothing. The served app keeps
+mimalloc alone: its readers come and go. Not through glibc: its arenas fragment the heap on
+large runs.
 """
 
 from __future__ import annotations
@@ -63,9 +65,10 @@ _M_TRIM_THRESHOLD = -1
 _M_MMAP_THRESHOLD = -3
 
 
-def release_memory_promptly() -> bool:
-    """Set both allocators to give freed memory back, for this whole process, and read small
-    files through jemalloc (`reading_pool`).
+def release_memory_promptly(reuse_small_blocks: bool = False) -> bool:
+    """Set both allocators to give freed memory back, for this whole process; with
+    `reuse_small_blocks` (a command scoring many run files), have pyarrow allocate through
+    jemalloc where it has it, which keeps blocks under `REUSED_BYTES` for the next file.
 
     mimalloc and jemalloc read their options once, when pyarrow loads them, so this must run
     before pyarrow is imported; options the user set are kept. Returns whether it was in
@@ -78,10 +81,11 @@ def release_memory_promptly() -> bool:
         return False
     for name, value in {**MIMALLOC_OPTIONS, **JEMALLOC_OPTIONS}.items():
         os.environ.setdefault(name, value)
-    import pyarrow as pa
+    if reuse_small_blocks:
+        import pyarrow as pa
 
-    with contextlib.suppress(NotImplementedError):  # a build without jemalloc
-        pa.set_memory_pool(pa.jemalloc_memory_pool())
+        with contextlib.suppress(NotImplementedError):  # a build without jemalloc
+            pa.set_memory_pool(pa.jemalloc_memory_pool())
     return True
 
 

@@ -373,13 +373,15 @@ def test_score_files_matches_pytrec_eval_per_file_and_keeps_order(tmp_path, prep
         ("", "True 0 0 4194304 jemalloc None mimalloc"),  # in time: every option set
         ("import pyarrow; ", "False unset unset unset mimalloc None None"),  # too late
         ("os.environ['MIMALLOC_PURGE_DELAY'] = '10'; ", "True 10 0 4194304 jemalloc None mimalloc"),
+        ("reuse = False; ", "True 0 0 4194304 mimalloc None None"),  # the served app's
     ],
 )
 def test_release_memory_promptly_sets_the_allocators_only_before_pyarrow(before, expected):
     """mimalloc and jemalloc read their options once, when pyarrow loads; `leakeval score`
     sets them first, the user's values kept, and has pyarrow allocate through jemalloc
     (pyarrow's Linux wheels, which the tests run on, have it). A small file is then read
-    through it, a large one through mimalloc, which hands its blocks back at once."""
+    through it, a large one through mimalloc, which hands its blocks back at once. The
+    served app keeps mimalloc alone."""
     import subprocess
     import sys
 
@@ -391,7 +393,7 @@ def test_release_memory_promptly_sets_the_allocators_only_before_pyarrow(before,
         f"{before}\n"
         "from leakeval_core.io.allocator import REUSED_BYTES, reading_pool, "
         "release_memory_promptly\n"
-        "done = release_memory_promptly()\n"
+        "done = release_memory_promptly(reuse_small_blocks=globals().get('reuse', True))\n"
         "import pyarrow as pa\n"
         "small, large = reading_pool(REUSED_BYTES), reading_pool(REUSED_BYTES + 1)\n"
         "print(done, os.environ.get('MIMALLOC_PURGE_DELAY', 'unset'), "
@@ -413,7 +415,7 @@ def test_qrels_are_prepared_through_a_pool_that_hands_their_scratch_back():
 
     script = (
         "from leakeval_core.io.allocator import handing_back, release_memory_promptly\n"
-        "release_memory_promptly()\n"
+        "release_memory_promptly(reuse_small_blocks=True)\n"
         "import pyarrow as pa\n"
         "with handing_back():\n"
         "    within = pa.default_memory_pool().backend_name\n"
