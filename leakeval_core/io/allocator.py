@@ -71,8 +71,8 @@ def release_memory_promptly(reuse_small_blocks: bool = False) -> bool:
     jemalloc where it has it, which keeps blocks under `REUSED_BYTES` for the next file.
 
     mimalloc and jemalloc read their options once, when pyarrow loads them, so this must run
-    before pyarrow is imported; options the user set are kept. Returns whether it was in
-    time.
+    before pyarrow is imported; options the user set are kept, and so is a pool they chose
+    (ARROW_DEFAULT_MEMORY_POOL). Returns whether it was in time.
     """
     if _glibc() is not None:
         _glibc().mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)
@@ -81,7 +81,7 @@ def release_memory_promptly(reuse_small_blocks: bool = False) -> bool:
         return False
     for name, value in {**MIMALLOC_OPTIONS, **JEMALLOC_OPTIONS}.items():
         os.environ.setdefault(name, value)
-    if reuse_small_blocks:
+    if reuse_small_blocks and "ARROW_DEFAULT_MEMORY_POOL" not in os.environ:
         import pyarrow as pa
 
         with contextlib.suppress(NotImplementedError):  # a build without jemalloc

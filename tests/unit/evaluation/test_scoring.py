@@ -374,6 +374,10 @@ def test_score_files_matches_pytrec_eval_per_file_and_keeps_order(tmp_path, prep
         ("import pyarrow; ", "False unset unset unset mimalloc None None"),  # too late
         ("os.environ['MIMALLOC_PURGE_DELAY'] = '10'; ", "True 10 0 4194304 jemalloc None mimalloc"),
         ("reuse = False; ", "True 0 0 4194304 mimalloc None None"),  # the served app's
+        (
+            "os.environ['ARROW_DEFAULT_MEMORY_POOL'] = 'mimalloc'; ",
+            "True 0 0 4194304 mimalloc None None",
+        ),
     ],
 )
 def test_release_memory_promptly_sets_the_allocators_only_before_pyarrow(before, expected):
@@ -388,7 +392,7 @@ def test_release_memory_promptly_sets_the_allocators_only_before_pyarrow(before,
     script = (
         "import os\n"
         "for k in ('MIMALLOC_PURGE_DELAY', 'MIMALLOC_ARENA_EAGER_COMMIT', "
-        "'JE_ARROW_MALLOC_CONF'):\n"
+        "'JE_ARROW_MALLOC_CONF', 'ARROW_DEFAULT_MEMORY_POOL'):\n"
         "    os.environ.pop(k, None)\n"
         f"{before}\n"
         "from leakeval_core.io.allocator import REUSED_BYTES, reading_pool, "
