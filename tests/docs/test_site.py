@@ -178,9 +178,9 @@ def test_every_results_file_renders_with_its_date_and_machine(path):
 
 
 UNITS = re.compile(r"(?<![\w.])\d[\d,]*(\.\d+)?\s?(ms|s|MB|GB|h|queries/s)(?!\w)")
-SETTINGS = ("1 MB", "8 MB")
-"""Sizes that are settings the code applies (glibc's mmap threshold, the heap top kept), not
-measured figures."""
+SETTINGS = ("1 MB", "4 MB", "8 MB")
+"""Sizes that are settings the code applies (glibc's mmap threshold, the blocks jemalloc
+keeps, the heap top kept), not measured figures."""
 
 
 def _prose(path: Path):
