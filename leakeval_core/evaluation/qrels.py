@@ -135,7 +135,10 @@ class PreparedQrels:
         """Whether the qrels judge each qid (a run for none of them is for another
         collection), and its position in `self.qids` (-1: not scored)."""
         judged = codes(qids, self._judged_qids)
-        return judged >= 0, np.where(judged >= 0, self._position[judged], -1)
+        known = judged >= 0
+        positions = np.full(len(judged), -1)
+        positions[known] = self._position[judged[known]]
+        return known, positions
 
     @cached_property
     def judgments(self) -> JudgmentIndex:

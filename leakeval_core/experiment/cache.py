@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "BLOB",
     "CACHE_VERSION",
     "DEFAULT_LIMIT_MB",
     "DIGESTS",
@@ -72,6 +73,10 @@ PRECOMPUTED = "precomputed"
 and detected pairs there when it is generated), keyed as the cache is, by content: read when
 the cache has no entry, never written at run time, and stale entries simply never match."""
 
+BLOB = ".crc"
+"""The suffix of a blob entry (`put_bytes`): its bytes after their CRC-32. Named for the
+checksum, so that a blob under another (an older leakeval's, sharing the folder) is never
+read as damaged and deleted, nor this one by it."""
 DIGESTS = "file-digests"
 """The kind of entry that keeps a file's content hash by its identity (`Cache.file_digest`)."""
 
@@ -280,7 +285,7 @@ class Cache:
         damaged; a damaged one is deleted. Blobs carry a checksum of their content, as
         bytes, unlike parquet, have no structure that would show a truncation or a flipped
         bit. The blob is a view past the checksum, not a second copy."""
-        path = self.path(kind, key, ".bin")
+        path = self.path(kind, key, BLOB)
         try:
             stored = memoryview(path.read_bytes())
         except OSError:
@@ -308,7 +313,7 @@ class Cache:
                 fh.seek(0)
                 fh.write(sink.checksum.digest())
 
-        self._write(self.path(kind, key, ".bin"), to_file)
+        self._write(self.path(kind, key, BLOB), to_file)
 
     def _write(self, path: Path, write: Callable[[str], object]) -> None:
         """Write an entry atomically, then evict down to the limit. An entry larger than
@@ -332,7 +337,7 @@ class Cache:
 
     def discard(self, kind: str, key: str) -> None:
         """Delete a blob its reader could not use, so that it is rebuilt."""
-        self._discard(self.path(kind, key, ".bin"))
+        self._discard(self.path(kind, key, BLOB))
 
     def _discard(self, path: Path) -> None:
         """Delete a damaged entry, so it is rebuilt (or the probe's file); where the cache

@@ -29,6 +29,7 @@ import ctypes
 import ctypes.util
 import os
 import sys
+import threading
 from collections.abc import Iterator
 from functools import cache
 from typing import TYPE_CHECKING
@@ -61,6 +62,8 @@ REUSED_BYTES = 4 << 20
 the run files read through it (`reading_pool`): what it keeps is a few small files'
 blocks, never a large run's."""
 JEMALLOC_OPTIONS = {"JE_ARROW_MALLOC_CONF": f"oversize_threshold:{REUSED_BYTES}"}
+_KEEPING = threading.Event()
+"""Set once leakeval has pyarrow allocate through jemalloc (`release_memory_promptly`)."""
 _M_TRIM_THRESHOLD = -1
 _M_MMAP_THRESHOLD = -3
 
@@ -86,6 +89,7 @@ def release_memory_promptly(reuse_small_blocks: bool = False) -> bool:
 
         with contextlib.suppress(NotImplementedError):  # a build without jemalloc
             pa.set_memory_pool(pa.jemalloc_memory_pool())
+            _KEEPING.set()
     return True
 
 
@@ -116,12 +120,13 @@ def handing_back() -> Iterator[None]:
 
 
 def _handing_back() -> pa.MemoryPool | None:
-    """mimalloc where pyarrow allocates through jemalloc (`release_memory_promptly`), else
-    None: the default pool hands blocks back already."""
+    """mimalloc where leakeval had pyarrow allocate through jemalloc
+    (`release_memory_promptly`), else None: the default pool hands blocks back already, or
+    is the one the user chose."""
+    if not _KEEPING.is_set():
+        return None
     import pyarrow as pa
 
-    if pa.default_memory_pool().backend_name != "jemalloc":
-        return None
     try:
         return pa.mimalloc_memory_pool()
     except NotImplementedError:

@@ -455,7 +455,7 @@ def _size(path: str | os.PathLike[str]) -> int:
     """A file's size in bytes; 0 where it cannot be told (the reader then says why)."""
     try:
         return os.stat(path).st_size
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL in the path
         return 0
 
 

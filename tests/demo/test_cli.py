@@ -193,7 +193,7 @@ def test_warm_scores_writes_its_cached_output_without_heavy_imports(demo_dir, tm
     assert scores(warm) == "0"
     assert warm.read_bytes() == cold.read_bytes()
     assert len(pd.read_csv(cold)) == 3 * 2 * 5 * 350
-    (stored,) = (tmp_path / "cache" / "scores-output").glob("*.bin")
+    (stored,) = (tmp_path / "cache" / "scores-output").glob("*.crc")
     stored.write_bytes(stored.read_bytes()[:-100])  # truncated behind the cache's back
     assert scores(rebuilt) == "0 pandas numpy pyarrow"
     assert rebuilt.read_bytes() == cold.read_bytes()

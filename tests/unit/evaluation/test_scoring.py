@@ -378,6 +378,10 @@ def test_score_files_matches_pytrec_eval_per_file_and_keeps_order(tmp_path, prep
             "os.environ['ARROW_DEFAULT_MEMORY_POOL'] = 'mimalloc'; ",
             "True 0 0 4194304 mimalloc None None",
         ),
+        (  # a pool the user chose is theirs for every file
+            "os.environ['ARROW_DEFAULT_MEMORY_POOL'] = 'jemalloc'; ",
+            "True 0 0 4194304 jemalloc None None",
+        ),
     ],
 )
 def test_release_memory_promptly_sets_the_allocators_only_before_pyarrow(before, expected):
@@ -427,6 +431,14 @@ def test_qrels_are_prepared_through_a_pool_that_hands_their_scratch_back():
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "mimalloc jemalloc"
+
+
+def test_a_run_against_qrels_without_a_judgment_is_one_clear_error():
+    """Not an index error deep in the lookup of the run's qids."""
+    empty = pd.DataFrame({"qid": pd.Series([], dtype=str), "docid": [], "grade": []})
+    run = pd.DataFrame({"qid": ["q1"], "docid": ["d1"], "score": [1.0]})
+    with pytest.raises(LeakevalError, match="none of its 1 queries has judgments"):
+        score_run(run, PreparedQrels(empty), ["P_1"])
 
 
 def test_qrels_that_fail_to_prepare_stop_the_batch(tmp_path, monkeypatch):

@@ -421,7 +421,7 @@ def test_an_entry_larger_than_the_limit_is_not_kept(tmp_path):
     cache.put_bytes("b", "large", b"x" * 100)
     assert cache.get_bytes("b", "large") is None
     assert bytes(cache.get_bytes("b", "small")) == b"x" * 10
-    assert [p.name for p in (tmp_path / "b").iterdir()] == ["small.bin"]
+    assert [p.name for p in (tmp_path / "b").iterdir()] == ["small.crc"]
 
 
 def _unread(monkeypatch):

@@ -333,3 +333,9 @@ def test_a_comment_shaped_like_a_row_is_still_a_comment(tmp_path, load):
         "grade": [1],
     }
     assert trec.read_run(load(run)).docid.tolist() == ["d1"]
+
+
+def test_a_path_with_a_nul_is_no_such_file():
+    """A path no file can have is said as one, not as Python's complaint about it."""
+    with pytest.raises(ParseError, match="no such file"):
+        trec.read_run_table("a\x00b.run")
