@@ -461,7 +461,11 @@ def test_a_file_hash_is_kept_for_the_next_command_while_the_file_stands(tmp_path
 
 
 def test_a_file_changed_just_now_has_its_hash_kept_nowhere(tmp_path, monkeypatch):
-    """Its ctime may not yet tell it from its next edit on a coarse filesystem clock."""
+    """Its ctime may not yet tell it from its next edit on a coarse filesystem clock. (The
+    settling time is made a day, so that a busy machine cannot let the file settle.)"""
+    from leakeval_core.experiment import cache as module
+
+    monkeypatch.setattr(module, "SETTLED_NS", 86_400 * 10**9)
     path = tmp_path / "qrels.txt"
     path.write_text("301 0 d1 1\n")
     Cache(tmp_path / "c").file_digest(path)
