@@ -76,17 +76,22 @@ def _print_usage(usage, as_json: bool) -> None:
         print(json.dumps(record, indent=2))
         return
     print(
-        f"{usage.root}: {usage.entries} entries, {_megabytes(usage.size)} of "
+        f"{usage.root}: {_entries(usage.entries)}, {_megabytes(usage.size)} of "
         f"{_megabytes(usage.limit)} ({LIMIT_VARIABLE})"
     )
     width = max((len(kind) for kind in usage.kinds), default=0)
     for kind, (n, size) in usage.kinds.items():
-        print(f"  {kind:<{width}}  {n:>6} entries  {_megabytes(size):>10}")
+        print(f"  {kind:<{width}}  {_entries(n, 6):<14}  {_megabytes(size):>10}")
     if usage.temporary[0]:
         print(
             f"  and {usage.temporary[0]} temporary file(s), {_megabytes(usage.temporary[1])}: "
             "being written, or left by a writer that died (the next process to start removes those)"
         )
+
+
+def _entries(count: int, width: int = 0) -> str:
+    """The count and its noun (1 entry, 2 entries), the count right-aligned in `width`."""
+    return f"{count:>{width}} {'entry' if count == 1 else 'entries'}"
 
 
 def _megabytes(size: float) -> str:

@@ -66,3 +66,15 @@ def test_a_bad_cache_limit_is_one_line(tmp_path, monkeypatch, capsys):
         "leakeval: LEAKEVAL_CACHE_MB='lots': not a size in megabytes; give a positive number "
         "such as 1024 (the default), or unset it\n"
     )
+
+
+def test_one_entry_is_one_entry(tmp_path, monkeypatch, capsys):
+    """The count agrees with its noun, in the total and by kind."""
+    from leakeval_core.experiment.cache import Cache
+
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    Cache().put_bytes("scores-output", "k", b"x")
+    assert main(["cache"]) == 0
+    first, kind = capsys.readouterr().out.splitlines()[:2]
+    assert ": 1 entry, " in first
+    assert kind.split()[:3] == ["scores-output", "1", "entry"]
