@@ -44,7 +44,7 @@ from stat import S_ISREG
 from typing import TYPE_CHECKING, BinaryIO
 
 from leakeval_core.errors import LeakevalError
-from leakeval_core.io.digest import SETTLED_NS, blake2b, file_digest, identity
+from leakeval_core.io.digest import blake2b, identity, settled_digest
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -265,19 +265,15 @@ class Cache:
     def file_digest(self, path: str | os.PathLike[str]) -> str:
         """`io.digest.file_digest`, kept here by the file's identity too, so that the next
         command finds a large file's hash without reading the file, as git's index keeps
-        its files' hashes by their stat. Kept by the same rule as in memory: only for a
-        file whose last change was settled before it was read (`io.digest`)."""
+        its files' hashes by their stat. Kept by the same rule as in memory
+        (`io.digest.settled_digest`)."""
         where = os.path.abspath(path)
-        before = os.stat(where)
-        key = hash_key(DIGESTS, where, identity(before))
-        stored = self.get_bytes(DIGESTS, key)
+        stored = self.get_bytes(DIGESTS, hash_key(DIGESTS, where, identity(os.stat(where))))
         if stored is not None:
             return bytes(stored).decode()
-        started = time.time_ns()
-        digest = file_digest(where)
-        settled = before.st_ctime_ns + SETTLED_NS < started
-        if settled and identity(os.stat(where)) == identity(before):
-            self.put_bytes(DIGESTS, key, digest.encode())
+        digest, settled = settled_digest(where)
+        if settled is not None:
+            self.put_bytes(DIGESTS, hash_key(DIGESTS, where, settled), digest.encode())
         return digest
 
     def get_bytes(self, kind: str, key: str) -> memoryview | None:

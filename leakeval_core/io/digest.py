@@ -26,7 +26,7 @@ try:
 except ImportError:  # a Python without CPython's module
     from hashlib import blake2b
 
-__all__ = ["SETTLED_NS", "blake2b", "file_digest", "identity"]
+__all__ = ["SETTLED_NS", "blake2b", "file_digest", "identity", "settled_digest"]
 
 _READ = 1 << 18
 """Bytes read at a time while hashing a file (as `hashlib.file_digest` reads)."""
@@ -50,20 +50,27 @@ def identity(stat: os.stat_result) -> tuple[int, ...]:
 def file_digest(path: str | os.PathLike[str]) -> str:
     """Content hash of a file (blake2b, 128 bits), read again only when its identity
     changed."""
+    return settled_digest(path)[0]
+
+
+def settled_digest(path: str | os.PathLike[str]) -> tuple[str, tuple[int, ...] | None]:
+    """`file_digest`, and the identity it may be kept under elsewhere too (the disk cache):
+    None where the file changed within `SETTLED_NS` of being read, or while it was read."""
     where = os.path.abspath(path)
     with _LOCK:
         known = _KNOWN.get(where)
     if known is not None and known[0] == identity(os.stat(where)):
-        return known[1]
+        return known[1], known[0]
     started = time.time_ns()
     with open(where, "rb") as fh:
         before = os.fstat(fh.fileno())
         digest = _file_hash(fh)
         after = identity(os.fstat(fh.fileno()))
-    if identity(before) == after and before.st_ctime_ns + SETTLED_NS < started:
-        with _LOCK:
-            _KNOWN[where] = (after, digest)
-    return digest
+    if identity(before) != after or before.st_ctime_ns + SETTLED_NS >= started:
+        return digest, None
+    with _LOCK:
+        _KNOWN[where] = (after, digest)
+    return digest, after
 
 
 def _file_hash(fh) -> str:

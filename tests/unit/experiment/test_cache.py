@@ -437,17 +437,16 @@ def _unread(monkeypatch):
     monkeypatch.setattr(digest, "_file_hash", refuse)
 
 
-def test_a_file_hash_is_kept_for_the_next_command_while_the_file_stands(tmp_path, monkeypatch):
+def test_a_file_hash_is_kept_for_the_next_command_while_the_file_stands(
+    tmp_path, monkeypatch, hashes_kept_at_once
+):
     """Kept by the file's identity: the next command does not read the file again; an edit
     (a new identity, whatever the size and mtime) is hashed anew."""
     import hashlib
 
-    from leakeval_core.experiment import cache as module
-
     def hashed(data: bytes) -> str:
         return hashlib.blake2b(data).hexdigest()[:32]
 
-    monkeypatch.setattr(module, "SETTLED_NS", 0)  # the file is settled as soon as written
     path = tmp_path / "qrels.txt"
     path.write_text("301 0 d1 1\n")
     assert Cache(tmp_path / "c").file_digest(path) == hashed(b"301 0 d1 1\n")
@@ -463,9 +462,9 @@ def test_a_file_hash_is_kept_for_the_next_command_while_the_file_stands(tmp_path
 def test_a_file_changed_just_now_has_its_hash_kept_nowhere(tmp_path, monkeypatch):
     """Its ctime may not yet tell it from its next edit on a coarse filesystem clock. (The
     settling time is made a day, so that a busy machine cannot let the file settle.)"""
-    from leakeval_core.experiment import cache as module
+    from leakeval_core.io import digest
 
-    monkeypatch.setattr(module, "SETTLED_NS", 86_400 * 10**9)
+    monkeypatch.setattr(digest, "SETTLED_NS", 86_400 * 10**9)
     path = tmp_path / "qrels.txt"
     path.write_text("301 0 d1 1\n")
     Cache(tmp_path / "c").file_digest(path)
