@@ -40,6 +40,17 @@ if IRDS_HOME is not None:
     os.environ["IR_DATASETS_HOME"] = str(IRDS_HOME)
 
 
+def fresh_python(code: str, env: dict[str, str] | None = None) -> str:
+    """What `code` prints run in a new interpreter (stripped): what a process loads, or how
+    its allocators are set, cannot be seen in the test's own, which has loaded everything."""
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    return done.stdout.strip()
+
+
 def realdata(*parts: str) -> Path:
     """A file under ../shared/realdata; the test is skipped when it is absent."""
     path = REALDATA.joinpath(*parts)

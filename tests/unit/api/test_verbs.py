@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -14,7 +11,7 @@ import leakeval_core
 from leakeval_core import api
 from leakeval_core.errors import LeakevalError
 from leakeval_core.io.trec import read_qrels, read_run
-from tests.support import MISMATCHED, mismatched_experiment, write
+from tests.support import MISMATCHED, fresh_python, mismatched_experiment, write
 
 PUBLIC_VERBS = [
     "score",
@@ -120,8 +117,7 @@ def test_importing_the_package_stays_light():
         "print(','.join(m for m in ('pandas', 'numpy', 'pyarrow', 'streamlit') "
         "if m in sys.modules))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == ""
+    assert fresh_python(code) == ""
     assert callable(leakeval_core.score) and "score" in dir(leakeval_core)
 
 

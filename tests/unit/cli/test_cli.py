@@ -1,14 +1,12 @@
 import math
 import os
-import subprocess
-import sys
 
 import pandas as pd
 import pytest
 
 from leakeval_core.cli import main
 from leakeval_core.evaluation.measures import DEFAULT_MEASURES
-from tests.support import MISMATCHED, mismatched_experiment, realdata, write
+from tests.support import MISMATCHED, fresh_python, mismatched_experiment, realdata, write
 
 QRELS = "1 0 a 1\n1 0 b 0\n2 0 a 2\n2 0 c 1\n"
 RUN = "1 Q0 a 1 2.0 x\n1 Q0 b 2 1.0 x\n2 Q0 c 1 2.0 x\n2 Q0 a 2 1.0 x\n"
@@ -134,8 +132,7 @@ def test_console_script_help_runs_without_heavy_imports():
         "print(','.join(m for m in ('pandas', 'pyarrow', 'pytrec_eval', 'streamlit') "
         "if m in sys.modules))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == ""
+    assert fresh_python(code) == ""
 
 
 def _commands(parser) -> list[str]:
@@ -184,8 +181,7 @@ def test_score_imports_no_other_command_group():
         "print(sorted(m.rsplit('.', 1)[1] for m in sys.modules "
         "if m.startswith('leakeval_core.cli.')))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "['common', 'scoring']"
+    assert fresh_python(code) == "['common', 'scoring']"
 
 
 def test_score_loads_neither_pandas_nor_openssl(tmp_path):
@@ -204,10 +200,7 @@ def test_score_loads_neither_pandas_nor_openssl(tmp_path):
     )
     env = os.environ | {"LEAKEVAL_CACHE": str(tmp_path / "cache")}
     for _ in ("first", "kept"):
-        done = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
-        )
-        assert done.stdout.strip() == ""
+        assert fresh_python(code, env) == ""
     assert list((tmp_path / "cache").iterdir())  # the second command had the qrels kept
 
 

@@ -12,7 +12,7 @@ from leakeval_core.evaluation.qrels import PreparedQrels
 from leakeval_core.evaluation.run_order import rank_run
 from leakeval_core.evaluation.scoring import score_run
 from leakeval_core.io import trec
-from tests.support import realdata
+from tests.support import fresh_python, realdata
 
 ALL_NATIVE = "ndcg_cut_10,ndcg_cut_5,P_1,P_10,recall_100,recall_5,recip_rank,map"
 
@@ -390,9 +390,6 @@ def test_release_memory_promptly_sets_the_allocators_only_before_pyarrow(before,
     (pyarrow's Linux wheels, which the tests run on, have it). A small file is then read
     through it, a large one through mimalloc, which hands its blocks back at once. The
     served app keeps mimalloc alone."""
-    import subprocess
-    import sys
-
     script = (
         "import os\n"
         "for k in ('MIMALLOC_PURGE_DELAY', 'MIMALLOC_ARENA_EAGER_COMMIT', "
@@ -410,17 +407,13 @@ def test_release_memory_promptly_sets_the_allocators_only_before_pyarrow(before,
         "pa.default_memory_pool().backend_name, small and small.backend_name, "
         "large and large.backend_name)\n"
     )
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == expected
+    assert fresh_python(script) == expected
 
 
 def test_qrels_are_prepared_through_a_pool_that_hands_their_scratch_back():
     """Where pyarrow allocates through jemalloc, which keeps small blocks, preparing qrels
     from their file goes through mimalloc (`handing_back`), so that a first command's peak
     is not the preparation's scratch kept; the runs after it through jemalloc again."""
-    import subprocess
-    import sys
-
     script = (
         "from leakeval_core.io.allocator import handing_back, release_memory_promptly\n"
         "release_memory_promptly(reuse_small_blocks=True)\n"
@@ -429,8 +422,7 @@ def test_qrels_are_prepared_through_a_pool_that_hands_their_scratch_back():
         "    within = pa.default_memory_pool().backend_name\n"
         "print(within, pa.default_memory_pool().backend_name)\n"
     )
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "mimalloc jemalloc"
+    assert fresh_python(script) == "mimalloc jemalloc"
 
 
 def test_a_run_against_qrels_without_a_judgment_is_one_clear_error():
