@@ -9,12 +9,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from leakeval_core.evaluation.arrow import as_table, codes, dictionary, rank_within, strings
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.judgments import JudgmentIndex, narrowest
-from leakeval_core.io import trec
+from leakeval_core.io import compute, trec
 from leakeval_core.io.arrays import from_numpy, to_numpy
 
 if TYPE_CHECKING:
@@ -55,13 +54,13 @@ class PreparedQrels:
         self._docids = table.column("docid").chunk(0)
         relevant = self._grades >= conventions.relevance_level
         num_rel = np.bincount(qid_codes[relevant], minlength=len(qid_values))
-        by_qid = to_numpy(pc.sort_indices(qid_values))
+        by_qid = to_numpy(compute.sort_indices(qid_values))
         keep = num_rel[by_qid] > 0
         if conventions.no_relevant == "zero":
             keep[:] = True
         evaluated = by_qid[keep]
         self.no_relevant = int((num_rel == 0).sum())
-        scored_qids = qid_values.take(from_numpy(evaluated))
+        scored_qids = compute.take(qid_values, from_numpy(evaluated))
         self.qids = np.array(scored_qids.to_pylist(), dtype=object)
         """Scored queries (those with a relevant judgment), in qid order."""
         self.num_rel = num_rel[evaluated]

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from leakeval_core.errors import ParseError
+from leakeval_core.io import compute
 from leakeval_core.io.arrays import to_numpy
 
 __all__ = ["bad_id", "decode", "encode", "one_word_ids", "pairs_table"]
@@ -41,14 +41,14 @@ def encode(
     The encoding allocates from `pool` (None: the default).
     """
     if isinstance(values, pa.Array):
-        return pc.dictionary_encode(values, memory_pool=pool)
+        return compute.dictionary_encode(values, pool)
     if values.num_chunks > 1:
-        encoded = pc.dictionary_encode(values, memory_pool=pool)
+        encoded = compute.dictionary_encode(values, pool)
         memory = [_addresses(chunk.dictionary) for chunk in encoded.chunks]
         if memory and all(m == memory[-1] for m in memory):
             indices = pa.concat_arrays([chunk.indices for chunk in encoded.chunks], pool)
             return pa.DictionaryArray.from_arrays(indices, encoded.chunks[-1].dictionary)
-    return pc.dictionary_encode(values.combine_chunks(pool), memory_pool=pool)
+    return compute.dictionary_encode(values.combine_chunks(pool), pool)
 
 
 def _addresses(array: pa.Array) -> list[int | None]:
@@ -56,7 +56,7 @@ def _addresses(array: pa.Array) -> list[int | None]:
 
 
 def decode(values: pa.DictionaryArray) -> pa.Array:
-    return values.dictionary.take(values.indices)
+    return compute.take(values.dictionary, values.indices)
 
 
 _SPACE = np.zeros(256, bool)
@@ -85,7 +85,9 @@ def one_word_ids(
     # every whitespace byte is below 0x21: the minimum rules most files out without a mask
     spaced = bool(octets.size) and int(octets.min()) <= 0x20 and bool(_SPACE[octets].any())
     bad = ends[1:] == ends[:-1]  # empty (pyarrow's compute is not asked: it imports pandas)
-    if spaced:
+    if spaced:  # a misread file, never a TREC one: pyarrow.compute's import is no matter
+        import pyarrow.compute as pc
+
         words = pc.utf8_trim_whitespace(words)
         inner = pc.match_substring_regex(words, "[[:space:]]")
         bad = to_numpy(pc.fill_null(inner, False)) | (to_numpy(pc.utf8_length(words)) == 0)
@@ -99,8 +101,9 @@ def one_word_ids(
         raise ParseError(name, line, where + bad_id(role, words[code].as_py(), layout))
     if not spaced:
         return ids
-    stripped = pc.dictionary_encode(words)  # two ids may be one once stripped
-    return pa.DictionaryArray.from_arrays(stripped.indices.take(ids.indices), stripped.dictionary)
+    stripped = compute.dictionary_encode(words)  # two ids may be one once stripped
+    indices = compute.take(stripped.indices, ids.indices)
+    return pa.DictionaryArray.from_arrays(indices, stripped.dictionary)
 
 
 def bad_id(role: str, word: str, layout: str = "") -> str:

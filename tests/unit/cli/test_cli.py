@@ -185,18 +185,22 @@ def test_score_imports_no_other_command_group():
 
 
 def test_score_loads_neither_pandas_nor_openssl(tmp_path):
-    """What `leakeval score` loads is most of its peak memory: pandas is never needed to
-    score files, and OpenSSL's libcrypto (which `import hashlib` loads) never for the
-    BLAKE2b the caches use; neither on a first command nor with the qrels kept. Nor is
+    """What `leakeval score` loads is most of its peak memory and start-up: pandas is never
+    needed to score files, and OpenSSL's libcrypto (which `import hashlib` loads) never for
+    the BLAKE2b the caches use; neither on a first command nor with the qrels kept. Nor is
     numpy.ma (which `np.unique` imports on first use): importing it on a scoring thread
-    stalls the others."""
+    stalls the others. Nor pyarrow.compute, whose import builds a wrapper for every kernel
+    (`io.compute`), whether a run's rows are in order, tied or out of order."""
     write(tmp_path / "q.txt", "q1 0 d1 1\nq1 0 d2 0\n")
-    write(tmp_path / "r.run", "q1 Q0 d1 1 2.0 r\nq1 Q0 d3 2 1.0 r\n")
+    write(tmp_path / "r.run", "q1 Q0 d1 1 2.0 r\nq1 Q0 d3 2 1.0 r\nq1 Q0 d2 3 1.0 r\n")
+    write(tmp_path / "s.run", "q1 Q0 d2 1 0.5 s\nq1 Q0 d1 2 3.0 s\n")
     code = (
         "import sys; from leakeval_core.cli import main\n"
         f"main(['score', '--qrels', {str(tmp_path / 'q.txt')!r}, '--run', "
-        f"{str(tmp_path / 'r.run')!r}, '--out', {str(tmp_path / 'o.csv')!r}])\n"
-        "print(','.join(m for m in ('pandas', '_hashlib', 'numpy.ma') if m in sys.modules))"
+        f"{str(tmp_path / 'r.run')!r}, '--run', {str(tmp_path / 's.run')!r}, "
+        f"'--out', {str(tmp_path / 'o.csv')!r}])\n"
+        "print(','.join(m for m in ('pandas', '_hashlib', 'numpy.ma', 'pyarrow.compute') "
+        "if m in sys.modules))"
     )
     env = os.environ | {"LEAKEVAL_CACHE": str(tmp_path / "cache")}
     for _ in ("first", "kept"):
