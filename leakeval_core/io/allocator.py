@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
 import os
 import sys
 import threading
@@ -62,6 +61,8 @@ REUSED_BYTES = 4 << 20
 the run files read through it (`reading_pool`): what it keeps is a few small files'
 blocks, never a large run's."""
 JEMALLOC_OPTIONS = {"JE_ARROW_MALLOC_CONF": f"oversize_threshold:{REUSED_BYTES}"}
+GLIBC = "libc.so.6"
+"""glibc's name on Linux, which `_glibc` opens."""
 _KEEPING = threading.Event()
 """Set once leakeval has pyarrow allocate through jemalloc (`release_memory_promptly`)."""
 _M_TRIM_THRESHOLD = -1
@@ -146,7 +147,11 @@ def return_free_memory() -> None:
 
 @cache
 def _glibc() -> ctypes.CDLL | None:
-    """The C library where it is glibc (it has mallopt and malloc_trim); None elsewhere."""
-    name = ctypes.util.find_library("c")
-    library = ctypes.CDLL(name) if name else None
-    return library if library is not None and hasattr(library, "malloc_trim") else None
+    """The C library where it is glibc (it has mallopt and malloc_trim); None elsewhere.
+    Opened by glibc's own name, already loaded into the process: `ctypes.util.find_library`
+    imports subprocess and tempfile to look for it, a share of every command's start-up."""
+    try:
+        library = ctypes.CDLL(GLIBC)
+    except OSError:  # musl, macOS, Windows: no glibc
+        return None
+    return library if hasattr(library, "malloc_trim") else None
