@@ -58,8 +58,10 @@ def _cmd_score(args: argparse.Namespace) -> int:
     built per run."""
     import csv
 
+    from leakeval_core.evaluation.blas import without_blas_threads
     from leakeval_core.io.allocator import release_memory_promptly
 
+    without_blas_threads()  # first: the allocator's settings import pyarrow, and so numpy
     release_memory_promptly(reuse_small_blocks=True)
     from leakeval_core import api
     from leakeval_core.io import trec

@@ -208,6 +208,30 @@ def test_score_loads_neither_pandas_nor_openssl(tmp_path):
     assert list((tmp_path / "cache").iterdir())  # the second command had the qrels kept
 
 
+@pytest.mark.parametrize(
+    "chosen, threads",
+    [({}, 1), ({"OPENBLAS_NUM_THREADS": "2"}, 2), ({"OMP_NUM_THREADS": "2"}, 2)],
+)
+def test_score_starts_no_blas_threads_unless_the_user_chose(tmp_path, chosen, threads):
+    """numpy's OpenBLAS threads spin on the scoring threads' cores after numpy is imported,
+    and scoring makes no BLAS call (`evaluation.blas`): `leakeval score` has OpenBLAS run on
+    one thread, unless the user set how many."""
+    write(tmp_path / "q.txt", "q1 0 d1 1\n")
+    write(tmp_path / "r.run", "q1 Q0 d1 1 2.0 r\n")
+    code = (
+        "from leakeval_core.cli import main\n"
+        f"main(['score', '--qrels', {str(tmp_path / 'q.txt')!r}, '--run', "
+        f"{str(tmp_path / 'r.run')!r}, '--out', {str(tmp_path / 'o.csv')!r}])\n"
+        "from threadpoolctl import threadpool_info\n"
+        "print([p['num_threads'] for p in threadpool_info() if p['internal_api'] == 'openblas'])"
+    )
+    unset = {
+        k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
+    }
+    env = unset | {"LEAKEVAL_CACHE": str(tmp_path / "cache")} | chosen
+    assert fresh_python(code, env) == f"[{threads}]"
+
+
 def test_core17_bm25_matches_independent_pytrec_eval(tmp_path):
     import pytrec_eval
 
