@@ -7,7 +7,6 @@ a notebook cell that ends with a result draws that summary with its caption.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -41,6 +40,8 @@ class Result:
         return self.table
 
     def _repr_html_(self) -> str:
+        import html
+
         from leakeval_core.present.tables import html_table
 
         caption = f"<p><em>{html.escape(self.caption)}</em></p>" if self.caption else ""
