@@ -16,6 +16,7 @@ import pyarrow as pa
 from leakeval_core.io import compute
 from leakeval_core.io.arrays import from_numpy, to_numpy
 from leakeval_core.io.hashing import HASHED_PREFIX, hash_width, string_hashes
+from leakeval_core.io.pairs import pair_keys
 
 __all__ = ["HashSet", "JudgmentIndex", "narrowest"]
 
@@ -40,11 +41,7 @@ class JudgmentIndex:
         `grades` in the same order."""
         self._doc_values = doc_values
         self._width = hash_width(doc_values, self.PREFIX)
-        key = docs.astype(np.int64)
-        key *= max(queries, 1)
-        key += qidx
-        order = np.argsort(key)
-        del key
+        order = np.argsort(pair_keys(docs, qidx, queries))
         self._queries = qidx[order].astype(np.min_scalar_type(max(queries - 1, 0)), copy=False)
         """Each judgment's query, the judgments in document order, each document's by query."""
         self._grades = grades[order].astype(narrowest(grades), copy=False)

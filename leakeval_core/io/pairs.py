@@ -14,7 +14,7 @@ from leakeval_core.errors import ParseError
 from leakeval_core.io import compute
 from leakeval_core.io.arrays import to_numpy
 
-__all__ = ["bad_id", "decode", "encode", "one_word_ids", "pairs_table"]
+__all__ = ["bad_id", "decode", "encode", "one_word_ids", "pair_keys", "pairs_table"]
 
 
 def _line(lines: np.ndarray | None, row: int) -> int | None:
@@ -123,6 +123,17 @@ def bad_id(role: str, word: str, layout: str = "") -> str:
     return why
 
 
+def pair_keys(major: np.ndarray, minor: np.ndarray, minors: int) -> np.ndarray:
+    """One integer per (major, minor) pair of codes, ordered as the pairs are (`minors`:
+    how many minor codes there are), in 32 bits where every key fits: numpy sorts those
+    twice as fast as 64-bit ones."""
+    fits = (int(major.max(initial=0)) + 1) * max(minors, 1) <= np.iinfo(np.int32).max
+    out = major.astype(np.int32 if fits else np.int64)
+    out *= max(minors, 1)
+    out += minor
+    return out
+
+
 def _reject_duplicates(
     name: str,
     qids: pa.DictionaryArray,
@@ -143,10 +154,9 @@ def _reject_duplicates(
     candidates = np.flatnonzero((counts > 1)[docs])
 
     def keys() -> np.ndarray:
-        out = to_numpy(qids.indices)[candidates].astype(np.int64)
-        out *= len(docids.dictionary)
-        out += docs[candidates]
-        return out
+        return pair_keys(
+            to_numpy(qids.indices)[candidates], docs[candidates], len(docids.dictionary)
+        )
 
     ordered = keys()
     ordered.sort()
