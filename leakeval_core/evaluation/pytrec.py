@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.measures import Measure, parse_measures
 from leakeval_core.evaluation.qrels import PreparedQrels
 from leakeval_core.evaluation.run_order import Ranked, rank
@@ -27,6 +28,13 @@ __all__ = ["pytrec_columns", "score_with_pytrec_eval"]
 _TREC_EVAL = threading.Lock()
 """pytrec_eval runs trec_eval's C code, whose state is global: two scoring threads
 evaluating at once abort the process. One evaluation at a time."""
+
+GRADE_LIMIT = 2**14 - 1
+"""The highest grade pytrec_eval is handed for the measures whose time grows with the square
+of the highest grade (`_BY_GRADE`): a quarter of a second a run at a grade of 30,000, never
+finishing at a million, which exponential gain makes of a grade of 20. Up to this limit a
+run takes hundredths of a second."""
+_BY_GRADE = frozenset(["ndcg", "ndcg_rel", "Rndcg", "G"])
 
 
 def pytrec_columns(
@@ -47,6 +55,7 @@ def pytrec_columns(
         if not group:
             continue
         judged = qrels.pytrec_qrels(gain_transformed=uses_gain)
+        _refuse_large_grades(group, judged, uses_gain and qrels.conventions.gain == "exponential")
         with _TREC_EVAL:
             evaluator = pytrec_eval.RelevanceEvaluator(
                 judged,
@@ -78,6 +87,26 @@ _FINISH = {
     "gm_map": _geometric("gm_map"),
     "gm_bpref": _geometric("gm_bpref"),
 }
+
+
+def _refuse_large_grades(
+    group: Sequence[Measure], judged: dict[str, dict[str, int]], exponential: bool
+) -> None:
+    """A clear error where pytrec_eval would not finish (`GRADE_LIMIT`)."""
+    by_grade = [m.name for m in group if m.family.name in _BY_GRADE]
+    if not by_grade:
+        return
+    highest = max((max(docs.values()) for docs in judged.values() if docs), default=0)
+    if highest <= GRADE_LIMIT:
+        return
+    given = " (2^g - 1 of the highest grade of the qrels, under exponential gain)"
+    raise LeakevalError(
+        f"measure {by_grade[0]}: pytrec_eval computes it in a time that grows with the "
+        f"square of the highest grade, here {highest:,}{given if exponential else ''}, so "
+        f"it would not finish; it is scored up to a grade of {GRADE_LIMIT:,}. leakeval "
+        "computes nDCG@k itself at any grade (ndcg_cut_k; k the runs' depth for the whole "
+        "ranking)"
+    )
 
 
 def _uses_gain(measure: Measure) -> bool:
