@@ -95,11 +95,20 @@ def release_memory_promptly(reuse_small_blocks: bool = False) -> bool:
 
 
 def reading_pool(size: int) -> pa.MemoryPool | None:
-    """The pool to read a file of `size` bytes through: mimalloc, which hands its blocks
-    back at once, for a file larger than `REUSED_BYTES` where small blocks are kept
-    (`release_memory_promptly`), so that a large run's peak is its own blocks, not what a
-    pool kept; None (the default pool) otherwise."""
-    return None if size <= REUSED_BYTES else _handing_back()
+    """The pool to read a file of `size` bytes through, where small blocks are kept
+    (`release_memory_promptly`): mimalloc, which hands its blocks back at once, for a file
+    larger than `REUSED_BYTES`, so that a large run's peak is its own blocks, not what a
+    pool kept; jemalloc, which keeps them, for a smaller one. Named, not the default pool:
+    a scoring thread reads its first runs while the qrels are prepared, when the default
+    is mimalloc (`handing_back`), and runs read then would each leave their own mimalloc
+    heap behind. None (the default pool) where nothing is kept."""
+    if size > REUSED_BYTES:
+        return _handing_back()
+    if not _KEEPING.is_set():
+        return None
+    import pyarrow as pa
+
+    return pa.jemalloc_memory_pool()
 
 
 @contextlib.contextmanager

@@ -388,9 +388,12 @@ def test_score_files_matches_pytrec_eval_per_file_and_keeps_order(tmp_path, prep
 @pytest.mark.parametrize(
     "before, expected",
     [
-        ("", "True 0 0 4194304 jemalloc None mimalloc"),  # in time: every option set
+        ("", "True 0 0 4194304 jemalloc jemalloc mimalloc"),  # in time: every option set
         ("import pyarrow; ", "False unset unset unset mimalloc None None"),  # too late
-        ("os.environ['MIMALLOC_PURGE_DELAY'] = '10'; ", "True 10 0 4194304 jemalloc None mimalloc"),
+        (
+            "os.environ['MIMALLOC_PURGE_DELAY'] = '10'; ",
+            "True 10 0 4194304 jemalloc jemalloc mimalloc",
+        ),
         ("reuse = False; ", "True 0 0 4194304 mimalloc None None"),  # the served app's
         (
             "os.environ['ARROW_DEFAULT_MEMORY_POOL'] = 'mimalloc'; ",
@@ -431,16 +434,20 @@ def test_release_memory_promptly_sets_the_allocators_only_before_pyarrow(before,
 def test_qrels_are_prepared_through_a_pool_that_hands_their_scratch_back():
     """Where pyarrow allocates through jemalloc, which keeps small blocks, preparing qrels
     from their file goes through mimalloc (`handing_back`), so that a first command's peak
-    is not the preparation's scratch kept; the runs after it through jemalloc again."""
+    is not the preparation's scratch kept; the runs after it through jemalloc again. A run
+    read meanwhile, on a scoring thread, is read through jemalloc all the same: were it read
+    through mimalloc, each such thread would leave a heap of its own behind."""
     script = (
-        "from leakeval_core.io.allocator import handing_back, release_memory_promptly\n"
+        "from leakeval_core.io.allocator import REUSED_BYTES, handing_back, reading_pool, "
+        "release_memory_promptly\n"
         "release_memory_promptly(reuse_small_blocks=True)\n"
         "import pyarrow as pa\n"
         "with handing_back():\n"
         "    within = pa.default_memory_pool().backend_name\n"
-        "print(within, pa.default_memory_pool().backend_name)\n"
+        "    run = reading_pool(REUSED_BYTES).backend_name\n"
+        "print(within, run, pa.default_memory_pool().backend_name)\n"
     )
-    assert fresh_python(script) == "mimalloc jemalloc"
+    assert fresh_python(script) == "mimalloc jemalloc jemalloc"
 
 
 def test_a_run_against_qrels_without_a_judgment_is_one_clear_error():
