@@ -166,6 +166,8 @@ def main() -> None:
     parser.add_argument("--settle", type=float, default=1.0, help="seconds before each switch")
     parser.add_argument("--cold", type=int, default=7, help="cold starts of each app, in turn")
     args = parser.parse_args()
+    if args.rounds < 2:
+        parser.error("--rounds: at least 2 (the first switch to the chart loads Plotly, uncounted)")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         starts = cold_starts(browser, args.cold)
