@@ -168,6 +168,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.rounds < 2:
         parser.error("--rounds: at least 2 (the first switch to the chart loads Plotly, uncounted)")
+    if args.cold < 1:
+        parser.error("--cold: at least 1 cold start of each app")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         starts = cold_starts(browser, args.cold)

@@ -29,11 +29,11 @@ _TREC_EVAL = threading.Lock()
 """pytrec_eval runs trec_eval's C code, whose state is global: two scoring threads
 evaluating at once abort the process. One evaluation at a time."""
 
-GRADE_LIMIT = 2**14 - 1
-"""The highest grade pytrec_eval is handed for the measures whose time grows with the square
-of the highest grade (`_BY_GRADE`): a quarter of a second a run at a grade of 30,000, never
-finishing at a million, which exponential gain makes of a grade of 20. Up to this limit a
-run takes hundredths of a second."""
+GRADE_LIMIT = 2**17 - 1
+"""The highest grade pytrec_eval is handed for the measures whose time grows faster than the
+square of the highest grade (`_BY_GRADE`): a few seconds a run at this limit (a grade of 17
+under exponential gain), twenty at twice it, minutes at a million (a grade of 20), and from
+a grade of 30 under exponential gain pytrec_eval crashes the process."""
 _BY_GRADE = frozenset(["ndcg", "ndcg_rel", "Rndcg", "G"])
 
 
@@ -100,12 +100,18 @@ def _refuse_large_grades(
     if highest <= GRADE_LIMIT:
         return
     given = " (2^g - 1 of the highest grade of the qrels, under exponential gain)"
+    instead = (
+        "leakeval computes nDCG@k itself at any grade (ndcg_cut_k; k the runs' depth for "
+        "the whole ranking)"
+        if by_grade[0] == "ndcg"
+        else "under linear gain it is handed the qrels' own grades"
+        if exponential
+        else "no other measure computes it"
+    )
     raise LeakevalError(
-        f"measure {by_grade[0]}: pytrec_eval computes it in a time that grows with the "
-        f"square of the highest grade, here {highest:,}{given if exponential else ''}, so "
-        f"it would not finish; it is scored up to a grade of {GRADE_LIMIT:,}. leakeval "
-        "computes nDCG@k itself at any grade (ndcg_cut_k; k the runs' depth for the whole "
-        "ranking)"
+        f"measure {by_grade[0]}: pytrec_eval computes it in a time that grows faster than "
+        f"the square of the highest grade, here {highest:,}{given if exponential else ''}, "
+        f"so it would not finish; it is scored up to a grade of {GRADE_LIMIT:,}. {instead}"
     )
 
 

@@ -211,10 +211,10 @@ def test_other_pytrec_eval_measures_pass_through():
 
 def test_high_grades_reach_pytrec_eval_as_exponential_gains_exactly():
     """pytrec_eval's ndcg under exponential gain sees each grade g as 2^g - 1: 8191 and
-    16383 for 13 and 14, exact, whatever type the qrels keep their grades in."""
+    131071 for 13 and 17, exact, whatever type the qrels keep their grades in."""
     import pytrec_eval
 
-    grades = {"d1": 14, "d2": 0, "d3": 13, "d4": 1}
+    grades = {"d1": 17, "d2": 0, "d3": 13, "d4": 1}
     qrels = pd.DataFrame({"qid": "q", "docid": list(grades), "grade": list(grades.values())})
     run = run_frame([("q", "d4", 4.0), ("q", "d3", 3.0), ("q", "d1", 2.0), ("q", "d9", 1.0)])
     result = score_run(run, PreparedQrels(qrels, Conventions(gain="exponential")), "ndcg")
@@ -225,19 +225,24 @@ def test_high_grades_reach_pytrec_eval_as_exponential_gains_exactly():
 
 
 @pytest.mark.parametrize(
-    "gain, grade, told",
-    [("exponential", 16, "65,535 (2^g - 1"), ("linear", 70_000, "here 70,000, so")],
+    "measure, gain, grade, told",
+    [
+        ("ndcg", "exponential", 18, "262,143 (2^g - 1"),
+        ("ndcg", "linear", 200_000, "here 200,000, so"),
+        ("ndcg_rel", "exponential", 18, "under linear gain it is handed the qrels' own"),
+        ("G", "linear", 200_000, "no other measure computes it"),
+    ],
 )
-def test_grades_pytrec_eval_would_not_finish_on_are_a_clear_error(gain, grade, told):
-    """pytrec_eval's nDCG takes a time that grows with the square of the highest grade (a
-    grade of 20 under exponential gain never finishes): past `GRADE_LIMIT` the measure is
-    refused, naming the grade and the native nDCG@k; measures that do not tabulate gains by
-    grade are still scored."""
+def test_grades_pytrec_eval_would_not_finish_on_are_a_clear_error(measure, gain, grade, told):
+    """pytrec_eval's nDCG takes a time that grows faster than the square of the highest
+    grade (minutes a run at a grade of 20 under exponential gain): past `GRADE_LIMIT` the
+    measure is refused, naming the grade and what to use instead (the native nDCG@k for
+    nDCG); measures whose time does not grow with the grade are still scored."""
     qrels = qrels_frame([("q", "d1", grade), ("q", "d2", 1)])
     prepared = PreparedQrels(qrels, Conventions(gain=gain))
     run = run_frame([("q", "d1", 2.0), ("q", "d2", 1.0)])
-    with pytest.raises(LeakevalError, match=r"measure ndcg: .*ndcg_cut_k") as raised:
-        score_run(run, prepared, "ndcg")
+    with pytest.raises(LeakevalError, match=f"measure {measure}: .*grows faster") as raised:
+        score_run(run, prepared, measure)
     assert told in str(raised.value)
     assert values(score_run(run, prepared, "binG,ndcg_cut_10"), "ndcg_cut_10")["q"] == 1.0
 
