@@ -37,7 +37,7 @@ from leakeval_core.io.formats import given_format, given_part
 __all__ = ["KIND", "LAYOUT", "prepared_qrels"]
 
 KIND = "prepared-qrels"
-LAYOUT = 4
+LAYOUT = 5
 """The entries' layout: raised whenever what is stored changes (the judgment index's
 arrays, the hash it keys docids by), so that older entries are never read; a test pins
 what this layout is."""

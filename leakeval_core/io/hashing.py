@@ -33,8 +33,11 @@ _MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(
 
 def string_hashes(values: pa.Array, width: int) -> np.ndarray:
     """One 64-bit hash per string, of its first `width` bytes and its length (multiply-xor
-    mixing). Strings that differ only after `width` bytes share a hash, so a match found by
-    hash is confirmed by comparing the strings."""
+    mixing, the high bits folded back after each word: a product carries a word's
+    difference upward only, so two words' differences could otherwise cancel, as they did
+    for docids as alike as FR940810-2-00127 and FR940819-2-00128). Strings that differ
+    only after `width` bytes share a hash, so a match found by hash is confirmed by
+    comparing the strings."""
     lengths = to_numpy(compute.binary_length(values)) if len(values) else np.zeros(0, np.int32)
     words = _words(values, width, int(lengths.max(initial=0)))
     out = lengths.astype(np.uint64)
@@ -42,6 +45,7 @@ def string_hashes(values: pa.Array, width: int) -> np.ndarray:
     for column in range(words.shape[1]):
         out ^= words[:, column]
         out *= _MIX[1]
+        out ^= out >> np.uint64(32)
     out ^= out >> np.uint64(31)
     out *= _MIX[2]
     return out ^ (out >> np.uint64(29))

@@ -218,7 +218,7 @@ def test_the_layout_is_what_is_stored():
     grades = np.array([2, -1])
     index = JudgmentIndex(2, np.array([0, 1]), np.array([0, 1]), pa.array(["a", "b"]), grades)
     arrays, numbers = index.to_arrays()
-    assert LAYOUT == 4
+    assert LAYOUT == 5
     assert {name: str(value.dtype) for name, value in arrays.items()} == {
         "_queries": "uint8",
         "_grades": "int8",
@@ -229,6 +229,6 @@ def test_the_layout_is_what_is_stored():
     }
     assert numbers == {"_width": 8, "_count": 2, "documents._shift": 63}
     assert string_hashes(pa.array(["FBIS3-10082", "d1"]), 16).tolist() == [
-        17450421112101039256,
-        2552991890045355580,
+        15942027216815258484,
+        7892507147276443328,
     ]
