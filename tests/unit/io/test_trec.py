@@ -338,3 +338,36 @@ def test_a_path_with_a_nul_is_no_such_file():
     """A path no file can have is said as one, not as Python's complaint about it."""
     with pytest.raises(ParseError, match="no such file"):
         trec.read_run_table("a\x00b.run")
+
+
+def test_a_gzipped_run_is_read_through_the_pool_its_inflated_size_calls_for(tmp_path):
+    """A run parsed at full size is read through the pool for its inflated size
+    (`allocator.reading_pool`): a gzipped file is sized by its trailer, not by the bytes
+    it takes on disk."""
+    lines = "".join(f"q1 Q0 d{i} {i + 1} {1.0 / (i + 1):.6f} r\n" for i in range(200_000))
+    path = tmp_path / "r.run.gz"
+    path.write_bytes(gzip.compress(lines.encode()))
+    assert path.stat().st_size < len(lines) // 4
+    assert trec._size(path) == len(lines)
+    plain = write(tmp_path / "r.run", "q1 Q0 d1 1 2.0 r\n")
+    assert trec._size(plain) == plain.stat().st_size
+
+
+def test_a_run_from_a_pipe_is_read_whole(tmp_path):
+    """Sizing a file for its pool never reads a pipe, whose bytes would then be gone."""
+    import os
+    import threading
+
+    fifo = tmp_path / "run.fifo"
+    os.mkfifo(fifo)
+    text = b"q1 Q0 d1 1 2.0 r\nq1 Q0 d2 2 1.0 r\n"
+
+    def feed():
+        with open(fifo, "wb") as fh:
+            fh.write(text)
+
+    feeder = threading.Thread(target=feed)
+    feeder.start()
+    table = trec.read_run_table(fifo)
+    feeder.join()
+    assert trec.decode(table.column("docid").chunk(0)).to_pylist() == ["d1", "d2"]
