@@ -184,6 +184,17 @@ def test_score_imports_no_other_command_group():
     assert fresh_python(code) == "['common', 'scoring']"
 
 
+def _scored(folder, *runs: str) -> str:
+    """Code that runs `leakeval score` on `folder`'s q.txt and these runs, for a new
+    interpreter (`fresh_python`) to run and then report what the command left behind."""
+    given = ", ".join(f"'--run', {str(folder / run)!r}" for run in runs)
+    return (
+        "from leakeval_core.cli import main\n"
+        f"main(['score', '--qrels', {str(folder / 'q.txt')!r}, {given}, "
+        f"'--out', {str(folder / 'o.csv')!r}])\n"
+    )
+
+
 def test_score_loads_neither_pandas_nor_openssl(tmp_path):
     """What `leakeval score` loads is most of its peak memory and start-up: pandas is never
     needed to score files, and OpenSSL's libcrypto (which `import hashlib` loads) never for
@@ -194,11 +205,8 @@ def test_score_loads_neither_pandas_nor_openssl(tmp_path):
     write(tmp_path / "q.txt", "q1 0 d1 1\nq1 0 d2 0\n")
     write(tmp_path / "r.run", "q1 Q0 d1 1 2.0 r\nq1 Q0 d3 2 1.0 r\nq1 Q0 d2 3 1.0 r\n")
     write(tmp_path / "s.run", "q1 Q0 d2 1 0.5 s\nq1 Q0 d1 2 3.0 s\n")
-    code = (
-        "import sys; from leakeval_core.cli import main\n"
-        f"main(['score', '--qrels', {str(tmp_path / 'q.txt')!r}, '--run', "
-        f"{str(tmp_path / 'r.run')!r}, '--run', {str(tmp_path / 's.run')!r}, "
-        f"'--out', {str(tmp_path / 'o.csv')!r}])\n"
+    code = _scored(tmp_path, "r.run", "s.run") + (
+        "import sys\n"
         "print(','.join(m for m in ('pandas', '_hashlib', 'numpy.ma', 'pyarrow.compute') "
         "if m in sys.modules))"
     )
@@ -218,10 +226,7 @@ def test_score_starts_no_blas_threads_unless_the_user_chose(tmp_path, chosen, th
     one thread, unless the user set how many."""
     write(tmp_path / "q.txt", "q1 0 d1 1\n")
     write(tmp_path / "r.run", "q1 Q0 d1 1 2.0 r\n")
-    code = (
-        "from leakeval_core.cli import main\n"
-        f"main(['score', '--qrels', {str(tmp_path / 'q.txt')!r}, '--run', "
-        f"{str(tmp_path / 'r.run')!r}, '--out', {str(tmp_path / 'o.csv')!r}])\n"
+    code = _scored(tmp_path, "r.run") + (
         "from threadpoolctl import threadpool_info\n"
         "print([p['num_threads'] for p in threadpool_info() if p['internal_api'] == 'openblas'])"
     )
