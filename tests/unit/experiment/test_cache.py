@@ -460,12 +460,16 @@ def test_a_file_hash_is_kept_for_the_next_command_while_the_file_stands(
 
 
 def test_a_file_changed_just_now_has_its_hash_kept_nowhere(tmp_path, monkeypatch):
-    """Its ctime may not yet tell it from its next edit on a coarse filesystem clock. (The
-    settling time is made a day, so that a busy machine cannot let the file settle.)"""
+    """Its ctime may not yet tell it from its next edit on a coarse filesystem clock. The
+    file is hashed at the very time it last changed, by the hashing's own clock, so no
+    machine's speed can let it settle first."""
+    from types import SimpleNamespace
+
     from leakeval_core.io import digest
 
-    monkeypatch.setattr(digest, "SETTLED_NS", 86_400 * 10**9)
     path = tmp_path / "qrels.txt"
     path.write_text("301 0 d1 1\n")
+    changed = path.stat().st_ctime_ns
+    monkeypatch.setattr(digest, "time", SimpleNamespace(time_ns=lambda: changed))
     Cache(tmp_path / "c").file_digest(path)
     assert not (tmp_path / "c" / "file-digests").exists()
