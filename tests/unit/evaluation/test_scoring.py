@@ -247,6 +247,16 @@ def test_grades_pytrec_eval_would_not_finish_on_are_a_clear_error(measure, gain,
     assert values(score_run(run, prepared, "binG,ndcg_cut_10"), "ndcg_cut_10")["q"] == 1.0
 
 
+def test_the_conventions_page_gives_the_grade_limit_the_code_applies():
+    """The page says past which grade pytrec_eval's gain measures are refused; the number
+    is `pytrec.GRADE_LIMIT`'s, so the two cannot drift apart unnoticed."""
+    from leakeval_core.evaluation.pytrec import GRADE_LIMIT
+    from tests.support import ROOT
+
+    page = " ".join((ROOT / "docs" / "conventions.md").read_text().split())
+    assert f"Past {GRADE_LIMIT:,} they are refused" in page
+
+
 def independent_judged_and_first_rel(run, qrels_frame_, conventions, qids):
     """judged@10 and first relevant rank by a plain pandas path (no pytrec_eval equivalent)."""
     ranked = run.assign(neg=-run.score).sort_values(
