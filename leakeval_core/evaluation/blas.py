@@ -2,11 +2,10 @@
 
 numpy's bundled OpenBLAS starts a thread per core when numpy is imported, and each spins,
 yielding, for a while before it sleeps (OpenBLAS's thread timeout). Scoring makes no BLAS
-call, so on a machine with few cores that spinning only takes the scoring threads' cores:
-a tenth of a second of CPU in a command that scores 100 runs in about half a second
-(bench/score_bench.py). A scoring command therefore has OpenBLAS start no thread of its
-own, unless the user chose how many (OPENBLAS_NUM_THREADS, or OMP_NUM_THREADS, which
-OpenBLAS reads too).
+call, so on a machine with few cores that spinning only takes the scoring threads' cores,
+at the start of a command whose whole length is not much more (bench/score_bench.py). A
+scoring command therefore has OpenBLAS start no thread of its own, unless the user chose
+how many (OPENBLAS_NUM_THREADS, or OMP_NUM_THREADS, which OpenBLAS reads too).
 """
 
 from __future__ import annotations

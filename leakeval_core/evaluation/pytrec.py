@@ -31,9 +31,9 @@ evaluating at once abort the process. One evaluation at a time."""
 
 GRADE_LIMIT = 2**17 - 1
 """The highest grade pytrec_eval is handed for the measures whose time grows faster than the
-square of the highest grade (`_BY_GRADE`): a few seconds a run at this limit (a grade of 17
-under exponential gain), twenty at twice it, minutes at a million (a grade of 20), and from
-a grade of 30 under exponential gain pytrec_eval crashes the process."""
+square of the highest grade (`_BY_GRADE`): seconds a run at this limit (a grade of 17 under
+exponential gain), minutes at a grade of 20, and from a grade of 30 pytrec_eval crashes the
+process."""
 _BY_GRADE = frozenset(["ndcg", "ndcg_rel", "Rndcg", "G"])
 
 

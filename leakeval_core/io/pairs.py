@@ -125,8 +125,8 @@ def bad_id(role: str, word: str, layout: str = "") -> str:
 
 def pair_keys(major: np.ndarray, minor: np.ndarray, minors: int) -> np.ndarray:
     """One integer per (major, minor) pair of codes, ordered as the pairs are (`minors`:
-    how many minor codes there are), in 32 bits where every key fits: numpy sorts those
-    twice as fast as 64-bit ones."""
+    how many minor codes there are), in 32 bits where every key fits, as numpy sorts those
+    faster than 64-bit ones."""
     fits = (int(major.max(initial=0)) + 1) * max(minors, 1) <= np.iinfo(np.int32).max
     out = major.astype(np.int32 if fits else np.int64)
     out *= max(minors, 1)
