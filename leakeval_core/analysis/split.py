@@ -350,8 +350,7 @@ def describe(statistics: Statistics, family: str, strata: int = 1) -> str:
     layered = f", within {strata} strata of the baseline's score" if strata > 1 else ""
     name = statistics.interval_name("split")
     interval = (
-        f"the test's own interval, the {name} (it excludes 0 exactly when the row is "
-        "significant)"
+        f"the test's own interval, the {name} (it excludes 0 exactly when the row is significant)"
         if statistics.interval_method.two_sample.inverts_test
         else f"a {name}"
     )

@@ -21,6 +21,7 @@ __all__ = [
     "format_params",
     "ir_label",
     "parse_settings",
+    "split_top_level",
     "to_trec",
 ]
 
@@ -36,7 +37,7 @@ class _IrMeasure:
 
 _REL = frozenset(["rel"])
 IR_MEASURES: dict[str, _IrMeasure] = {
-    "nDCG": _IrMeasure("ndcg", "ndcg_cut_{k}", frozenset(["dcg"])),
+    "nDCG": _IrMeasure("ndcg", "ndcg_cut_{k}", frozenset(["dcg", "gains"])),
     "P": _IrMeasure(None, "P_{k}", _REL),
     "R": _IrMeasure(None, "recall_{k}", _REL),
     "RR": _IrMeasure("recip_rank", None, _REL),
@@ -80,13 +81,26 @@ _BACK = {
 _SYNTAX = re.compile(r"^(?P<name>[A-Za-z]+)(?:\((?P<params>[^()]*)\))?(?:@(?P<at>[^@()]+))?$")
 
 Params = dict[str, object]
-"""`rel` (an int) and `gain` (`linear` or `exponential`): leakeval's names for them."""
+"""`rel` (an int), `gain` (`linear` or `exponential`) and `gains` (each grade's own gain, as
+sorted (grade, gain) pairs): leakeval's names for them."""
+
+
+def split_top_level(text: str) -> list[str]:
+    """Split at the commas outside brackets: between measures, not inside
+    `nDCG(dcg='exp-log2', ...)`; between parameters, not inside `gains={1: 0, 2: 1}`."""
+    items, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += {"(": 1, "{": 1, "[": 1, ")": -1, "}": -1, "]": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    return [*items, text[start:]]
 
 
 def parse_params(text: str, where: str) -> Params:
     """`rel=2, dcg='exp-log2'` as ir_measures writes parameters, checked."""
     params: Params = {}
-    for item in filter(None, (part.strip() for part in text.split(","))):
+    for item in filter(None, (part.strip() for part in split_top_level(text))):
         key, sep, raw = item.partition("=")
         key = key.strip()
         if not sep:
@@ -119,6 +133,11 @@ def to_trec(text: str) -> tuple[str, Params] | None:
         depth = " (--depth 10 cuts every run at 10)" if name == "RR" else ""
         raise ValueError(f"measure {text!r}: leakeval computes {name} without a cutoff{depth}")
     unknown = set(given) - measure.params
+    if name == "nDCG" and "rel" in unknown:
+        raise ValueError(
+            f"measure {text!r}: nDCG's gains are the grades, whatever the relevance level; "
+            "one that ignores grades below 2 is its own measure: nDCG(gains={1: 0})@10"
+        )
     if unknown:
         takes = ", ".join(sorted(measure.params)) or "none"
         raise ValueError(
@@ -154,11 +173,11 @@ def _number(text: str, where: str, kind: type) -> int | float:
 def parse_settings(text: str, where: str) -> Params:
     """Settings written after a trec_eval name, `P_10(rel=2)`, in ir_measures' syntax."""
     given = parse_params(text, where)
-    unknown = set(given) - {"rel", "dcg"}
+    unknown = set(given) - {"rel", "dcg", "gains"}
     if unknown:
         raise ValueError(
             f"measure {where!r}: parameter {sorted(unknown)[0]!r} is not computed here "
-            "(rel and dcg are)"
+            "(rel, dcg and gains are)"
         )
     return _settings(given, where)
 
@@ -174,13 +193,35 @@ def _settings(given: Params, where: str) -> Params:
         if given["dcg"] not in ("log2", "exp-log2"):
             raise ValueError(f"measure {where!r}: dcg is 'log2' or 'exp-log2'")
         settings["gain"] = "exponential" if given["dcg"] == "exp-log2" else "linear"
+    if "gains" in given:
+        settings["gains"] = _gains(given["gains"], where)
+        if settings.get("gain") == "exponential":
+            raise ValueError(
+                f"measure {where!r}: gains= sets each grade's gain itself; it takes no "
+                "dcg='exp-log2' (as in ir_measures)"
+            )
     return settings
+
+
+def _gains(value: object, where: str) -> tuple[tuple[int, int], ...]:
+    """ir_measures' `gains={1: 0, 3: 4}`: a grade's gain, as whole numbers of 0 or more; a
+    grade left out gains itself."""
+    if not isinstance(value, dict) or not value:
+        raise ValueError(f"measure {where!r}: gains maps grades to gains, e.g. gains={{1: 0}}")
+    for grade, gain in value.items():
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in (grade, gain)):
+            raise ValueError(f"measure {where!r}: gains maps whole grades to whole gains")
+        if gain < 0:
+            raise ValueError(f"measure {where!r}: a gain is 0 or more, not {gain}")
+    return tuple(sorted(value.items()))
 
 
 def format_params(settings: Params) -> str:
     """`(rel=2)` or `(dcg='exp-log2')` as ir_measures prints them; '' without settings."""
-    shown = {}
-    if "gain" in settings:
+    shown: dict[str, object] = {}
+    if "gains" in settings:
+        shown["gains"] = dict(settings["gains"])
+    elif "gain" in settings:
         shown["dcg"] = "exp-log2" if settings["gain"] == "exponential" else "log2"
     if "rel" in settings:
         shown["rel"] = settings["rel"]
@@ -208,4 +249,4 @@ def accepts(family: str) -> frozenset[str]:
     """The settings (`rel`, `gain`) a trec_eval family takes as a parameter."""
     name = _BACK.get(family)
     params = IR_MEASURES[name].params if name else frozenset()
-    return frozenset({"dcg": "gain"}.get(p, p) for p in params & {"rel", "dcg"})
+    return frozenset({"dcg": "gain"}.get(p, p) for p in params & {"rel", "dcg", "gains"})

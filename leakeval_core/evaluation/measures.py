@@ -41,6 +41,18 @@ on such a scale 0.01 is no difference anyone asks about, and sizing for it gives
 topics no collection has."""
 
 
+Relevance = Literal["binary", "graded", "unread"]
+RELEVANCE: dict[str, str] = {
+    "binary": "a document is relevant at a grade at or above the relevance level",
+    "graded": "the grades are the gains; the relevance level never changes them",
+    "unread": "reads only whether a document is judged, never its grade",
+}
+"""The three ways a measure reads the grades, and so what the relevance level does to it.
+trec_eval's `-l` (pytrec_eval's `relevance_level`) is the binary measures' threshold; the
+nDCG family gains every positive grade whatever it is. A graded measure that ignores the
+grades below a level is its own measure (`nDCG(gains={1: 0})@10`), never a side effect."""
+
+
 @dataclass(frozen=True)
 class MeasureFamily:
     name: str
@@ -59,6 +71,9 @@ class MeasureFamily:
     """The differences δ, in the measure's own unit, whose topics needed every row reports
     unless others are asked for (`Statistics.delta`, `--delta`, `delta=`): declared beside
     the direction, as the unit they are in is the measure's."""
+    relevance: Relevance = "binary"
+    """What the relevance level does to this measure (`RELEVANCE`), as trec_eval applies
+    `-l`: declared here, so the scorer, the docs and every caption read one rule."""
 
 
 FAMILIES: dict[str, MeasureFamily] = {
@@ -71,6 +86,7 @@ FAMILIES: dict[str, MeasureFamily] = {
             "Normalised discounted cumulative gain of the top k (linear or exponential gain).",
             cutoff=True,
             native=True,
+            relevance="graded",
         ),
         MeasureFamily(
             "P",
@@ -97,6 +113,7 @@ FAMILIES: dict[str, MeasureFamily] = {
             "bounds (pooling bias).",
             cutoff=True,
             native=True,
+            relevance="unread",
         ),
         MeasureFamily(
             "recip_rank",
@@ -150,22 +167,27 @@ FAMILIES: dict[str, MeasureFamily] = {
             "unjudged, as in trec_eval.",
             cutoff=True,
             native=True,
+            relevance="unread",
         ),
         MeasureFamily(
             "rbp",
             "RBP",
             "higher",
-            "Rank-biased precision with persistence 0.9 (trec_eval 10's rbp).",
+            "Rank-biased precision with persistence 0.9, as trec_eval 10's rbp: each "
+            "document gains its grade over the query's highest grade, whatever the level.",
             cutoff=False,
             native=True,
+            relevance="graded",
         ),
         MeasureFamily(
             "rbp_resid",
             "RBP residual",
             "lower",
-            "The most RBP could still grow if every unjudged document were relevant.",
+            "The most RBP could still grow if every unjudged document were relevant "
+            "(trec_eval 10's rbp_resid: 0 where the run ranks no unjudged document).",
             cutoff=False,
             native=True,
+            relevance="unread",
         ),
     )
 }
@@ -274,6 +296,19 @@ ALL_TREC = tuple(
 )
 """trec_eval 10's `-m all_trec`, in its order, without `runid` (text: the run's tag)."""
 
+PYTREC_RELEVANCE: dict[str, Relevance] = {
+    "ndcg": "graded",
+    "ndcg_rel": "graded",
+    "Rndcg": "graded",
+    "G": "graded",
+    "num_q": "unread",
+    "num_ret": "unread",
+}
+"""The measures pytrec_eval computes for leakeval that are not binary (`RELEVANCE`), as
+trec_eval applies `-l` to them; every other one counts grades at the level as relevant.
+trec_eval scores Rndcg 0 on a query without a document at the level, and gains every
+grade on the others."""
+
 TEXT_MEASURES = frozenset(["runid", "relstring"])
 """trec_eval measures whose value is text, not a number per query: refused by name."""
 SUMMED = frozenset(["num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"])
@@ -312,10 +347,15 @@ class Measure:
     """This measure's own relevance level (ir_measures' `rel`); None: the conventions'."""
     gain: Literal["linear", "exponential"] | None = None
     """This measure's own nDCG gain (ir_measures' `dcg`); None: the conventions'."""
+    gains: tuple[tuple[int, int], ...] | None = None
+    """This measure's own gain of each grade it names, (grade, gain) pairs (ir_measures'
+    `gains`, as in `nDCG(gains={1: 0})@10`: grade 1 gains nothing); other grades gain
+    themselves, linearly. None: the grades are the gains."""
 
     @property
     def settings(self) -> ir_names.Params:
-        return {k: v for k, v in (("rel", self.rel), ("gain", self.gain)) if v is not None}
+        given = (("rel", self.rel), ("gain", self.gain), ("gains", self.gains))
+        return {k: v for k, v in given if v is not None}
 
     @property
     def _cutoff_text(self) -> str | None:
@@ -413,10 +453,16 @@ def _with_settings(measure: Measure, settings: ir_names.Params, name: str) -> Me
     refused = sorted(set(settings) - accepted)
     if refused:
         param = {"gain": "dcg"}.get(refused[0], refused[0])
-        raise LeakevalError(
-            f"measure {name!r}: {measure.name} takes no {param} of its own "
-            "(the conventions set it for every measure: --relevance-level, --gain)"
-        )
+        if param == "gains":
+            why = "only nDCG does, as in nDCG(gains={1: 0})@10"
+        elif param == "rel" and measure.family.relevance == "graded":
+            why = (
+                "its gains are the grades, whatever the relevance level; one that ignores "
+                "grades below 2 is its own measure: nDCG(gains={1: 0})@10"
+            )
+        else:
+            why = "the conventions set it for every measure: --relevance-level, --gain"
+        raise LeakevalError(f"measure {name!r}: {measure.name} takes no {param} of its own ({why})")
     return replace(measure, **settings)
 
 
@@ -462,12 +508,19 @@ def _pytrec_eval_measure(name: str) -> Measure:
                 False,
                 aggregate=aggregate,
                 deltas=deltas,
+                relevance=PYTREC_RELEVANCE.get(name, "binary"),
             )
         )
     match = _CUTOFF.match(name)
     if match and match["base"] in supported:
         family = MeasureFamily(
-            match["base"], f"{match['base']}@{{k}}", "higher", "trec_eval measure", True, False
+            match["base"],
+            f"{match['base']}@{{k}}",
+            "higher",
+            "trec_eval measure",
+            True,
+            False,
+            relevance=PYTREC_RELEVANCE.get(match["base"], "binary"),
         )
         return Measure(family, int(match["k"]))
     match = _PARAMETER.match(name)  # iprec_at_recall_0.10, Rprec_mult_0.20
@@ -491,7 +544,11 @@ KNOWN = (
 def parse_measures(text: str | Sequence[object]) -> tuple[Measure, ...]:
     """Parse a comma-separated list or a sequence of names, measures (passed through) or
     ir_measures measure objects, keeping order and dropping repeats."""
-    items = _split(text) if isinstance(text, str) else [_from_ir_measures(m) for m in text]
+    items = (
+        ir_names.split_top_level(text)
+        if isinstance(text, str)
+        else [_from_ir_measures(m) for m in text]
+    )
     items = [
         name
         for item in items
@@ -507,17 +564,6 @@ def parse_measures(text: str | Sequence[object]) -> tuple[Measure, ...]:
     if not measures:
         raise LeakevalError("no measure given")
     return measures
-
-
-def _split(text: str) -> list[str]:
-    """Split at the commas between measures, not inside `nDCG(dcg='exp-log2', ...)`."""
-    items, depth, start = [], 0, 0
-    for i, char in enumerate(text):
-        depth += {"(": 1, ")": -1}.get(char, 0)
-        if char == "," and depth == 0:
-            items.append(text[start:i])
-            start = i + 1
-    return [*items, text[start:]]
 
 
 def _from_ir_measures(item: object) -> str | Measure:

@@ -14,7 +14,6 @@ from functools import cached_property
 
 import numpy as np
 
-from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.arrow import rank_within
 from leakeval_core.evaluation.measures import FAMILIES, Measure
 from leakeval_core.evaluation.qrels import PreparedQrels
@@ -100,7 +99,7 @@ def computes(family: str) -> Callable[[Compute], Compute]:
 
 @computes("ndcg_cut")
 def _ndcg(r: Judged, k: int | None) -> np.ndarray:
-    gaining = np.flatnonzero((r.grades > 0) & (r.rank <= k))
+    gaining = np.flatnonzero(r.qrels.gaining(r.grades) & (r.rank <= k))
     discounted = r.qrels.gain(r.grades[gaining]) / np.log2(r.rank[gaining] + 1)
     return r.per_query(gaining, discounted) / r.qrels.ideal_dcg(k)
 
@@ -167,7 +166,9 @@ def _eleven_point_average(r: Judged, k: float | None) -> np.ndarray:
 
 @computes("unj")
 def _unjudged(r: Judged, k: int | None) -> np.ndarray:
-    return 1.0 - r.per_query(r.judged & (r.rank <= k)) / k
+    """trec_eval 10's unj_k: the unjudged documents the run ranks in its top k, over k; the
+    ranks it leaves empty count as judged non-relevant."""
+    return r.per_query(~r.judged & (r.rank <= k)) / k
 
 
 RBP_PERSISTENCE = 0.9
@@ -176,15 +177,23 @@ RBP_PERSISTENCE = 0.9
 
 @computes("rbp")
 def _rank_biased_precision(r: Judged, k: int | None) -> np.ndarray:
-    return r.per_query(r.relevant, _rbp_weight(r.rank[r.relevant]))
+    """trec_eval 10's rbp: each document gains its grade over its query's highest grade
+    (the grades as they are where none is above 1), whatever the relevance level."""
+    gaining = np.flatnonzero(r.grades > 0)
+    scale = np.maximum(r.qrels.highest_grade, 1)[r.run.qidx[gaining]]
+    gains = r.grades[gaining] / scale
+    return r.per_query(gaining, gains * _rbp_weight(r.rank[gaining]))
 
 
 @computes("rbp_resid")
 def _rank_biased_residual(r: Judged, k: int | None) -> np.ndarray:
-    """The unjudged documents' weight plus what lies below the last ranked document."""
+    """The unjudged documents' weight plus what lies below the last ranked document, as
+    trec_eval 10 computes it: 0 for a ranking without an unjudged document."""
     unjudged = np.flatnonzero(~r.judged)
-    depth = np.bincount(r.run.qidx, minlength=len(r.qrels.qids))
-    return r.per_query(unjudged, _rbp_weight(r.rank[unjudged])) + RBP_PERSISTENCE**depth
+    nq = len(r.qrels.qids)
+    depth = np.bincount(r.run.qidx, minlength=nq)
+    residual = r.per_query(unjudged, _rbp_weight(r.rank[unjudged])) + RBP_PERSISTENCE**depth
+    return np.where(np.bincount(r.run.qidx[unjudged], minlength=nq) > 0, residual, 0.0)
 
 
 def _rbp_weight(rank: np.ndarray) -> np.ndarray:
@@ -226,30 +235,17 @@ if _unbound:
     raise RuntimeError(f"native measure families without a computation: {sorted(_unbound)}")
 
 
-BINARY_AT_LEVEL_ONE = frozenset(["rbp", "rbp_resid"])
-"""Measures leakeval computes only at relevance level 1: at other levels trec_eval 10's
-values on its own suite are not the binary rbp (0.0465 where binary rbp gives 0 on 301)."""
-
-
 def native_scores(
     run: Ranked, grades: np.ndarray, qrels: PreparedQrels, measures: Sequence[Measure]
 ) -> dict[str, np.ndarray]:
     """Per-query values, one array per measure aligned with `qrels.qids`."""
-    level = qrels.conventions.relevance_level
-    refused = [m.name for m in measures if m.name in BINARY_AT_LEVEL_ONE and level != 1]
-    if refused:
-        raise LeakevalError(
-            f"measure {refused[0]!r} is computed at relevance level 1 only (asked: {level}); "
-            "trec_eval 10 computes it differently at other levels"
-        )
     judged = Judged(run, grades, qrels)
     # A query without a relevant document (scored only under no_relevant="zero") divides
-    # by a zero num_rel or ideal DCG; its values are set to trec_eval's 0 just below.
+    # by a zero num_rel, and one without a gain by a zero ideal DCG: those values are
+    # trec_eval's 0. Its other values stand: its nDCG gains from grades below the level.
     with np.errstate(divide="ignore", invalid="ignore"):
         values = {m.name: COMPUTE[m.family.name](judged, m.cutoff) for m in measures}
-    without = qrels.num_rel == 0
-    if without.any():
-        for name, column in values.items():
-            if name != "first_rel_rank":
-                column[without] = 0.0
+    for name, column in values.items():
+        if name != "first_rel_rank":
+            np.nan_to_num(column, copy=False, nan=0.0)
     return values

@@ -22,6 +22,13 @@ if TYPE_CHECKING:
 __all__ = ["PreparedQrels"]
 
 
+_NOTHING_JUDGED = "\0leakeval: no document judged"
+"""A judged non-relevant document no run ranks, given to a query whose every judgment is
+negative (pooled, not judged): trec_eval refuses such a query (it sizes its grade counts by
+the highest grade) and pytrec_eval, running the same code, crashes the process. With it the
+query scores as one with nothing relevant, as leakeval's own measures score it."""
+
+
 class PreparedQrels:
     """Qrels indexed once for scoring many runs under one set of conventions."""
 
@@ -74,31 +81,40 @@ class PreparedQrels:
         self._judged_qids = strings(qid_values)
         self._pytrec_qrels: dict[bool, dict[str, dict[str, int]]] = {}
         self._ideal: dict[int, np.ndarray] = {}
-        self._variants: dict[tuple[int, str], PreparedQrels] = {}
+        self._variants: dict[tuple, PreparedQrels] = {}
+        self.gains: tuple[tuple[int, int], ...] | None = None
+        """A measure's own gain of each grade it names (`Measure.gains`), in a variant
+        `at` made for it; None: the grades are the gains, under the conventions' gain."""
 
-    def at(self, relevance_level: int | None = None, gain: str | None = None) -> PreparedQrels:
-        """These qrels for a measure with its own relevance level or gain (`P(rel=2)@10`).
+    def at(
+        self,
+        relevance_level: int | None = None,
+        gain: str | None = None,
+        gains: tuple[tuple[int, int], ...] | None = None,
+    ) -> PreparedQrels:
+        """These qrels for a measure with its own relevance level, gain or gain of each
+        grade (`P(rel=2)@10`, `nDCG(dcg='exp-log2')@10`, `nDCG(gains={1: 0})@10`).
 
         The scored queries stay these conventions' own, so every measure of a run is over
         the same queries; a query without a document at the measure's level scores 0 on it,
         as in pytrec_eval. The judgments' index is shared.
         """
-        if relevance_level is None and gain is None:
+        if relevance_level is None and gain is None and gains is None:
             return self  # every measure's own settings unset: asked once per run and measure
         conventions = replace(
             self.conventions,
             relevance_level=self.conventions.relevance_level
             if relevance_level is None
             else relevance_level,
-            gain=gain or self.conventions.gain,
+            gain="linear" if gains else gain or self.conventions.gain,
         )
-        if conventions == self.conventions:
+        if conventions == self.conventions and gains is None:
             return self
-        key = (conventions.relevance_level, conventions.gain)
+        key = (conventions.relevance_level, conventions.gain, gains)
         if key not in self._variants:
             self.judgments  # noqa: B018 - built once, shared by every variant
             variant = copy.copy(self)
-            variant.conventions = conventions
+            variant.conventions, variant.gains = conventions, gains
             scored = self._row_qidx >= 0
             relevant = scored & (self._grades >= conventions.relevance_level)
             variant.num_rel = np.bincount(self._row_qidx[relevant], minlength=len(self.qids))
@@ -107,9 +123,26 @@ class PreparedQrels:
         return self._variants[key]
 
     def gain(self, grades: np.ndarray) -> np.ndarray:
-        """Gain of each grade; negative grades and unjudged documents (NaN) gain 0."""
+        """Gain of each grade; negative grades and unjudged documents (NaN) gain 0, unless
+        `gains` names them."""
+        if self.gains:
+            grades = self._mapped(np.asarray(grades, dtype=np.float64))
         clipped = np.fmax(grades, 0.0)  # fmax: NaN gives 0, as a negative grade does
         return clipped if self.conventions.gain == "linear" else np.exp2(clipped) - 1.0
+
+    def gaining(self, grades: np.ndarray) -> np.ndarray:
+        """Which of these grades gain anything: the positive ones, or those `gains` gives a
+        positive gain (a grade it maps to 0 gains nothing, one it maps from 0 does)."""
+        if not self.gains:
+            return grades > 0
+        return self._mapped(np.asarray(grades, dtype=np.float64)) > 0
+
+    def _mapped(self, grades: np.ndarray) -> np.ndarray:
+        """`gains` applied: each grade it names replaced by its gain, as ir_measures does."""
+        mapped = grades.copy()
+        for grade, value in self.gains or ():
+            mapped[grades == grade] = value
+        return mapped
 
     def ideal_dcg(self, k: int) -> np.ndarray:
         """Per scored query, the DCG of its best possible ranking at cutoff k.
@@ -118,7 +151,7 @@ class PreparedQrels:
         cuts the run, never the ideal). Only judgments with a gain take part: a few percent
         of the qrels, so the sort is small."""
         if k not in self._ideal:
-            gaining = np.flatnonzero((self._row_qidx >= 0) & (self._grades > 0))
+            gaining = np.flatnonzero((self._row_qidx >= 0) & self.gaining(self._grades))
             gains = self.gain(self._grades[gaining].astype(np.float64))
             qidx = self._row_qidx[gaining]
             order = np.lexsort((-gains, qidx))
@@ -129,6 +162,15 @@ class PreparedQrels:
                 qidx[top], weights=gains[top] / np.log2(rank[top] + 1), minlength=len(self.qids)
             )
         return self._ideal[k]
+
+    @cached_property
+    def highest_grade(self) -> np.ndarray:
+        """Per scored query, its highest grade (0 for a query without a positive one): what
+        trec_eval 10's rbp divides its grades by."""
+        scored = self._row_qidx >= 0
+        highest = np.zeros(len(self.qids), np.int64)
+        np.maximum.at(highest, self._row_qidx[scored], self._grades[scored])
+        return highest
 
     def query_positions(self, qids: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
         """Whether the qrels judge each qid (a run for none of them is for another
@@ -157,13 +199,16 @@ class PreparedQrels:
         """Qrels as pytrec_eval wants them: str keys, int grades.
 
         With exponential gain, nDCG-family measures get grades rewritten to 2^g − 1 (so
-        pytrec_eval's linear gain becomes exponential); binary measures keep the raw grades
-        so their relevance threshold does not move.
+        pytrec_eval's linear gain becomes exponential), and with `gains` each named grade
+        its gain; binary measures keep the raw grades so their relevance threshold does not
+        move.
         """
-        key = bool(gain_transformed and self.conventions.gain == "exponential")
+        key = bool(gain_transformed and (self.conventions.gain == "exponential" or self.gains))
         if key not in self._pytrec_qrels:
             grades = self._grades.astype(np.int64)  # 2^g - 1 in a narrow type's float loses it
-            if key:
+            if key and self.gains:
+                grades = self._mapped(grades)
+            elif key:
                 grades = np.where(grades > 0, np.exp2(np.clip(grades, 0, 62)) - 1, grades)
             out: dict[str, dict[str, int]] = {}
             pairs = zip(
@@ -174,5 +219,8 @@ class PreparedQrels:
             )
             for qid, docid, grade in pairs:
                 out.setdefault(str(qid), {})[str(docid)] = int(grade)
+            for docs in out.values():
+                if max(docs.values()) < 0:
+                    docs[_NOTHING_JUDGED] = 0
             self._pytrec_qrels[key] = out
         return self._pytrec_qrels[key]

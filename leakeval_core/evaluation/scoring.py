@@ -277,10 +277,11 @@ def _zero_everywhere(values: np.ndarray) -> bool:
 
 
 def _by_settings(measures: Sequence[Measure]) -> dict[tuple, list[Measure]]:
-    """Measures grouped by their own relevance level and gain (None: the conventions')."""
+    """Measures grouped by their own relevance level, gain and gains (None: the
+    conventions')."""
     groups: dict[tuple, list[Measure]] = {}
     for m in measures:
-        groups.setdefault((m.rel, m.gain), []).append(m)
+        groups.setdefault((m.rel, m.gain, m.gains), []).append(m)
     return groups
 
 
@@ -293,8 +294,8 @@ def _score_ranked(run: Ranked, qrels: PreparedQrels, measures: tuple[Measure, ..
             "the qrels; is this run for another collection?"
         )
     values: dict[str, np.ndarray] = {}
-    for (rel, gain), group in _by_settings(measures).items():
-        at = qrels.at(rel, gain)
+    for (rel, gain, gains), group in _by_settings(measures).items():
+        at = qrels.at(rel, gain, gains)
         values.update(native_scores(run, grades, at, [m for m in group if m.family.native]))
         others = [m for m in group if not m.family.native]
         if others:

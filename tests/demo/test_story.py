@@ -146,8 +146,9 @@ def test_the_storys_figures_are_its_row_of_leakeval_inflation(demo_dir, capsys, 
     assert f"{amount(row['difference'], parsed)} " in story["evidence"]
     assert interval_text(row["ci_low"], row["ci_high"], parsed) in story["evidence"]
     assert f"p = {row['p']:.2g}, adjusted {row['p_adjusted']:.2g}" in story["evidence"]
-    assert f"{amount(row['gain_leaked'], parsed)} on the {row['leaked_topics']} topics" in (
-        story["detail"]
+    assert (
+        f"{amount(row['gain_leaked'], parsed)} on the {row['leaked_topics']} topics"
+        in (story["detail"])
     )
 
 

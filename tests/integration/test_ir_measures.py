@@ -37,6 +37,8 @@ NAMES = [
     "AP",
     "Judged@10",
     "nDCG(dcg='exp-log2')@10",
+    "nDCG(gains={1: 0})@10",
+    "nDCG(gains={0: 1, 1: 0, 2: 10})",
     "P(rel=2)@10",
     "RR(rel=2)",
     "AP(rel=2)",

@@ -92,28 +92,6 @@ def asked(table: dict[str, dict[str, str]], capsys) -> tuple[list[str], list[str
 def test_trec_eval_expected_outputs(case, tmp_path, capsys):
     table = expected(case)
     accepted, refused = asked(table, capsys)
-    if CASES[case][2][-2:] == ["--relevance-level", "2"]:
-        for measure in ("rbp", "rbp_resid"):  # binary at level 1 only: refused at scoring
-            qrels, run, flags, _ = CASES[case]
-            folder = shared("peer", "trec_eval-test")
-            assert (
-                main(
-                    [
-                        "score",
-                        "--qrels",
-                        str(folder / qrels),
-                        "--run",
-                        str(folder / run),
-                        "--measures",
-                        measure,
-                        *flags,
-                    ]
-                )
-                == 2
-            )
-            assert "relevance level 1 only" in capsys.readouterr().err
-            accepted.remove(measure)
-            refused.append(measure)
     REFUSED.extend(f"{case}: {m}" for m in refused)
     got = leakeval(case, accepted, tmp_path, capsys)
     wrong = [
@@ -142,8 +120,6 @@ def test_refusals_are_few_and_the_documented_ones():
     assert names <= {
         "runid",
         "relstring_20",
-        "rbp",
-        "rbp_resid",
         "relstring",
         "11pt_avg_.25,.5,.75",
         "ndcg_1=3,2=9,4=4.5",

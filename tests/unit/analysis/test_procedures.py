@@ -188,8 +188,6 @@ def test_a_test_declared_once_reaches_every_door():
     nothing else. Declared in a fresh process before anything reads the declarations, a
     new test is a CLI choice with its help, a URL value, a sidebar choice, the computation
     behind compare and leaked-minus-other, and a row of the docs' table."""
-    done = subprocess.run(
-        [sys.executable, "-c", ADDED], capture_output=True, text=True, cwd=ROOT
-    )
+    done = subprocess.run([sys.executable, "-c", ADDED], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith("reached every door")

@@ -152,14 +152,15 @@ def test_queries_without_relevant_scored_zero_quietly_under_trec_eval_counting()
 
 def test_negative_grades_gain_nothing_are_judged_and_count_as_unjudged_in_trec_eval_unj():
     """A negative grade was assessed: ir_measures' Judged@k counts it, over the documents
-    ranked when fewer than k; trec_eval's unj treats it as unjudged, over k."""
+    ranked when fewer than k; trec_eval's unj treats it as unjudged, over k, and the ranks
+    the run leaves empty as judged (trec_eval 10 prints 0.2 here: a and c of 10)."""
     qrels = qrels_frame([("q", "a", -1), ("q", "b", 1)])
     run = run_frame([("q", "a", 2.0), ("q", "b", 1.0), ("q", "c", 0.5)])
     result = score_run(run, PreparedQrels(qrels), "ndcg_cut_10,judged_10,judged_2,unj_10")
     assert values(result, "ndcg_cut_10")["q"] == pytest.approx(1 / math.log2(3))
     assert values(result, "judged_10")["q"] == pytest.approx(2 / 3)
     assert values(result, "judged_2")["q"] == pytest.approx(1.0)
-    assert values(result, "unj_10")["q"] == pytest.approx(0.9)
+    assert values(result, "unj_10")["q"] == pytest.approx(0.2)
 
 
 def test_ndcg_cut_deeper_than_the_depth_takes_the_ideal_at_the_cutoff():
@@ -549,7 +550,13 @@ def test_ir_measures_names_read_as_trec_eval_names_and_back(name, trec_eval, ir)
         ("RR@10", "leakeval computes RR without a cutoff (--depth 10"),
         ("Judged", "needs a cutoff, e.g. Judged@10"),
         ("P(judged_only=True)@10", "parameter 'judged_only' is not computed here (P takes: rel)"),
-        ("nDCG(rel=2)@10", "parameter 'rel' is not computed here (nDCG takes: dcg)"),
+        ("nDCG(rel=2)@10", "whatever the relevance level; one that ignores grades below 2"),
+        ("ndcg_cut_10(rel=2)", "its own measure: nDCG(gains={1: 0})@10"),
+        ("P(gains={1: 0})@10", "parameter 'gains' is not computed here (P takes: rel)"),
+        ("P_10(gains={1: 0})", "P_10 takes no gains of its own (only nDCG does"),
+        ("nDCG(dcg='exp-log2', gains={1: 0})@10", "takes no dcg='exp-log2'"),
+        ("nDCG(gains={1: -1})@10", "a gain is 0 or more"),
+        ("nDCG(gains={1.5: 0})@10", "whole grades to whole gains"),
         ("nDCG(dcg='exp')@10", "dcg is 'log2' or 'exp-log2'"),
         ("P(rel=two)@10", "rel=two is not a number"),
         ("first_rel_rank(rel=2)", "first_rel_rank takes no rel of its own"),

@@ -78,7 +78,10 @@ def test_a_beir_folders_topics_are_its_split_and_its_log_the_other_queries(tmp_p
     streamed = pd.concat(query_files.iter_queries(folder, chunk_size=1))
     assert streamed.qid.tolist() == ["t1", "t2"]
     assert query_files.read_topics(folder / "queries.jsonl").qid.tolist() == [
-        "q1", "q2", "t1", "t2"
+        "q1",
+        "q2",
+        "t1",
+        "t2",
     ]
 
 
