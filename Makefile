@@ -45,10 +45,13 @@ test: compile
 	$(BIN)/ruff check .
 	$(BIN)/pytest -n 2 --dist loadscope
 
-# the fast lane: ruff and the unit tests (which never read the demo) that do not detect
+# the fast lane: ruff, the unit tests (which never read the demo) that do not detect, and
+# the cross-checks of every measure against trec_eval's suite and ir_measures
+CROSS_CHECKS := tests/integration/test_trec_eval_suite.py tests/integration/test_ir_measures.py
 check: compile
 	$(BIN)/ruff check .
-	HYPOTHESIS_PROFILE=check $(BIN)/pytest -q -n 2 tests/unit -m "not detection and not slow"
+	HYPOTHESIS_PROFILE=check $(BIN)/pytest -q -n 2 tests/unit $(CROSS_CHECKS) \
+		-m "not detection and not slow"
 
 # the docs site, offline: reference pages generated from the code, figures from bench/results;
 # open site/index.html

@@ -66,8 +66,8 @@ _HELP = {
     "gain": "nDCG gain: linear (trec_eval) or exponential (2^rel - 1)",
     "tie_order": "tie break after score (trec_eval uses docid_desc)",
     "missing": "qrels queries absent from a run: score 0 (trec_eval -c) or drop",
-    "no_relevant": "qrels queries without a relevant document: exclude and count them, or "
-    "score them 0 as trec_eval does",
+    "no_relevant": "qrels queries with no positive grade (nothing to credit): exclude and "
+    "count them, or score them 0 as trec_eval does",
     "correction": "multiple-comparison correction within each collection's comparisons",
     "alpha": "significance level",
     "seed": "seed of the randomization test and the bootstrap",

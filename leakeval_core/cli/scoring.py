@@ -127,7 +127,7 @@ def _report_diagnostics(diagnostics: dict, conventions) -> None:
     unjudged = "excluded" if conventions.no_relevant == "exclude" else "scored 0"
     kinds = {
         "missing_from_run": f"qrels queries absent from the run, {missing}",
-        "no_relevant": f"qrels queries without a relevant document, {unjudged}",
+        "no_relevant": f"qrels queries with no positive grade, {unjudged}",
         "not_in_qrels": "run queries without judgments, ignored",
         "tied_pairs": "tied document pairs, broken by docid",
         "first_rel_undefined": "queries with no relevant document within depth, left out of "

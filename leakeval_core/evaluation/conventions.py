@@ -28,8 +28,10 @@ class Conventions:
     tie_order: Literal["docid_asc", "docid_desc"] = "docid_asc"
     missing: Literal["zero", "drop"] = "zero"
     no_relevant: Literal["exclude", "zero"] = "exclude"
-    """Qrels queries without a relevant document: left out and counted (leakeval), or
-    scored 0 and averaged in (trec_eval)."""
+    """Qrels queries with no positive grade, on which nothing could be credited: left out
+    and counted (leakeval), or scored 0 and averaged in (trec_eval). A query whose grades
+    are below the relevance level is scored either way: binary measures give it 0, nDCG
+    its graded gain, as in trec_eval."""
 
     def depth_note(self, measures: Sequence[Measure], whole_ranking: bool = True) -> str | None:
         """What the depth cuts that a reader comparing with trec_eval would not expect: a
@@ -92,6 +94,7 @@ class Conventions:
         unjudged = "excluded" if self.no_relevant == "exclude" else "scored 0"
         return (
             f"ties: score ↓ then {ties}; depth {self.depth}; {gain}; "
-            f"relevant: grade ≥ {self.relevance_level}; queries missing from a run: {missing}; "
-            f"queries without a relevant document: {unjudged}"
+            f"relevant: grade ≥ {self.relevance_level} (binary measures; nDCG gains every "
+            f"positive grade); queries missing from a run: {missing}; "
+            f"queries with no positive grade: {unjudged}"
         )

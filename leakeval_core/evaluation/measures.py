@@ -6,6 +6,7 @@ measure's name, label and direction can never disagree between two screens.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -74,6 +75,10 @@ class MeasureFamily:
     relevance: Relevance = "binary"
     """What the relevance level does to this measure (`RELEVANCE`), as trec_eval applies
     `-l`: declared here, so the scorer, the docs and every caption read one rule."""
+    nothing_to_credit: float = 0.0
+    """Its value on a query with nothing to credit, whose denominator is empty (no document
+    at the relevance level for a binary measure, no positive grade for a graded one):
+    trec_eval's 0, or NaN where the query leaves the mean and is counted instead."""
 
 
 FAMILIES: dict[str, MeasureFamily] = {
@@ -132,6 +137,7 @@ FAMILIES: dict[str, MeasureFamily] = {
             cutoff=False,
             native=True,
             deltas=COUNT_DELTAS,
+            nothing_to_credit=math.nan,
         ),
         MeasureFamily(
             "map",

@@ -240,12 +240,9 @@ def native_scores(
 ) -> dict[str, np.ndarray]:
     """Per-query values, one array per measure aligned with `qrels.qids`."""
     judged = Judged(run, grades, qrels)
-    # A query without a relevant document (scored only under no_relevant="zero") divides
-    # by a zero num_rel, and one without a gain by a zero ideal DCG: those values are
-    # trec_eval's 0. Its other values stand: its nDCG gains from grades below the level.
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):  # an empty denominator: just below
         values = {m.name: COMPUTE[m.family.name](judged, m.cutoff) for m in measures}
-    for name, column in values.items():
-        if name != "first_rel_rank":
-            np.nan_to_num(column, copy=False, nan=0.0)
+    for m in measures:
+        column = values[m.name]
+        column[np.isnan(column)] = m.family.nothing_to_credit
     return values

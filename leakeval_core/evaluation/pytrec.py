@@ -3,6 +3,13 @@ compute itself.
 
 It is fed leakeval's own ranking: pytrec_eval ignores the rank column and breaks ties by docid
 descending, so the scores it sees are rewritten from leakeval's order first.
+
+pytrec_eval 0.5 kills the process (a segmentation fault) when it computes bpref or gm_bpref
+beside another measure and a query is judged only with negative grades or is handed an
+empty ranking. Neither reaches it: such a query's judgments gain a judged non-relevant
+document no run ranks (`PreparedQrels.pytrec_qrels`), which leaves every value as it was,
+and a ranking is only ever a query's ranked documents, so a query the run lacks is absent,
+never empty.
 """
 
 from __future__ import annotations
@@ -46,7 +53,7 @@ def pytrec_columns(
     scores = (qrels.conventions.depth + 1 - run.rank).astype(float).tolist()
     qids = qrels.qids[run.qidx]
     docids = compute.take(run.doc_values, from_numpy(run.docs)).to_pylist()
-    pytrec_run: dict[str, dict[str, float]] = {}
+    pytrec_run: dict[str, dict[str, float]] = {}  # never an empty ranking: see the module
     for qid, docid, score in zip(qids, docids, scores, strict=True):
         pytrec_run.setdefault(str(qid), {})[str(docid)] = score
     columns: dict[str, np.ndarray] = {}

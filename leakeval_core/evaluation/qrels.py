@@ -25,8 +25,9 @@ __all__ = ["PreparedQrels"]
 _NOTHING_JUDGED = "\0leakeval: no document judged"
 """A judged non-relevant document no run ranks, given to a query whose every judgment is
 negative (pooled, not judged): trec_eval refuses such a query (it sizes its grade counts by
-the highest grade) and pytrec_eval, running the same code, crashes the process. With it the
-query scores as one with nothing relevant, as leakeval's own measures score it."""
+the highest grade), and pytrec_eval, running the same code, crashes the process when bpref
+is asked beside another measure, or once did not return from nDCG. With it the query scores
+as one with nothing relevant, as leakeval's own measures score it."""
 
 
 class PreparedQrels:
@@ -61,15 +62,19 @@ class PreparedQrels:
         self._docids = table.column("docid").chunk(0)
         relevant = self._grades >= conventions.relevance_level
         num_rel = np.bincount(qid_codes[relevant], minlength=len(qid_values))
+        creditable = np.bincount(qid_codes[self._grades > 0], minlength=len(qid_values)) > 0
         by_qid = to_numpy(compute.sort_indices(qid_values))
-        keep = num_rel[by_qid] > 0
-        if conventions.no_relevant == "zero":
-            keep[:] = True
+        keep = creditable[by_qid] | (conventions.no_relevant == "zero")
         evaluated = by_qid[keep]
-        self.no_relevant = int((num_rel == 0).sum())
+        self.no_relevant = int((~creditable).sum())
+        """Judged queries on which nothing could be credited, having no positive grade:
+        excluded, or under `no_relevant="zero"` scored 0 on every measure. Whatever the
+        relevance level: a query with grades below it still has its graded gain (nDCG), and
+        0 on the binary measures, as in trec_eval."""
         scored_qids = compute.take(qid_values, from_numpy(evaluated))
         self.qids = np.array(scored_qids.to_pylist(), dtype=object)
-        """Scored queries (those with a relevant judgment), in qid order."""
+        """Scored queries (those with a positive grade, or every judged one under
+        `no_relevant="zero"`), in qid order."""
         self.num_rel = num_rel[evaluated]
         position = np.full(len(qid_values), -1, np.min_scalar_type(-max(len(qid_values), 1)))
         position[evaluated] = np.arange(len(evaluated))

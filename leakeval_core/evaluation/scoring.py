@@ -53,7 +53,8 @@ class ScoreDiagnostics:
     queries_scored: int
     missing_from_run: tuple[str, ...]
     no_relevant: int
-    """Qrels queries without a relevant judgment: excluded from every measure."""
+    """Qrels queries with no positive grade (`Conventions.no_relevant`): excluded from
+    every measure, or scored 0 on every measure."""
     not_in_qrels: int
     """Run queries with no judgments at all: ignored."""
     tied_pairs: int
@@ -167,7 +168,8 @@ def score_run(
     *,
     name: str = "run",
 ) -> RunScores:
-    """Score one run per query. Queries with no relevant judgment are excluded and counted."""
+    """Score one run per query. Queries with no positive grade are excluded and counted,
+    unless the conventions score them 0."""
     return _score_ranked(rank(run, qrels, name), qrels, parse_measures(measures))
 
 

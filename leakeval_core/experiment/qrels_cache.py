@@ -5,7 +5,7 @@ new system), and for a large qrels file reading and indexing it is a large part 
 one run. So the read table and its judgment index are kept, as one Arrow IPC file in a
 checksummed blob, keyed by everything the reading and the index depend on: the file's
 content, the format and part named for it, the decompression limit it was read under, the
-relevance level and the policy for queries without a relevant document (which decide the
+relevance level and the policy for queries with no positive grade (which decide the
 scored queries, whose judgments the index holds). A later command reads them back.
 
 The cache is only a shortcut: an entry that is missing or damaged is rebuilt from the file,
@@ -37,10 +37,10 @@ from leakeval_core.io.formats import given_format, given_part
 __all__ = ["KIND", "LAYOUT", "prepared_qrels"]
 
 KIND = "prepared-qrels"
-LAYOUT = 5
+LAYOUT = 6
 """The entries' layout: raised whenever what is stored changes (the judgment index's
-arrays, the hash it keys docids by), so that older entries are never read; a test pins
-what this layout is."""
+arrays, the hash it keys docids by, the queries it holds), so that older entries are never
+read; a test pins what this layout is."""
 
 _TABLE = ("qid", "docid")
 """The qrels table's dictionary columns, stored as their codes and their values."""

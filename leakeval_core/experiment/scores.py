@@ -188,10 +188,11 @@ def _scores(experiment: Experiment, scores, runs, queries, measures, conventions
     )
 
 
-SCORER_VERSION = 3
+SCORER_VERSION = 4
 """Bump when a measure's computation or the runs table changes, so cached scores are
 computed anew and cached leakage pairs are not (2: judged_K is ir_measures' Judged@K; 3:
-the runs table counts what the qrels judge of each run)."""
+the runs table counts what the qrels judge of each run; 4: the relevance level moves only
+the binary measures, and a query with a positive grade is scored at every level)."""
 
 
 def scores_key(

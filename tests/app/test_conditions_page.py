@@ -146,7 +146,7 @@ def test_trec_eval_preset_scores_with_its_conventions(app, demo_experiment, demo
     assert not at.exception, [e.value for e in at.exception]
     caption = next(c.value for c in at.sidebar.caption if "Conventions." in c.value)
     assert "depth 1000" in caption and "docid descending" in caption
-    assert "without a relevant document: scored 0" in caption
+    assert "queries with no positive grade: scored 0" in caption
     results = score_experiment(
         demo_experiment, ["ndcg_cut_10"], Conventions.trec_eval(), cache=demo_cache
     )

@@ -9,6 +9,8 @@ trec_eval 10's code.
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 import zlib
 
 import numpy as np
@@ -19,9 +21,8 @@ from hypothesis import strategies as st
 
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.measures import ALL_TREC, parse_measure, parse_measures
-from leakeval_core.evaluation.qrels import PreparedQrels
-from leakeval_core.evaluation.scoring import score_run
 from leakeval_core.io import trec
+from tests.pytrec_isolated import Isolated, frames, leakeval_values, pytrec_reference
 from tests.support import realdata, shared
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
@@ -36,57 +37,52 @@ PER_QUERY_UNLIKE = {"gm_map", "gm_bpref"}
 """pytrec_eval returns their logarithm per query."""
 PYTREC = [m for m in ALL_TREC if m not in TREC_10_ONLY | INTERPOLATED | PER_QUERY_UNLIKE]
 """Every trec_eval 10 measure pytrec_eval computes the same way."""
+GAINED = {"ndcg", "ndcg_cut", "ndcg_rel"}
 
 
-def frames(qrels_rows, run_rows) -> tuple[pd.DataFrame, pd.DataFrame]:
-    qrels = pd.DataFrame(qrels_rows, columns=["qid", "docid", "grade"]).astype(
-        {"qid": "str", "docid": "str", "grade": "int64"}
-    )
-    run = pd.DataFrame(run_rows, columns=["qid", "docid", "score"]).astype(
-        {"qid": "str", "docid": "str", "score": "float64"}
-    )
-    return qrels, run
+GAIN_MEASURES = [m for m in PYTREC if parse_measure(m).family.name.lower().lstrip("r") in GAINED]
+"""The measures the nDCG gain applies to, compared under exponential gain."""
+
+POLICIES = {
+    "zero": Conventions.trec_eval,
+    "exclude": lambda **given: Conventions(tie_order="docid_desc", missing="drop", **given),
+}
+"""trec_eval's conventions, and leakeval's own counting (queries with no positive grade
+left out) with trec_eval's ties and its dropping of queries a run lacks."""
 
 
-def pytrec_reference(qrels: pd.DataFrame, run: pd.DataFrame, measures, level: int):
-    """Plain pytrec_eval at `level`: its own dicts from the frames, its own tie rule.
-
-    A query whose every judgment is negative, which trec_eval refuses and pytrec_eval
-    crashes on, is held to what it means: nothing judged and nothing relevant, the same
-    ranking scored against one judged non-relevant document it never ranks."""
-    judged: dict[str, dict[str, int]] = {}
-    for q, d, g in zip(qrels.qid, qrels.docid, qrels.grade, strict=True):
-        judged.setdefault(q, {})[d] = int(g)
-    for q, docs in judged.items():
-        if max(docs.values()) < 0:
-            judged[q] = {"never ranked": 0}
-    ranking: dict[str, dict[str, float]] = {}
-    for q, d, s in zip(run.qid, run.docid, run.score, strict=True):
-        ranking.setdefault(q, {})[d] = float(s)
-    names = {parse_measure(m).trec_name for m in measures}
-    evaluator = pytrec_eval.RelevanceEvaluator(judged, names, relevance_level=level)
-    return evaluator.evaluate(ranking)
-
-
-def leakeval_values(qrels, run, measures, conventions) -> dict[str, dict[str, float]]:
-    scored = score_run(run, PreparedQrels(qrels, conventions), measures)
-    return {
-        name: dict(zip(scored.qids, values, strict=True)) for name, values in scored.values.items()
-    }
-
-
-def assert_equals_pytrec_eval(qrels, run, level, measures=PYTREC, tol=1e-9):
-    """leakeval under trec_eval's conventions (which pytrec_eval shares) at `level`, query
-    by query, equals plain pytrec_eval at `level`, on every query both score."""
-    conventions = Conventions.trec_eval(relevance_level=level, depth=10_000)
-    ours = leakeval_values(qrels, run, measures, conventions)
-    theirs = pytrec_reference(qrels, run, measures, level)
+def assert_equal_values(answer: dict, measures, qrels: pd.DataFrame, where) -> None:
+    """leakeval's values, query by query, equal pytrec_eval's on every query both score;
+    leakeval scores exactly pytrec_eval's queries, less those with no positive grade under
+    its own counting."""
+    ours, theirs = answer["leakeval"], answer["pytrec_eval"]
+    policy = where[1]
+    creditable = set(qrels.qid[qrels.grade > 0])
+    expected = {q for q in theirs if policy == "zero" or q in creditable}
     for measure in measures:
-        name = parse_measure(measure).name
-        assert set(ours[name]) == set(theirs), (measure, level)
-        for qid, values in theirs.items():
-            expected = values[parse_measure(measure).trec_name]
-            assert ours[name][qid] == pytest.approx(expected, abs=tol), (measure, level, qid)
+        parsed = parse_measure(measure)
+        assert set(ours[parsed.name]) == expected, (measure, *where)
+        for qid in expected:
+            value = theirs[qid][parsed.trec_name]
+            assert ours[parsed.name][qid] == pytest.approx(value, abs=1e-9), (measure, *where, qid)
+
+
+def assert_equals_pytrec_eval(qrels, run, level, measures=PYTREC):
+    """In this process, for inputs known not to crash pytrec_eval: leakeval under trec_eval's
+    conventions at `level` equals plain pytrec_eval at `level`."""
+    conventions = Conventions.trec_eval(relevance_level=level, depth=10_000)
+    answer = {
+        "leakeval": leakeval_values(qrels, run, measures, conventions),
+        "pytrec_eval": pytrec_reference(qrels, run, measures, level),
+    }
+    assert_equal_values(answer, measures, qrels, (level, "zero"))
+
+
+@pytest.fixture(scope="module")
+def isolated():
+    worker = Isolated()
+    yield worker
+    worker.close()
 
 
 GRADES = st.sampled_from([-1, 0, 0, 0, 1, 1, 2, 3])
@@ -110,10 +106,20 @@ def graded_collections(draw):
 
 
 @given(graded_collections())
-def test_property_every_measure_equals_pytrec_eval_at_every_level(collection):
+def test_property_every_measure_equals_pytrec_eval_at_every_level(isolated, collection):
+    """Every measure pytrec_eval shares, at levels 1-3, under trec_eval's counting and
+    leakeval's; the gain measures under exponential gain too; and nDCG@1000, beyond every
+    ranking and every query's gaining documents, is nDCG. Scored in a worker process, so an
+    input that crashes or hangs pytrec_eval fails here, naming itself."""
     qrels, run = collection
     for level in LEVELS:
-        assert_equals_pytrec_eval(qrels, run, level)
+        for policy, conventions in POLICIES.items():
+            for gain, measures in (("linear", PYTREC), ("exponential", GAIN_MEASURES)):
+                given = conventions(relevance_level=level, depth=10_000, gain=gain)
+                answer = isolated.score(qrels, run, [*measures, "ndcg_cut_1000"], given)
+                assert_equal_values(answer, measures, qrels, (level, policy, gain))
+                ours = answer["leakeval"]
+                assert ours["ndcg_cut_1000"] == pytest.approx(ours["ndcg"], abs=1e-12)
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -172,17 +178,20 @@ HAND = ["unj_5", "unj_10", "unj_20", "rbp", "rbp_resid", "first_rel_rank", "judg
 @given(graded_collections())
 def test_property_measures_pytrec_eval_lacks_equal_trec_eval_10_by_hand(collection):
     qrels, run = collection
+    creditable = set(qrels.qid[qrels.grade > 0])
     for level in LEVELS:
-        conventions = Conventions.trec_eval(relevance_level=level, depth=10_000)
-        ours = leakeval_values(qrels, run, HAND, conventions)
-        for measure in HAND:
-            expected = by_hand(qrels, run, measure, level)
-            assert set(ours[measure]) == set(expected), measure
-            for qid, value in expected.items():
-                got = ours[measure][qid]
-                assert (math.isnan(got) and math.isnan(value)) or got == pytest.approx(
-                    value, abs=1e-12
-                ), (measure, level, qid)
+        for policy, conventions in POLICIES.items():
+            ours = leakeval_values(qrels, run, HAND, conventions(relevance_level=level))
+            for measure in HAND:
+                expected = by_hand(qrels, run, measure, level)
+                if policy == "exclude":
+                    expected = {q: v for q, v in expected.items() if q in creditable}
+                assert set(ours[measure]) == set(expected), (measure, policy)
+                for qid, value in expected.items():
+                    got = ours[measure][qid]
+                    assert (math.isnan(got) and math.isnan(value)) or got == pytest.approx(
+                        value, abs=1e-12
+                    ), (measure, level, policy, qid)
 
 
 def declared_collection() -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -268,19 +277,28 @@ def test_ndcg_cut_at_or_beyond_the_depth_equals_ndcg(robust04_graded, depth, lev
 
 
 def test_a_query_without_a_document_at_the_level_keeps_its_graded_gain():
-    """Under trec_eval's counting a query with only grade-1 documents at level 2 scores its
-    nDCG from them, as trec_eval does, and 0 on the binary measures."""
+    """The issue's reproduction and its neighbours: at level 2 a query with only grade-1
+    documents scores its nDCG from them, as trec_eval does, and 0 on the binary measures,
+    under both policies; only a query with no positive grade is left out by default."""
     qrels, run = frames(
-        [("q1", "a", 2), ("q1", "b", 1), ("q2", "c", 1), ("q2", "d", 0)],
+        [("q1", "a", 2), ("q1", "b", 1), ("q2", "c", 1), ("q2", "d", 0), ("q3", "e", 0)],
         [("q1", "b", 2.0), ("q1", "a", 1.0), ("q2", "d", 2.0), ("q2", "c", 1.0)],
     )
-    level_two = Conventions.trec_eval(relevance_level=2)
-    ours = leakeval_values(qrels, run, "ndcg_cut_10,ndcg,P_10,map", level_two)
-    assert ours["ndcg_cut_10"]["q2"] == pytest.approx(1 / math.log2(3))
-    assert ours["ndcg_cut_10"] == ours["ndcg"]
-    assert ours["P_10"]["q2"] == ours["map"]["q2"] == 0.0
-    excluded = leakeval_values(qrels, run, "ndcg_cut_10", Conventions(relevance_level=2))
-    assert list(excluded["ndcg_cut_10"]) == ["q1"]  # leakeval's own counting excludes it
+    measures = "ndcg_cut_10,ndcg,P_10,map,recip_rank,first_rel_rank"
+    for policy in ("exclude", "zero"):
+        conventions = Conventions(relevance_level=2, no_relevant=policy)
+        ours = leakeval_values(qrels, run, measures, conventions)
+        assert ours["ndcg_cut_10"]["q2"] == pytest.approx(1 / math.log2(3))
+        assert ours["ndcg_cut_10"] == ours["ndcg"]
+        assert ours["P_10"]["q2"] == ours["map"]["q2"] == ours["recip_rank"]["q2"] == 0.0
+        assert math.isnan(ours["first_rel_rank"]["q2"])  # left out of MFR and counted
+        assert set(ours["ndcg"]) == ({"q1", "q2"} if policy == "exclude" else {"q1", "q2", "q3"})
+    reproduced = frames([("q1", "d1", 1)], [("q1", "d1", 1.0)])
+    for policy in ("exclude", "zero"):
+        conventions = Conventions(relevance_level=2, no_relevant=policy)
+        assert leakeval_values(*reproduced, "ndcg_cut_10", conventions) == {
+            "ndcg_cut_10": {"q1": 1.0}
+        }
 
 
 def test_a_graded_measure_that_ignores_low_grades_is_its_own_measure():
@@ -319,4 +337,27 @@ def test_a_query_judged_only_negative_scores_as_nothing_judged():
         "recip_rank": 0.0,
         "Rprec": 0.0,
         "infAP": 0.0,
+    }
+
+
+CRASHING = """
+import pytrec_eval
+judged = {"neg": {"a": -1}, "pos": {"b": 1}}
+evaluator = pytrec_eval.RelevanceEvaluator(judged, {"bpref", "Rprec"}, relevance_level=1)
+evaluator.evaluate({"neg": {"a": 2.0}, "pos": {"b": 1.0}})
+"""
+
+
+def test_pytrec_eval_crashes_on_a_query_judged_only_negative_where_leakeval_does_not(isolated):
+    """The defect the judged non-relevant sentinel guards: plain pytrec_eval 0.5 kills its
+    process on bpref beside Rprec for a query judged only with negative grades. If this
+    starts to pass, pytrec_eval was fixed and the sentinel can go."""
+    done = subprocess.run([sys.executable, "-c", CRASHING], capture_output=True, timeout=120)
+    assert done.returncode != 0
+    qrels, run = frames([("neg", "a", -1), ("pos", "b", 1)], [("neg", "a", 2.0), ("pos", "b", 1.0)])
+    answer = isolated.score(qrels, run, ["bpref", "Rprec", "gm_bpref"], Conventions.trec_eval())
+    assert answer["leakeval"] == {
+        "bpref": {"neg": 0.0, "pos": 1.0},
+        "Rprec": {"neg": 0.0, "pos": 1.0},
+        "gm_bpref": {"neg": pytest.approx(1e-5), "pos": 1.0},  # trec_eval's floor
     }

@@ -122,15 +122,17 @@ def test_missing_queries_score_zero_or_drop():
     assert values(drop) == {"q1": 1.0}
 
 
-def test_queries_without_relevant_are_excluded_and_counted():
+def test_queries_without_a_positive_grade_are_excluded_and_counted_at_every_level():
+    """Only a query with nothing to credit is left out: at level 2, q1 (grade 1 only) is
+    scored, 0 on a binary measure."""
     qrels = qrels_frame([("q1", "a", 1), ("q2", "a", 0), ("q3", "a", 1), ("q3", "b", 2)])
     run = run_frame([("q1", "a", 1.0), ("q2", "a", 1.0), ("q3", "a", 2.0), ("q3", "b", 1.0)])
     level1 = score_run(run, PreparedQrels(qrels), "P_1")
     assert values(level1) == {"q1": 1.0, "q3": 1.0}
     assert level1.diagnostics.no_relevant == 1
     level2 = score_run(run, PreparedQrels(qrels, Conventions(relevance_level=2)), "P_1")
-    assert values(level2) == {"q3": 0.0}
-    assert level2.diagnostics.no_relevant == 2
+    assert values(level2) == {"q1": 0.0, "q3": 0.0}
+    assert level2.diagnostics.no_relevant == 1
 
 
 def test_queries_without_relevant_scored_zero_quietly_under_trec_eval_counting():

@@ -218,7 +218,7 @@ def test_the_layout_is_what_is_stored():
     grades = np.array([2, -1])
     index = JudgmentIndex(2, np.array([0, 1]), np.array([0, 1]), pa.array(["a", "b"]), grades)
     arrays, numbers = index.to_arrays()
-    assert LAYOUT == 5
+    assert LAYOUT == 6  # 6: every query with a positive grade is scored, at any level
     assert {name: str(value.dtype) for name, value in arrays.items()} == {
         "_queries": "uint8",
         "_grades": "int8",
