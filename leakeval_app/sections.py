@@ -127,7 +127,7 @@ def show_uploaded_scores(collection: str) -> None:
         result = scored[label]
         st.caption(
             f"{result.diagnostics.coverage(ctx.conventions.missing)}; "
-            f"{result.diagnostics.tied_pairs} tied document pairs."
+            f"{result.diagnostics.tie_note(ctx.conventions.tie_order)}."
         )
         show_scoring_warnings(result.warnings)
         show_table(result.means)

@@ -203,6 +203,8 @@ def compare_levels(
     others = [f for f in per_query.factors if f != vary]
     table = per_query.table.dropna(subset=["value"])
     levels = sorted(table[vary].unique().tolist())
+    if not levels:  # first relevant rank where no document reaches the relevance level
+        raise LeakevalError("no query has a value of this measure here: nothing to compare")
     if len(levels) < 2:
         raise LeakevalError(
             f"{vary} has one level ({', '.join(map(str, levels))}): nothing to compare"

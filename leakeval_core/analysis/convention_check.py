@@ -14,6 +14,7 @@ import pandas as pd
 
 from leakeval_core.analysis.folds import per_query, select
 from leakeval_core.evaluation.conventions import Conventions
+from leakeval_core.evaluation.measures import relevance_level_note
 from leakeval_core.experiment.cache import Cache
 from leakeval_core.experiment.manifest import Experiment
 from leakeval_core.experiment.scores import Progress, score_experiment
@@ -30,7 +31,7 @@ def convention_variants(base: Conventions) -> list[tuple[str, Conventions]]:
     return [
         (f"gain: {base.gain} → {gain}", replace(base, gain=gain)),
         (
-            f"relevance_level: {base.relevance_level} → {level}",
+            f"relevance_level: {base.relevance_level} → {level} ({relevance_level_note()})",
             replace(base, relevance_level=level),
         ),
         (f"ties: {base.tie_order} → {ties}", replace(base, tie_order=ties)),

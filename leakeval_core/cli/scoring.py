@@ -123,23 +123,31 @@ def _warn_deeper_cutoffs(measures, conventions) -> None:
 
 def _report_diagnostics(diagnostics: dict, conventions) -> None:
     """One stderr note per kind of decision the scorer made, summed over runs."""
+    from leakeval_core.evaluation.scoring import tie_note
+
     missing = "scored 0" if conventions.missing == "zero" else "dropped"
     unjudged = "excluded" if conventions.no_relevant == "exclude" else "scored 0"
     kinds = {
         "missing_from_run": f"qrels queries absent from the run, {missing}",
         "no_relevant": f"qrels queries with no positive grade, {unjudged}",
         "not_in_qrels": "run queries without judgments, ignored",
-        "tied_pairs": "tied document pairs, broken by docid",
         "first_rel_undefined": "queries with no relevant document within depth, left out of "
         "first_rel_rank's mean",
     }
+    notes = []
     for kind, text in kinds.items():
-        counts = {path: _count(getattr(d, kind)) for path, d in diagnostics.items()}
-        hit = {path: n for path, n in counts.items() if n}
-        if not hit:
-            continue
-        where = next(iter(hit)) if len(hit) == 1 else f"{len(hit)} of {len(counts)} runs"
-        print(f"leakeval: note: {where}: {sum(hit.values())} {text}", file=sys.stderr)
+        hit = {path: _count(getattr(d, kind)) for path, d in diagnostics.items()}
+        hit = {path: n for path, n in hit.items() if n}
+        notes.append((hit, f"{sum(hit.values())} {text}"))
+    tied = {path: d for path, d in diagnostics.items() if d.tied_pairs}
+    pairs, changes = (
+        sum(getattr(d, k) for d in tied.values()) for k in ("tied_pairs", "tie_changes")
+    )
+    notes.append((tied, tie_note(pairs, changes, conventions.tie_order)))
+    for hit, text in notes:
+        if hit:
+            where = next(iter(hit)) if len(hit) == 1 else f"{len(hit)} of {len(diagnostics)} runs"
+            print(f"leakeval: note: {where}: {text}", file=sys.stderr)
 
 
 def _count(value) -> int:

@@ -29,6 +29,7 @@ __all__ = [
     "default_deltas_text",
     "parse_measure",
     "parse_measures",
+    "relevance_level_note",
     "scored_with",
 ]
 
@@ -428,6 +429,20 @@ def default_deltas_text() -> str:
     named = [f"{f.name}: {listed(f.deltas)}" for f in others]
     counts = f"trec_eval's counts (num_*): {listed(COUNT_DELTAS)}"
     return "; ".join([listed(SCORE_DELTAS), *named, counts])
+
+
+def relevance_level_note() -> str:
+    """Which measures the relevance level moves, from their declarations (`RELEVANCE`):
+    "moves P, R, ... and trec_eval's binary measures; not nDCG, RBP"."""
+
+    def named(relevance: str) -> str:
+        families = [f for f in FAMILIES.values() if f.relevance == relevance]
+        return ", ".join(dict.fromkeys(f.label.split("@")[0] for f in families))
+
+    return (
+        f"moves {named('binary')} and trec_eval's binary measures (bpref, Rprec, ...); "
+        f"not {named('graded')}, which gain every positive grade"
+    )
 
 
 _CUTOFF = re.compile(r"^(?P<base>[A-Za-z_]+?)_(?P<k>\d+)$")

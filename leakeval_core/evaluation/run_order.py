@@ -107,8 +107,9 @@ def _order_ties(
     return order
 
 
-def rank(run: RunLike, qrels: PreparedQrels, name: str) -> Ranked:
-    """Rank a run's scored queries under the qrels' conventions."""
+def rank(run: RunLike, qrels: PreparedQrels, name: str, tie_order: str | None = None) -> Ranked:
+    """Rank a run's scored queries under the qrels' conventions, or under `tie_order` where
+    given."""
     table = as_table(run)
     qid_codes, qid_values = dictionary(table, "qid")
     judged, positions = qrels.query_positions(qid_values)
@@ -124,7 +125,7 @@ def rank(run: RunLike, qrels: PreparedQrels, name: str) -> Ranked:
     if not scored.all():
         qidx, docs, scores = qidx[scored], docs[scored], scores[scored]
     order, starts, tied_pairs = _ranking(
-        qidx, scores, docs, doc_values, qrels.conventions.tie_order
+        qidx, scores, docs, doc_values, tie_order or qrels.conventions.tie_order
     )
     if order is not None:
         qidx, docs = qidx[order], docs[order]

@@ -15,7 +15,7 @@ import math
 import os
 from collections.abc import Callable, Collection, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
 from typing import TYPE_CHECKING
 
@@ -43,6 +43,7 @@ __all__ = [
     "score_files",
     "score_run",
     "stacked",
+    "tie_note",
 ]
 
 
@@ -65,6 +66,13 @@ class ScoreDiagnostics:
     """How much of the run the qrels judge: its top documents and its distinct ones."""
     all_zero: tuple[str, ...] = ()
     """The measures 0 is the worst of that are 0 on every scored query."""
+    tie_changes: int = 0
+    """Scored queries whose value on some measure trec_eval's tie order (docid descending)
+    would change: 0 when that is the order used, or nothing is tied."""
+
+    def tie_note(self, tie_order: str) -> str:
+        """`tie_note` of this run's ties."""
+        return tie_note(self.tied_pairs, self.tie_changes, tie_order)
 
     def warnings(
         self, run: str, qrels: str = "the qrels", measures: Collection[str] | None = None
@@ -87,6 +95,20 @@ class ScoreDiagnostics:
         return f"{self.queries_scored} queries in the means" + (
             why if absent else ", all retrieved by the run"
         )
+
+
+def tie_note(tied_pairs: int, changes: int, tie_order: str) -> str:
+    """The tied pairs, the order that broke them and, when it is not trec_eval's, how many
+    queries' values trec_eval's would change: one wording for the CLI and the app."""
+    if tie_order == "docid_desc":
+        return f"{tied_pairs} tied document pairs, broken by docid descending (trec_eval's)"
+    effect = (
+        f"the values of {changes} quer{'y' if changes == 1 else 'ies'}" if changes else "no value"
+    )
+    return (
+        f"{tied_pairs} tied document pairs, broken by docid ascending; trec_eval's order "
+        f"(docid descending) changes {effect}"
+    )
 
 
 @dataclass(frozen=True)
@@ -170,7 +192,21 @@ def score_run(
 ) -> RunScores:
     """Score one run per query. Queries with no positive grade are excluded and counted,
     unless the conventions score them 0."""
-    return _score_ranked(rank(run, qrels, name), qrels, parse_measures(measures))
+    return _scored(run, qrels, name, parse_measures(measures))
+
+
+def _scored(run: RunLike, qrels: PreparedQrels, name: str, measures: tuple[Measure, ...]):
+    """`run` scored under the qrels' conventions; where they break ties otherwise than
+    trec_eval and some are tied, scored under trec_eval's order too, to count the queries
+    whose values the order decides (`ScoreDiagnostics.tie_changes`)."""
+    scores = _score_ranked(rank(run, qrels, name), qrels, measures)
+    if qrels.conventions.tie_order == "docid_desc" or not scores.diagnostics.tied_pairs:
+        return scores
+    other = _score_ranked(rank(run, qrels, name, tie_order="docid_desc"), qrels, measures)
+    changed = np.zeros(len(scores.qids), bool)
+    for measure, values in scores.values.items():
+        changed |= ~np.isclose(values, other.values[measure], rtol=0, atol=1e-12, equal_nan=True)
+    return replace(scores, diagnostics=replace(scores.diagnostics, tie_changes=int(changed.sum())))
 
 
 def score_files(
@@ -199,7 +235,7 @@ def score_files(
             priority.give_way()
             table = parsed_runs.read_run_table(path)
             ready = prepared.result()
-            return _score_ranked(rank(table, ready, str(path)), ready, measures)
+            return _scored(table, ready, str(path), measures)
         except LeakevalError as exc:
             return exc
 

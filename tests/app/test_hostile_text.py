@@ -86,14 +86,15 @@ def test_any_value_of_any_parameter_is_a_notice_never_a_traceback(
 
 
 def test_a_page_that_cannot_compare_says_so(app, demo_dir):
-    """The issue's link: with grade 3 relevant, the demo's leakage has one level left to
-    compare; the page says so in one line, with no traceback and no server path."""
+    """The issue's link: with grade 3 relevant, no demo query (graded 0-2) has a first
+    relevant rank, so there is nothing to compare; the page says so in one line, with no
+    traceback and no server path."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
-    at.query_params.update({"experiment": "demo", "rel": "3"})
+    at.query_params.update({"experiment": "demo", "rel": "3", "measure": "first_rel_rank"})
     at.switch_page("app_pages/conditions.py").run()
     literal_screen(at)
     assert [e.value for e in at.main.error] == [
-        "leakeval: leakage has one level (): nothing to compare"
+        "leakeval: no query has a value of this measure here: nothing to compare"
     ]
     shown = every_string(at)
     assert str(demo_dir.parent) not in shown and str(ROOT) not in shown

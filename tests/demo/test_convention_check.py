@@ -5,7 +5,6 @@ import pytest
 
 from leakeval_core.analysis.convention_check import convention_check
 from leakeval_core.evaluation.conventions import Conventions
-from leakeval_core.io.trec import read_qrels
 
 pytestmark = pytest.mark.demo
 
@@ -31,12 +30,13 @@ def test_current_means_match_the_scores_table(audit, demo_scores):
         assert got.tolist() == pytest.approx([rows.value.mean()] * 4)
 
 
-def test_relevance_level_two_keeps_only_queries_with_a_grade_two(audit, demo_experiment):
-    qrels = read_qrels(demo_experiment.collections["core17"].qrels)
-    with_grade_two = qrels[qrels.grade >= 2].qid.nunique()
+def test_the_relevance_level_leaves_ndcg_as_it_is_and_says_so(audit):
+    """nDCG gains every positive grade at any level (trec_eval's rule): at level 2 the same
+    50 topics are scored, none moves, and the row names what the level does move."""
     row = audit[audit.change.str.startswith("relevance_level")].iloc[0]
-    assert row["queries (current)"] == 50
-    assert row["queries (alternative)"] == with_grade_two
+    assert row["queries (current)"] == row["queries (alternative)"] == 50
+    assert row["queries that change"] == 0
+    assert "moves P, R, RR" in row["change"] and "not nDCG" in row["change"]
 
 
 def test_every_alternative_is_reported_per_condition(audit):

@@ -384,6 +384,19 @@ def test_notes_say_what_the_conventions_did(tmp_path, capsys):
     assert "only the top" not in err  # depth 1000 under trec_eval's conventions
 
 
+def test_the_tie_note_names_the_order_and_what_trec_evals_changes(tmp_path, capsys):
+    qrels = write(tmp_path / "q", "q1 0 a 0\nq1 0 b 1\n")
+    run = write(tmp_path / "r.run", "q1 Q0 a 1 3 x\nq1 Q0 b 2 3 x\n")
+    args = ["score", "--qrels", str(qrels), "--run", str(run), "--measures", "P_1"]
+    assert main(args) == 0
+    assert (
+        f"leakeval: note: {run}: 1 tied document pairs, broken by docid ascending; "
+        "trec_eval's order (docid descending) changes the values of 1 query"
+    ) in capsys.readouterr().err
+    assert main([*args, "--compat", "trec_eval"]) == 0
+    assert "broken by docid descending (trec_eval's)" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("command", ["scores", "compare"])
 def test_a_cache_that_cannot_be_written_is_said_once_and_the_command_succeeds(
     tmp_path, monkeypatch, capsys, command

@@ -67,15 +67,15 @@ def assert_equal_values(answer: dict, measures, qrels: pd.DataFrame, where) -> N
             assert ours[parsed.name][qid] == pytest.approx(value, abs=1e-9), (measure, *where, qid)
 
 
-def assert_equals_pytrec_eval(qrels, run, level, measures=PYTREC):
-    """In this process, for inputs known not to crash pytrec_eval: leakeval under trec_eval's
-    conventions at `level` equals plain pytrec_eval at `level`."""
-    conventions = Conventions.trec_eval(relevance_level=level, depth=10_000)
+def assert_equals_pytrec_eval(qrels, run, level, measures=PYTREC, policy="zero"):
+    """In this process, for inputs known not to crash pytrec_eval: leakeval under `policy`
+    (`POLICIES`) at `level` equals plain pytrec_eval at `level`."""
+    conventions = POLICIES[policy](relevance_level=level, depth=10_000)
     answer = {
         "leakeval": leakeval_values(qrels, run, measures, conventions),
         "pytrec_eval": pytrec_reference(qrels, run, measures, level),
     }
-    assert_equal_values(answer, measures, qrels, (level, "zero"))
+    assert_equal_values(answer, measures, qrels, (level, policy))
 
 
 @pytest.fixture(scope="module")
@@ -250,16 +250,19 @@ def robust04_graded() -> pd.DataFrame:
     return graded
 
 
+@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("level", [2, 3])
 @pytest.mark.parametrize("run_file", ROBUST04_RUNS)
-def test_real_robust04_with_grades_spread_0_to_3_equals_pytrec_eval_at_level_2(
-    robust04_graded, run_file
+def test_real_robust04_with_grades_spread_0_to_3_equals_pytrec_eval(
+    robust04_graded, run_file, level, policy
 ):
-    """The issue's check: nDCG@10 at level 2 is pytrec_eval's at relevance_level=2, and so
-    is every other measure, on every query (some have nothing at grade 2)."""
+    """The issue's check: nDCG@10 at levels 2 and 3 is pytrec_eval's at that
+    relevance_level, and so is every other measure, on every query (some have nothing at
+    grade 2), under trec_eval's counting and leakeval's."""
     run = trec.read_run(realdata("robust04", "runs", run_file))
     without = robust04_graded.groupby("qid").grade.max() < 2
     assert without[without].index.isin(run.qid).any()
-    assert_equals_pytrec_eval(robust04_graded, run, 2)
+    assert_equals_pytrec_eval(robust04_graded, run, level, policy=policy)
 
 
 @pytest.mark.parametrize("depth", [100, 1000])

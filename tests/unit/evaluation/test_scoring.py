@@ -91,6 +91,28 @@ def test_ties_break_by_docid_ascending_and_are_counted():
     assert values(desc)["q"] == 1.0  # trec_eval's order: "b" wins
 
 
+def test_the_tie_note_says_the_order_and_how_many_queries_trec_evals_would_change():
+    """q1's tie joins a relevant and a non-relevant document, so the order decides its
+    values; q2's joins two unjudged ones, whose order changes nothing."""
+    qrels = qrels_frame([("q1", "a", 0), ("q1", "b", 1), ("q2", "x", 1)])
+    run = run_frame(
+        [("q1", "a", 1.0), ("q1", "b", 1.0), ("q2", "x", 2.0), ("q2", "y", 1.0), ("q2", "z", 1.0)]
+    )
+    ours = score_run(run, PreparedQrels(qrels), "P_1,ndcg_cut_10")
+    assert ours.diagnostics.tied_pairs == 2 and ours.diagnostics.tie_changes == 1
+    assert ours.diagnostics.tie_note("docid_asc") == (
+        "2 tied document pairs, broken by docid ascending; trec_eval's order (docid "
+        "descending) changes the values of 1 query"
+    )
+    theirs = score_run(run, PreparedQrels(qrels, Conventions(tie_order="docid_desc")), "P_1")
+    assert theirs.diagnostics.tie_changes == 0
+    assert theirs.diagnostics.tie_note("docid_desc") == (
+        "2 tied document pairs, broken by docid descending (trec_eval's)"
+    )
+    unmoved = score_run(run[run.qid == "q2"], PreparedQrels(qrels), "P_1,ndcg_cut_10")
+    assert unmoved.diagnostics.tie_note("docid_asc").endswith("changes no value")
+
+
 def test_rank_column_is_ignored_and_input_not_mutated():
     run = run_frame([("q", "x", 1.0), ("q", "y", 3.0)])
     copy = run.copy()
