@@ -796,7 +796,15 @@ def measures_page() -> str:
         "leaked-vs-other row and paired comparison reports unless `--delta` asks for others "
         f"(in its own unit; pytrec_eval's other measures: "
         f"{', '.join(f'{d:g}' for d in measures.SCORE_DELTAS)}, its num_* counts "
-        f"{', '.join(f'{d:g}' for d in measures.COUNT_DELTAS)}).",
+        f"{', '.join(f'{d:g}' for d in measures.COUNT_DELTAS)}), and what the relevance level "
+        "does to it, as trec_eval's `-l` does (among pytrec_eval's measures, "
+        + "; ".join(
+            kind
+            + ": "
+            + ", ".join(f"`{n}`" for n, r in measures.PYTREC_RELEVANCE.items() if r == kind)
+            for kind in ("graded", "unread")
+        )
+        + "; every other one is binary).",
         "",
     ]
     rows = [
@@ -806,11 +814,20 @@ def measures_page() -> str:
             f.better,
             f.aggregate,
             ", ".join(f"{d:g}" for d in f.deltas),
+            f"{f.relevance}: {measures.RELEVANCE[f.relevance]}",
             f.description,
         ]
         for f in measures.FAMILIES.values()
     ]
-    header = ["trec_eval name", "label", "better", "combined by", "δ sized for", "what it is"]
+    header = [
+        "trec_eval name",
+        "label",
+        "better",
+        "combined by",
+        "δ sized for",
+        "relevance level",
+        "what it is",
+    ]
     lines.append(table(header, rows))
     lines += [
         "",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import math
 import sys
 from contextlib import nullcontext
 from pathlib import Path
@@ -103,9 +104,14 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
 
 def _print_means(means: dict[str, dict[str, float]], measures, shown: dict[str, str]) -> None:
-    """Runs down, measures across, four decimals: the table a paper's results section wants."""
+    """Runs down, measures across, four decimals: the table a paper's results section wants.
+    A mean no query defines (a first relevant rank where none is within depth) is "—", with
+    the note that says why."""
     header = ["run", *(shown[m.name] for m in measures)]
-    body = [[run, *(f"{values[m.name]:.4f}" for m in measures)] for run, values in means.items()]
+    body = [
+        [run, *("—" if math.isnan(values[m.name]) else f"{values[m.name]:.4f}" for m in measures)]
+        for run, values in means.items()
+    ]
     widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
     for row in [header, *body]:
         cells = [row[0].ljust(widths[0])] + [

@@ -142,6 +142,65 @@ def test_the_apps_means_are_the_apis(suite_experiment, tmp_path, monkeypatch):
         assert table["mean"].iloc[0] == pytest.approx(expected.loc["results", measure], abs=1e-12)
 
 
+def test_ndcg_at_relevance_level_2_is_one_number_on_every_door(tmp_path, monkeypatch, capsys):
+    """TREC DL's level 2 on graded qrels: q2 is judged at grade 1 at most, so it has no
+    relevant document for the binary measures but keeps its graded gain in nDCG@10; q3 has
+    no positive grade and is left out. The API, the CLI and the app show one mean, the
+    hand-computed one."""
+    import math
+
+    from leakeval_app.screen import Screen
+    from leakeval_core.evaluation.conventions import Conventions
+
+    root = tmp_path / "data" / "dl"
+    write(root / "topics.tsv", "q1\tfirst\nq2\tsecond\nq3\tthird\n")
+    write(root / "qrels.txt", "q1 0 a 2\nq1 0 b 1\nq2 0 c 1\nq2 0 d 0\nq3 0 e 0\n")
+    run = "q1 Q0 b 1 3 r\nq1 Q0 a 2 2 r\nq2 Q0 d 1 3 r\nq2 Q0 c 2 2 r\nq3 Q0 e 1 1 r\n"
+    write(root / "runs" / "r.run", run)
+    write(
+        root / "experiment.toml",
+        'name = "graded"\n[collections.dl]\ntopics = "topics.tsv"\nqrels = "qrels.txt"\n'
+        '[runs]\npattern = "runs/{model}.run"\n',
+    )
+    by_hand = ((1 + 2 / math.log2(3)) / (2 + 1 / math.log2(3)) + (1 / math.log2(3)) / 1) / 2
+    through_api = api.score(
+        root / "qrels.txt", [root / "runs" / "r.run"], "ndcg_cut_10", Conventions(relevance_level=2)
+    ).means()
+    assert through_api.loc["r", "ndcg_cut_10"] == pytest.approx(by_hand, abs=1e-12)
+    out = tmp_path / "means.csv"
+    args = ["score", "--relevance-level", "2", "--qrels", str(root / "qrels.txt")]
+    assert (
+        main(
+            [
+                *args,
+                "--run",
+                str(root / "runs" / "r.run"),
+                "--out",
+                str(out),
+                "--measures",
+                "ndcg_cut_10",
+            ]
+        )
+        == 0
+    )
+    assert "1 qrels queries with no positive grade, excluded" in capsys.readouterr().err
+    with open(out) as fh:
+        assert [float(r["value"]) for r in csv.DictReader(fh)] == [
+            through_api.loc["r", "ndcg_cut_10"]
+        ]
+    monkeypatch.setenv("LEAKEVAL_DATA", str(root.parent))
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(ROOT)
+    screen, notices = Screen.from_url("/conditions?rel=2&measure=ndcg_cut_10")
+    assert notices == () and screen.view.conventions.relevance_level == 2
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    for key, value in screen.to_params().items():
+        at.query_params[key] = value
+    at.switch_page("app_pages/conditions.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.dataframe[0].value["mean"].iloc[0] == pytest.approx(by_hand, abs=1e-12)
+
+
 # ------------------------------------------------------------- compare, inflation
 
 

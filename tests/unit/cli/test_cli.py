@@ -473,3 +473,18 @@ def test_every_command_on_an_experiment_says_its_scoring_warnings(
         assert main(argv) == 0
         err = capsys.readouterr().err
         assert err.count(f"leakeval: warning: {MISMATCHED}\n") == 1, err
+
+
+def test_the_issues_reproduction_at_level_2_and_an_undefined_mean_is_a_dash(tmp_path, capsys):
+    """qrels `q1 0 d1 1`, run `q1 Q0 d1 1 1.0 r`: at level 2 pytrec_eval's ndcg_cut_10 is
+    1.0 (nDCG gains every positive grade); the query has no first relevant rank, whose
+    mean is then "—" with the note that says why, never "nan"."""
+    qrels = write(tmp_path / "q", "q1 0 d1 1\n")
+    run = write(tmp_path / "r.run", "q1 Q0 d1 1 1.0 r\n")
+    for extra in ([], ["--compat", "trec_eval", "--missing", "zero"]):
+        args = ["score", "--relevance-level", "2", "--qrels", str(qrels), "--run", str(run)]
+        assert main([*args, *extra, "--measures", "ndcg_cut_10,P_10,first_rel_rank"]) == 0
+        out, err = capsys.readouterr()
+        assert out.splitlines()[1].split() == ["r", "1.0000", "0.0000", "—"]
+        assert "nan" not in out
+        assert "1 queries with no relevant document within depth, left out of" in err
