@@ -16,7 +16,7 @@ from leakeval_core.api.terms import CORRECTIONS, INTERVALS, TESTS, TOPIC_SET_SIZ
 from leakeval_core.api.view import as_text
 from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.conventions import Conventions
-from leakeval_core.evaluation.measures import Measure
+from leakeval_core.evaluation.measures import Measure, relevance_level_note
 from leakeval_core.experiment.manifest import load_experiment
 
 PRESETS = {"leakeval": Conventions(), "trec_eval 10": Conventions.trec_eval()}
@@ -147,8 +147,8 @@ def conventions_settings() -> None:
             "rel",
             [1, 2, 3],
             default=Conventions.relevance_level,
-            help="relevance_level: binary measures (P, recall, MAP, RR, first "
-            "relevant rank) count grades at or above this as relevant.",
+            help="relevance_level (trec_eval's -l): binary measures count grades at or "
+            f"above this as relevant; the level {relevance_level_note()}.",
         )
         state.control(
             st.radio,
