@@ -127,8 +127,8 @@ def conventions_settings() -> None:
             horizontal=True,
             key=state.widget_key("preset"),
             on_change=choose_preset,
-            help="trec_eval 10: ties by docid descending, depth 1000, queries without a "
-            "relevant document scored 0 and averaged in (leakeval excludes and counts "
+            help="trec_eval 10: ties by docid descending, depth 1000, queries with no "
+            "positive grade scored 0 and averaged in (leakeval excludes and counts "
             "them). The depth below still applies, as trec_eval -M does.",
         )
         state.control(

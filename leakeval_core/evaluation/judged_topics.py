@@ -47,7 +47,8 @@ def judged_topics(
     topics: Iterable[str], qrels, conventions: Conventions = Conventions()
 ) -> JudgedTopics:
     """Which of `topics` (one collection's qids) the scorer keeps under `conventions`: those
-    with a relevant document, or under `no_relevant="zero"` every judged one."""
+    with a positive grade (a relevant document at any relevance level), or under
+    `no_relevant="zero"` every judged one."""
     scored = set(PreparedQrels(qrels, conventions).qids)
     given = list(dict.fromkeys(str(q) for q in topics))
     reason = "has no judgments" if conventions.no_relevant == "zero" else "has no relevant document"
