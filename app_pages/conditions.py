@@ -246,7 +246,8 @@ with tab_more:
             conditions = means[by].assign(**fixed).to_dict("records")
             st.caption(
                 f"Recomputes the {len(conditions)} conditions on screen with one convention "
-                "changed at a time; the first run rescoring many runs takes a while."
+                "changed at a time; the first run rescoring many runs takes a while. The "
+                f"relevance level {doors.relevance_level_note()}."
             )
             if st.button("Recompute", key="audit_conditions"):
                 bar = st.progress(0.0)

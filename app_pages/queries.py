@@ -265,7 +265,10 @@ audit = lazy_expander(
 )
 with audit:
     if audit.open:
-        st.caption("Recomputes conditions A and B with one convention changed at a time.")
+        st.caption(
+            "Recomputes conditions A and B with one convention changed at a time. The "
+            f"relevance level {doors.relevance_level_note()}."
+        )
         if st.button("Recompute", key="audit_queries"):
             with st.spinner("Rescoring A and B under each alternative…"):
                 show_table(api.convention_check(ctx.study, ctx.settings, [a, b]))

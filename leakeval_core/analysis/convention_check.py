@@ -14,7 +14,6 @@ import pandas as pd
 
 from leakeval_core.analysis.folds import per_query, select
 from leakeval_core.evaluation.conventions import Conventions
-from leakeval_core.evaluation.measures import relevance_level_note
 from leakeval_core.experiment.cache import Cache
 from leakeval_core.experiment.manifest import Experiment
 from leakeval_core.experiment.scores import Progress, score_experiment
@@ -23,7 +22,9 @@ __all__ = ["convention_check", "convention_variants"]
 
 
 def convention_variants(base: Conventions) -> list[tuple[str, Conventions]]:
-    """Each single-convention change from `base`, with a label saying what changed."""
+    """Each single-convention change from `base`, with a label saying what changed, short
+    enough for a table cell: what the relevance level moves (`relevance_level_note`) is
+    said beside the table, once."""
     gain = "exponential" if base.gain == "linear" else "linear"
     level = 2 if base.relevance_level == 1 else 1
     ties = "docid_desc" if base.tie_order == "docid_asc" else "docid_asc"
@@ -31,7 +32,7 @@ def convention_variants(base: Conventions) -> list[tuple[str, Conventions]]:
     return [
         (f"gain: {base.gain} → {gain}", replace(base, gain=gain)),
         (
-            f"relevance_level: {base.relevance_level} → {level} ({relevance_level_note()})",
+            f"relevance_level: {base.relevance_level} → {level}",
             replace(base, relevance_level=level),
         ),
         (f"ties: {base.tie_order} → {ties}", replace(base, tie_order=ties)),

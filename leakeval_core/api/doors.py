@@ -15,6 +15,7 @@ from leakeval_core.lazy import attach
 _LAZY = {
     "AUDIT_CAVEAT": "leakeval_core.api.audits",
     "AUDIT_NOTE": "leakeval_core.api.audits",
+    "relevance_level_note": "leakeval_core.evaluation.measures",
     "why_not_audit": "leakeval_core.api.audits",
     "rows_at": "leakeval_core.api.results",
     "needs_pairs": "leakeval_core.api.study",

@@ -432,16 +432,17 @@ def default_deltas_text() -> str:
 
 
 def relevance_level_note() -> str:
-    """Which measures the relevance level moves, from their declarations (`RELEVANCE`):
-    "moves P, R, ... and trec_eval's binary measures; not nDCG, RBP"."""
+    """Which measures the relevance level moves, from their declarations: "moves P, R, ...
+    and trec_eval's binary measures; not nDCG, RBP, ..."."""
 
-    def named(relevance: str) -> str:
-        families = [f for f in FAMILIES.values() if f.relevance == relevance]
-        return ", ".join(dict.fromkeys(f.label.split("@")[0] for f in families))
+    def reading(relevance: Relevance) -> str:
+        labels = [f.label.split("@")[0] for f in FAMILIES.values() if f.relevance == relevance]
+        in_a_sentence = [x[0].lower() + x[1:] if " " in x else x for x in labels]  # "first ..."
+        return ", ".join(dict.fromkeys(in_a_sentence))
 
     return (
-        f"moves {named('binary')} and trec_eval's binary measures (bpref, Rprec, ...); "
-        f"not {named('graded')}, which gain every positive grade"
+        f"moves {reading('binary')} and trec_eval's binary measures (bpref, Rprec, ...); "
+        f"not {reading('graded')}, which gain every positive grade"
     )
 
 

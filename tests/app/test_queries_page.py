@@ -68,6 +68,12 @@ def test_drilldown_audit_opens_and_recomputes_a_and_b(app):
     assert not at.exception, [e.value for e in at.exception]
     audit = at.dataframe[-1].value
     assert len(audit) == 2 * 4  # A and B, four alternative conventions each
+    level = audit[audit.change.str.startswith("relevance_level")]
+    assert (level["queries that change"] == 0).all()  # nDCG@10 gains every positive grade
+    assert any(
+        "The relevance level moves P, R, RR" in c.value and "not nDCG, RBP" in c.value
+        for c in at.caption
+    )
     current = audit[audit.leakage == "leaked"]["mean (current)"]
     assert f"{current.iloc[0]:.4f}" == metric(at, "Mean nDCG@10, A")
 

@@ -36,7 +36,7 @@ def test_the_relevance_level_leaves_ndcg_as_it_is_and_says_so(audit):
     row = audit[audit.change.str.startswith("relevance_level")].iloc[0]
     assert row["queries (current)"] == row["queries (alternative)"] == 50
     assert row["queries that change"] == 0
-    assert "moves P, R, RR" in row["change"] and "not nDCG" in row["change"]
+    assert row["change"] == "relevance_level: 1 → 2"  # what it moves: the caption beside it
 
 
 def test_every_alternative_is_reported_per_condition(audit):
