@@ -59,11 +59,9 @@ def _cmd_score(args: argparse.Namespace) -> int:
     built per run."""
     import csv
 
-    from leakeval_core.evaluation.blas import without_blas_threads
     from leakeval_core.io.allocator import release_memory_promptly
 
-    without_blas_threads()  # first: the allocator's settings import pyarrow, and so numpy
-    release_memory_promptly(reuse_small_blocks=True)
+    release_memory_promptly(reuse_small_blocks=True)  # first: before pyarrow is imported
     from leakeval_core import api
     from leakeval_core.io import trec
 

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from leakeval_core.io import compute, trec
+from leakeval_core.io import trec
 from leakeval_core.io.arrays import to_numpy
 
 if TYPE_CHECKING:
@@ -43,12 +44,12 @@ def strings(values: pd.Series | pa.Array | pa.ChunkedArray) -> pa.Array | pa.Chu
     """Strings as pyarrow `string`, the CSV reader's type, so arrays from files are never
     copied; other inputs (pandas' large_string) are cast once."""
     array = values if isinstance(values, pa.Array | pa.ChunkedArray) else pa.array(values)
-    return array if array.type == pa.string() else compute.cast(array, pa.string())
+    return array if array.type == pa.string() else pc.cast(array, pa.string())
 
 
 def codes(values: pa.Array | pa.ChunkedArray, value_set: pa.Array) -> np.ndarray:
     """Index of each value in `value_set` (a hash lookup in pyarrow), -1 where absent."""
-    found = compute.index_in(strings(values), strings(value_set))
+    found = pc.index_in(strings(values), strings(value_set))
     return to_numpy(found, fill=-1).astype(np.int64)
 
 
@@ -69,7 +70,7 @@ def _encoded(values: pd.Series | pa.ChunkedArray) -> pa.DictionaryArray:
     if isinstance(values, pa.ChunkedArray) and pa.types.is_dictionary(values.type):
         if values.num_chunks == 1:
             return values.chunk(0)
-        values = compute.cast(values, values.type.value_type)
+        values = pc.cast(values, values.type.value_type)
     return trec.encode(strings(values))
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from leakeval_core.io import compute
 from leakeval_core.io.arrays import from_numpy, to_numpy
 from leakeval_core.io.hashing import HASHED_PREFIX, hash_width, string_hashes
 from leakeval_core.io.pairs import pair_keys
@@ -91,9 +91,9 @@ class JudgmentIndex:
             pending = pending[known.sorted[at[pending]] == wanted[pending]]
             position = known.order[at[pending]]
             same = to_numpy(
-                compute.equal(
-                    compute.take(doc_values, from_numpy(pending)),
-                    compute.take(self._doc_values, from_numpy(position)),
+                pc.equal(
+                    pc.take(doc_values, from_numpy(pending)),
+                    pc.take(self._doc_values, from_numpy(position)),
                 )
             )
             out[pending[same]] = position[same]

@@ -19,12 +19,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pyarrow.compute as pc
 
 from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.measures import Measure, parse_measures
 from leakeval_core.evaluation.qrels import PreparedQrels
 from leakeval_core.evaluation.run_order import Ranked, rank
-from leakeval_core.io import compute
 from leakeval_core.io.arrays import from_numpy
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ def pytrec_columns(
     # Distinct descending scores in leakeval's order, so pytrec_eval's own tie rule is moot.
     scores = (qrels.conventions.depth + 1 - run.rank).astype(float).tolist()
     qids = qrels.qids[run.qidx]
-    docids = compute.take(run.doc_values, from_numpy(run.docs)).to_pylist()
+    docids = pc.take(run.doc_values, from_numpy(run.docs)).to_pylist()
     pytrec_run: dict[str, dict[str, float]] = {}  # never an empty ranking: see the module
     for qid, docid, score in zip(qids, docids, scores, strict=True):
         pytrec_run.setdefault(str(qid), {})[str(docid)] = score

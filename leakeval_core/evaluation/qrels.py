@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from leakeval_core.evaluation.arrow import as_table, codes, dictionary, rank_within, strings
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.judgments import JudgmentIndex, narrowest
-from leakeval_core.io import compute, trec
+from leakeval_core.io import trec
 from leakeval_core.io.arrays import from_numpy, to_numpy
 
 if TYPE_CHECKING:
@@ -63,7 +64,7 @@ class PreparedQrels:
         relevant = self._grades >= conventions.relevance_level
         num_rel = np.bincount(qid_codes[relevant], minlength=len(qid_values))
         creditable = np.bincount(qid_codes[self._grades > 0], minlength=len(qid_values)) > 0
-        by_qid = to_numpy(compute.sort_indices(qid_values))
+        by_qid = to_numpy(pc.sort_indices(qid_values))
         keep = creditable[by_qid] | (conventions.no_relevant == "zero")
         evaluated = by_qid[keep]
         self.no_relevant = int((~creditable).sum())
@@ -71,7 +72,7 @@ class PreparedQrels:
         excluded, or under `no_relevant="zero"` scored 0 on every measure. Whatever the
         relevance level: a query with grades below it still has its graded gain (nDCG), and
         0 on the binary measures, as in trec_eval."""
-        scored_qids = compute.take(qid_values, from_numpy(evaluated))
+        scored_qids = pc.take(qid_values, from_numpy(evaluated))
         self.qids = np.array(scored_qids.to_pylist(), dtype=object)
         """Scored queries (those with a positive grade, or every judged one under
         `no_relevant="zero"`), in qid order."""

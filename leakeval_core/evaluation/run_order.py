@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.arrow import (
@@ -22,7 +23,6 @@ from leakeval_core.evaluation.arrow import (
 )
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.qrels import PreparedQrels
-from leakeval_core.io import compute
 from leakeval_core.io.arrays import from_numpy, to_numpy
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ class Ranked:
 def _sorted_position(values: pa.Array) -> np.ndarray:
     """Each value's position in sorted order, so strings can be ordered as integers."""
     position = np.empty(len(values), np.int64)
-    position[to_numpy(compute.sort_indices(values))] = np.arange(len(values))
+    position[to_numpy(pc.sort_indices(values))] = np.arange(len(values))
     return position
 
 
@@ -95,10 +95,10 @@ def _order_ties(
     member = np.r_[tied, False] | np.r_[False, tied]
     rows = np.flatnonzero(member)
     block = np.cumsum(np.r_[True, ~tied[rows[:-1]]])  # tied[i]: rows i and i+1 share a block
-    docids = compute.take(doc_values, from_numpy(docs[rows]))
+    docids = pc.take(doc_values, from_numpy(docs[rows]))
     table = pa.table({"block": from_numpy(block), "docid": docids})
     direction = "ascending" if ascending else "descending"
-    within = compute.sort_indices(table, [("block", "ascending"), ("docid", direction)])
+    within = pc.sort_indices(table, [("block", "ascending"), ("docid", direction)])
     within = to_numpy(within)
     if (within == np.arange(len(rows))).all():
         return None

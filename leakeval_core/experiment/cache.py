@@ -39,12 +39,13 @@ import time
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from hashlib import blake2b
 from pathlib import Path
 from stat import S_ISREG
 from typing import TYPE_CHECKING, BinaryIO
 
 from leakeval_core.errors import LeakevalError
-from leakeval_core.io.digest import blake2b, identity, settled_digest
+from leakeval_core.io.digest import identity, settled_digest
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -7,12 +7,13 @@ an input named by an ir_datasets id imports ir_datasets, to find the files it is
 
 from __future__ import annotations
 
+from hashlib import blake2b
 from pathlib import Path
 
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.aliases import resolve_alias
 from leakeval_core.experiment.manifest import CollectionSpec
-from leakeval_core.io.digest import blake2b, file_digest
+from leakeval_core.io.digest import file_digest
 from leakeval_core.io.formats import query_folder_files
 from leakeval_core.io.shards import find_shards
 

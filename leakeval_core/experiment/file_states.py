@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from hashlib import blake2b
 from pathlib import Path
 
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.aliases import resolve_alias
 from leakeval_core.experiment.manifest import MANIFEST, Experiment
-from leakeval_core.io.digest import blake2b, file_digest
+from leakeval_core.io.digest import file_digest
 from leakeval_core.io.shards import find_shards
 
 __all__ = ["ABSENT", "Input", "fingerprint", "inputs", "states"]

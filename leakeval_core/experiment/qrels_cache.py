@@ -22,12 +22,13 @@ from typing import BinaryIO
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.judgments import JudgmentIndex
 from leakeval_core.evaluation.qrels import PreparedQrels
 from leakeval_core.experiment.cache import Cache, hash_key
-from leakeval_core.io import compute, trec
+from leakeval_core.io import trec
 from leakeval_core.io.allocator import handing_back
 from leakeval_core.io.arrays import from_numpy, to_numpy
 from leakeval_core.io.compressed import decompressed_limit
@@ -107,9 +108,7 @@ def _write_packed(prepared: PreparedQrels, sink: BinaryIO) -> None:
 
 def _unpacked(stored: memoryview, conventions: Conventions) -> PreparedQrels:
     packed = pa.ipc.open_file(pa.py_buffer(stored)).read_all()
-    arrays = {
-        name: compute.list_flatten(packed.column(name).chunk(0)) for name in packed.column_names
-    }
+    arrays = {name: pc.list_flatten(packed.column(name).chunk(0)) for name in packed.column_names}
     table = pa.table(
         {
             **{

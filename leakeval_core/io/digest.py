@@ -2,9 +2,7 @@
 is never served stale, whatever its times say. Only the standard library, so a warm command
 can hash its inputs before importing anything heavy.
 
-Every hash of the package is BLAKE2b (`blake2b`), taken from CPython's own module rather than
-through `hashlib`: importing `hashlib` loads OpenSSL's libcrypto, megabytes of a scoring
-process's peak memory, for a hash it does not take from there.
+Every hash of the package is BLAKE2b (`blake2b`).
 
 A file's hash is kept per its identity (`identity`: device, inode, size, modification and
 change times), so a file hashed once is not read again while it stands. The change time
@@ -20,16 +18,9 @@ from __future__ import annotations
 import os
 import threading
 import time
+from hashlib import file_digest as _hashlib_file_digest
 
-try:
-    from _blake2 import blake2b  # what hashlib.blake2b is, without loading OpenSSL
-except ImportError:  # a Python without CPython's module
-    from hashlib import blake2b
-
-__all__ = ["SETTLED_NS", "blake2b", "file_digest", "identity", "settled_digest"]
-
-_READ = 1 << 18
-"""Bytes read at a time while hashing a file (as `hashlib.file_digest` reads)."""
+__all__ = ["SETTLED_NS", "file_digest", "identity", "settled_digest"]
 
 SETTLED_NS = 2_000_000_000
 """How long ago a file must have last changed for its hash to be kept (2 s: coarser than
@@ -74,9 +65,4 @@ def settled_digest(path: str | os.PathLike[str]) -> tuple[str, tuple[int, ...] |
 
 
 def _file_hash(fh) -> str:
-    """`hashlib.file_digest(fh, "blake2b").hexdigest()[:32]`, read the same way."""
-    digest, buffer = blake2b(), bytearray(_READ)
-    view = memoryview(buffer)
-    while size := fh.readinto(buffer):
-        digest.update(view[:size])
-    return digest.hexdigest()[:32]
+    return _hashlib_file_digest(fh, "blake2b").hexdigest()[:32]

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from leakeval_core.io import compute
 from leakeval_core.io.arrays import to_numpy
 
 __all__ = ["HASHED_PREFIX", "hash_width", "string_hashes"]
@@ -38,7 +38,7 @@ def string_hashes(values: pa.Array, width: int) -> np.ndarray:
     for docids as alike as FR940810-2-00127 and FR940819-2-00128). Strings that differ
     only after `width` bytes share a hash, so a match found by hash is confirmed by
     comparing the strings."""
-    lengths = to_numpy(compute.binary_length(values)) if len(values) else np.zeros(0, np.int32)
+    lengths = to_numpy(pc.binary_length(values)) if len(values) else np.zeros(0, np.int32)
     words = _words(values, width, int(lengths.max(initial=0)))
     out = lengths.astype(np.uint64)
     out *= _MIX[0]
@@ -57,12 +57,12 @@ def _words(values: pa.Array, width: int, longest: int) -> np.ndarray:
     if not len(values):
         return np.zeros((0, width // 8), np.uint64)
     if longest <= width:
-        padded = compute.ascii_rpad(values, width, " ")  # pads bytes, not characters
+        padded = pc.ascii_rpad(values, width, " ")  # pads bytes, not characters
     else:  # cut first, as bytes: a cut may split a character, which binary does not mind
-        cut = compute.binary_slice(compute.cast(values, pa.binary()), 0, width)
+        cut = pc.binary_slice(pc.cast(values, pa.binary()), 0, width)
         pad = pa.scalar(b" " * width, pa.binary())
-        padded = compute.binary_slice(
-            compute.binary_join_element_wise(cut, pad, pa.scalar(b"", pa.binary())), 0, width
+        padded = pc.binary_slice(
+            pc.binary_join_element_wise(cut, pad, pa.scalar(b"", pa.binary())), 0, width
         )
     bounds = np.frombuffer(
         padded.buffers()[1], np.int32, count=len(padded) + 1, offset=padded.offset * 4
@@ -73,4 +73,4 @@ def _words(values: pa.Array, width: int, longest: int) -> np.ndarray:
 
 def _longest(values: pa.Array) -> int:
     """Byte length of the longest string."""
-    return int(compute.max(compute.binary_length(values)).as_py() or 0) if len(values) else 0
+    return int(pc.max(pc.binary_length(values)).as_py() or 0) if len(values) else 0

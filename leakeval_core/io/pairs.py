@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from leakeval_core.errors import ParseError
-from leakeval_core.io import compute
 from leakeval_core.io.arrays import to_numpy
 
 __all__ = ["bad_id", "decode", "encode", "one_word_ids", "pair_keys", "pairs_table"]
@@ -41,14 +41,14 @@ def encode(
     The encoding allocates from `pool` (None: the default).
     """
     if isinstance(values, pa.Array):
-        return compute.dictionary_encode(values, pool)
+        return pc.dictionary_encode(values, memory_pool=pool)
     if values.num_chunks > 1:
-        encoded = compute.dictionary_encode(values, pool)
+        encoded = pc.dictionary_encode(values, memory_pool=pool)
         memory = [_addresses(chunk.dictionary) for chunk in encoded.chunks]
         if memory and all(m == memory[-1] for m in memory):
             indices = pa.concat_arrays([chunk.indices for chunk in encoded.chunks], pool)
             return pa.DictionaryArray.from_arrays(indices, encoded.chunks[-1].dictionary)
-    return compute.dictionary_encode(values.combine_chunks(pool), pool)
+    return pc.dictionary_encode(values.combine_chunks(pool), memory_pool=pool)
 
 
 def _addresses(array: pa.Array) -> list[int | None]:
@@ -56,7 +56,7 @@ def _addresses(array: pa.Array) -> list[int | None]:
 
 
 def decode(values: pa.DictionaryArray) -> pa.Array:
-    return compute.take(values.dictionary, values.indices)
+    return pc.take(values.dictionary, values.indices)
 
 
 _SPACE = np.zeros(256, bool)
@@ -101,8 +101,8 @@ def one_word_ids(
         raise ParseError(name, line, where + bad_id(role, words[code].as_py(), layout))
     if not spaced:
         return ids
-    stripped = compute.dictionary_encode(words)  # two ids may be one once stripped
-    indices = compute.take(stripped.indices, ids.indices)
+    stripped = pc.dictionary_encode(words)  # two ids may be one once stripped
+    indices = pc.take(stripped.indices, ids.indices)
     return pa.DictionaryArray.from_arrays(indices, stripped.dictionary)
 
 

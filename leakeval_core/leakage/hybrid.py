@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from hashlib import blake2b
 from importlib import resources
 
 import numpy as np
 import pandas as pd
 
-from leakeval_core.io.digest import blake2b
 from leakeval_core.leakage.similarity import Matches
 from leakeval_core.leakage.text import normalize, paired_terms
 

@@ -58,5 +58,5 @@ def test_a_file_read_in_pieces_has_hashlibs_digest(tmp_path):
     """The digest is read a buffer at a time; cached entries are keyed by it, so it must stay
     `hashlib`'s BLAKE2b of the whole file, across buffer boundaries too."""
     path = tmp_path / "large.run"
-    path.write_bytes(os.urandom(3 * digest._READ + 17))
+    path.write_bytes(os.urandom(3 * (1 << 18) + 17))
     assert file_digest(path) == hashlib.blake2b(path.read_bytes()).hexdigest()[:32]

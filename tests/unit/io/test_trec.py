@@ -286,17 +286,18 @@ def test_encoding_chunks_shares_one_dictionary():
 def test_encoding_falls_back_when_chunks_get_their_own_dictionaries(monkeypatch):
     """Should pyarrow ever encode chunks independently, codes must still be right."""
     import pyarrow as pa
+    import pyarrow.compute as pc
 
-    from leakeval_core.io import compute  # what trec's encode calls
-
-    real = compute.dictionary_encode
+    real = pc.dictionary_encode
 
     def per_chunk(values, memory_pool=None):
         if isinstance(values, pa.ChunkedArray):
-            return pa.chunked_array([real(chunk, memory_pool) for chunk in values.chunks])
-        return real(values, memory_pool)
+            return pa.chunked_array(
+                [real(chunk, memory_pool=memory_pool) for chunk in values.chunks]
+            )
+        return real(values, memory_pool=memory_pool)
 
-    monkeypatch.setattr(compute, "dictionary_encode", per_chunk)
+    monkeypatch.setattr(pc, "dictionary_encode", per_chunk)
     encoded = trec.encode(pa.chunked_array(CHUNKS, pa.string()))
     assert trec.decode(encoded).to_pylist() == [v for chunk in CHUNKS for v in chunk]
     assert encoded.dictionary.to_pylist() == ["d1", "d2", "d3", "d4"]
