@@ -66,7 +66,9 @@ __all__ = [
 ]
 
 CACHE_VERSION = "3"
-"""Bump when a cached table's meaning changes, so old entries are ignored."""
+"""Raised when the cache's own format or a cached leakage table's meaning changes, so old
+entries are ignored. Scores and prepared qrels are keyed by the code that computes them
+(`digests.scoring_code_digest`) instead."""
 
 
 PRECOMPUTED = "precomputed"

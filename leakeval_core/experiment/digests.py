@@ -7,6 +7,7 @@ an input named by an ir_datasets id imports ir_datasets, to find the files it is
 
 from __future__ import annotations
 
+from functools import cache
 from hashlib import blake2b
 from pathlib import Path
 
@@ -17,7 +18,45 @@ from leakeval_core.io.digest import file_digest
 from leakeval_core.io.formats import query_folder_files
 from leakeval_core.io.shards import find_shards
 
-__all__ = ["collection_digest", "file_digest", "source_digest"]
+__all__ = [
+    "SCORING_CODE",
+    "code_digest",
+    "collection_digest",
+    "file_digest",
+    "scoring_code_digest",
+    "source_digest",
+]
+
+_PACKAGE = Path(__file__).resolve().parents[1]
+SCORING_CODE = (
+    _PACKAGE / "evaluation",
+    _PACKAGE / "io",
+    _PACKAGE / "experiment" / "scores.py",
+    _PACKAGE / "experiment" / "qrels_cache.py",
+)
+"""The code a cached score or prepared qrels entry is computed by: the measures and the
+scorer, the readers, and the two modules that store what they give."""
+
+
+def code_digest(*paths: Path) -> str:
+    """Content hash of source code: each `.py` file under `paths` (a package's folder, or
+    one module), by its name and its content. The caches key on it, so that a change to
+    how a number is computed, or to what an entry holds, is a new key by itself: no
+    version to remember to raise."""
+    digest = blake2b(digest_size=16)
+    for top in paths:
+        for path in sorted(top.rglob("*.py")) if top.is_dir() else [top]:
+            code = path.read_bytes()
+            digest.update(f"{path.relative_to(top.parent)}\0{len(code)}\0".encode())
+            digest.update(code)
+    return digest.hexdigest()
+
+
+@cache
+def scoring_code_digest() -> str:
+    """`code_digest` of `SCORING_CODE`, once a process (reading it costs about a
+    millisecond)."""
+    return code_digest(*SCORING_CODE)
 
 
 def collection_digest(spec: CollectionSpec) -> str:

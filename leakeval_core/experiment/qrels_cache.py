@@ -9,8 +9,8 @@ relevance level and the policy for queries with no positive grade (which decide 
 scored queries, whose judgments the index holds). A later command reads them back.
 
 The cache is only a shortcut: an entry that is missing or damaged is rebuilt from the file,
-one from another layout is never read (`LAYOUT`), and a qrels file that cannot be read is
-an error each time, never kept. A folder (BEIR's) is read each time.
+one written by other code is never read (its key holds `scoring_code_digest`), and a qrels
+file that cannot be read is an error each time, never kept. A folder (BEIR's) is read each time.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.judgments import JudgmentIndex
 from leakeval_core.evaluation.qrels import PreparedQrels
 from leakeval_core.experiment.cache import Cache, hash_key
+from leakeval_core.experiment.digests import scoring_code_digest
 from leakeval_core.io import trec
 from leakeval_core.io.allocator import handing_back
 from leakeval_core.io.arrays import from_numpy, to_numpy
@@ -35,13 +36,9 @@ from leakeval_core.io.compressed import decompressed_limit
 from leakeval_core.io.digest import identity
 from leakeval_core.io.formats import given_format, given_part
 
-__all__ = ["KIND", "LAYOUT", "prepared_qrels"]
+__all__ = ["KIND", "prepared_qrels"]
 
 KIND = "prepared-qrels"
-LAYOUT = 6
-"""The entries' layout: raised whenever what is stored changes (the judgment index's
-arrays, the hash it keys docids by, the queries it holds), so that older entries are never
-read; a test pins what this layout is."""
 
 _TABLE = ("qid", "docid")
 """The qrels table's dictionary columns, stored as their codes and their values."""
@@ -57,7 +54,7 @@ def prepared_qrels(
     before = identity(os.stat(source))
     key = hash_key(
         KIND,
-        LAYOUT,
+        scoring_code_digest(),
         cache.file_digest(source),
         given_format(source),
         given_part(source),
@@ -70,7 +67,7 @@ def prepared_qrels(
         try:
             return _unpacked(stored, conventions)
         except (pa.ArrowException, KeyError, ValueError, AttributeError):
-            cache.discard(KIND, key)  # whole, but not this layout (`LAYOUT`): rebuilt
+            cache.discard(KIND, key)  # whole, but unreadable: rebuilt
     prepared = _prepared(source, conventions)
     if identity(os.stat(source)) == before:  # else what was read may not be what was hashed
         cache.put_stream(KIND, key, lambda sink: _write_packed(prepared, sink))

@@ -18,7 +18,11 @@ from leakeval_core.evaluation.scoring_warnings import Judged, collection_qrels, 
 from leakeval_core.experiment.cache import Cache, hash_key
 from leakeval_core.experiment.completeness import Completeness, completeness
 from leakeval_core.experiment.design import Design
-from leakeval_core.experiment.digests import collection_digest, file_digest
+from leakeval_core.experiment.digests import (
+    collection_digest,
+    file_digest,
+    scoring_code_digest,
+)
 from leakeval_core.experiment.manifest import Experiment
 
 if TYPE_CHECKING:
@@ -188,26 +192,20 @@ def _scores(experiment: Experiment, scores, runs, queries, measures, conventions
     )
 
 
-SCORER_VERSION = 4
-"""Bump when a measure's computation or the runs table changes, so cached scores are
-computed anew and cached leakage pairs are not (2: judged_K is ir_measures' Judged@K; 3:
-the runs table counts what the qrels judge of each run; 4: the relevance level moves only
-the binary measures, and a query with a positive grade is scored at every level)."""
-
-
 def scores_key(
     experiment: Experiment,
     measures: Sequence[str | Measure] | str,
     conventions: Conventions,
 ) -> str:
-    """The cache key of an experiment's scores: every run file's and collection's content,
-    the conventions, the measures and the design. Hashing files is all it costs, so a
-    warm command can look its result up before importing anything heavy."""
+    """The cache key of an experiment's scores: the scoring code (`scoring_code_digest`),
+    every run file's and collection's content, the conventions, the measures and the
+    design. Hashing files is all it costs, so a warm command can look its result up before
+    importing anything heavy."""
     runs = experiment.runs
     collections = dict.fromkeys(run["collection"] for run in runs)
     return hash_key(
         "experiment-scores",
-        SCORER_VERSION,
+        scoring_code_digest(),
         [(run["run_id"], file_digest(run["path"])) for run in runs],
         {name: collection_digest(experiment.collections[name]) for name in collections},
         asdict(conventions),

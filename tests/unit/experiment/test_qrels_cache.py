@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pandas as pd
-import pyarrow as pa
 import pytest
 
 from leakeval_core import api
@@ -17,10 +15,9 @@ from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.judgments import JudgmentIndex
 from leakeval_core.experiment import cache as cache_module
 from leakeval_core.experiment.cache import Cache
-from leakeval_core.experiment.qrels_cache import KIND, LAYOUT, prepared_qrels
+from leakeval_core.experiment.qrels_cache import KIND, prepared_qrels
 from leakeval_core.io import trec
 from leakeval_core.io.formats import Formatted
-from leakeval_core.io.hashing import string_hashes
 
 LONG = "clueweb12-0000tw-00-00001-" + "x" * 70
 """A docid longer than any of the qrels' and than the hashed prefix."""
@@ -209,26 +206,3 @@ def test_a_folder_of_qrels_is_read_each_time(tmp_path, cache, monkeypatch):
     for _ in range(2):
         assert list(prepared_qrels(folder, Conventions(), cache).qids) == ["q1"]
     assert len(read) == 2 and _entries(cache) == []
-
-
-def test_the_layout_is_what_is_stored():
-    """The judgment index's arrays, numbers and docid hash as this layout stores them. When
-    this fails, what an entry holds has changed: raise `qrels_cache.LAYOUT` and update this
-    test, or older entries would be read as the new layout."""
-    grades = np.array([2, -1])
-    index = JudgmentIndex(2, np.array([0, 1]), np.array([0, 1]), pa.array(["a", "b"]), grades)
-    arrays, numbers = index.to_arrays()
-    assert LAYOUT == 6  # 6: every query with a positive grade is scored, at any level
-    assert {name: str(value.dtype) for name, value in arrays.items()} == {
-        "_queries": "uint8",
-        "_grades": "int8",
-        "_first": "uint8",
-        "documents.order": "uint8",
-        "documents.sorted": "uint64",
-        "documents._start": "uint8",
-    }
-    assert numbers == {"_width": 8, "_count": 2, "documents._shift": 63}
-    assert string_hashes(pa.array(["FBIS3-10082", "d1"]), 16).tolist() == [
-        15942027216815258484,
-        7892507147276443328,
-    ]
