@@ -6,8 +6,7 @@ Streamlit runs the app's script only once a browser connects, so on a cold start
 page would wait for the imports the Story needs on top of its own work. Here a background
 thread imports them while the browser loads the page, once the server answers, so the first
 run finds them ready. Imports are safe to race: the first page importing the same module
-waits for this thread's import to finish rather than repeating it. The page it sends has
-the browser load the first page's components early too (`preload_page`).
+waits for this thread's import to finish rather than repeating it.
 """
 
 from __future__ import annotations
@@ -110,23 +109,6 @@ def import_ahead() -> None:
     freeze_long_lived_objects()
 
 
-def preload_page() -> None:
-    """The page the server sends has the browser load the first page's components early
-    (`preload`). Streamlit builds its server's middleware in `create_streamlit_middleware`,
-    as `st.App` does with a user's; the preload joins it innermost, so that it sees the page
-    before compression. Streamlit is pinned, and a test serves the page and looks."""
-    from starlette.middleware import Middleware
-    from streamlit.web.server.starlette import starlette_app
-
-    from leakeval_app.preload import PagePreload
-
-    streamlit_middleware = starlette_app.create_streamlit_middleware
-    starlette_app.create_streamlit_middleware = lambda: [
-        *streamlit_middleware(),
-        Middleware(PagePreload),
-    ]
-
-
 def main() -> None:
     from leakeval_core.io.allocator import release_memory_promptly
 
@@ -146,7 +128,6 @@ def main() -> None:
         limits = limit_options()
     except LeakevalError as exc:
         sys.exit(f"leakeval: {exc}")
-    preload_page()
     threading.Thread(target=import_ahead, name="leakeval-import-ahead", daemon=True).start()
     command = ["run", str(entry_file()), *sys.argv[1:], *limits]
     sys.exit(streamlit(command, prog_name="streamlit"))

@@ -14,6 +14,7 @@ written pages:
   the rest of the path over a list: `results/categories/nested_agreement_per_split`);
 - `{{ modules }}`: the packages and modules, each with its docstring's first sentence;
 - `{{ procedures }}`: the statistical tests and intervals, from their declarations;
+- `{{ scoring_code }}`: the source the score and prepared-qrels caches are keyed on;
 - `{{ unmeasured }}`: the benches in bench/ that have no results file yet.
 
 Nothing here is imported by leakeval_core or the app; the tests import it to check the pages.
@@ -767,17 +768,34 @@ def procedures_macro() -> str:
     return f"{tests}\n\n{intervals}\n\n{systems}"
 
 
+def scoring_code_macro() -> str:
+    """The folders and modules whose source keys the caches (`digests.SCORING_CODE`), as a
+    list: the page cannot name fewer or more than the key reads."""
+    from leakeval_core.experiment.digests import SCORING_CODE
+
+    names = [path.relative_to(ROOT).as_posix() for path in SCORING_CODE]
+    return "\n".join(f"  - `{n}{'/' if (ROOT / n).is_dir() else ''}`" for n in names)
+
+
 MACROS: dict[str, Callable[..., str]] = {
     "bench": _bench,
     "value": value_macro,
     "range": range_macro,
     "modules": modules_macro,
     "procedures": procedures_macro,
+    "scoring_code": scoring_code_macro,
     "unmeasured": unmeasured_macro,
 }
 
 
 # --- generated pages -----------------------------------------------------------------------
+
+
+def _pytrec_families(aggregate: str) -> list[str]:
+    """The pytrec_eval measures whose `all` row combines queries as `aggregate` says."""
+    from leakeval_core.evaluation import measures
+
+    return sorted(n for n, f in measures.PYTREC_FAMILIES.items() if f.aggregate == aggregate)
 
 
 def measures_page() -> str:
@@ -801,7 +819,9 @@ def measures_page() -> str:
         + "; ".join(
             kind
             + ": "
-            + ", ".join(f"`{n}`" for n, r in measures.PYTREC_RELEVANCE.items() if r == kind)
+            + ", ".join(
+                f"`{n}`" for n, f in measures.PYTREC_FAMILIES.items() if f.relevance == kind
+            )
             for kind in ("graded", "unread")
         )
         + "; every other one is binary).",
@@ -851,9 +871,9 @@ def measures_page() -> str:
         "",
         "`--measures all_trec` is trec_eval's `-m all_trec`. Measures not in the first table "
         "are computed by pytrec_eval on leakeval's ranking. Summed in the `all` row: "
-        + ", ".join(f"`{n}`" for n in sorted(measures.SUMMED))
+        + ", ".join(f"`{n}`" for n in _pytrec_families("sum"))
         + "; geometric means: "
-        + ", ".join(f"`{n}`" for n in sorted(measures.GEOMETRIC))
+        + ", ".join(f"`{n}`" for n in _pytrec_families("geometric"))
         + "; refused by name (text, not numbers): "
         + ", ".join(f"`{n}`" for n in sorted(measures.TEXT_MEASURES))
         + ".",

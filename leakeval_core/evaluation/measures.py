@@ -22,6 +22,7 @@ __all__ = [
     "DASHBOARD_MEASURES",
     "DEFAULT_MEASURES",
     "FAMILIES",
+    "PYTREC_FAMILIES",
     "SCORE_DELTAS",
     "Measure",
     "MeasureFamily",
@@ -303,23 +304,36 @@ ALL_TREC = tuple(
 )
 """trec_eval 10's `-m all_trec`, in its order, without `runid` (text: the run's tag)."""
 
-PYTREC_RELEVANCE: dict[str, Relevance] = {
-    "ndcg": "graded",
-    "ndcg_rel": "graded",
-    "Rndcg": "graded",
-    "G": "graded",
-    "num_q": "unread",
-    "num_ret": "unread",
+
+def _trec_eval(name: str, **declared) -> MeasureFamily:
+    """A measure pytrec_eval computes for leakeval, declared by what sets it apart from the
+    usual one: binary, a mean, scored between 0 and 1."""
+    return MeasureFamily(name, name, "higher", "trec_eval measure", False, False, **declared)
+
+
+PYTREC_FAMILIES: dict[str, MeasureFamily] = {
+    f.name: f
+    for f in (
+        # trec_eval scores Rndcg 0 on a query without a document at the level, and gains
+        # every grade on the others
+        *(_trec_eval(n, relevance="graded") for n in ("ndcg", "ndcg_rel", "Rndcg", "G")),
+        *(
+            _trec_eval(n, aggregate="sum", deltas=COUNT_DELTAS, relevance="unread")
+            for n in ("num_q", "num_ret")
+        ),
+        *(
+            _trec_eval(n, aggregate="sum", deltas=COUNT_DELTAS)
+            for n in ("num_rel", "num_rel_ret", "num_nonrel_judged_ret")
+        ),
+        *(_trec_eval(n, aggregate="geometric") for n in ("gm_map", "gm_bpref")),
+    )
 }
-"""The measures pytrec_eval computes for leakeval that are not binary (`RELEVANCE`), as
-trec_eval applies `-l` to them; every other one counts grades at the level as relevant.
-trec_eval scores Rndcg 0 on a query without a document at the level, and gains every
-grade on the others."""
+"""The measures pytrec_eval computes for leakeval that are not binary means (`RELEVANCE`,
+`MeasureFamily.aggregate`), declared as leakeval's own are; every other one, and each cutoff
+or parameter of one (`success_10`, `iprec_at_recall_0.10`), is `_trec_eval(name)`."""
 
 TEXT_MEASURES = frozenset(["runid", "relstring"])
 """trec_eval measures whose value is text, not a number per query: refused by name."""
-SUMMED = frozenset(["num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"])
-GEOMETRIC = frozenset(["gm_map", "gm_bpref"])
 
 DEFAULT_MEASURES = ("ndcg_cut_10", "P_1", "first_rel_rank", "recall_100", "judged_10")
 DASHBOARD_MEASURES = (
@@ -517,37 +531,16 @@ def _pytrec_eval_measure(name: str) -> Measure:
             "the scores); leakeval does not compute it"
         )
     supported = set(pytrec_eval.supported_measures) - TEXT_MEASURES
-    aggregate = "sum" if name in SUMMED else "geometric" if name in GEOMETRIC else "mean"
     if name in supported:
-        deltas = COUNT_DELTAS if aggregate == "sum" else SCORE_DELTAS
-        return Measure(
-            MeasureFamily(
-                name,
-                name,
-                "higher",
-                "trec_eval measure",
-                False,
-                False,
-                aggregate=aggregate,
-                deltas=deltas,
-                relevance=PYTREC_RELEVANCE.get(name, "binary"),
-            )
-        )
+        return Measure(PYTREC_FAMILIES.get(name) or _trec_eval(name))
     match = _CUTOFF.match(name)
     if match and match["base"] in supported:
-        family = MeasureFamily(
-            match["base"],
-            f"{match['base']}@{{k}}",
-            "higher",
-            "trec_eval measure",
-            True,
-            False,
-            relevance=PYTREC_RELEVANCE.get(match["base"], "binary"),
-        )
+        base = PYTREC_FAMILIES.get(match["base"]) or _trec_eval(match["base"])
+        family = replace(base, label=f"{base.name}@{{k}}", cutoff=True)
         return Measure(family, int(match["k"]))
     match = _PARAMETER.match(name)  # iprec_at_recall_0.10, Rprec_mult_0.20
     if match and match["base"] in supported:
-        return Measure(MeasureFamily(name, name, "higher", "trec_eval measure", False, False))
+        return Measure(_trec_eval(name))
     raise LeakevalError(f"unknown measure {name!r}; known: {KNOWN}")
 
 

@@ -23,7 +23,12 @@ import numpy as np
 
 from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation import parsed_runs, priority
-from leakeval_core.evaluation.measures import Measure, parse_measure, parse_measures
+from leakeval_core.evaluation.measures import (
+    Measure,
+    MeasureFamily,
+    parse_measure,
+    parse_measures,
+)
 from leakeval_core.evaluation.native import native_scores
 from leakeval_core.evaluation.pytrec import pytrec_columns
 from leakeval_core.evaluation.qrels import PreparedQrels
@@ -164,11 +169,14 @@ GEOMETRIC_FLOOR = 1e-5
 def aggregate(measure: str, values: np.ndarray) -> float:
     """The `all` value of a measure, combined as trec_eval combines it: a mean, a sum (the
     num_* counts), or a geometric mean (gm_*). With no defined value it is 0, as trec_eval
-    prints, except for first_rel_rank, whose mean (MFR) is then undefined."""
-    how = aggregation(measure)
+    prints, except for a measure whose queries with nothing to credit leave the mean
+    (`MeasureFamily.nothing_to_credit`: the first relevant rank), whose mean is then
+    undefined."""
+    family = _family(measure)
+    how = family.aggregate
     defined = values[~np.isnan(values)]
     if not len(defined):
-        return math.nan if measure == "first_rel_rank" else 0.0
+        return math.nan if math.isnan(family.nothing_to_credit) else 0.0
     if how == "sum":
         return float(defined.sum())
     if how == "geometric":
@@ -176,11 +184,16 @@ def aggregate(measure: str, values: np.ndarray) -> float:
     return float(defined.mean())
 
 
-@cache
 def aggregation(measure: str) -> str:
-    """How a measure's `all` value combines, parsed once per name: the scoring threads ask
-    for every run and measure, and parsing holds the GIL they share."""
-    return parse_measure(measure).family.aggregate
+    """How a measure's `all` value combines (`MeasureFamily.aggregate`)."""
+    return _family(measure).aggregate
+
+
+@cache
+def _family(measure: str) -> MeasureFamily:
+    """A measure's declaration, parsed once per name: the scoring threads ask for every run
+    and measure, and parsing holds the GIL they share."""
+    return parse_measure(measure).family
 
 
 def score_run(

@@ -289,3 +289,33 @@ def test_the_conventions_page_states_the_scoring_warnings_thresholds_as_declared
     assert f"fewer than {SHARED_BELOW:.0%} of the distinct documents it ranks" in (
         section.replace("**", "")
     )
+
+
+def test_the_contributing_page_names_only_files_and_functions_that_exist():
+    """The map of where a number comes from follows the code: each file it names exists
+    (under the repository or `leakeval_core/`), each function it names with its file
+    ("`file.py`, `name`", "`file.py`'s `name`", "`name` in `file.py`") is defined there, and
+    the scoring code it lists is what the caches key on."""
+    from leakeval_core.experiment.digests import SCORING_CODE
+
+    def found(name: str) -> Path:
+        paths = (ROOT / name, ROOT / "leakeval_core" / name)
+        path = next((p for p in paths if p.is_file()), None)
+        assert path is not None, name
+        return path
+
+    text = (DOCS / "contributing.md").read_text().replace("\n", " ")
+    for name in re.findall(r"`([\w/]+\.py)`", text):
+        found(name)
+    pairs = re.findall(r"`([\w/]+\.py)`(?:,|'s) `(\w+)`", text)
+    pairs += [(f, n) for n, f in re.findall(r"`(\w+)` in `([\w/]+\.py)`", text)]
+    assert len(pairs) >= 10
+    for name, function in pairs:
+        source = found(name).read_text()
+        assert re.search(rf"^\s*(def|class) {function}\b|^{function} =", source, re.M), (
+            name,
+            function,
+        )
+    page = gen.expand(text)
+    for path in SCORING_CODE:
+        assert path.relative_to(ROOT).as_posix() in page
