@@ -23,7 +23,6 @@ from leakeval_app import (
     presentation,
     sidebar,
     state,
-    turns,
     uploads,
 )
 from leakeval_app.context import set_current
@@ -53,7 +52,6 @@ def draw() -> None:
     state.sync_url()
     uploads.watch_session()
     notices = st.container()
-    turns.take_turn(notices)
     said = show_cache_notice(notices, None)
 
     try:

@@ -12,7 +12,6 @@ waits for this thread's import to finish rather than repeating it.
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 import threading
 import time
@@ -36,23 +35,6 @@ AHEAD = (
 
 READY_POLL = 0.02
 """Seconds between two looks at whether the server answers yet (`import_ahead`)."""
-
-
-SWITCH_INTERVAL = 0.0005
-"""Seconds a thread may hold the GIL while another waits for it (Python's default is 0.005).
-A served app's sessions share one process: while one session's cold computation runs its
-pandas code, a cheap rerun of another session takes the GIL back at every step of its own
-(each message it sends, each table it reads), so a shorter turn is what keeps it quick. The
-computation loses little: its heavy parts are pyarrow and numpy, which release the GIL."""
-
-
-def leave_a_core() -> None:
-    """One reader's cold work never takes every core: numeric work runs on one thread fewer
-    than the cores (OMP_NUM_THREADS, unless it is set: numpy's, pyarrow's and torch's pools
-    read it as they start, and the scoring pool, `scoring.scoring_threads`), so another
-    reader's page switch finds a core free while a session rescores every run
-    (`bench/server_bench.py`, blocking). Before anything imports them."""
-    os.environ.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) - 1)))
 
 
 def keep_parsed_runs() -> None:
@@ -115,14 +97,12 @@ def main() -> None:
     # before anything imports pyarrow: a server lives long and its readers come and go, so
     # what a closed session's uploads held must go back to the system (`uploads.give_back`)
     release_memory_promptly()
-    leave_a_core()
 
     from streamlit.web.cli import main as streamlit
 
     from leakeval_app.navigation import entry_file
     from leakeval_core.errors import LeakevalError
 
-    sys.setswitchinterval(SWITCH_INTERVAL)
     try:
         keep_parsed_runs()
         limits = limit_options()

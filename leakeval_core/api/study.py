@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from leakeval_core.api import cold_work
 from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation import priority
 from leakeval_core.evaluation.conventions import Conventions
@@ -135,8 +134,6 @@ class _Memo:
     (Streamlit interrupts a rerun from inside its progress bar), and the next reader finds
     the build where it was. A build is called with a `report(done, total, what)` for its
     progress; it may ask for other keys, and a failed one is tried again by the next caller.
-    A reader's request starts a build only once the reader's earlier one has finished
-    (`cold_work`).
     """
 
     def __init__(self) -> None:
@@ -151,24 +148,17 @@ class _Memo:
         chain = getattr(self._here, "chain", ())
         if key in chain:  # asked for by its own build: built in place, as a call would be
             return build(progress or _silent)
-        reader = cold_work.current()
-        while True:
-            with self._lock:
-                if key in self._values:
-                    self._values[key] = self._values.pop(key)  # the most recent last
-                    return self._values[key]
-                pending = self._building.get(key)
-                earlier = reader.earlier() if reader is not None else None
-                if pending is None and earlier is None:
-                    pending = self._building[key] = _Build(key, chain)
-                    if reader is not None:
-                        reader.running = pending
-                    threading.Thread(
-                        target=self._run, args=(pending, build), name="leakeval-build", daemon=True
-                    ).start()
-            if pending is not None:
-                return pending.wait(progress)
-            earlier.settle(progress)  # this reader's earlier build first; then look again
+        with self._lock:
+            if key in self._values:
+                self._values[key] = self._values.pop(key)  # the most recent last
+                return self._values[key]
+            pending = self._building.get(key)
+            if pending is None:
+                pending = self._building[key] = _Build(key, chain)
+                threading.Thread(
+                    target=self._run, args=(pending, build), name="leakeval-build", daemon=True
+                ).start()
+        return pending.wait(progress)
 
     def _run(self, pending: _Build, build: Callable[[Progress], Any]) -> None:
         self._here.chain = pending.chain

@@ -218,23 +218,3 @@ def test_streamlits_upload_limit_is_set_from_leakevals_at_server_start(
     if uploads:
         ours = limits.max_upload_bytes()
         assert ours <= streamlit_mb * 1_000_000 < ours + 1_000_000
-
-
-@pytest.mark.parametrize(("given", "threads"), [(None, None), ("3", 3), ("2,1", 2), ("x", None)])
-def test_the_server_leaves_a_core_to_its_other_readers(given, threads, monkeypatch):
-    """One reader's cold work never takes every core: numeric work in the server runs on one
-    thread fewer than the cores, unless OMP_NUM_THREADS says otherwise; the scoring pool
-    takes the same count."""
-    from leakeval_app import serve
-    from leakeval_core.evaluation.scoring import scoring_threads
-
-    cores = os.cpu_count() or 1
-    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
-    if given is not None:
-        monkeypatch.setenv("OMP_NUM_THREADS", given)
-    serve.leave_a_core()
-    expected = threads if threads is not None else max(1, cores - 1)
-    if given == "x":  # not a count: left as given, and the pool takes one per core
-        assert os.environ["OMP_NUM_THREADS"] == "x" and scoring_threads() == cores
-    else:
-        assert scoring_threads() == expected
