@@ -60,6 +60,16 @@ def require_demo_marks(items: list[pytest.Item]) -> None:
         )
 
 
+@pytest.fixture(autouse=True)
+def _cache_notices_stay_with_their_test():
+    """A cache a test degrades is said by that test's command, never by a later test's: the
+    notices are kept per process (`cache.take_notices`), and a worker runs many tests."""
+    yield
+    cache = sys.modules.get("leakeval_core.experiment.cache")
+    if cache is not None:
+        cache.take_notices()
+
+
 @pytest.fixture(scope="session")
 def demo_dir(tmp_path_factory) -> Path:
     from leakeval_core.demo.generator import generate_demo
