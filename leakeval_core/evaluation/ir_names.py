@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 __all__ = [
+    "GRADED_REL",
     "IR_MEASURES",
     "Params",
     "accepts",
@@ -80,6 +81,12 @@ _BACK = {
 
 _SYNTAX = re.compile(r"^(?P<name>[A-Za-z]+)(?:\((?P<params>[^()]*)\))?(?:@(?P<at>[^@()]+))?$")
 
+GRADED_REL = (
+    "its gains are the grades, whatever the relevance level; one that ignores grades below "
+    "2 is its own measure: nDCG(gains={1: 0})@10"
+)
+"""Why nDCG takes no `rel`: said for `nDCG(rel=2)@10` and `ndcg_cut_10(rel=2)` alike."""
+
 Params = dict[str, object]
 """`rel` (an int), `gain` (`linear` or `exponential`) and `gains` (each grade's own gain, as
 sorted (grade, gain) pairs): leakeval's names for them."""
@@ -134,10 +141,7 @@ def to_trec(text: str) -> tuple[str, Params] | None:
         raise ValueError(f"measure {text!r}: leakeval computes {name} without a cutoff{depth}")
     unknown = set(given) - measure.params
     if name == "nDCG" and "rel" in unknown:
-        raise ValueError(
-            f"measure {text!r}: nDCG's gains are the grades, whatever the relevance level; "
-            "one that ignores grades below 2 is its own measure: nDCG(gains={1: 0})@10"
-        )
+        raise ValueError(f"measure {text!r}: nDCG takes no rel ({GRADED_REL})")
     if unknown:
         takes = ", ".join(sorted(measure.params)) or "none"
         raise ValueError(

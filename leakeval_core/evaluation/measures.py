@@ -492,10 +492,7 @@ def _with_settings(measure: Measure, settings: ir_names.Params, name: str) -> Me
         if param == "gains":
             why = "only nDCG does, as in nDCG(gains={1: 0})@10"
         elif param == "rel" and measure.family.relevance == "graded":
-            why = (
-                "its gains are the grades, whatever the relevance level; one that ignores "
-                "grades below 2 is its own measure: nDCG(gains={1: 0})@10"
-            )
+            why = ir_names.GRADED_REL
         else:
             why = "the conventions set it for every measure: --relevance-level, --gain"
         raise LeakevalError(f"measure {name!r}: {measure.name} takes no {param} of its own ({why})")
