@@ -3,8 +3,8 @@
 A browser test that waits on a clock passes on a quiet machine and fails on a busy one; the
 suite waits on state instead, and this is how that claim is checked. Run by hand:
 
-    .venv/bin/python bench/browser_stress.py            # 5 runs, one busy process per core
-    .venv/bin/python bench/browser_stress.py --runs 2 --burners 1
+    .venv/bin/python bench/browser_stress.py            # 2 runs, one busy process per core
+    .venv/bin/python bench/browser_stress.py --runs 5 --burners 4
 
 Exits 1 if any run fails; prints each run's outcome and time, and writes them to
 bench/results/browser_stress.json.
@@ -27,7 +27,7 @@ BUSY = "while True: pass"
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--burners", type=int, default=os.cpu_count() or 2)
     args = parser.parse_args()
     burners = [subprocess.Popen([sys.executable, "-c", BUSY]) for _ in range(args.burners)]

@@ -4,8 +4,8 @@ Compares one process, a LocalCluster with 1 worker and one with 2 workers (one t
 each) on the same shards, checks that all three write the same table, and projects the time
 for a billion queries.
 
-    .venv/bin/python bench/dask_bench.py                       # 10M queries, 100 shards
-    .venv/bin/python bench/dask_bench.py --queries 1000000 --shards 10
+    .venv/bin/python bench/dask_bench.py                       # 500k queries, 10 shards
+    .venv/bin/python bench/dask_bench.py --queries 10000000 --shards 100
 
 Each run writes bench/results/dask_bench-QUERIES.json.
 """
@@ -30,7 +30,7 @@ from leakeval_core.leakage.detection_options import DetectionOptions  # noqa: E4
 from leakeval_core.leakage.distributed import dask_map  # noqa: E402
 from leakeval_core.leakage.sharded import detect_shards, local_results  # noqa: E402
 
-DEFAULT_QUERIES = 10_000_000
+DEFAULT_QUERIES = 500_000
 
 
 def write_log(folder: Path, n: int, shards: int, chunk: int) -> list[Path]:
@@ -53,7 +53,7 @@ def write_log(folder: Path, n: int, shards: int, chunk: int) -> list[Path]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--queries", type=int, default=DEFAULT_QUERIES)
-    parser.add_argument("--shards", type=int, default=100)
+    parser.add_argument("--shards", type=int, default=10)
     parser.add_argument("--chunk", type=int, default=20_000)
     args = parser.parse_args()
     topics, side = study_topics()

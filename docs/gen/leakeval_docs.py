@@ -593,26 +593,7 @@ def server_table(r: dict[str, Any]) -> str:
                 + f" (session TTL {u['session_ttl'].get('value')} s)",
             ]
         )
-    text = table(["claim", "measured"], rows)
-    if f := r.get("faults"):
-        fault_rows = []
-        for fault, seen in f.items():
-            if not isinstance(seen, dict) or "while_serving" not in seen:
-                continue
-            for when, shown in seen.items():
-                for url, page in shown.get("after", {}).items():
-                    fault_rows.append(
-                        [
-                            fault,
-                            f"{when.replace('_', ' ')}, {url}",
-                            page.get("direction") or "no headline",
-                            "yes" if page.get("traceback") or page.get("exceptions") else "no",
-                            " / ".join(n[:90] for n in page.get("new_notices", [])) or "none",
-                        ]
-                    )
-        text += "\n\nFaults injected while serving and present at the start; the Story after:\n\n"
-        text += table(["fault", "when, URL", "headline", "traceback", "new notice"], fault_rows)
-    return text
+    return table(["claim", "measured"], rows)
 
 
 RENDERERS: dict[str, Callable[[Any], str]] = {
