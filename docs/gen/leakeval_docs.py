@@ -844,7 +844,8 @@ def measures_page() -> str:
         forms = [f"`{name}`"] if m.whole else []
         forms += [f"`{name}@K`"] if m.cut else []
         trec = [f"`{x.replace('{k}', 'K')}`" for x in (m.whole, m.cut) if x]
-        rows.append([", ".join(forms), ", ".join(trec), ", ".join(sorted(m.params)) or "—"])
+        params = ", ".join(measures.ir_parameters(name)) or "—"
+        rows.append([", ".join(forms), ", ".join(trec), params])
     lines.append(table(["ir_measures", "trec_eval", "parameters"], rows))
     lines += [
         "",

@@ -18,8 +18,8 @@ __all__ = [
     "GRADED_REL",
     "IR_MEASURES",
     "Params",
-    "accepts",
     "format_params",
+    "gain_settings",
     "ir_label",
     "parse_settings",
     "split_top_level",
@@ -34,29 +34,31 @@ class _IrMeasure:
     cut: str | None
     """The trec_eval name at a cutoff, `{k}` standing for it (None: takes no cutoff)."""
     params: frozenset[str] = frozenset()
+    """Its parameters beyond a relevance level of its own, which its trec_eval measure takes
+    where that measure is binary (`measures.ir_parameters`): nDCG's gain (`dcg`, `gains`),
+    and those that choose the trec_eval measure (SetP's `relative`, NumRet's `rel`)."""
 
 
-_REL = frozenset(["rel"])
 IR_MEASURES: dict[str, _IrMeasure] = {
     "nDCG": _IrMeasure("ndcg", "ndcg_cut_{k}", frozenset(["dcg", "gains"])),
-    "P": _IrMeasure(None, "P_{k}", _REL),
-    "R": _IrMeasure(None, "recall_{k}", _REL),
-    "RR": _IrMeasure("recip_rank", None, _REL),
-    "AP": _IrMeasure("map", "map_cut_{k}", _REL),
+    "P": _IrMeasure(None, "P_{k}"),
+    "R": _IrMeasure(None, "recall_{k}"),
+    "RR": _IrMeasure("recip_rank", None),
+    "AP": _IrMeasure("map", "map_cut_{k}"),
     "Judged": _IrMeasure(None, "judged_{k}"),
-    "Rprec": _IrMeasure("Rprec", None, _REL),
-    "Bpref": _IrMeasure("bpref", None, _REL),
-    "Success": _IrMeasure(None, "success_{k}", _REL),
-    "IPrec": _IrMeasure(None, "iprec_at_recall_{k}", _REL),
-    "infAP": _IrMeasure("infAP", None, _REL),
+    "Rprec": _IrMeasure("Rprec", None),
+    "Bpref": _IrMeasure("bpref", None),
+    "Success": _IrMeasure(None, "success_{k}"),
+    "IPrec": _IrMeasure(None, "iprec_at_recall_{k}"),
+    "infAP": _IrMeasure("infAP", None),
     "NumQ": _IrMeasure("num_q", None),
-    "NumRet": _IrMeasure("num_ret", None, _REL),
-    "NumRelRet": _IrMeasure("num_rel_ret", None, _REL),
+    "NumRet": _IrMeasure("num_ret", None, frozenset(["rel"])),  # rel: reads as NumRelRet
+    "NumRelRet": _IrMeasure("num_rel_ret", None),
     "NumRel": _IrMeasure("num_rel", None),
-    "SetP": _IrMeasure("set_P", None, frozenset(["rel", "relative"])),
-    "SetR": _IrMeasure("set_recall", None, _REL),
-    "SetF": _IrMeasure("set_F", None, frozenset(["rel", "beta"])),
-    "SetAP": _IrMeasure("set_map", None, _REL),
+    "SetP": _IrMeasure("set_P", None, frozenset(["relative"])),
+    "SetR": _IrMeasure("set_recall", None),
+    "SetF": _IrMeasure("set_F", None, frozenset(["beta"])),
+    "SetAP": _IrMeasure("set_map", None),
 }
 """ir_measures name -> the trec_eval measure its pytrec_eval provider computes."""
 
@@ -139,27 +141,19 @@ def to_trec(text: str) -> tuple[str, Params] | None:
     if at is not None and measure.cut is None:
         depth = " (--depth 10 cuts every run at 10)" if name == "RR" else ""
         raise ValueError(f"measure {text!r}: leakeval computes {name} without a cutoff{depth}")
-    unknown = set(given) - measure.params
-    if name == "nDCG" and "rel" in unknown:
-        raise ValueError(f"measure {text!r}: nDCG takes no rel ({GRADED_REL})")
-    if unknown:
-        takes = ", ".join(sorted(measure.params)) or "none"
-        raise ValueError(
-            f"measure {text!r}: parameter {sorted(unknown)[0]!r} is not computed here "
-            f"({name} takes: {takes})"
-        )
     if at is None:
         trec = measure.whole
     elif name == "IPrec":
         trec = measure.cut.format(k=f"{_number(at, text, float):.2f}")
     else:
         trec = measure.cut.format(k=_number(at, text, int))
+    chooses = {k: given.pop(k) for k in ("relative", "beta") if k in measure.params & set(given)}
     settings = _settings(given, text)
     if name == "NumRet" and "rel" in settings:
         trec = "num_rel_ret"  # ir_measures: NumRet(rel=r) counts the relevant ones
-    if given.get("relative"):
+    if chooses.get("relative"):
         trec = "set_relative_P"
-    if given.get("beta", 1) != 1:
+    if chooses.get("beta", 1) != 1:
         raise ValueError(f"measure {text!r}: only SetF's beta=1 is computed here")
     return trec, settings
 
@@ -176,19 +170,13 @@ def _number(text: str, where: str, kind: type) -> int | float:
 
 def parse_settings(text: str, where: str) -> Params:
     """Settings written after a trec_eval name, `P_10(rel=2)`, in ir_measures' syntax."""
-    given = parse_params(text, where)
-    unknown = set(given) - {"rel", "dcg", "gains"}
-    if unknown:
-        raise ValueError(
-            f"measure {where!r}: parameter {sorted(unknown)[0]!r} is not computed here "
-            "(rel, dcg and gains are)"
-        )
-    return _settings(given, where)
+    return _settings(parse_params(text, where), where)
 
 
 def _settings(given: Params, where: str) -> Params:
-    """ir_measures' `rel` and `dcg` as leakeval's per-measure relevance level and gain."""
-    settings: Params = {}
+    """ir_measures' `rel` and `dcg` as leakeval's per-measure relevance level and gain; any
+    other parameter as given, for the measure's declaration to accept or refuse."""
+    settings: Params = {k: v for k, v in given.items() if k not in ("rel", "dcg", "gains")}
     if "rel" in given:
         if not isinstance(given["rel"], int) or isinstance(given["rel"], bool):
             raise ValueError(f"measure {where!r}: rel is a whole grade, e.g. rel=2")
@@ -249,8 +237,8 @@ def ir_label(family: str, cutoff: str | None, settings: Params) -> str | None:
     return f"{name}{params}@{at}"
 
 
-def accepts(family: str) -> frozenset[str]:
-    """The settings (`rel`, `gain`) a trec_eval family takes as a parameter."""
+def gain_settings(family: str) -> frozenset[str]:
+    """The gain settings (`gain`, `gains`) a trec_eval family takes as parameters: nDCG's."""
     name = _BACK.get(family)
     params = IR_MEASURES[name].params if name else frozenset()
-    return frozenset({"dcg": "gain"}.get(p, p) for p in params & {"rel", "dcg", "gains"})
+    return frozenset({"dcg": "gain"}.get(p, p) for p in params & {"dcg", "gains"})

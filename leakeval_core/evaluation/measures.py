@@ -28,6 +28,7 @@ __all__ = [
     "MeasureFamily",
     "Naming",
     "default_deltas_text",
+    "ir_parameters",
     "parse_measure",
     "parse_measures",
     "relevance_level_note",
@@ -408,18 +409,31 @@ def parse_measure(text: str) -> Measure:
 
 
 def _with_settings(measure: Measure, settings: ir_names.Params, name: str) -> Measure:
-    accepted = ir_names.accepts(measure.family.name)
+    """`measure` with its own settings, where its declaration takes them: a level of its own
+    where it reads grades as relevant or not (`MeasureFamily.relevance`), a gain where it is
+    nDCG."""
+    family = measure.family
+    rel = {"rel"} if family.relevance == "binary" else set()
+    accepted = ir_names.gain_settings(family.name) | rel
     refused = sorted(set(settings) - accepted)
-    if refused:
-        param = {"gain": "dcg"}.get(refused[0], refused[0])
-        if param == "gains":
-            why = "only nDCG does, as in nDCG(gains={1: 0})@10"
-        elif param == "rel" and measure.family.relevance == "graded":
-            why = ir_names.GRADED_REL
-        else:
-            why = "the conventions set it for every measure: --relevance-level, --gain"
-        raise LeakevalError(f"measure {name!r}: {measure.name} takes no {param} of its own ({why})")
-    return replace(measure, **settings)
+    if not refused:
+        return replace(measure, **settings)
+    param = {"gain": "dcg"}.get(refused[0], refused[0])
+    if param not in ("rel", "dcg", "gains"):
+        takes = ", ".join(sorted({"gain": "dcg"}.get(p, p) for p in accepted)) or "none"
+        raise LeakevalError(
+            f"measure {name!r}: parameter {param!r} is not computed here "
+            f"({measure.name} takes: {takes})"
+        )
+    if param == "gains":
+        why = "only nDCG does, as in nDCG(gains={1: 0})@10"
+    elif param == "dcg":
+        why = "the conventions set it for every measure: --gain"
+    elif family.relevance == "graded":
+        why = ir_names.GRADED_REL
+    else:
+        why = f"it {RELEVANCE[family.relevance]}"
+    raise LeakevalError(f"measure {name!r}: {measure.name} takes no {param} of its own ({why})")
 
 
 def _parse_trec(name: str) -> Measure:
@@ -462,6 +476,17 @@ def _pytrec_eval_measure(name: str) -> Measure:
     if match and match["base"] in supported:
         return Measure(_trec_eval(name))
     raise LeakevalError(f"unknown measure {name!r}; known: {KNOWN}")
+
+
+def ir_parameters(name: str) -> list[str]:
+    """The parameters ir_measures' `name` takes here: those that choose its trec_eval
+    measure, `rel` where that measure is binary, `dcg` and `gains` where it is nDCG."""
+    ir = ir_names.IR_MEASURES[name]
+    trec = ir.whole or ir.cut.removesuffix("_{k}")
+    family = FAMILIES.get(trec) or PYTREC_FAMILIES.get(trec) or _trec_eval(trec)
+    rel = {"rel"} if family.relevance == "binary" else set()
+    gains = {{"gain": "dcg"}.get(p, p) for p in ir_names.gain_settings(trec)}
+    return sorted(ir.params | rel | gains)
 
 
 KNOWN = (

@@ -59,6 +59,13 @@ NAMES = [
     "SetR",
     "SetF",
     "SetAP",
+    "NumRelRet(rel=2)",  # each binary measure takes a level of its own, as in ir_measures
+    "Bpref(rel=2)",
+    "Rprec(rel=2)",
+    "infAP(rel=2)",
+    "Success(rel=2)@10",
+    "SetP(rel=2)",
+    "SetF(rel=2)",
 ]
 FILES = [
     ("qrels.test", "results.test"),

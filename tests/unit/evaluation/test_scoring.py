@@ -541,6 +541,51 @@ def test_a_measures_own_relevance_level_and_gain():
     assert values(again, "ndcg_cut_10(dcg='log2')")["q1"] == pytest.approx(linear)
 
 
+BINARY = [
+    "P_10",
+    "recall_10",
+    "recip_rank",
+    "first_rel_rank",
+    "map",
+    "iprec_at_recall_0.20",
+    "11pt_avg",
+    "map_cut_10",
+    "success_5",
+    "relative_P_10",
+    "bpref",
+    "Rprec",
+    "Rprec_mult_0.40",
+    "infAP",
+    "gm_map",
+    "num_rel",
+    "num_rel_ret",
+    "set_P",
+    "set_recall",
+    "set_F",
+]
+"""Measures declared binary, native and pytrec_eval's: each takes a level of its own."""
+
+
+def test_a_binary_measures_own_level_is_that_level_set_for_the_run():
+    """X(rel=2) under level-1 conventions gives, on every query both score, what X gives
+    when the conventions' level is 2: the declaration that lets a measure take `rel` is the
+    one the scorer applies (first_rel_rank's nothing to credit stays NaN)."""
+    rng = np.random.default_rng(7)
+    qrels = qrels_frame(
+        [(f"q{q}", f"d{d}", int(rng.integers(0, 4))) for q in range(12) for d in range(30)]
+    )
+    run = run_frame(
+        [(f"q{q}", f"d{d}", float(rng.random())) for q in range(12) for d in range(0, 40, 2)]
+    )
+    own = score_run(run, PreparedQrels(qrels), [parse_measure(f"{m}(rel=2)") for m in BINARY])
+    level2 = score_run(run, PreparedQrels(qrels, Conventions(relevance_level=2)), BINARY)
+    assert len(set(level2.qids)) >= 10
+    for name in BINARY:
+        mine, theirs = values(own, f"{name}(rel=2)"), values(level2, name)
+        for qid, value in theirs.items():
+            assert mine[qid] == pytest.approx(value, abs=1e-12, nan_ok=True), (name, qid)
+
+
 @pytest.mark.parametrize(
     ("name", "trec_eval", "ir"),
     [
@@ -573,17 +618,20 @@ def test_ir_measures_names_read_as_trec_eval_names_and_back(name, trec_eval, ir)
     [
         ("RR@10", "leakeval computes RR without a cutoff (--depth 10"),
         ("Judged", "needs a cutoff, e.g. Judged@10"),
-        ("P(judged_only=True)@10", "parameter 'judged_only' is not computed here (P takes: rel)"),
+        ("P(judged_only=True)@10", "'judged_only' is not computed here (P_10 takes: rel)"),
         ("nDCG(rel=2)@10", "whatever the relevance level; one that ignores grades below 2"),
         ("ndcg_cut_10(rel=2)", "its own measure: nDCG(gains={1: 0})@10"),
-        ("P(gains={1: 0})@10", "parameter 'gains' is not computed here (P takes: rel)"),
+        ("P(gains={1: 0})@10", "P_10 takes no gains of its own (only nDCG does"),
         ("P_10(gains={1: 0})", "P_10 takes no gains of its own (only nDCG does"),
         ("nDCG(dcg='exp-log2', gains={1: 0})@10", "takes no dcg='exp-log2'"),
         ("nDCG(gains={1: -1})@10", "a gain is 0 or more"),
         ("nDCG(gains={1.5: 0})@10", "whole grades to whole gains"),
         ("nDCG(dcg='exp')@10", "dcg is 'log2' or 'exp-log2'"),
         ("P(rel=two)@10", "rel=two is not a number"),
-        ("first_rel_rank(rel=2)", "first_rel_rank takes no rel of its own"),
+        ("Judged(rel=2)@10", "judged_10 takes no rel of its own (it reads only whether"),
+        ("rbp(rel=2)", "rbp takes no rel of its own (its gains are the grades"),
+        ("NumQ(rel=2)", "num_q takes no rel of its own"),
+        ("P(relative=True)@10", "parameter 'relative' is not computed here (P_10 takes: rel)"),
         ("ERR@10", "unknown measure 'ERR@10'; known: ir_measures' nDCG[@K], P@K"),
     ],
 )
