@@ -37,11 +37,10 @@ _TREC_EVAL = threading.Lock()
 evaluating at once abort the process. One evaluation at a time."""
 
 GRADE_LIMIT = 2**17 - 1
-"""The highest grade pytrec_eval is handed for the measures whose time grows faster than the
-square of the highest grade (`_BY_GRADE`): seconds a run at this limit (a grade of 17 under
-exponential gain), minutes at a grade of 20, and from a grade of 30 pytrec_eval crashes the
-process."""
-_BY_GRADE = frozenset(["ndcg", "ndcg_rel", "Rndcg", "G"])
+"""The highest grade pytrec_eval is handed for its graded measures (`MeasureFamily.relevance`:
+ndcg, ndcg_rel, Rndcg, G), whose time grows faster than the square of the highest grade:
+seconds a run at this limit (a grade of 17 under exponential gain), minutes at a grade of
+20, and from a grade of 30 pytrec_eval crashes the process."""
 
 
 def pytrec_columns(
@@ -100,7 +99,7 @@ def _refuse_large_grades(
     group: Sequence[Measure], judged: dict[str, dict[str, int]], exponential: bool
 ) -> None:
     """A clear error where pytrec_eval would not finish (`GRADE_LIMIT`)."""
-    by_grade = [m.name for m in group if m.family.name in _BY_GRADE]
+    by_grade = [m.name for m in group if m.family.relevance == "graded"]
     if not by_grade:
         return
     highest = max((max(docs.values()) for docs in judged.values() if docs), default=0)
