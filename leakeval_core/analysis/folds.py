@@ -133,8 +133,10 @@ def per_query(
         .reset_index()
     )
     if results.conventions.missing == "zero":
-        fill = np.nan if measure == "first_rel_rank" else 0.0
-        full.loc[absent, "value"] = fill
+        from leakeval_core.evaluation.measures import parse_measure
+
+        # as `scoring` does: a query no run ranks has nothing to credit
+        full.loc[absent, "value"] = parse_measure(measure).family.nothing_to_credit
     else:
         full = full[~absent]
     notes = gaps.statements(_lacking(gaps, missing, results.queries) if allow_incomplete else None)

@@ -72,10 +72,11 @@ def pytrec_columns(
         for m in group:
             per_query = [results.get(q, {}) for q in qrels.qids]
             columns[m.name] = _FINISH.get(m.trec_name, _plain(m.trec_name))(per_query)
-    if "num_rel" in columns:
-        # from the qrels alone: a query the run misses still has its relevant documents
-        # (trec_eval -c prints them); pytrec_eval, never seeing that query, reports 0
-        columns["num_rel"] = qrels.num_rel.astype(float)
+    for m in measures:
+        if m.trec_name == "num_rel":
+            # from the qrels alone: a query the run misses still has its relevant documents
+            # (trec_eval -c prints them); pytrec_eval, never seeing that query, reports 0
+            columns[m.name] = qrels.num_rel.astype(float)
     return columns
 
 

@@ -294,14 +294,17 @@ _FROM_QRELS = frozenset(["num_rel", "first_rel_rank", "gm_map", "gm_bpref"])
 undefined first relevant rank, and the geometric means' floor."""
 
 
-def _zero_missing(values: dict[str, np.ndarray], absent: np.ndarray) -> None:
+def _zero_missing(
+    values: dict[str, np.ndarray], absent: np.ndarray, measures: Sequence[Measure]
+) -> None:
     """Queries the run misses score 0 (trec_eval -c): an empty ranking would otherwise give
-    unj 1 and rbp_resid 1. They still count as queries (num_q 1)."""
+    unj 1 and rbp_resid 1. They still count as queries (num_q 1). By family, so that a
+    measure with a level of its own (`num_rel(rel=2)`) keeps its family's rule."""
     if not absent.any():
         return
-    for name, column in values.items():
-        if name not in _FROM_QRELS:
-            column[absent] = 1.0 if name == "num_q" else 0.0
+    for m in measures:
+        if m.family.name not in _FROM_QRELS:
+            values[m.name][absent] = 1.0 if m.family.name == "num_q" else 0.0
 
 
 def _judged(run: Ranked, grades: np.ndarray, documents: np.ndarray, depth: int) -> Judged:
@@ -354,7 +357,7 @@ def _score_ranked(run: Ranked, qrels: PreparedQrels, measures: tuple[Measure, ..
     conv = qrels.conventions
     keep = run.in_run if conv.missing == "drop" else np.ones(len(qrels.qids), bool)
     if conv.missing == "zero":
-        _zero_missing(values, ~run.in_run)
+        _zero_missing(values, ~run.in_run, measures)
     frr = values.get("first_rel_rank")
     diagnostics = ScoreDiagnostics(
         queries_scored=int(keep.sum()),

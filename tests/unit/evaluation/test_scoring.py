@@ -569,17 +569,18 @@ BINARY = [
 def test_a_binary_measures_own_level_is_that_level_set_for_the_run():
     """X(rel=2) under level-1 conventions gives, on every query both score, what X gives
     when the conventions' level is 2: the declaration that lets a measure take `rel` is the
-    one the scorer applies (first_rel_rank's nothing to credit stays NaN)."""
+    one the scorer applies (first_rel_rank's nothing to credit stays NaN). Two queries the
+    run misses keep their family's rule (num_rel counted from the qrels, 0 elsewhere)."""
     rng = np.random.default_rng(7)
     qrels = qrels_frame(
-        [(f"q{q}", f"d{d}", int(rng.integers(0, 4))) for q in range(12) for d in range(30)]
+        [(f"q{q}", f"d{d}", int(rng.integers(0, 4))) for q in range(14) for d in range(30)]
     )
     run = run_frame(
         [(f"q{q}", f"d{d}", float(rng.random())) for q in range(12) for d in range(0, 40, 2)]
     )
     own = score_run(run, PreparedQrels(qrels), [parse_measure(f"{m}(rel=2)") for m in BINARY])
     level2 = score_run(run, PreparedQrels(qrels, Conventions(relevance_level=2)), BINARY)
-    assert len(set(level2.qids)) >= 10
+    assert len(set(level2.qids)) >= 12 and {"q12", "q13"} <= set(level2.qids)
     for name in BINARY:
         mine, theirs = values(own, f"{name}(rel=2)"), values(level2, name)
         for qid, value in theirs.items():

@@ -49,6 +49,18 @@ def test_split_folds_concatenate_and_fill_missing_with_zero(tmp_path):
     assert per_query(dropped, "P_1").table.qid.tolist() == ["1", "2", "3"]
 
 
+def test_a_query_no_fold_ranks_has_its_measures_nothing_to_credit(tmp_path):
+    """Filled as the scorer fills a query its run misses: 0 on P, no first relevant rank
+    (NaN, left out of the mean) on first_rel_rank, with or without a level of its own."""
+    exp = folds_experiment(tmp_path, {1: ([1, 2], True), 2: ([3], False)})
+    names = ["P_1", "first_rel_rank", "first_rel_rank(rel=1)"]
+    results = score_experiment(exp, names, cache=Cache(tmp_path / "cache"))
+    filled = {name: per_query(results, name).table.set_index("qid").value for name in names}
+    assert filled["P_1"]["4"] == 0.0
+    assert pd.isna(filled["first_rel_rank"]["4"]) and pd.isna(filled["first_rel_rank(rel=1)"]["4"])
+    assert filled["first_rel_rank"]["3"] == filled["first_rel_rank(rel=1)"]["3"] == 4.0
+
+
 def test_repeated_folds_average_per_query(tmp_path):
     exp = folds_experiment(tmp_path, {1: ([1, 2, 3, 4], True), 2: ([1, 2, 3, 4], False)})
     results = score_experiment(exp, ["P_1"], cache=Cache(tmp_path / "cache"))
