@@ -135,8 +135,9 @@ def per_query(
     if results.conventions.missing == "zero":
         from leakeval_core.evaluation.measures import parse_measure
 
-        # as `scoring` does: a query no run ranks has nothing to credit
-        full.loc[absent, "value"] = parse_measure(measure).family.nothing_to_credit
+        family = parse_measure(measure).family  # as `scoring` fills a query a run misses
+        unranked = family.nothing_to_credit if family.unranked is None else family.unranked
+        full.loc[absent, "value"] = unranked
     else:
         full = full[~absent]
     notes = gaps.statements(_lacking(gaps, missing, results.queries) if allow_incomplete else None)

@@ -82,6 +82,11 @@ class MeasureFamily:
     """Its value on a query with nothing to credit, whose denominator is empty (no document
     at the relevance level for a binary measure, no positive grade for a graded one):
     trec_eval's 0, or NaN where the query leaves the mean and is counted instead."""
+    unranked: float | None = 0.0
+    """Its value on a query the run does not rank, which trec_eval -c scores as a query:
+    what an empty ranking finds, 0, but 1 for num_q (still a query); None where it is
+    computed from the qrels alone (num_rel counts the query's relevant documents,
+    first_rel_rank has none to find, gm_* take their floor)."""
 
 
 FAMILIES: dict[str, MeasureFamily] = {
@@ -141,6 +146,7 @@ FAMILIES: dict[str, MeasureFamily] = {
             native=True,
             deltas=COUNT_DELTAS,
             nothing_to_credit=math.nan,
+            unranked=None,
         ),
         MeasureFamily(
             "map",
@@ -241,15 +247,14 @@ PYTREC_FAMILIES: dict[str, MeasureFamily] = {
         # trec_eval scores Rndcg 0 on a query without a document at the level, and gains
         # every grade on the others
         *(_trec_eval(n, relevance="graded") for n in ("ndcg", "ndcg_rel", "Rndcg", "G")),
-        *(
-            _trec_eval(n, aggregate="sum", deltas=COUNT_DELTAS, relevance="unread")
-            for n in ("num_q", "num_ret")
-        ),
+        _trec_eval("num_q", aggregate="sum", deltas=COUNT_DELTAS, relevance="unread", unranked=1),
+        _trec_eval("num_ret", aggregate="sum", deltas=COUNT_DELTAS, relevance="unread"),
+        _trec_eval("num_rel", aggregate="sum", deltas=COUNT_DELTAS, unranked=None),
         *(
             _trec_eval(n, aggregate="sum", deltas=COUNT_DELTAS)
-            for n in ("num_rel", "num_rel_ret", "num_nonrel_judged_ret")
+            for n in ("num_rel_ret", "num_nonrel_judged_ret")
         ),
-        *(_trec_eval(n, aggregate="geometric") for n in ("gm_map", "gm_bpref")),
+        *(_trec_eval(n, aggregate="geometric", unranked=None) for n in ("gm_map", "gm_bpref")),
     )
 }
 """The measures pytrec_eval computes for leakeval that are not binary means (`RELEVANCE`,

@@ -289,22 +289,16 @@ def scoring_threads() -> int:
     return int(given) if given.isdigit() and int(given) > 0 else os.cpu_count() or 1
 
 
-_FROM_QRELS = frozenset(["num_rel", "first_rel_rank", "gm_map", "gm_bpref"])
-"""Measures a query missing from the run keeps as computed: its relevant documents, an
-undefined first relevant rank, and the geometric means' floor."""
-
-
 def _zero_missing(
     values: dict[str, np.ndarray], absent: np.ndarray, measures: Sequence[Measure]
 ) -> None:
-    """Queries the run misses score 0 (trec_eval -c): an empty ranking would otherwise give
-    unj 1 and rbp_resid 1. They still count as queries (num_q 1). By family, so that a
-    measure with a level of its own (`num_rel(rel=2)`) keeps its family's rule."""
+    """Queries the run misses score as their measure declares (`MeasureFamily.unranked`,
+    trec_eval -c): an empty ranking would otherwise give unj 1 and rbp_resid 1."""
     if not absent.any():
         return
     for m in measures:
-        if m.family.name not in _FROM_QRELS:
-            values[m.name][absent] = 1.0 if m.family.name == "num_q" else 0.0
+        if m.family.unranked is not None:
+            values[m.name][absent] = m.family.unranked
 
 
 def _judged(run: Ranked, grades: np.ndarray, documents: np.ndarray, depth: int) -> Judged:
