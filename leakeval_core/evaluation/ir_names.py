@@ -19,7 +19,6 @@ __all__ = [
     "IR_MEASURES",
     "Params",
     "format_params",
-    "gain_settings",
     "ir_label",
     "parse_settings",
     "split_top_level",
@@ -34,13 +33,13 @@ class _IrMeasure:
     cut: str | None
     """The trec_eval name at a cutoff, `{k}` standing for it (None: takes no cutoff)."""
     params: frozenset[str] = frozenset()
-    """Its parameters beyond a relevance level of its own, which its trec_eval measure takes
-    where that measure is binary (`measures.ir_parameters`): nDCG's gain (`dcg`, `gains`),
-    and those that choose the trec_eval measure (SetP's `relative`, NumRet's `rel`)."""
+    """The parameters that choose the trec_eval measure (SetP's `relative`, NumRet's `rel`).
+    A relevance level or gain of its own is its trec_eval measure's to take, as declared
+    (`measures.ir_parameters`)."""
 
 
 IR_MEASURES: dict[str, _IrMeasure] = {
-    "nDCG": _IrMeasure("ndcg", "ndcg_cut_{k}", frozenset(["dcg", "gains"])),
+    "nDCG": _IrMeasure("ndcg", "ndcg_cut_{k}"),
     "P": _IrMeasure(None, "P_{k}"),
     "R": _IrMeasure(None, "recall_{k}"),
     "RR": _IrMeasure("recip_rank", None),
@@ -235,10 +234,3 @@ def ir_label(family: str, cutoff: str | None, settings: Params) -> str | None:
         return f"{name}{params}"
     at = f"{float(cutoff):g}" if family == "iprec_at_recall" else cutoff
     return f"{name}{params}@{at}"
-
-
-def gain_settings(family: str) -> frozenset[str]:
-    """The gain settings (`gain`, `gains`) a trec_eval family takes as parameters: nDCG's."""
-    name = _BACK.get(family)
-    params = IR_MEASURES[name].params if name else frozenset()
-    return frozenset({"dcg": "gain"}.get(p, p) for p in params & {"dcg", "gains"})

@@ -82,6 +82,10 @@ class MeasureFamily:
     """Its value on a query with nothing to credit, whose denominator is empty (no document
     at the relevance level for a binary measure, no positive grade for a graded one):
     trec_eval's 0, or NaN where the query leaves the mean and is counted instead."""
+    gain: bool = False
+    """Whether its grades gain as the gain says (the conventions' `--gain`, or its own
+    `dcg=` or `gains=`, which it alone takes): nDCG's family. RBP and G gain the grades as
+    they are."""
     unranked: float | None = 0.0
     """Its value on a query the run does not rank, which trec_eval -c scores as a query:
     what an empty ranking finds, 0, but 1 for num_q (still a query); None where it is
@@ -100,6 +104,7 @@ FAMILIES: dict[str, MeasureFamily] = {
             cutoff=True,
             native=True,
             relevance="graded",
+            gain=True,
         ),
         MeasureFamily(
             "P",
@@ -246,7 +251,8 @@ PYTREC_FAMILIES: dict[str, MeasureFamily] = {
     for f in (
         # trec_eval scores Rndcg 0 on a query without a document at the level, and gains
         # every grade on the others
-        *(_trec_eval(n, relevance="graded") for n in ("ndcg", "ndcg_rel", "Rndcg", "G")),
+        *(_trec_eval(n, relevance="graded", gain=True) for n in ("ndcg", "ndcg_rel", "Rndcg")),
+        _trec_eval("G", relevance="graded"),
         _trec_eval("num_q", aggregate="sum", deltas=COUNT_DELTAS, relevance="unread", unranked=1),
         _trec_eval("num_ret", aggregate="sum", deltas=COUNT_DELTAS, relevance="unread"),
         _trec_eval("num_rel", aggregate="sum", deltas=COUNT_DELTAS, unranked=None),
@@ -415,11 +421,10 @@ def parse_measure(text: str) -> Measure:
 
 def _with_settings(measure: Measure, settings: ir_names.Params, name: str) -> Measure:
     """`measure` with its own settings, where its declaration takes them: a level of its own
-    where it reads grades as relevant or not (`MeasureFamily.relevance`), a gain where it is
-    nDCG."""
+    where it reads grades as relevant or not (`MeasureFamily.relevance`), a gain where its
+    grades gain (`MeasureFamily.gain`)."""
     family = measure.family
-    rel = {"rel"} if family.relevance == "binary" else set()
-    accepted = ir_names.gain_settings(family.name) | rel
+    accepted = _settings_taken(family)
     refused = sorted(set(settings) - accepted)
     if not refused:
         return replace(measure, **settings)
@@ -430,10 +435,8 @@ def _with_settings(measure: Measure, settings: ir_names.Params, name: str) -> Me
             f"measure {name!r}: parameter {param!r} is not computed here "
             f"({measure.name} takes: {takes})"
         )
-    if param == "gains":
-        why = "only nDCG does, as in nDCG(gains={1: 0})@10"
-    elif param == "dcg":
-        why = "the conventions set it for every measure: --gain"
+    if param in ("dcg", "gains"):
+        why = "only nDCG's family gains grades as told, as in nDCG(gains={1: 0})@10"
     elif family.relevance == "graded":
         why = ir_names.GRADED_REL
     else:
@@ -489,9 +492,13 @@ def ir_parameters(name: str) -> list[str]:
     ir = ir_names.IR_MEASURES[name]
     trec = ir.whole or ir.cut.removesuffix("_{k}")
     family = FAMILIES.get(trec) or PYTREC_FAMILIES.get(trec) or _trec_eval(trec)
+    return sorted(ir.params | {{"gain": "dcg"}.get(p, p) for p in _settings_taken(family)})
+
+
+def _settings_taken(family: MeasureFamily) -> set[str]:
+    """The settings a measure of `family` takes of its own, from its declaration."""
     rel = {"rel"} if family.relevance == "binary" else set()
-    gains = {{"gain": "dcg"}.get(p, p) for p in ir_names.gain_settings(trec)}
-    return sorted(ir.params | rel | gains)
+    return rel | ({"gain", "gains"} if family.gain else set())
 
 
 KNOWN = (

@@ -57,7 +57,7 @@ def pytrec_columns(
         pytrec_run.setdefault(str(qid), {})[str(docid)] = score
     columns: dict[str, np.ndarray] = {}
     for uses_gain in (False, True):
-        group = [m for m in measures if _uses_gain(m) == uses_gain]
+        group = [m for m in measures if m.family.gain == uses_gain]
         if not group:
             continue
         judged = qrels.pytrec_qrels(gain_transformed=uses_gain)
@@ -120,10 +120,6 @@ def _refuse_large_grades(
         f"the square of the highest grade, here {highest:,}{given if exponential else ''}, "
         f"so it would not finish; it is scored up to a grade of {GRADE_LIMIT:,}. {instead}"
     )
-
-
-def _uses_gain(measure: Measure) -> bool:
-    return measure.family.name.lower().lstrip("r").startswith("ndcg")
 
 
 def score_with_pytrec_eval(

@@ -587,6 +587,37 @@ def test_a_binary_measures_own_level_is_that_level_set_for_the_run():
             assert mine[qid] == pytest.approx(value, abs=1e-12, nan_ok=True), (name, qid)
 
 
+def test_every_measure_declared_to_gain_takes_a_gain_of_its_own():
+    """nDCG's family, native and pytrec_eval's, takes dcg= and gains=: ndcg_rel's own
+    exponential gain is what it gives under exponential conventions, and pytrec_eval's whole
+    ndcg with gains={1: 0} is leakeval's own ndcg_cut at the runs' depth with them; Rndcg's
+    gains are those of qrels whose grade 1 was written 0."""
+    rng = np.random.default_rng(3)
+    rows = [(f"q{q}", f"d{d}", int(rng.integers(0, 4))) for q in range(8) for d in range(25)]
+    qrels = qrels_frame(rows)
+    run = run_frame([(f"q{q}", f"d{d}", float(rng.random())) for q in range(8) for d in range(30)])
+    own = score_run(
+        run,
+        PreparedQrels(qrels),
+        "ndcg_rel(dcg='exp-log2'),ndcg(gains={1: 0}),ndcg_cut_1000(gains={1: 0}),"
+        "Rndcg(gains={1: 0})",
+    )
+    exponential = score_run(run, PreparedQrels(qrels, Conventions(gain="exponential")), "ndcg_rel")
+    rewritten = qrels_frame([(q, d, 0 if g == 1 else g) for q, d, g in rows])
+    zeroed = score_run(run, PreparedQrels(rewritten), "Rndcg")
+    pairs = [
+        (values(own, "ndcg_rel(dcg='exp-log2')"), values(exponential, "ndcg_rel")),
+        (values(own, "ndcg(gains={1: 0})"), values(own, "ndcg_cut_1000(gains={1: 0})")),
+        (values(own, "Rndcg(gains={1: 0})"), values(zeroed, "Rndcg")),
+    ]
+    for mine, theirs in pairs:
+        assert mine.keys() == theirs.keys() and len(mine) == 8
+        assert all(mine[q] == pytest.approx(theirs[q], abs=1e-12) for q in mine)
+    assert values(own, "ndcg_rel(dcg='exp-log2')") != values(
+        score_run(run, PreparedQrels(qrels), "ndcg_rel"), "ndcg_rel"
+    )
+
+
 @pytest.mark.parametrize(
     ("name", "trec_eval", "ir"),
     [
@@ -622,8 +653,9 @@ def test_ir_measures_names_read_as_trec_eval_names_and_back(name, trec_eval, ir)
         ("P(judged_only=True)@10", "'judged_only' is not computed here (P_10 takes: rel)"),
         ("nDCG(rel=2)@10", "whatever the relevance level; one that ignores grades below 2"),
         ("ndcg_cut_10(rel=2)", "its own measure: nDCG(gains={1: 0})@10"),
-        ("P(gains={1: 0})@10", "P_10 takes no gains of its own (only nDCG does"),
-        ("P_10(gains={1: 0})", "P_10 takes no gains of its own (only nDCG does"),
+        ("P(gains={1: 0})@10", "P_10 takes no gains of its own (only nDCG's family gains"),
+        ("P_10(gains={1: 0})", "P_10 takes no gains of its own (only nDCG's family gains"),
+        ("rbp(dcg='exp-log2')", "rbp takes no dcg of its own (only nDCG's family gains"),
         ("nDCG(dcg='exp-log2', gains={1: 0})@10", "takes no dcg='exp-log2'"),
         ("nDCG(gains={1: -1})@10", "a gain is 0 or more"),
         ("nDCG(gains={1.5: 0})@10", "whole grades to whole gains"),
