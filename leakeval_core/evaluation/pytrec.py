@@ -71,7 +71,8 @@ def pytrec_columns(
             results = evaluator.evaluate(pytrec_run)
         for m in group:
             per_query = [results.get(q, {}) for q in qrels.qids]
-            columns[m.name] = _FINISH.get(m.trec_name, _plain(m.trec_name))(per_query)
+            finish = _geometric if m.family.aggregate == "geometric" else _plain
+            columns[m.name] = finish(m.trec_name)(per_query)
     for m in measures:
         if m.trec_name == "num_rel":
             # from the qrels alone: a query the run misses still has its relevant documents
@@ -88,12 +89,6 @@ def _geometric(name: str):
     """pytrec_eval returns log(max(value, 1e-5)) per query for gm_*; the per-query value
     is the floored value itself, and the `all` row its geometric mean (trec_eval's)."""
     return lambda per_query: np.exp([r.get(name, np.log(1e-5)) for r in per_query])
-
-
-_FINISH = {
-    "gm_map": _geometric("gm_map"),
-    "gm_bpref": _geometric("gm_bpref"),
-}
 
 
 def _refuse_large_grades(
