@@ -26,6 +26,7 @@ import argparse
 import ast
 import inspect
 import json
+import math
 import re
 import shlex
 import sys
@@ -779,6 +780,15 @@ def _pytrec_families(aggregate: str) -> list[str]:
     return sorted(n for n, f in measures.PYTREC_FAMILIES.items() if f.aggregate == aggregate)
 
 
+def _unranked(family) -> str:
+    """What a query the run does not rank scores, from the declaration (`unranked`)."""
+    if family.unranked is None and math.isnan(family.nothing_to_credit):
+        return "none: left out of the mean, counted"
+    if family.unranked is None:
+        return "from the qrels alone"
+    return f"{family.unranked:g}"
+
+
 def measures_page() -> str:
     from leakeval_core.evaluation import ir_names, measures
 
@@ -816,6 +826,7 @@ def measures_page() -> str:
             f.aggregate,
             ", ".join(f"{d:g}" for d in f.deltas),
             f"{f.relevance}: {measures.RELEVANCE[f.relevance]}",
+            _unranked(f),
             f.description,
         ]
         for f in measures.FAMILIES.values()
@@ -827,6 +838,7 @@ def measures_page() -> str:
         "combined by",
         "δ sized for",
         "relevance level",
+        "a query the run misses",
         "what it is",
     ]
     lines.append(table(header, rows))
@@ -856,6 +868,12 @@ def measures_page() -> str:
         + ", ".join(f"`{n}`" for n in _pytrec_families("sum"))
         + "; geometric means: "
         + ", ".join(f"`{n}`" for n in _pytrec_families("geometric"))
+        + "; a query the run misses (trec_eval -c) scores 0 on every measure but "
+        + ", ".join(
+            f"`{n}` ({_unranked(f)})"
+            for n, f in measures.PYTREC_FAMILIES.items()
+            if f.unranked != 0
+        )
         + "; refused by name (text, not numbers): "
         + ", ".join(f"`{n}`" for n in sorted(measures.TEXT_MEASURES))
         + ".",
