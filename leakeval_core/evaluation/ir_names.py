@@ -179,6 +179,8 @@ def _settings(given: Params, where: str) -> Params:
     if "rel" in given:
         if not isinstance(given["rel"], int) or isinstance(given["rel"], bool):
             raise ValueError(f"measure {where!r}: rel is a whole grade, e.g. rel=2")
+        if given["rel"] < 1:  # as the conventions' level: grade 0 is judged not relevant
+            raise ValueError(f"measure {where!r}: rel is a grade of 1 or more, not {given['rel']}")
         settings["rel"] = given["rel"]
     if "dcg" in given:
         if given["dcg"] not in ("log2", "exp-log2"):

@@ -661,6 +661,7 @@ def test_ir_measures_names_read_as_trec_eval_names_and_back(name, trec_eval, ir)
         ("nDCG(gains={1.5: 0})@10", "whole grades to whole gains"),
         ("nDCG(dcg='exp')@10", "dcg is 'log2' or 'exp-log2'"),
         ("P(rel=two)@10", "rel=two is not a number"),
+        ("P(rel=0)@10", "rel is a grade of 1 or more, not 0"),
         ("Judged(rel=2)@10", "judged_10 takes no rel of its own (it reads only whether"),
         ("rbp(rel=2)", "rbp takes no rel of its own (its gains are the grades"),
         ("NumQ(rel=2)", "num_q takes no rel of its own"),
