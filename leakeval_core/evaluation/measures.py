@@ -424,13 +424,13 @@ def _with_settings(measure: Measure, settings: ir_names.Params, name: str) -> Me
     where it reads grades as relevant or not (`MeasureFamily.relevance`), a gain where its
     grades gain (`MeasureFamily.gain`)."""
     family = measure.family
-    accepted = _settings_taken(family)
-    refused = sorted(set(settings) - accepted)
+    taken = _params_taken(family)
+    refused = sorted({{"gain": "dcg"}.get(k, k) for k in settings} - taken)
     if not refused:
         return replace(measure, **settings)
-    param = {"gain": "dcg"}.get(refused[0], refused[0])
+    param = refused[0]
     if param not in ("rel", "dcg", "gains"):
-        takes = ", ".join(sorted({"gain": "dcg"}.get(p, p) for p in accepted)) or "none"
+        takes = ", ".join(sorted(taken)) or "none"
         raise LeakevalError(
             f"measure {name!r}: parameter {param!r} is not computed here "
             f"({measure.name} takes: {takes})"
@@ -492,13 +492,14 @@ def ir_parameters(name: str) -> list[str]:
     ir = ir_names.IR_MEASURES[name]
     trec = ir.whole or ir.cut.removesuffix("_{k}")
     family = FAMILIES.get(trec) or PYTREC_FAMILIES.get(trec) or _trec_eval(trec)
-    return sorted(ir.params | {{"gain": "dcg"}.get(p, p) for p in _settings_taken(family)})
+    return sorted(ir.params | _params_taken(family))
 
 
-def _settings_taken(family: MeasureFamily) -> set[str]:
-    """The settings a measure of `family` takes of its own, from its declaration."""
+def _params_taken(family: MeasureFamily) -> set[str]:
+    """The parameters (ir_measures' names) a measure of `family` takes of its own, from its
+    declaration: `rel` where it is binary, `dcg` and `gains` where its grades gain."""
     rel = {"rel"} if family.relevance == "binary" else set()
-    return rel | ({"gain", "gains"} if family.gain else set())
+    return rel | ({"dcg", "gains"} if family.gain else set())
 
 
 KNOWN = (

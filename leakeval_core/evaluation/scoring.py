@@ -289,7 +289,7 @@ def scoring_threads() -> int:
     return int(given) if given.isdigit() and int(given) > 0 else os.cpu_count() or 1
 
 
-def _zero_missing(
+def _fill_unranked(
     values: dict[str, np.ndarray], absent: np.ndarray, measures: Sequence[Measure]
 ) -> None:
     """Queries the run misses score as their measure declares (`MeasureFamily.unranked`,
@@ -351,7 +351,7 @@ def _score_ranked(run: Ranked, qrels: PreparedQrels, measures: tuple[Measure, ..
     conv = qrels.conventions
     keep = run.in_run if conv.missing == "drop" else np.ones(len(qrels.qids), bool)
     if conv.missing == "zero":
-        _zero_missing(values, ~run.in_run, measures)
+        _fill_unranked(values, ~run.in_run, measures)
     frr = values.get("first_rel_rank")
     diagnostics = ScoreDiagnostics(
         queries_scored=int(keep.sum()),
