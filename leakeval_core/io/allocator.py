@@ -85,7 +85,9 @@ def release_memory_promptly(reuse_small_blocks: bool = False) -> bool:
         return False
     for name, value in {**MIMALLOC_OPTIONS, **JEMALLOC_OPTIONS}.items():
         os.environ.setdefault(name, value)
-    if reuse_small_blocks and "ARROW_DEFAULT_MEMORY_POOL" not in os.environ:
+    if not reuse_small_blocks:  # named: pyarrow before 18 defaults to jemalloc on Linux
+        os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "mimalloc")
+    elif "ARROW_DEFAULT_MEMORY_POOL" not in os.environ:
         import pyarrow as pa
 
         with contextlib.suppress(NotImplementedError):  # a build without jemalloc

@@ -1,8 +1,12 @@
-"""What the wheel carries: every package, and the app laid out as in a checkout."""
+"""What the wheel carries: every package, the app laid out as in a checkout, and ranges for
+its dependencies where the checkout has exact versions."""
 
 from __future__ import annotations
 
 import tomllib
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from tests.support import ROOT
 
@@ -26,3 +30,44 @@ def test_the_wheel_has_the_pages_beside_the_same_entry_file():
     does."""
     assert SETUPTOOLS["package-dir"] == {"leakeval_app.app_pages": "app_pages"}
     assert (ROOT / "leakeval_app" / "app.py").read_bytes() == (ROOT / "app.py").read_bytes()
+
+
+def requirements(name: str) -> dict[str, Requirement]:
+    """A requirements file's requirements by normalized name; comments and options left out."""
+    lines = (line.split("#")[0].strip() for line in (ROOT / name).read_text().splitlines())
+    found = [Requirement(line) for line in lines if line and not line.startswith("-")]
+    return {canonicalize_name(req.name): req for req in found}
+
+
+DECLARED = (
+    "requirements.txt",
+    "requirements-test.txt",
+    "requirements-semantic.txt",
+    "requirements-dask.txt",
+    "requirements-docs.txt",
+)
+"""The files pyproject reads into the wheel's metadata (the runtime list and the extras)."""
+
+
+def test_the_package_declares_ranges_and_the_checkout_locks_them():
+    """pip install leakeval moves none of a researcher's packages that fit: each runtime
+    dependency has a lower bound (the lower-bounds lane tests it) and no pin, and an upper
+    bound only with its reason on its line. The checkout installs exact versions, one for
+    every package the package names (constraints.txt), each inside its range."""
+    runtime = requirements("requirements.txt")
+    assert runtime
+    for req in runtime.values():
+        operators = {spec.operator for spec in req.specifier}
+        assert ">=" in operators and "==" not in operators, req
+    lock = requirements("constraints.txt")
+    assert all(
+        [spec.operator for spec in req.specifier] == ["=="] for req in lock.values()
+    ), "constraints.txt holds exact versions only"
+    for name in DECLARED:
+        for key, req in requirements(name).items():
+            pinned = next(iter(lock[key].specifier)).version
+            assert req.specifier.contains(pinned, prereleases=True), (name, req, pinned)
+    for name in DECLARED:
+        for line in (ROOT / name).read_text().splitlines():
+            if "<" in line.split("#")[0]:
+                assert "#" in line, f"{name}: an upper bound without its reason: {line}"
