@@ -18,10 +18,11 @@ __all__ = ["normal_quantile", "normal_tail", "t_quantile", "t_two_sided_p"]
 
 def t_quantile(q, df):
     """The q-quantile of Student's t with `df` degrees of freedom (scipy.stats.t.ppf). At
-    q = 0 it is −∞ (by symmetry, minus the 1-quantile), as scipy.stats says: the ufunc
-    alone gives +∞ there."""
-    q = np.asarray(q, float)
-    return np.where(q == 0, -special.stdtrit(df, 1.0), special.stdtrit(df, q))[()]
+    q = 0 and 1 it is ∓∞ (nan where df is not positive), as scipy.stats says, on every scipy
+    release: the ufunc alone gives +∞ at 0, and at 1 nan on scipy 1.15, +∞ on 1.17."""
+    q, df = np.asarray(q, float), np.asarray(df, float)
+    end = np.where(df > 0, np.inf, np.nan)
+    return np.where(q == 0, -end, np.where(q == 1, end, special.stdtrit(df, q)))[()]
 
 
 def t_two_sided_p(statistic, df):
