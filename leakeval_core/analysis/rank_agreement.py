@@ -72,7 +72,10 @@ def ranking_change(
     levels = sorted(per_query.table[condition].unique().tolist())
     systems = sorted(per_query.table[system].unique().tolist())
     rows = []
-    for keys, block in means.groupby(level=list(within), observed=True):
+    # one level by name, not a list of one: its keys are scalars on pandas 2 and tuples on 3
+    level = list(within) if len(within) > 1 else within[0]
+    for keys, block in means.groupby(level=level, observed=True):
+        keys = keys if len(within) > 1 else (keys,)
         block = block.droplevel(list(within))
         present = [lv for lv in levels if lv in block.index]
         pairs = [(i, j) for i in range(len(present)) for j in range(i + 1, len(present))]

@@ -289,7 +289,7 @@ def leak_share(
     flagged = topics.merge(
         leaked_qids(leakage, threshold).assign(leaked=True), on=["collection", "qid"], how="left"
     )
-    flagged["leaked"] = flagged.leaked.fillna(False).astype(bool)
+    flagged["leaked"] = flagged.leaked.notna()  # True where leaked_qids has the topic
     out = (
         flagged.groupby("collection", sort=True)
         .agg(topics=("qid", "size"), leaked=("leaked", "sum"))
