@@ -71,3 +71,23 @@ def test_the_package_declares_ranges_and_the_checkout_locks_them():
         for line in (ROOT / name).read_text().splitlines():
             if "<" in line.split("#")[0]:
                 assert "#" in line, f"{name}: an upper bound without its reason: {line}"
+
+
+def test_the_install_page_lists_the_tested_versions():
+    """docs/install.md's table of tested versions is the ranges' lower bounds and the lock's
+    versions, a row for every runtime dependency: a bound or a lock moved without the page
+    would tell a researcher versions CI no longer tests."""
+    rows = {}
+    for line in (ROOT / "docs" / "install.md").read_text().splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if line.startswith("| ") and len(cells) == 4 and cells[1][:1].isdigit():
+            rows[canonicalize_name(cells[0])] = (cells[1], cells[3])
+    lock = requirements("constraints.txt")
+    expected = {
+        key: (
+            next(spec.version for spec in req.specifier if spec.operator == ">="),
+            next(iter(lock[key].specifier)).version,
+        )
+        for key, req in requirements("requirements.txt").items()
+    }
+    assert rows == expected
