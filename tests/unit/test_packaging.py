@@ -39,6 +39,14 @@ def requirements(name: str) -> dict[str, Requirement]:
     return {canonicalize_name(req.name): req for req in found}
 
 
+def lower_bound(requirement: Requirement) -> str:
+    return next(spec.version for spec in requirement.specifier if spec.operator == ">=")
+
+
+def locked(lock: dict[str, Requirement], key: str) -> str:
+    return next(iter(lock[key].specifier)).version
+
+
 DECLARED = (
     "requirements.txt",
     "requirements-test.txt",
@@ -65,7 +73,7 @@ def test_the_package_declares_ranges_and_the_checkout_locks_them():
     ), "constraints.txt holds exact versions only"
     for name in DECLARED:
         for key, req in requirements(name).items():
-            pinned = next(iter(lock[key].specifier)).version
+            pinned = locked(lock, key)
             assert req.specifier.contains(pinned, prereleases=True), (name, req, pinned)
     for name in DECLARED:
         for line in (ROOT / name).read_text().splitlines():
@@ -84,10 +92,7 @@ def test_the_install_page_lists_the_tested_versions():
             rows[canonicalize_name(cells[0])] = (cells[1], cells[3])
     lock = requirements("constraints.txt")
     expected = {
-        key: (
-            next(spec.version for spec in req.specifier if spec.operator == ">="),
-            next(iter(lock[key].specifier)).version,
-        )
+        key: (lower_bound(req), locked(lock, key))
         for key, req in requirements("requirements.txt").items()
     }
     assert rows == expected
