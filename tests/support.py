@@ -270,7 +270,8 @@ def mismatched_experiment(out: Path) -> Path:
 MISMATCHED = (
     "runs/mine.run: 1 of the 60 documents it ranks in the top 10 (1.7%) are judged in the c "
     "qrels; its scores mostly count unjudged documents as non-relevant — check that the run's "
-    "and the qrels' document ids match (in a TREC run the docid is column 3)."
+    "and the qrels' document ids match: the run ranks x1-0, x2-0; the qrels judge d1, n1 (in a "
+    "TREC run the docid is column 3)."
 )
 """What every door says of `mismatched_experiment`'s `mine` run."""
 

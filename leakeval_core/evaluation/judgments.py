@@ -75,6 +75,11 @@ class JudgmentIndex:
             setattr(documents if owner else index, own, value)
         return index
 
+    def examples(self, count: int) -> tuple[str, ...]:
+        """The first `count` docids of the qrels: what a run's are shown beside when they
+        look not to match (`scoring_warnings`)."""
+        return tuple(self._doc_values.slice(0, count).to_pylist())
+
     def documents(self, doc_values: pa.Array) -> np.ndarray:
         """Each of these distinct docids' position among the qrels' docids, -1 where the
         qrels judge it for no query: what `grades` looks rows up by, and how much of a run

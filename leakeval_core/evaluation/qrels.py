@@ -170,6 +170,13 @@ class PreparedQrels:
         return self._ideal[k]
 
     @cached_property
+    def judged_per_query(self) -> np.ndarray:
+        """Per scored query, how many documents it has judged: its pool's depth, against
+        which a run's share of judged documents is weighed (`scoring_warnings`)."""
+        scored = self._row_qidx >= 0
+        return np.bincount(self._row_qidx[scored], minlength=len(self.qids))
+
+    @cached_property
     def highest_grade(self) -> np.ndarray:
         """Per scored query, its highest grade (0 for a query without a positive one): what
         trec_eval 10's rbp divides its grades by."""

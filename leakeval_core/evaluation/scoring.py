@@ -33,7 +33,13 @@ from leakeval_core.evaluation.native import native_scores
 from leakeval_core.evaluation.pytrec import pytrec_columns
 from leakeval_core.evaluation.qrels import PreparedQrels
 from leakeval_core.evaluation.run_order import Ranked, rank
-from leakeval_core.evaluation.scoring_warnings import JUDGED_TOP, Judged, run_warnings
+from leakeval_core.evaluation.scoring_warnings import (
+    EXAMPLES,
+    JUDGED_TOP,
+    Judged,
+    ids_advice,
+    run_warnings,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -301,21 +307,35 @@ def _fill_unranked(
             values[m.name][absent] = m.family.unranked
 
 
-def _judged(run: Ranked, grades: np.ndarray, documents: np.ndarray, depth: int) -> Judged:
+def _judged(run: Ranked, grades: np.ndarray, documents: np.ndarray, qrels: PreparedQrels) -> Judged:
     """How much of the ranked run the qrels judge: its top rows judged for their query, and
     its distinct documents judged for any (`documents`: each one's position among the
-    qrels' docids, -1 where they have none)."""
+    qrels' docids, -1 where they have none), with the first of the others and some of the
+    qrels' to show beside them."""
     judged = ~np.isnan(grades)
     top = run.rank <= JUDGED_TOP
     ranked = np.zeros(len(run.doc_values), bool)
     ranked[run.docs] = True
     return Judged(
-        top_k=min(JUDGED_TOP, depth),
+        top_k=min(JUDGED_TOP, qrels.conventions.depth),
         top_ranked=int(top.sum()),
         top_judged=int(judged[top].sum()),
         documents=int(ranked.sum()),
         documents_judged=int((documents[ranked] >= 0).sum()),
+        ranked=len(run.docs),
+        pool=int(qrels.judged_per_query[run.in_run].sum()),
+        run_ids=_unknown(run, documents),
+        qrels_ids=qrels.judgments.examples(EXAMPLES),
     )
+
+
+def _unknown(run: Ranked, documents: np.ndarray) -> tuple[str, ...]:
+    """The first `EXAMPLES` distinct documents the run ranks first (then at any rank) that
+    the qrels judge for no query: those a reader knows the run by."""
+    unknown = documents[run.docs] < 0
+    rows = np.r_[np.flatnonzero(unknown & (run.rank == 1)), np.flatnonzero(unknown)]
+    first = list(dict.fromkeys(run.docs[rows[: EXAMPLES * 1000]].tolist()))[:EXAMPLES]
+    return tuple(run.doc_values[i].as_py() for i in first)
 
 
 def _zero_everywhere(values: np.ndarray) -> bool:
@@ -339,7 +359,8 @@ def _score_ranked(run: Ranked, qrels: PreparedQrels, measures: tuple[Measure, ..
     if len(documents) and not (documents >= 0).any():
         raise LeakevalError(
             f"{run.name}: none of its {len(run.doc_values)} distinct documents is judged in "
-            "the qrels; is this run for another collection?"
+            "the qrels; is this run for another collection? "
+            + ids_advice(_unknown(run, documents), qrels.judgments.examples(EXAMPLES))
         )
     values: dict[str, np.ndarray] = {}
     for (rel, gain, gains), group in _by_settings(measures).items():
@@ -360,7 +381,7 @@ def _score_ranked(run: Ranked, qrels: PreparedQrels, measures: tuple[Measure, ..
         not_in_qrels=run.not_in_qrels,
         tied_pairs=run.tied_pairs,
         first_rel_undefined=int(np.isnan(frr[keep]).sum()) if frr is not None else 0,
-        judged=_judged(run, grades, documents, conv.depth),
+        judged=_judged(run, grades, documents, qrels),
         all_zero=tuple(
             m.name
             for m in measures

@@ -3,7 +3,10 @@
 A run in another id space than its qrels (another collection's, URLs for docids, a run
 whose sixth column holds the docid) scores near 0 without an error: every unjudged document
 counts as non-relevant. So does a run that found nothing relevant anywhere. Neither may pass
-as a result. The scorer counts, once per run and beside its other diagnostics, how much of
+as a result. Shallow judgments (TREC DL, BEIR, MS MARCO) leave much of a sound run's top
+unjudged too, with another risk: the pooled systems are favoured. The two are told apart
+(`Judged.ids_differ`, `Judged.shallow`), so that only a mismatch is told to check its ids.
+The scorer counts, once per run and beside its other diagnostics, how much of
 the run the qrels judge (`Judged`) and which measures are 0 on every query; this module
 says it, in the one sentence every door shows: the command's stderr, the API's results,
 the report's "Read this first", the dashboard's notices.
@@ -15,11 +18,14 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 __all__ = [
+    "EXAMPLES",
     "JUDGED_BELOW",
     "JUDGED_TOP",
+    "MISMATCH_BELOW",
     "SHARED_BELOW",
     "Judged",
     "collection_qrels",
+    "ids_advice",
     "run_warnings",
     "zero_warning",
 ]
@@ -32,13 +38,26 @@ flag sound runs: BM25's top 1000 on Core 2018 is 19% judged, its top 10 99%."""
 JUDGED_BELOW = 0.5
 """Fewer than half of the top documents judged: the scores then mostly count unjudged
 documents as non-relevant. Sound runs judge 84 to 99% of their top 10 (BM25 and BM25+RM3
-on Robust04, Core 2017 and Core 2018); a run in another id space judges none. The Dataset
-browser marks a condition whose judged@10 falls below it as a lower bound."""
+on Robust04, Core 2017 and Core 2018) and TREC DL's shallow pools about half; a run in
+another id space judges none. Said as shallow judgments, not as wrong ids, unless
+`MISMATCH_BELOW` or `SHARED_BELOW` says the ids differ. The Dataset browser marks a
+condition whose judged@10 falls below it as a lower bound."""
+
+MISMATCH_BELOW = 0.1
+"""Fewer than a tenth of the top documents judged: no pool, however shallow, leaves a run
+whose ids are the qrels' that bare (a TREC DL run judges about half of its top 10, a run
+pooled in no Robust04 pool a third), while a run in another id space judges next to none."""
 
 SHARED_BELOW = 0.01
 """Under 1% of the distinct documents a run ranks (within the depth) found in the qrels at
 all: the two share almost no document ids. Sound runs share a quarter (Core's top 1000) to
-nearly all (Robust04's top 150)."""
+nearly all (Robust04's top 150). A shallow pool judges fewer than that of any run: the
+share asked for is then a tenth of what the pool would give (its judgments per query over
+the run's documents per query), so a run of a pool of ten per query is not taken for one
+in another id space."""
+
+EXAMPLES = 2
+"""Document ids shown side by side, the run's and the qrels', when they look not to match."""
 
 
 @dataclass(frozen=True)
@@ -57,31 +76,81 @@ class Judged:
     read."""
     documents_judged: int = 0
     """Of them, those the qrels judge for some query."""
+    ranked: int = 0
+    """Rows ranked within the depth for those queries."""
+    pool: int = 0
+    """The qrels' judgments of those queries: how many of `ranked` could at most be judged."""
+    run_ids: tuple[str, ...] = ()
+    """The first `EXAMPLES` documents it ranks that the qrels judge for no query."""
+    qrels_ids: tuple[str, ...] = ()
+    """`EXAMPLES` documents the qrels judge."""
+
+    @property
+    def ids_differ(self) -> bool:
+        """Whether the run's document ids look not to be the qrels': almost none of its top
+        documents judged (`MISMATCH_BELOW`), or almost none of its documents known to the
+        qrels at all (`few_shared`)."""
+        return self._top_below(MISMATCH_BELOW) or self.few_shared
+
+    @property
+    def few_shared(self) -> bool:
+        """Whether fewer of its distinct documents are known to the qrels than
+        `SHARED_BELOW`, or a tenth of what their pool would give where it is shallower."""
+        pooled = min(1.0, self.pool / self.ranked) if self.ranked else 1.0
+        below = min(SHARED_BELOW, pooled / 10)
+        return bool(self.documents) and self.documents_judged < below * self.documents
+
+    @property
+    def shallow(self) -> bool:
+        """Whether the ids match but fewer than `JUDGED_BELOW` of the top documents are
+        judged: shallow judgments, whose unjudged documents count as non-relevant."""
+        return self._top_below(JUDGED_BELOW) and not self.ids_differ
+
+    def _top_below(self, share: float) -> bool:
+        return bool(self.top_ranked) and self.top_judged < share * self.top_ranked
 
     def warning(self, run: str, qrels: str) -> str | None:
-        """The sentence when too little of the run is judged (`JUDGED_BELOW`) or the run
-        shares almost no documents with the qrels (`SHARED_BELOW`), else None."""
-        few_judged = self.top_ranked and self.top_judged < JUDGED_BELOW * self.top_ranked
-        few_shared = self.documents and self.documents_judged < SHARED_BELOW * self.documents
-        if not (few_judged or few_shared):
+        """The sentence when the run's ids look not to be the qrels' (`ids_differ`: the
+        advice to check them, with ids of both side by side), or when its judgments are
+        shallow (`shallow`: what Judged@10 means for a comparison, and what copes with it),
+        else None."""
+        top = (
+            f"{self.top_judged:,} of the {self.top_ranked:,} documents it ranks in the top "
+            f"{self.top_k} ({_share(self.top_judged, self.top_ranked)}) are judged in {qrels}"
+        )
+        if self.shallow:
+            return (
+                f"{run}: Judged@{self.top_k} is {_share(self.top_judged, self.top_ranked)}: "
+                f"{top}. Shallow judgments: unjudged documents count as non-relevant, which "
+                "favours the systems that were pooled and under-scores one that finds "
+                "documents they did not; bpref, or condensed lists (unjudged documents removed "
+                "before the cutoff: --condensed), score only what was judged."
+            )
+        if not self.ids_differ:
             return None
         shared = (
             f"{self.documents_judged:,} of the {self.documents:,} distinct documents it ranks "
             f"({_share(self.documents_judged, self.documents)}) appear in {qrels} at all"
         )
-        top = (
-            f"{self.top_judged:,} of the {self.top_ranked:,} documents it ranks in the top "
-            f"{self.top_k} ({_share(self.top_judged, self.top_ranked)}) are judged in {qrels}"
-        )
-        if few_judged:
-            said = f"{top}, and {shared}" if few_shared else top
+        if self._top_below(JUDGED_BELOW):
+            said = f"{top}, and {shared}" if self.few_shared else top
             said += "; its scores mostly count unjudged documents as non-relevant"
         else:
             said = f"only {shared}"
-        return (
-            f"{run}: {said} — check that the run's and the qrels' document ids match (in a "
-            "TREC run the docid is column 3)."
-        )
+        return f"{run}: {said} — {ids_advice(self.run_ids, self.qrels_ids)}"
+
+
+def ids_advice(run_ids: Sequence[str], qrels_ids: Sequence[str]) -> str:
+    """The advice to check that a run's document ids are its qrels', with some of each side
+    by side: one wording for the warning and for the error of a run none of whose documents
+    is judged."""
+    side = ""
+    if run_ids and qrels_ids:
+        side = f": the run ranks {', '.join(run_ids)}; the qrels judge {', '.join(qrels_ids)}"
+    return (
+        f"check that the run's and the qrels' document ids match{side} (in a TREC run the "
+        "docid is column 3)."
+    )
 
 
 def collection_qrels(collection: str) -> str:

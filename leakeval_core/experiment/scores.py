@@ -8,7 +8,7 @@ Its condition is broken (`completeness`), so no figure is computed from it unles
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from leakeval_core.errors import LeakevalError
@@ -37,7 +37,8 @@ Progress = Callable[[int, int, str], None]
 
 _KINDS = ("experiment-scores", "experiment-runs", "experiment-queries")
 _COUNTS = ["queries_scored", "no_relevant", "not_in_qrels", "tied_pairs", "first_rel_undefined"]
-_JUDGED = [f.name for f in fields(Judged)]
+_JUDGED = {name: type(value) for name, value in asdict(Judged()).items()}
+"""Each `Judged` field and its type: counts, and ids (a list or an array from a cache)."""
 _RUN_COLUMNS = [*_COUNTS, *_JUDGED, "all_zero", "error"]
 
 NAMED_RUNS = 3
@@ -77,7 +78,7 @@ class ExperimentScores:
         only = None if measure is None else (measure,)
         said = []
         for row in self.runs[self.runs.error == ""].to_dict("records"):
-            judged = Judged(**{name: int(row[name]) for name in _JUDGED})
+            judged = Judged(**{name: kind(row[name]) for name, kind in _JUDGED.items()})
             qrels = collection_qrels(row["collection"])
             queries = int(row["queries_scored"])
             warnings = run_warnings(
@@ -152,7 +153,7 @@ def score_experiment(
         factors = {c: getattr(row, c) for c in factor_cols}
         result = found[i]
         if isinstance(result, LeakevalError):
-            diagnostics = {**dict.fromkeys([*_COUNTS, *_JUDGED], 0), "all_zero": []}
+            diagnostics = {**dict.fromkeys(_COUNTS, 0), **asdict(Judged()), "all_zero": []}
         else:  # `missing_from_run` is meaningless per fold; see folds.per_query
             d = result.diagnostics
             diagnostics = {c: getattr(d, c) for c in _COUNTS}

@@ -279,16 +279,21 @@ def test_viewing_the_site_fetches_nothing(site, browser):
 
 
 def test_the_conventions_page_states_the_scoring_warnings_thresholds_as_declared():
-    from leakeval_core.evaluation.scoring_warnings import JUDGED_BELOW, JUDGED_TOP, SHARED_BELOW
+    from leakeval_core.evaluation.scoring_warnings import (
+        JUDGED_BELOW,
+        JUDGED_TOP,
+        MISMATCH_BELOW,
+        SHARED_BELOW,
+    )
 
     page = (DOCS / "conventions.md").read_text()
     section = page.split("## No silent zero", 1)[1].split("\n## ", 1)[0]
-    assert f"fewer than {JUDGED_BELOW:.0%} of the documents it ranks in its top {JUDGED_TOP}" in (
-        section.replace("\n", " ").replace("  ", " ").replace("**", "")
+    said = " ".join(section.replace("**", "").split())
+    assert (
+        f"fewer than {JUDGED_BELOW:.0%} of the documents it ranks in its top {JUDGED_TOP}" in said
     )
-    assert f"fewer than {SHARED_BELOW:.0%} of the distinct documents it ranks" in (
-        section.replace("**", "")
-    )
+    assert f"fewer than {MISMATCH_BELOW:.0%} of its top {JUDGED_TOP} judged" in said
+    assert f"fewer than {SHARED_BELOW:.0%} of the distinct documents it ranks" in said
 
 
 def test_the_contributing_page_names_only_files_and_functions_that_exist():

@@ -68,9 +68,9 @@ def test_the_package_declares_ranges_and_the_checkout_locks_them():
         operators = {spec.operator for spec in req.specifier}
         assert ">=" in operators and "==" not in operators, req
     lock = requirements("constraints.txt")
-    assert all(
-        [spec.operator for spec in req.specifier] == ["=="] for req in lock.values()
-    ), "constraints.txt holds exact versions only"
+    assert all([spec.operator for spec in req.specifier] == ["=="] for req in lock.values()), (
+        "constraints.txt holds exact versions only"
+    )
     for name in DECLARED:
         for key, req in requirements(name).items():
             pinned = locked(lock, key)
