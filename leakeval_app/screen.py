@@ -40,6 +40,7 @@ _CONVENTION_PARAMS = {
     "rel": "relevance_level",
     "gain": "gain",
     "ties": "tie_order",
+    "condensed": "condensed",
     "missing": "missing",
     "unjudged": "no_relevant",
 }
@@ -232,6 +233,12 @@ def _settings(names: dict, params: Mapping[str, str], plain: Conventions | Stati
                 chosen[name] = replace(plain, delta=raw).delta
             except LeakevalError:
                 bad(param, raw, "not positive numbers separated by commas", "the measure's own")
+            continue
+        if kinds[name] is bool:  # a switch, as the link writes it (`as_text`)
+            if raw in ("1", "true", "True", "0", "false", "False"):
+                chosen[name] = raw in ("1", "true", "True")
+            else:
+                bad(param, raw, "not 1 or 0", default)
             continue
         if typing.get_origin(kinds[name]) is typing.Literal:
             options = typing.get_args(kinds[name])

@@ -159,6 +159,17 @@ def conventions_settings() -> None:
             horizontal=True,
             help="linear: gain = grade (trec_eval, BEIR). exponential: 2^grade − 1.",
         )
+        state.control(
+            st.toggle,
+            "Condensed lists (judged documents only)",
+            "condensed",
+            default=Conventions.condensed,
+            parse=state.flag,
+            help="Each run scored with the documents unjudged for their query removed before "
+            "the depth and every cutoff (Sakai's condensed-list measures): for shallow "
+            "judgments, where unjudged documents would count as non-relevant and favour the "
+            "pooled systems. bpref is unchanged.",
+        )
 
 
 def statistics_settings() -> None:
@@ -256,8 +267,10 @@ def help_for_intervals() -> str:
 def describe_settings(context: AppContext) -> None:
     """Captions that say what the settings are, whether or not their expanders are open."""
     c = context.conventions
+    condensed = ", condensed lists" if c.condensed else ""
     st.caption(
-        f"{preset_of(c)}: depth {c.depth}, relevant from grade {c.relevance_level}, {c.gain} gain"
+        f"{preset_of(c)}: depth {c.depth}, relevant from grade {c.relevance_level}, {c.gain} "
+        f"gain{condensed}"
     )
     st.caption(context.statistics.describe("both"))
     st.caption(f"**Conventions.** {c.describe()}. Folds are combined per query before any mean.")

@@ -79,8 +79,9 @@ def _answer(request: dict) -> dict:
     qrels, run = frames(request["qrels"], request["run"])
     conventions = Conventions(**request["conventions"])
     ours = leakeval_values(qrels, run, request["measures"], conventions)
+    reference = frames(request["qrels"], request.get("reference_run", request["run"]))[1]
     theirs = pytrec_reference(
-        qrels, run, request["measures"], conventions.relevance_level, conventions.gain
+        qrels, reference, request["measures"], conventions.relevance_level, conventions.gain
     )
     return {"leakeval": ours, "pytrec_eval": theirs}
 
@@ -91,10 +92,18 @@ class Isolated:
     def __init__(self) -> None:
         self._process: subprocess.Popen | None = None
 
-    def score(self, qrels: pd.DataFrame, run: pd.DataFrame, measures, conventions) -> dict:
+    def score(
+        self,
+        qrels: pd.DataFrame,
+        run: pd.DataFrame,
+        measures,
+        conventions,
+        reference_run: pd.DataFrame | None = None,
+    ) -> dict:
         """{"leakeval": {measure: {qid: value}}, "pytrec_eval": {qid: {trec_name: value}}}
-        for `conventions` (a `Conventions`); an AssertionError naming the input when the
-        worker crashes or does not answer within `HANG` seconds."""
+        for `conventions` (a `Conventions`), pytrec_eval scoring `reference_run` where given
+        (a run filtered by hand, say), else `run`; an AssertionError naming the input when
+        the worker crashes or does not answer within `HANG` seconds."""
         from dataclasses import asdict
 
         request = {
@@ -103,6 +112,8 @@ class Isolated:
             "measures": list(measures),
             "conventions": asdict(conventions),
         }
+        if reference_run is not None:
+            request["reference_run"] = reference_run.values.tolist()
         process = self._started()
         process.stdin.write(json.dumps(request) + "\n")
         process.stdin.flush()

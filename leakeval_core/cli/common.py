@@ -65,6 +65,9 @@ _HELP = {
     "relevance_level": "lowest grade that counts as relevant for binary measures",
     "gain": "nDCG gain: linear (trec_eval) or exponential (2^rel - 1)",
     "tie_order": "tie break after score (trec_eval uses docid_desc)",
+    "condensed": "condensed lists: score each run with the documents unjudged for their query "
+    "removed before the depth and every cutoff (Sakai's condensed-list measures), for shallow "
+    "judgments",
     "missing": "qrels queries absent from a run: score 0 (trec_eval -c) or drop",
     "no_relevant": "qrels queries with no positive grade (nothing to credit): exclude and "
     "count them, or score them 0 as trec_eval does",
@@ -118,6 +121,14 @@ def add_dataclass_options(
         kind = hints[item.name]
         choices = typing.get_args(kind) if typing.get_origin(kind) is typing.Literal else None
         default = item.default if item.default is not MISSING else None
+        if kind is bool:  # a switch: given, it is on; unset, the preset's or the default
+            parser.add_argument(
+                "--" + item.name.replace("_", "-"),
+                action="store_true",
+                default=None,
+                help=helping[item.name],
+            )
+            continue
         parser.add_argument(
             "--" + item.name.replace("_", "-"),
             type=type(choices[0]) if choices else kind,

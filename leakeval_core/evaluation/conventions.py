@@ -26,6 +26,11 @@ class Conventions:
     relevance_level: int = 1
     gain: Literal["linear", "exponential"] = "linear"
     tie_order: Literal["docid_asc", "docid_desc"] = "docid_asc"
+    condensed: bool = False
+    """Condensed lists (Sakai 2007): each run scored with the documents unjudged for their
+    query removed before the depth and every cutoff, so that a shallow pool's unjudged
+    documents neither count as non-relevant nor take a rank. bpref needs no such help (it
+    reads judged documents only) and is unchanged."""
     missing: Literal["zero", "drop"] = "zero"
     no_relevant: Literal["exclude", "zero"] = "exclude"
     """Qrels queries with no positive grade, on which nothing could be credited: left out
@@ -92,8 +97,9 @@ class Conventions:
         gain = "linear gain" if self.gain == "linear" else "exponential gain (2^rel − 1)"
         missing = "scored 0" if self.missing == "zero" else "dropped"
         unjudged = "excluded" if self.no_relevant == "exclude" else "scored 0"
+        condensed = "condensed lists (unjudged documents removed); " if self.condensed else ""
         return (
-            f"ties: score ↓ then {ties}; depth {self.depth}; {gain}; "
+            f"{condensed}ties: score ↓ then {ties}; depth {self.depth}; {gain}; "
             f"relevant: grade ≥ {self.relevance_level} (binary measures; nDCG gains every "
             f"positive grade); queries missing from a run: {missing}; "
             f"queries with no positive grade: {unjudged}"

@@ -107,6 +107,14 @@ def _order_ties(
     return order
 
 
+def _judged(
+    qrels: PreparedQrels, qidx: np.ndarray, docs: np.ndarray, doc_values: pa.Array
+) -> np.ndarray:
+    """Whether each row's document is judged for its query: what a condensed list keeps."""
+    documents = qrels.judgments.documents(strings(doc_values))
+    return ~np.isnan(qrels.judgments.grades(qidx, documents[docs]))
+
+
 def rank(run: RunLike, qrels: PreparedQrels, name: str, tie_order: str | None = None) -> Ranked:
     """Rank a run's scored queries under the qrels' conventions, or under `tie_order` where
     given."""
@@ -122,6 +130,8 @@ def rank(run: RunLike, qrels: PreparedQrels, name: str, tie_order: str | None = 
     docs, doc_values = dictionary(table, "docid")
     scores = to_numpy(table.column("score"))
     scored = qidx >= 0
+    if qrels.conventions.condensed:
+        scored[scored] = _judged(qrels, qidx[scored], docs[scored], doc_values)
     if not scored.all():
         qidx, docs, scores = qidx[scored], docs[scored], scores[scored]
     order, starts, tied_pairs = _ranking(

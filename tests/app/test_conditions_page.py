@@ -158,6 +158,39 @@ def test_trec_eval_preset_scores_with_its_conventions(app, demo_experiment, demo
     assert metric(at, "Mean nDCG@10, A") == f"{a.value.mean():.4f}"
 
 
+def test_condensed_lists_score_as_the_core_does_and_the_captions_say_so(
+    app, demo_experiment, demo_cache
+):
+    """The sidebar's condensed switch: the means on screen are the core's under
+    `Conventions(condensed=True)`, not the plain ones, and both captions name it."""
+    from leakeval_core.analysis.folds import per_query
+    from leakeval_core.evaluation.conventions import Conventions
+    from leakeval_core.experiment.scores import score_experiment
+
+    at = app("app_pages/queries.py")
+    at.session_state["settings_conventions"] = True  # open the lazy expander
+    at.run()
+    widget(at.sidebar.toggle, "condensed").set_value(True).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.query_params["condensed"] == "1"
+    captions = [c.value for c in at.sidebar.caption]
+    assert any(c.endswith("linear gain, condensed lists") for c in captions)
+    assert any("Conventions.** condensed lists (unjudged documents removed)" in c for c in captions)
+    means = {}
+    for condensed in (True, False):
+        results = score_experiment(
+            demo_experiment, ["ndcg_cut_10"], Conventions(condensed=condensed), cache=demo_cache
+        )
+        table = per_query(results, "ndcg_cut_10").table
+        a = table.query(
+            "collection == 'robust04' and model == 'colbert' and train_size == 2000 "
+            "and leakage == 'leaked'"
+        )
+        means[condensed] = f"{a.value.mean():.4f}"
+    assert means[True] != means[False]
+    assert metric(at, "Mean nDCG@10, A") == means[True]
+
+
 def test_the_report_download_stays_after_a_rerun(app):
     at = open_tab(app("app_pages/conditions.py"), "conditions_tab", "Audit & downloads")
     assert not [d for d in at.get("download_button") if d.proto.label == "Download report.html"]
