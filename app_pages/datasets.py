@@ -79,18 +79,22 @@ with tab_judgments:
         show_fig(grade_figure, doors.grade_counts(collection.qrels))
 with tab_runs:
     if tab_runs.open:
+        label = ctx.measure.label
         st.markdown(
-            "Share of each condition's top 10 that has **any** judgment, averaged over queries. "
-            f"Below {JUDGED_BELOW:.0%}, most retrieved documents were never judged, so every "
-            "score of that run is a **lower bound** (pooling bias)."
+            "Share of each condition's top 10 that has **any** judgment, averaged over queries, "
+            f"beside its mean {plain(label)}. Below {JUDGED_BELOW:.0%}, most retrieved "
+            "documents were never judged, so every score of that run is a **lower bound** "
+            "(pooling bias): compare it with bpref, or turn on condensed lists in the "
+            "sidebar's Conventions."
         )
         factors = [f for f in ctx.experiment.condition_factors if f != "collection"]
         judged = views.means(ctx, tuple(factors), {"collection": name}, measure="judged_10")
+        scored = views.means(ctx, tuple(factors), {"collection": name})
         judged = judged.assign(  # a copy: the study's table is every reader's
             pooling=judged["mean"].map(lambda v: "⚠ lower bound" if v < JUDGED_BELOW else "ok")
-        )
+        ).merge(scored[[*factors, "mean"]].rename(columns={"mean": label}), on=factors)
         show_table(
-            judged[[*factors, "n", "mean", "pooling"]].rename(
+            judged[[*factors, "n", "mean", label, "pooling"]].rename(
                 columns={"mean": "judged@10", "n": "queries"}
             ),
             height=360,

@@ -63,6 +63,30 @@ class PerQuery:
     """What every output of these values must say about the runs they come from
     (`evaluation.scoring_warnings`): too little of a run judged, the measure at 0 on every
     query of a run."""
+    judged: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
+    """Per condition (the factors, folds summed): of the documents its runs rank in their
+    top 10, how many are judged (`top_judged`) and all (`top_ranked`)."""
+
+    def judged_note(self, levels: Levels | None = None) -> str | None:
+        """Judged@10 of the conditions at `levels` (every one when None) where under 90%,
+        the lowest named by its other levels (`scoring_warnings.judged_note`): what a
+        comparison's caption says."""
+        from leakeval_core.evaluation.scoring_warnings import judged_note
+
+        if self.judged.empty:
+            return None
+        rows = levels_of(self.judged, levels or {})
+        named = [f for f in self.factors if f in rows.columns and rows[f].nunique() > 1]
+        named = named or [f for f in self.factors if f in rows.columns][-1:]
+        return judged_note(
+            {
+                ", ".join(f"{f} {row[f]}" for f in named): (
+                    int(row["top_judged"]),
+                    int(row["top_ranked"]),
+                )
+                for row in rows.to_dict("records")
+            }
+        )
 
     def subset(self, levels: Levels) -> PerQuery:
         """Only the conditions at the given factor levels (e.g. one collection)."""
@@ -152,7 +176,16 @@ def per_query(
         notes,
         left_out,
         results.scoring_warnings(measure),
+        _judged(results, factors, conditions),
     )
+
+
+def _judged(results: ExperimentScores, factors, conditions: pd.DataFrame) -> pd.DataFrame:
+    """`PerQuery.judged`: the scored runs' top-10 counts, summed per condition of the
+    table (a broken or left-out condition has none)."""
+    runs = results.runs[results.runs.error == ""]
+    counts = runs.groupby(list(factors), observed=True)[["top_judged", "top_ranked"]].sum()
+    return conditions.merge(counts.reset_index(), on=list(factors), how="inner")
 
 
 def _at_any(table: pd.DataFrame, conditions: Sequence[Levels]) -> np.ndarray:

@@ -446,13 +446,21 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
         statistics=statistics,
         keys=tuple(keys),
         factor=factor,
-        caption=_caption(
-            measure,
-            statistics,
-            table,
-            (factor, keys, baselines),
-            leaked_sentence(rules, where_from),
-            strata,
+        caption=" ".join(
+            filter(
+                None,
+                (
+                    _caption(
+                        measure,
+                        statistics,
+                        table,
+                        (factor, keys, baselines),
+                        leaked_sentence(rules, where_from),
+                        strata,
+                    ),
+                    per_query.judged_note(),
+                ),
+            )
         ),
         leaked=rules,
         warnings=(*([same] if same else []), *source.leakage_warnings(view)),

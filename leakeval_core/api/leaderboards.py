@@ -298,11 +298,19 @@ def standings_of(
         measure=measure,
         statistics=statistics,
         resamples=resamples,
-        caption=_caption(
-            measure,
-            statistics,
-            resamples,
-            leaked_sentence(rules, source.pairs(view).source) if rules else "",
+        caption=" ".join(
+            filter(
+                None,
+                (
+                    _caption(
+                        measure,
+                        statistics,
+                        resamples,
+                        leaked_sentence(rules, source.pairs(view).source) if rules else "",
+                    ),
+                    per_query.judged_note(),
+                ),
+            )
         ),
         leaked=rules,
         warnings=tuple(source.leakage_warnings(view)) if leaked is not None else (),

@@ -369,14 +369,18 @@ def _left_out(
 
 
 def _leakage_notes(study: Study, view: View, pair: dict) -> tuple[str, tuple, tuple, tuple]:
-    """The story's leaked rule for its collection, the warnings it must carry, the
-    incomplete conditions and the scoring warnings."""
+    """The story's leaked rule for its collection, the warnings it must carry (with the
+    Judged@10 of the systems its pair compares, where under 90%), the incomplete conditions
+    and the scoring warnings."""
     from leakeval_core.present.story import leaked_sentence
 
     rules = study.leaked_rule(view)
     sentence = leaked_sentence(rules, study.pairs(view).source, pair.get("collection"))
     scored = per_query_of(study, view)
-    warnings = tuple(study.leakage_warnings(view))
+    # twins compare the pair's leakage levels; an audit its model and baseline
+    compared = ("baseline", study.design.system) if "baseline" in pair else ()
+    judged = scored.judged_note({k: v for k, v in pair.items() if k not in compared})
+    warnings = (*study.leakage_warnings(view), *([judged] if judged else []))
     return sentence, warnings, scored.incomplete, scored.scoring_warnings
 
 

@@ -14,18 +14,20 @@ the report's "Read this first", the dashboard's notices.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 __all__ = [
     "EXAMPLES",
     "JUDGED_BELOW",
+    "JUDGED_NOTE_BELOW",
     "JUDGED_TOP",
     "MISMATCH_BELOW",
     "SHARED_BELOW",
     "Judged",
     "collection_qrels",
     "ids_advice",
+    "judged_note",
     "run_warnings",
     "zero_warning",
 ]
@@ -55,6 +57,11 @@ nearly all (Robust04's top 150). A shallow pool judges fewer than that of any ru
 share asked for is then a tenth of what the pool would give (its judgments per query over
 the run's documents per query), so a run of a pool of ten per query is not taken for one
 in another id space."""
+
+JUDGED_NOTE_BELOW = 0.9
+"""Judged@10 under which a comparison's caption names it (`judged_note`): a full TREC pool
+judges 84 to 99% of a sound run's top 10, so a system below 90% is scored against fewer
+judgments than its rivals may be, and its scores are lower bounds."""
 
 EXAMPLES = 2
 """Document ids shown side by side, the run's and the qrels', when they look not to match."""
@@ -138,6 +145,23 @@ class Judged:
         else:
             said = f"only {shared}"
         return f"{run}: {said} — {ids_advice(self.run_ids, self.qrels_ids)}"
+
+
+def judged_note(shares: Mapping[str, tuple[int, int]]) -> str | None:
+    """The caption's sentence when a system compared has Judged@10 under
+    `JUDGED_NOTE_BELOW`, naming the lowest; None when every one is above it. `shares`: per
+    system or condition (named as the reader knows it: "model colbert"), the documents its
+    runs rank in their top 10 that are judged, and all of them."""
+    low = {name: j / r for name, (j, r) in shares.items() if r and j < JUDGED_NOTE_BELOW * r}
+    if not low:
+        return None
+    lowest = min(low, key=lambda name: (low[name], name))
+    some = f"{len(low)} of the {len(shares)} compared" if len(shares) > 1 else "the one compared"
+    return (
+        f"Judged@{JUDGED_TOP} is under {JUDGED_NOTE_BELOW:.0%} for {some}, lowest {lowest} at "
+        f"{low[lowest]:.1%}: unjudged documents count as non-relevant, so those scores are "
+        "lower bounds and the pooled systems are favoured."
+    )
 
 
 def ids_advice(run_ids: Sequence[str], qrels_ids: Sequence[str]) -> str:

@@ -50,3 +50,25 @@ def test_runs_the_qrels_hardly_judge_are_said_above_the_page_and_beside_an_uploa
         f"leakeval: warning: {plain(own)}",
         f"leakeval: warning: {plain('student.txt: P_1 is 0 on all 12 queries.')}",
     ]
+
+
+def test_judged_at_10_stands_beside_the_measure_in_the_runs_tab(app, demo_experiment):
+    """Each condition's judged@10 beside its mean of the sidebar's measure: both the core's
+    condition means, so a lower bound is read next to the score it bounds."""
+    from leakeval_core import api
+    from leakeval_core.api.comparison import condition_means
+    from tests.app.apptest import open_tab
+
+    at = open_tab(app("app_pages/datasets.py"), "datasets_tab", "Runs: judged@10")
+    assert not at.exception, [e.value for e in at.exception]
+    table = next(d.value for d in at.dataframe if "judged@10" in d.value.columns)
+    assert list(table.columns[-4:]) == ["queries", "judged@10", "nDCG@10", "pooling"]
+    study = api.Study.open(demo_experiment.root)
+    factors = ["model", "leakage", "train_size"]
+    for measure, column in (("judged_10", "judged@10"), ("ndcg_cut_10", "nDCG@10")):
+        means = condition_means(
+            study, api.View(measure=measure), factors, {"collection": "robust04"}
+        )
+        shown = table.merge(means, on=factors)
+        assert len(shown) == len(table) == 30
+        assert (shown[column] == shown["mean"]).all()

@@ -397,15 +397,19 @@ def test_the_story_headline_agrees_across_the_api_the_cli_the_app_and_the_report
         told.detail,
         told.evidence,
         told.leaked,
+        *(f"Warning: {w}" for w in told.warnings),
     ]
+    judged = next(w for w in told.warnings if w.startswith("Judged@10 is under 90%"))
+    assert "lowest leakage none at 65.1%" in judged  # the demo's synthetic pools are shallow
     at = app()
+    assert judged in [w.value for w in at.warning]
     assert at.header[0].value == told.headline
     assert at.markdown[0].value == f"**{told.answer}**"
     assert at.markdown[1].value == told.evidence
     cards = story_numbers(told, api.View().parsed_measure)
     shown = [(m.label, m.value, m.delta or None) for m in at.metric]
     assert shown == [(label, value, interval) for label, value, interval, _ in cards]
-    text = f"{told.headline} {told.answer} {told.detail} {told.evidence} {told.leaked}"
+    text = f"{told.headline} {told.answer} {told.detail} {told.evidence} {told.leaked} {judged}"
     assert f"<h2>Story</h2><p>{text}</p>".replace("'", "&#x27;") in doors["report"]
 
 
@@ -649,3 +653,41 @@ def test_the_topics_a_verdict_needs_agree_across_every_door(
     story = api.story(audit_dir, measure=measure, delta=[0.02, 0.5])
     first = rows[rows.model == story.pair["model"]].iloc[0]
     assert list(story.facts.topics_needed) == first.topics_needed
+
+
+def test_judged_at_10_under_ninety_percent_is_named_in_the_audit_and_leaderboard_captions(
+    demo_dir, demo_cache, capsys
+):
+    """The demo's synthetic pools judge 65 to 80% of a run's top 10: the audit's and the
+    leaderboard's captions name the lowest condition, on the API and the command line alike,
+    at the share counted by hand from the run files and the qrels."""
+    study = api.Study.open(demo_dir, demo_cache)
+    lowest = "collection robust04, model colbert, leakage none, train_size 2000 at 65.1%"
+    for verb in ("audit", "leaderboard"):
+        caption = getattr(api, verb)(study).caption
+        assert f"Judged@10 is under 90% for 90 of the 90 compared, lowest {lowest}" in caption
+        capsys.readouterr()
+        assert main([verb, str(demo_dir)]) == 0
+        assert caption in capsys.readouterr().out
+    qrels = pd.read_csv(
+        demo_dir / "collections" / "robust04" / "qrels.txt",
+        sep=" ",
+        names=["qid", "q0", "docid", "grade"],
+        dtype=str,
+    )
+    judged = set(zip(qrels.qid, qrels.docid, strict=True))
+    creditable = set(qrels.qid[qrels.grade.astype(int) > 0])
+    top = 0
+    hits = 0
+    for path in sorted(
+        (demo_dir / "runs" / "robust04" / "colbert" / "none" / "2000").glob("*.run")
+    ):
+        run = pd.read_csv(
+            path, sep=" ", names=["qid", "q0", "docid", "rank", "score", "tag"], dtype=str
+        )
+        run = run[run.qid.isin(creditable)].assign(score=lambda r: r.score.astype(float))
+        run = run.sort_values(["qid", "score", "docid"], ascending=[True, False, True])
+        first = run.groupby("qid").head(10)
+        top += len(first)
+        hits += sum((q, d) in judged for q, d in zip(first.qid, first.docid, strict=True))
+    assert f"{hits / top:.1%}" == "65.1%"

@@ -15,9 +15,11 @@ from leakeval_core.evaluation.qrels import PreparedQrels
 from leakeval_core.evaluation.scoring import score_run
 from leakeval_core.evaluation.scoring_warnings import (
     JUDGED_BELOW,
+    JUDGED_NOTE_BELOW,
     MISMATCH_BELOW,
     SHARED_BELOW,
     Judged,
+    judged_note,
 )
 
 MEASURES = ("ndcg_cut_10", "P_1", "first_rel_rank", "recall_100", "judged_10")
@@ -237,3 +239,15 @@ def test_a_shallow_pool_of_real_runs_is_told_apart_from_wrong_ids(robust04_shall
     )
     assert set(side.groups()[:2]) <= set(rewritten.docid) - set(qrels.docid)
     assert set(side.groups()[2:]) <= set(qrels.docid)
+
+
+def test_a_comparison_names_its_lowest_judged_system_under_ninety_percent():
+    assert judged_note({"bm25": (95, 100), "colbert": (99, 100)}) is None
+    assert judged_note({"bm25": (95, 100), "dense": (72, 100), "splade": (80, 100)}) == (
+        "Judged@10 is under 90% for 2 of the 3 compared, lowest dense at 72.0%: unjudged "
+        "documents count as non-relevant, so those scores are lower bounds and the pooled "
+        "systems are favoured."
+    )
+    at = int(JUDGED_NOTE_BELOW * 100)
+    assert judged_note({"a": (at, 100)}) is None
+    assert judged_note({"a": (at - 1, 100)}).startswith("Judged@10 is under 90% for the one")
