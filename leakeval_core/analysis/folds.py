@@ -63,6 +63,9 @@ class PerQuery:
     """What every output of these values must say about the runs they come from
     (`evaluation.scoring_warnings`): too little of a run judged, the measure at 0 on every
     query of a run."""
+    conventions_notes: tuple[str, ...] = ()
+    """The collections scored at a relevance level other than 1 or under conventions of
+    their own (`experiment.scores.conventions_notes`): what every caption says."""
     judged: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
     """Per condition (the factors, folds summed): of the documents its runs rank in their
     top 10, how many are judged (`top_judged`) and all (`top_ranked`)."""
@@ -87,6 +90,12 @@ class PerQuery:
                 for row in rows.to_dict("records")
             }
         )
+
+    def caption_notes(self) -> tuple[str, ...]:
+        """What a comparison's caption adds: the collections' conventions of their own, and
+        Judged@10 where under 90% (`judged_note`)."""
+        judged = self.judged_note()
+        return (*self.conventions_notes, *([judged] if judged else []))
 
     def subset(self, levels: Levels) -> PerQuery:
         """Only the conditions at the given factor levels (e.g. one collection)."""
@@ -176,6 +185,7 @@ def per_query(
         notes,
         left_out,
         results.scoring_warnings(measure),
+        results.notes,
         _judged(results, factors, conditions),
     )
 

@@ -153,6 +153,9 @@ class Audit(Result):
     """As `Comparison.incomplete`."""
     scoring_warnings: tuple[str, ...] = ()
     """As `Comparison.scoring_warnings`."""
+    conventions_notes: tuple[str, ...] = ()
+    """The collections scored at a relevance level other than 1 or under conventions of
+    their own (`PerQuery.conventions_notes`): in the caption, and atop the CSV."""
 
     @cached_property
     def board(self) -> Leaderboard | None:
@@ -275,6 +278,7 @@ class Audit(Result):
             "warnings": list(self.warnings),
             "incomplete": list(self.incomplete),
             "scoring_warnings": list(self.scoring_warnings),
+            "conventions_notes": list(self.conventions_notes),
             "audit": records(self.table),
             "dose_response": records(self.dose),
             "categories": records(self.categories),
@@ -458,7 +462,7 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
                         leaked_sentence(rules, where_from),
                         strata,
                     ),
-                    per_query.judged_note(),
+                    *per_query.caption_notes(),
                 ),
             )
         ),
@@ -466,6 +470,7 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
         warnings=(*([same] if same else []), *source.leakage_warnings(view)),
         incomplete=per_query.incomplete,
         scoring_warnings=per_query.scoring_warnings,
+        conventions_notes=per_query.conventions_notes,
     )
 
 

@@ -16,6 +16,7 @@ _LAZY = {
     "AUDIT_CAVEAT": "leakeval_core.api.audits",
     "AUDIT_NOTE": "leakeval_core.api.audits",
     "relevance_level_note": "leakeval_core.evaluation.measures",
+    "conventions_notes": "leakeval_core.experiment.scores",
     "why_not_audit": "leakeval_core.api.audits",
     "rows_at": "leakeval_core.api.results",
     "needs_pairs": "leakeval_core.api.study",

@@ -308,7 +308,7 @@ def standings_of(
                         resamples,
                         leaked_sentence(rules, source.pairs(view).source) if rules else "",
                     ),
-                    per_query.judged_note(),
+                    *per_query.caption_notes(),
                 ),
             )
         ),

@@ -380,7 +380,8 @@ def _leakage_notes(study: Study, view: View, pair: dict) -> tuple[str, tuple, tu
     # twins compare the pair's leakage levels; an audit its model and baseline
     compared = ("baseline", study.design.system) if "baseline" in pair else ()
     judged = scored.judged_note({k: v for k, v in pair.items() if k not in compared})
-    warnings = (*study.leakage_warnings(view), *([judged] if judged else []))
+    notes = (*scored.conventions_notes, *([judged] if judged else []))
+    warnings = (*study.leakage_warnings(view), *notes)
     return sentence, warnings, scored.incomplete, scored.scoring_warnings
 
 
@@ -447,6 +448,7 @@ def report(
         conventions=view.conventions,
         fold_rule=per_query.fold_rule,
         factors=factors,
+        conventions_notes=per_query.conventions_notes,
     )
     roles = parts.roles
     try:

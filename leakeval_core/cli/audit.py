@@ -164,7 +164,8 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     for warning in result.warnings:
         print(f"Warning: {warning}")
     if args.out:
-        write(flat_topics_needed(result.table).to_csv(index=False), args.out)
+        notes = "".join(f"# {note}\n" for note in result.conventions_notes)
+        write(notes + flat_topics_needed(result.table).to_csv(index=False), args.out)
     if args.json:
         Path(args.json).write_text(json.dumps(result.as_dict(), indent=2) + "\n")
     return 0

@@ -7,7 +7,7 @@ building a cache key, say) does not import numpy and pyarrow.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 from leakeval_core.errors import LeakevalError
@@ -15,7 +15,38 @@ from leakeval_core.errors import LeakevalError
 if TYPE_CHECKING:
     from leakeval_core.evaluation.measures import Measure
 
-__all__ = ["Conventions"]
+__all__ = ["COLLECTION_KEYS", "OFFICIAL", "Conventions", "official_conventions"]
+
+COLLECTION_KEYS = ("relevance_level", "gain", "depth", "tie_order")
+"""The conventions a collection may declare as its own (`[collections.X]` in
+experiment.toml): those its official procedure fixes. The rest are the reader's choice."""
+
+OFFICIAL: tuple[tuple[str, tuple[tuple[str, object], ...], str], ...] = (
+    (
+        "msmarco-passage/trec-dl-",
+        (("relevance_level", 2),),
+        "TREC DL passage ranking's official procedure (trec_eval -l 2 for binary measures)",
+    ),
+    (
+        "msmarco-passage-v2/trec-dl-",
+        (("relevance_level", 2),),
+        "TREC DL passage ranking's official procedure (trec_eval -l 2 for binary measures)",
+    ),
+)
+"""ir_datasets collections whose official procedure uses other conventions than
+leakeval's defaults, by id prefix: TREC DL's passage tasks (2019 to 2023, DL-HARD's
+passages, their judged subsets) count grades 2 and 3 as relevant for binary measures. Its
+document tasks use trec_eval's level 1 (Anserini's dl19-doc and dl20-doc regressions), so
+they are not here."""
+
+
+def official_conventions(dataset: str) -> tuple[tuple[tuple[str, object], ...], str]:
+    """The conventions `OFFICIAL` gives an ir_datasets id, and where they come from; none
+    and "" for any other."""
+    for prefix, values, source in OFFICIAL:
+        if dataset.startswith(prefix):
+            return values, source
+    return (), ""
 
 
 @dataclass(frozen=True)
@@ -59,6 +90,14 @@ class Conventions:
             "trec_eval's default is 1000, so these can be lower than trec_eval's; the "
             "trec_eval 10 preset or --compat trec_eval uses 1000)"
         )
+
+    def declared(self, values: Sequence[tuple[str, object]]) -> Conventions:
+        """These conventions with a collection's own `values` (`COLLECTION_KEYS`) for every
+        field left at leakeval's default: a setting the reader chose otherwise (a flag, the
+        sidebar, a link) wins."""
+        plain = Conventions()
+        own = {k: v for k, v in values if getattr(self, k) == getattr(plain, k)}
+        return replace(self, **own) if own else self
 
     @classmethod
     def trec_eval(cls, **override: object) -> Conventions:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from leakeval_core.errors import LeakevalError, ParseError
+from leakeval_core.evaluation.conventions import COLLECTION_KEYS, Conventions, official_conventions
 from leakeval_core.experiment.design import ROLES, Design, infer_design
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ _TOP_KEYS = {
     "design",
 }
 _SECTION_KEYS = {
-    "collections": {"topics", "qrels", "ir_datasets", "beir", "split"},
+    "collections": {"topics", "qrels", "ir_datasets", "beir", "split", *COLLECTION_KEYS},
     "training_queries": {"path", "ir_datasets", "sample_of"},
     "leakage": {"ground_truth", "table", "labels", "method", "device", "covers", "groups"},
     "runs": {"pattern"},
@@ -55,6 +56,12 @@ class CollectionSpec:
     ir_datasets: str | None = None
     beir: Path | None = None
     split: str = "test"
+    conventions: tuple[tuple[str, object], ...] = ()
+    """The conventions it declares as its own (`COLLECTION_KEYS`): in experiment.toml, or
+    for an ir_datasets id whose official procedure differs, from `OFFICIAL`. Every figure
+    of it is scored under them unless the reader chose otherwise (`Conventions.declared`)."""
+    conventions_from: str = ""
+    """Where `conventions` come from, as a caption says it."""
 
     @property
     def files(self) -> list[Path]:
@@ -237,13 +244,29 @@ def _collection(manifest: Path, root: Path, name: str, spec: dict) -> Collection
                 raise ParseError(
                     manifest, None, f"{key}.beir = {spec['beir']!r} has no {need} ({folder})"
                 )
+    dataset = _string(manifest, spec.get("ir_datasets"), f"{key}.ir_datasets")
+    declared = tuple((k, spec[k]) for k in COLLECTION_KEYS if k in spec)
+    for k, value in declared:
+        whole = isinstance(value, int) and not isinstance(value, bool)
+        if k in ("relevance_level", "depth") and not whole:
+            raise ParseError(manifest, None, f"{key}.{k} must be a whole number, got {value!r}")
+    try:
+        Conventions(**dict(declared))
+    except (LeakevalError, TypeError) as exc:
+        raise ParseError(manifest, None, f"[{key}]: {exc}") from None
+    if declared:
+        source = f"declared in {manifest.name}"
+    else:
+        declared, source = official_conventions(dataset) if dataset else ((), "")
     return CollectionSpec(
         name=name,
         topics=_existing(manifest, root, spec.get("topics"), f"{key}.topics"),
         qrels=_existing(manifest, root, spec.get("qrels"), f"{key}.qrels"),
-        ir_datasets=_string(manifest, spec.get("ir_datasets"), f"{key}.ir_datasets"),
+        ir_datasets=dataset,
         beir=folder,
         split=split,
+        conventions=declared,
+        conventions_from=source,
     )
 
 

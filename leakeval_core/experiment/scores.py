@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from leakeval_core.errors import LeakevalError
-from leakeval_core.evaluation.conventions import Conventions
+from leakeval_core.evaluation.conventions import COLLECTION_KEYS, Conventions
 from leakeval_core.evaluation.measures import DEFAULT_MEASURES, Measure, parse_measures
 from leakeval_core.evaluation.scoring_warnings import Judged, collection_qrels, run_warnings
 from leakeval_core.experiment.cache import Cache, hash_key
@@ -63,6 +63,9 @@ class ExperimentScores:
     completeness: Completeness = field(default_factory=Completeness)
     """The conditions that lack a run their design expects or hold one that failed: no
     figure is computed from them unless asked (see folds.per_query)."""
+    notes: tuple[str, ...] = ()
+    """The collections scored at a relevance level other than 1, or under conventions of
+    their own (`conventions_notes`): what every caption of these scores says."""
 
     @property
     def failures(self) -> pd.DataFrame:
@@ -124,8 +127,9 @@ def score_experiment(
 
     def prepare(collection: str) -> PreparedQrels:
         if collection not in prepared:
-            qrels = load_collection(experiment.collections[collection]).qrels
-            prepared[collection] = PreparedQrels(qrels, run_conventions)
+            spec = experiment.collections[collection]
+            qrels = load_collection(spec).qrels
+            prepared[collection] = PreparedQrels(qrels, run_conventions.declared(spec.conventions))
         return prepared[collection]
 
     factor_cols = [c for c in conditions.columns if c not in ("path",)]
@@ -190,7 +194,39 @@ def _scores(experiment: Experiment, scores, runs, queries, measures, conventions
         conventions,
         experiment.design,
         completeness(experiment, dict(zip(failed.run_id, failed.error, strict=True))),
+        conventions_notes(experiment, conventions),
     )
+
+
+def conventions_notes(experiment: Experiment, conventions: Conventions) -> tuple[str, ...]:
+    """Per collection scored at a relevance level other than 1, or under conventions of its
+    own that the reader did not override (`Conventions.declared`), one sentence: which, and
+    where they come from ("dl19 scored at relevance level 2 (TREC DL passage ranking's
+    official procedure ...)"). The captions, the report, the CSV's header and the sidebar
+    all say it."""
+    notes = []
+    for name, spec in experiment.collections.items():
+        used = conventions.declared(spec.conventions)
+        own = [k for k in COLLECTION_KEYS if getattr(used, k) != getattr(conventions, k)]
+        said = [
+            k
+            for k in COLLECTION_KEYS
+            if k in own or (k == "relevance_level" and used.relevance_level != 1)
+        ]
+        if said:
+            where = f" ({spec.conventions_from}; a setting of yours overrides it)" if own else ""
+            notes.append(f"{name} scored at {', '.join(_setting(used, k) for k in said)}{where}.")
+    return tuple(notes)
+
+
+def _setting(conventions: Conventions, name: str) -> str:
+    value = getattr(conventions, name)
+    return {
+        "relevance_level": f"relevance level {value}",
+        "gain": f"{value} gain",
+        "depth": f"depth {value}",
+        "tie_order": "ties by docid " + ("ascending" if value == "docid_asc" else "descending"),
+    }[name]
 
 
 def scores_key(
@@ -208,7 +244,13 @@ def scores_key(
         "experiment-scores",
         scoring_code_digest(),
         [(run["run_id"], file_digest(run["path"])) for run in runs],
-        {name: collection_digest(experiment.collections[name]) for name in collections},
+        {
+            name: (
+                collection_digest(experiment.collections[name]),
+                list(experiment.collections[name].conventions),
+            )
+            for name in collections
+        },
         asdict(conventions),
         [m.name for m in parse_measures(measures)],
         list(runs[0]) if runs else [],

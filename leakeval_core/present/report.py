@@ -94,6 +94,9 @@ class ReportParts:
     """Which topics count as leaked, in one sentence (`story.leaked_sentence`)."""
     rule: str = ""
     """The rule alone, for a chart's title: "lexical similarity ≥ 0.691"."""
+    conventions_notes: tuple[str, ...] = ()
+    """The collections scored at a relevance level other than 1 or under conventions of
+    their own (`PerQuery.conventions_notes`)."""
     warnings: tuple[str, ...] = ()
     """What the reader must know before any figure: incomplete conditions, the scoring
     warnings (`PerQuery.scoring_warnings`) and the leakage's (`Study.leakage_warnings`)."""
@@ -146,7 +149,8 @@ def render_report(parts: ReportParts, top: int = 10) -> str:
     notes = (
         f"{'SIMULATED DATA. ' if experiment.simulated else ''}{experiment.name}. "
         f"Measure: {measure.label} ({measure.direction.words}). Conventions: "
-        f"{parts.conventions.describe()}. Fold rule: {parts.fold_rule}. "
+        f"{parts.conventions.describe()}. {' '.join(parts.conventions_notes)}"
+        f"{' ' if parts.conventions_notes else ''}Fold rule: {parts.fold_rule}. "
         f"Design: {parts.design.describe()}."
     )
     return html_report(f"leakeval report: {experiment.name}", sections, notes)
