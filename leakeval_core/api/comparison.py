@@ -129,6 +129,7 @@ def compare(
         others = [f for f in scored.factors if f not in (vary, "collection")]
         parts = [("a", audited), ("b", "baselines"), *((f, f"{f} levels") for f in others)]
         caption += " " + family_sentence(rows, families, parts, statistics)
+    caption = " ".join([caption, *scored.caption_notes()])
     return Comparison(
         rows, statistics, measure, caption, scored.incomplete, scored.scoring_warnings
     )

@@ -103,6 +103,7 @@ def _inflation(source, view: View, factor, leaked, clean, top, progress=None) ->
         f"and their delta are as scored. {leaked_sentence(rules, where)} "
         + describe(view.statistics, "each collection's pairs of conditions")
     )
+    caption = " ".join([caption, *scored.caption_notes()])
     return Inflation(
         split.table,
         split.top,

@@ -131,7 +131,8 @@ class Judged:
                 f"{top}. Shallow judgments: unjudged documents count as non-relevant, which "
                 "favours the systems that were pooled and under-scores one that finds "
                 "documents they did not; bpref, or condensed lists (unjudged documents removed "
-                "before the cutoff: --condensed), score only what was judged."
+                "before the cutoff: --condensed, or the sidebar's Condensed lists), score only "
+                "what was judged."
             )
         if not self.ids_differ:
             return None

@@ -91,7 +91,7 @@ def test_shallow_judgments_are_said_as_such_with_no_advice_on_ids():
         "judged in qrels.txt. Shallow judgments: unjudged documents count as non-relevant, "
         "which favours the systems that were pooled and under-scores one that finds documents "
         "they did not; bpref, or condensed lists (unjudged documents removed before the "
-        "cutoff: --condensed), score only what was judged.",
+        "cutoff: --condensed, or the sidebar's Condensed lists), score only what was judged.",
     )
 
 
