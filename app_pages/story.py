@@ -70,10 +70,12 @@ if presenting:  # a slide: the cards and tables hold the figures, one line the t
     if kind == "twins":
         st.markdown(f"**{plain(story.answer)}**")
     note = f" {doors.AUDIT_NOTE}" if kind == "audit" else f" Verdict: {story.facts.verdict}."
-    st.caption(plain(doors.story_test_line(story) + note))
+    st.caption(plain(" ".join([doors.story_test_line(story) + note, *story.notes])))
 else:
     st.markdown(f"**{plain(story.answer)}**" if kind == "twins" else plain(story.detail))
     st.markdown(plain(story.evidence))
+    for said in story.notes:
+        st.caption(plain(said))
 for warning in story.warnings:
     st.warning(plain(warning), icon=":material/warning:")
 
@@ -154,10 +156,13 @@ if not presenting:  # presentation mode: nothing to click, the story alone
 # side by side on a slide; on a screen one above the other, so the table of topics has the
 # page's width and shows its training query, similarity and category at 1280 px
 chart, top = st.columns([5, 7]) if presenting else (st.container(), st.container())
+spared = 40 * len(story.notes)  # a slide's chart gives each note's line of caption its room
 with chart:
     leaked_means = story.leaked
     if kind == "audit":
-        show_fig(category_gain_figure, story.chart, measure, story.facts.b, slide_height=380)
+        show_fig(
+            category_gain_figure, story.chart, measure, story.facts.b, slide_height=380 - spared
+        )
         if not presenting:
             st.caption(
                 plain(
@@ -166,7 +171,9 @@ with chart:
                 )
             )
     elif story.x is not None:
-        show_fig(inflation_figure, story.chart, measure, story.x, None, 360, slide_height=400)
+        show_fig(
+            inflation_figure, story.chart, measure, story.x, None, 360, slide_height=400 - spared
+        )
         if not presenting:
             st.caption(
                 plain(

@@ -274,7 +274,7 @@ def describe_settings(context: AppContext) -> None:
     )
     st.caption(context.statistics.describe("both"))
     st.caption(f"**Conventions.** {c.describe()}. Folds are combined per query before any mean.")
-    for note in doors.conventions_notes(context.experiment, c):
+    for note in doors.conventions_notes(context.experiment, c, chosen=False):
         st.caption(f"**Collection.** {plain(note)}")
     if depth_note := c.depth_note([context.measure]):
         st.caption(f"**Depth.** {depth_note}.")

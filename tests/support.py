@@ -281,6 +281,30 @@ INCOMPLETE = {"collection": "robust04", "model": "colbert", "train_size": 2000}
 DAMAGED = "runs/robust04/colbert/leaked/2000/fold{}.run"
 
 
+def declared_demo(demo_dir: Path, out: Path) -> Path:
+    """The demo at `out`, its files links to the shared demo's, with robust04 declaring
+    relevance level 2 in its own experiment.toml."""
+    import os
+    import shutil
+
+    shutil.copytree(demo_dir, out, copy_function=os.symlink)
+    manifest = out / "experiment.toml"
+    text = manifest.read_text().replace(
+        'qrels = "collections/robust04/qrels.txt"\n',
+        'qrels = "collections/robust04/qrels.txt"\nrelevance_level = 2\n',
+    )
+    manifest.unlink()
+    manifest.write_text(text)
+    return out
+
+
+DECLARED = (
+    "robust04 scored at relevance level 2 (declared in experiment.toml; a setting of yours "
+    "overrides it)."
+)
+"""What every door says of `declared_demo`."""
+
+
 def damaged_demo(demo_dir: Path, out: Path, how: str) -> Path:
     """The demo with one fold of one condition (`INCOMPLETE`, leaked) damaged: `deleted`
     (fold 1), or `malformed` (a line `301 Q0 broken` appended to fold 2). Every other file

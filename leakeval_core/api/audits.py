@@ -451,20 +451,17 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
         keys=tuple(keys),
         factor=factor,
         caption=" ".join(
-            filter(
-                None,
-                (
-                    _caption(
-                        measure,
-                        statistics,
-                        table,
-                        (factor, keys, baselines),
-                        leaked_sentence(rules, where_from),
-                        strata,
-                    ),
-                    *per_query.caption_notes(),
+            [
+                _caption(
+                    measure,
+                    statistics,
+                    table,
+                    (factor, keys, baselines),
+                    leaked_sentence(rules, where_from),
+                    strata,
                 ),
-            )
+                *per_query.caption_notes(),
+            ]
         ),
         leaked=rules,
         warnings=(*([same] if same else []), *source.leakage_warnings(view)),

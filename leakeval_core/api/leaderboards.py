@@ -299,18 +299,15 @@ def standings_of(
         statistics=statistics,
         resamples=resamples,
         caption=" ".join(
-            filter(
-                None,
-                (
-                    _caption(
-                        measure,
-                        statistics,
-                        resamples,
-                        leaked_sentence(rules, source.pairs(view).source) if rules else "",
-                    ),
-                    *per_query.caption_notes(),
+            [
+                _caption(
+                    measure,
+                    statistics,
+                    resamples,
+                    leaked_sentence(rules, source.pairs(view).source) if rules else "",
                 ),
-            )
+                *per_query.caption_notes(),
+            ]
         ),
         leaked=rules,
         warnings=tuple(source.leakage_warnings(view)) if leaked is not None else (),

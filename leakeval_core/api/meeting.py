@@ -65,6 +65,7 @@ def story_record(told: Story) -> dict:
         "statistics": told.statistics.describe("split"),
         "leaked": told.leaked,
         "warnings": list(told.warnings),
+        "notes": list(told.notes),
         "incomplete": list(told.incomplete),
         "scoring_warnings": list(told.scoring_warnings),
         "answers": records(told.answers[keep]),
@@ -368,10 +369,10 @@ def _left_out(
     return len(scored) - kept
 
 
-def _leakage_notes(study: Study, view: View, pair: dict) -> tuple[str, tuple, tuple, tuple]:
-    """The story's leaked rule for its collection, the warnings it must carry (with the
-    Judged@10 of the systems its pair compares, where under 90%), the incomplete conditions
-    and the scoring warnings."""
+def _leakage_notes(study: Study, view: View, pair: dict) -> tuple[str, tuple, tuple, tuple, tuple]:
+    """The story's leaked rule for its collection, the warnings it must carry, the
+    incomplete conditions, the scoring warnings, and its notes: the conventions of the
+    collections and the Judged@10 of the systems its pair compares, where under 90%."""
     from leakeval_core.present.story import leaked_sentence
 
     rules = study.leaked_rule(view)
@@ -381,8 +382,8 @@ def _leakage_notes(study: Study, view: View, pair: dict) -> tuple[str, tuple, tu
     compared = ("baseline", study.design.system) if "baseline" in pair else ()
     judged = scored.judged_note({k: v for k, v in pair.items() if k not in compared})
     notes = (*scored.conventions_notes, *([judged] if judged else []))
-    warnings = (*study.leakage_warnings(view), *notes)
-    return sentence, warnings, scored.incomplete, scored.scoring_warnings
+    warnings = tuple(study.leakage_warnings(view))
+    return sentence, warnings, scored.incomplete, scored.scoring_warnings, notes
 
 
 def _with_queries(top, pair: dict, study: Study, view: View, names: dict):

@@ -222,6 +222,8 @@ def _cmd_story(args: argparse.Namespace) -> int:
         print(told.leaked)
         for warning in told.warnings:
             print(f"Warning: {warning}")
+        for note in told.notes:
+            print(f"Note: {note}")
         if told.kind == "audit":
             print()
             for line in doors.story_answers(told, view.parsed_measure):

@@ -198,25 +198,34 @@ def _scores(experiment: Experiment, scores, runs, queries, measures, conventions
     )
 
 
-def conventions_notes(experiment: Experiment, conventions: Conventions) -> tuple[str, ...]:
-    """Per collection scored at a relevance level other than 1, or under conventions of its
-    own that the reader did not override (`Conventions.declared`), one sentence: which, and
-    where they come from ("dl19 scored at relevance level 2 (TREC DL passage ranking's
-    official procedure ...)"). The captions, the report, the CSV's header and the sidebar
-    all say it."""
-    notes = []
+def conventions_notes(
+    experiment: Experiment, conventions: Conventions, chosen: bool = True
+) -> tuple[str, ...]:
+    """The collections scored at a relevance level other than 1, or under conventions of
+    their own that the reader did not override (`Conventions.declared`), in a sentence for
+    each way they were scored: which, and where it comes from ("dl19 scored at relevance
+    level 2 (TREC DL passage ranking's official procedure ...)"; "robust04, core17 and
+    core18 scored at relevance level 2."). Without `chosen`, only those under conventions of
+    their own: the sidebar already shows the reader's. The captions, the report, the
+    audit's CSV and the sidebar all say it."""
+    said: dict[str, list[str]] = {}
     for name, spec in experiment.collections.items():
         used = conventions.declared(spec.conventions)
         own = [k for k in COLLECTION_KEYS if getattr(used, k) != getattr(conventions, k)]
-        said = [
+        shown = [
             k
             for k in COLLECTION_KEYS
-            if k in own or (k == "relevance_level" and used.relevance_level != 1)
+            if k in own or (chosen and k == "relevance_level" and used.relevance_level != 1)
         ]
-        if said:
+        if shown:
             where = f" ({spec.conventions_from}; a setting of yours overrides it)" if own else ""
-            notes.append(f"{name} scored at {', '.join(_setting(used, k) for k in said)}{where}.")
-    return tuple(notes)
+            how = f"{', '.join(_setting(used, k) for k in shown)}{where}"
+            said.setdefault(how, []).append(name)
+    return tuple(f"{_listed(names)} scored at {how}." for how, names in said.items())
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _setting(conventions: Conventions, name: str) -> str:

@@ -173,8 +173,7 @@ def _story(parts: ReportParts) -> list[tuple[str, str, object]]:
         return [("Story", told or "", "")]
     answer = "" if told.answer == told.headline else f"{told.answer} "
     text = f"{told.headline} {answer}{told.detail} {told.evidence} {told.leaked}"
-    own = [w for w in told.warnings if w not in parts.warnings]  # its pair's Judged@10, say
-    text = " ".join([text, *own])
+    text = " ".join([text, *told.notes])
     sections: list[tuple[str, str, object]] = [("Story", text, "")]
     if told.kind == "audit":
         system = str(parts.design.system)

@@ -152,6 +152,10 @@ class Story:
     lacks."""
     scoring_warnings: tuple[str, ...] = ()
     """What the reader must be told about the runs scored (`PerQuery.scoring_warnings`)."""
+    notes: tuple[str, ...] = ()
+    """The pair's collection's conventions of its own and the Judged@10 of the systems
+    it compares, where under 90% (`PerQuery.conventions_notes`, `PerQuery.judged_note`):
+    said in a caption beside the answer."""
 
     @property
     def top_title(self) -> str:
@@ -185,6 +189,7 @@ def tell(
     warnings: tuple[str, ...] = (),
     incomplete: tuple[str, ...] = (),
     scoring_warnings: tuple[str, ...] = (),
+    notes: tuple[str, ...] = (),
 ) -> Story:
     answer = verdict_sentence(facts, measure)
     return Story(
@@ -205,6 +210,7 @@ def tell(
         warnings,
         incomplete,
         scoring_warnings,
+        notes,
     )
 
 

@@ -234,23 +234,10 @@ def test_a_collections_declared_level_is_named_in_the_sidebar(
     open_app, demo_dir, demo_cache, tmp_path
 ):
     """robust04 declares relevance level 2 in experiment.toml: the sidebar says it beside
-    the conventions, and the Story's notices too."""
-    import os
-    import shutil
+    the conventions, and the Story's captions too."""
+    from tests.support import DECLARED, declared_demo
 
-    out = tmp_path / "data" / "demo"
-    shutil.copytree(demo_dir, out, copy_function=os.symlink)
-    manifest = out / "experiment.toml"
-    text = manifest.read_text().replace(
-        'qrels = "collections/robust04/qrels.txt"\n',
-        'qrels = "collections/robust04/qrels.txt"\nrelevance_level = 2\n',
-    )
-    manifest.unlink()
-    manifest.write_text(text)
+    out = declared_demo(demo_dir, tmp_path / "data" / "demo")
     at = open_app(out.parent, demo_cache.root)
-    said = (
-        "robust04 scored at relevance level 2 (declared in experiment.toml; a setting of "
-        "yours overrides it)."
-    )
-    assert f"**Collection.** {said}" in [c.value for c in at.sidebar.caption]
-    assert said in [w.value for w in at.warning]
+    assert f"**Collection.** {DECLARED}" in [c.value for c in at.sidebar.caption]
+    assert DECLARED in [c.value for c in at.caption]

@@ -5,7 +5,6 @@ caption and CSV, the leaderboard's caption, the Story, the report and the sideba
 from __future__ import annotations
 
 import os
-import shutil
 
 import pandas as pd
 import pytest
@@ -15,28 +14,14 @@ from leakeval_core.cli import main
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.experiment.manifest import load_experiment
 from leakeval_core.experiment.scores import score_experiment
+from tests.support import DECLARED, declared_demo
 
 pytestmark = pytest.mark.demo
-
-SAID = (
-    "robust04 scored at relevance level 2 (declared in experiment.toml; a setting of yours "
-    "overrides it)."
-)
 
 
 @pytest.fixture(scope="module")
 def declared(demo_dir, tmp_path_factory):
-    """The demo, its files linked, with robust04 declaring relevance level 2."""
-    out = tmp_path_factory.mktemp("declared") / "demo"
-    shutil.copytree(demo_dir, out, copy_function=os.symlink)
-    manifest = out / "experiment.toml"
-    text = manifest.read_text().replace(
-        'qrels = "collections/robust04/qrels.txt"\n',
-        'qrels = "collections/robust04/qrels.txt"\nrelevance_level = 2\n',
-    )
-    manifest.unlink()
-    manifest.write_text(text)
-    return out
+    return declared_demo(demo_dir, tmp_path_factory.mktemp("declared") / "demo")
 
 
 def test_the_declared_collection_scores_as_the_flag_does_and_the_others_as_before(
@@ -48,7 +33,7 @@ def test_the_declared_collection_scores_as_the_flag_does_and_the_others_as_befor
         load_experiment(demo_dir), measures, Conventions(relevance_level=2), cache=demo_cache
     )
     plain = score_experiment(load_experiment(demo_dir), measures, cache=demo_cache)
-    assert ours.notes == (SAID,)
+    assert ours.notes == (DECLARED,)
     key = ["collection", "model", "leakage", "train_size", "fold", "qid", "measure"]
 
     def values(scores, robust04: bool) -> pd.Series:
@@ -61,21 +46,19 @@ def test_the_declared_collection_scores_as_the_flag_does_and_the_others_as_befor
     three = score_experiment(
         load_experiment(declared), measures, Conventions(relevance_level=3), cache=demo_cache
     )
-    assert three.notes == tuple(  # the reader's level wins, and is named
-        f"{name} scored at relevance level 3." for name in ("robust04", "core17", "core18")
-    )
+    assert three.notes == ("robust04, core17 and core18 scored at relevance level 3.",)
 
 
 def test_every_door_names_the_level(declared, demo_cache, tmp_path, capsys):
     os.environ["LEAKEVAL_CACHE"] = str(demo_cache.root)
     study = api.Study.open(declared, demo_cache)
-    assert SAID in api.audit(study).caption
-    assert SAID in api.leaderboard(study).caption
-    assert SAID in api.story(study).warnings
-    assert SAID in api.report(study).replace("&#x27;", "'")
+    assert DECLARED in api.audit(study).caption
+    assert DECLARED in api.leaderboard(study).caption
+    assert DECLARED in api.story(study).notes
+    assert DECLARED in api.report(study).replace("&#x27;", "'")
     assert main(["audit", str(declared), "--out", str(tmp_path / "audit.csv")]) == 0
-    assert SAID in capsys.readouterr().out
+    assert DECLARED in capsys.readouterr().out
     lines = (tmp_path / "audit.csv").read_text().splitlines()
-    assert lines[0] == f"# {SAID}" and not lines[1].startswith("#")
+    assert lines[0] == f"# {DECLARED}" and not lines[1].startswith("#")
     table = pd.read_csv(tmp_path / "audit.csv", comment="#")
     assert len(table) and "collection" in table.columns

@@ -398,11 +398,13 @@ def test_the_story_headline_agrees_across_the_api_the_cli_the_app_and_the_report
         told.evidence,
         told.leaked,
         *(f"Warning: {w}" for w in told.warnings),
+        *(f"Note: {n}" for n in told.notes),
     ]
-    judged = next(w for w in told.warnings if w.startswith("Judged@10 is under 90%"))
-    assert "lowest leakage none at 65.1%" in judged  # the demo's synthetic pools are shallow
+    [judged] = told.notes
+    assert judged.startswith("Judged@10 is under 90% for 2 of the 2 compared, lowest leakage none")
+    assert "at 65.1%" in judged  # the demo's synthetic pools are shallow
     at = app()
-    assert judged in [w.value for w in at.warning]
+    assert judged in [c.value for c in at.caption]
     assert at.header[0].value == told.headline
     assert at.markdown[0].value == f"**{told.answer}**"
     assert at.markdown[1].value == told.evidence

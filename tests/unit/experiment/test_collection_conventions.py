@@ -102,3 +102,17 @@ def test_an_ir_datasets_collection_gets_its_official_level_and_says_where_from(t
     )
     declared = folder(tmp_path, dataset="msmarco-passage/trec-dl-2019")
     assert declared.collections["c"].conventions == ()
+
+
+def test_collections_scored_alike_share_one_sentence_and_the_sidebar_hears_only_declarations(
+    tmp_path,
+):
+    experiment = folder(tmp_path, dataset="msmarco-passage/trec-dl-2019")
+    assert conventions_notes(experiment, Conventions(relevance_level=3)) == (
+        "c and dl scored at relevance level 3.",
+    )
+    assert conventions_notes(experiment, Conventions(relevance_level=3), chosen=False) == ()
+    assert conventions_notes(experiment, Conventions(), chosen=False) == (
+        "dl scored at relevance level 2 (TREC DL passage ranking's official procedure "
+        "(trec_eval -l 2 for binary measures); a setting of yours overrides it).",
+    )
