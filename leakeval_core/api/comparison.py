@@ -131,7 +131,13 @@ def compare(
         caption += " " + family_sentence(rows, families, parts, statistics)
     caption = " ".join([caption, *scored.caption_notes()])
     return Comparison(
-        rows, statistics, measure, caption, scored.incomplete, scored.scoring_warnings
+        rows,
+        statistics,
+        measure,
+        caption,
+        scored.incomplete,
+        scored.scoring_warnings,
+        scored.conventions_notes,
     )
 
 

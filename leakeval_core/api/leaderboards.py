@@ -62,6 +62,8 @@ class Leaderboard(Result):
     warnings: tuple[str, ...] = ()
     incomplete: tuple[str, ...] = ()
     scoring_warnings: tuple[str, ...] = ()
+    conventions_notes: tuple[str, ...] = ()
+    """As `Audit.conventions_notes`: in the caption, and atop the CSV."""
 
     @property
     def systems(self) -> pd.DataFrame:
@@ -174,6 +176,7 @@ class Leaderboard(Result):
             "warnings": list(self.warnings),
             "incomplete": list(self.incomplete),
             "scoring_warnings": list(self.scoring_warnings),
+            "conventions_notes": list(self.conventions_notes),
             "collections": entries,
         }
 
@@ -313,6 +316,7 @@ def standings_of(
         warnings=tuple(source.leakage_warnings(view)) if leaked is not None else (),
         incomplete=per_query.incomplete,
         scoring_warnings=per_query.scoring_warnings,
+        conventions_notes=per_query.conventions_notes,
     )
 
 

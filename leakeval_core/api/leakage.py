@@ -117,6 +117,7 @@ def _inflation(source, view: View, factor, leaked, clean, top, progress=None) ->
         tuple(source.leakage_warnings(view)),
         scored.incomplete,
         scored.scoring_warnings,
+        scored.conventions_notes,
     )
 
 

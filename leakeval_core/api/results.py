@@ -137,6 +137,8 @@ class Comparison(Result):
     """What every reader of these figures must be told about the runs they come from
     (`PerQuery.scoring_warnings`): too little of a run judged, the measure at 0 on every
     query of a run."""
+    conventions_notes: tuple[str, ...] = ()
+    """As `Audit.conventions_notes`: in the caption, and atop the CSV."""
 
     def summary(self) -> pd.DataFrame:
         keep = [c for c in self.table.columns if c not in _DETAIL]
@@ -153,6 +155,7 @@ class Comparison(Result):
             "caption": self.caption,
             "incomplete": list(self.incomplete),
             "scoring_warnings": list(self.scoring_warnings),
+            "conventions_notes": list(self.conventions_notes),
             "comparisons": records(self.table),
         }
 
@@ -189,6 +192,8 @@ class Inflation(Result):
     """As `Comparison.incomplete`."""
     scoring_warnings: tuple[str, ...] = ()
     """As `Comparison.scoring_warnings`."""
+    conventions_notes: tuple[str, ...] = ()
+    """As `Audit.conventions_notes`: in the caption, and atop the CSV."""
 
     def summary(self) -> pd.DataFrame:
         keep = [c for c in self.table.columns if c not in ("p", "significant", "confidence")]
@@ -218,6 +223,7 @@ class Inflation(Result):
             "warnings": list(self.warnings),
             "incomplete": list(self.incomplete),
             "scoring_warnings": list(self.scoring_warnings),
+            "conventions_notes": list(self.conventions_notes),
             "inflation": records(self.table),
             "top": records(self.top),
         }

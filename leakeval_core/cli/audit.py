@@ -130,7 +130,7 @@ def add_detection_options(parser: argparse.ArgumentParser) -> None:
 
 def _cmd_audit(args: argparse.Namespace) -> int:
     from leakeval_core import api
-    from leakeval_core.present.tables import flat_topics_needed, format_table
+    from leakeval_core.present.tables import csv_notes, flat_topics_needed, format_table
 
     view = audit_view(args)
     if (args.experiment is None) == (args.qrels is None):
@@ -164,7 +164,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     for warning in result.warnings:
         print(f"Warning: {warning}")
     if args.out:
-        notes = "".join(f"# {note}\n" for note in result.conventions_notes)
+        notes = csv_notes(result.conventions_notes)
         write(notes + flat_topics_needed(result.table).to_csv(index=False), args.out)
     if args.json:
         Path(args.json).write_text(json.dumps(result.as_dict(), indent=2) + "\n")

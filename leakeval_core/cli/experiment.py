@@ -151,7 +151,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     if args.format == "json":
         write(json.dumps(result.as_dict(), indent=2) + "\n", args.out)
         return 0
-    write(format_table(result.table, args.format, result.caption + " † significant."), args.out)
+    caption = result.caption + " † significant."
+    write(format_table(result.table, args.format, caption, result.conventions_notes), args.out)
     return 0
 
 
@@ -176,7 +177,10 @@ def _cmd_inflation(args: argparse.Namespace) -> int:
     if args.format == "json":
         write(json.dumps(result.as_dict(), indent=2) + "\n", args.out)
         return 0
-    write(format_table(result.table, args.format, result.caption), args.out)
+    write(
+        format_table(result.table, args.format, result.caption, result.conventions_notes),
+        args.out,
+    )
     if not args.out:
         print(f"\nTop {args.top} inflating topics per condition:")
         sys.stdout.write(format_table(result.top, args.format))

@@ -110,7 +110,7 @@ def _table(result, fmt: str) -> str:
     from leakeval_core.present.tables import format_table, leaderboard_frame, leaderboard_latex
 
     if fmt == "csv":
-        return format_table(result.systems, "csv")
+        return format_table(result.systems, "csv", notes=result.conventions_notes)
     if fmt == "latex":
         return leaderboard_latex(result.table, result.keys, result.caption)
     text = format_table(leaderboard_frame(result.table, result.keys), "markdown", result.caption)

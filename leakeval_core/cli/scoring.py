@@ -119,10 +119,14 @@ def _print_means(means: dict[str, dict[str, float]], measures, shown: dict[str, 
 
 
 def _warn_deeper_cutoffs(measures, conventions) -> None:
-    """Once: a cutoff deeper than the depth (`Conventions.depth_note`, the app's wording)."""
-    note = conventions.depth_note(measures, whole_ranking=False)
-    if note:
-        print(f"leakeval: note: {note}", file=sys.stderr)
+    """Once: a cutoff deeper than the depth (`Conventions.depth_note`, the app's wording),
+    and condensed lists where asked for (`Conventions.condensed_note`)."""
+    for note in (
+        conventions.depth_note(measures, whole_ranking=False),
+        conventions.condensed_note(),
+    ):
+        if note:
+            print(f"leakeval: note: {note}", file=sys.stderr)
 
 
 def _report_diagnostics(diagnostics: dict, conventions) -> None:

@@ -91,6 +91,13 @@ class Conventions:
             "trec_eval 10 preset or --compat trec_eval uses 1000)"
         )
 
+    def condensed_note(self) -> str | None:
+        """What a figure scored on condensed lists says, wherever its caption is; None
+        otherwise."""
+        if not self.condensed:
+            return None
+        return "Scored on condensed lists: unjudged documents removed before the cutoff."
+
     def declared(self, values: Sequence[tuple[str, object]]) -> Conventions:
         """These conventions with a collection's own `values` (`COLLECTION_KEYS`) for every
         field left at leakeval's default: a setting the reader chose otherwise (a flag, the

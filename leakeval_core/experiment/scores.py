@@ -205,8 +205,9 @@ def conventions_notes(
     their own that the reader did not override (`Conventions.declared`), in a sentence for
     each way they were scored: which, and where it comes from ("dl19 scored at relevance
     level 2 (TREC DL passage ranking's official procedure ...)"; "robust04, core17 and
-    core18 scored at relevance level 2."). Without `chosen`, only those under conventions of
-    their own: the sidebar already shows the reader's. The captions, the report, the
+    core18 scored at relevance level 2."), after condensed lists where they are asked for.
+    Without `chosen`, only those under conventions of their own: the sidebar already shows
+    the reader's. The captions, the report, the
     audit's CSV and the sidebar all say it."""
     said: dict[str, list[str]] = {}
     for name, spec in experiment.collections.items():
@@ -221,7 +222,11 @@ def conventions_notes(
             where = f" ({spec.conventions_from}; a setting of yours overrides it)" if own else ""
             how = f"{', '.join(_setting(used, k) for k in shown)}{where}"
             said.setdefault(how, []).append(name)
-    return tuple(f"{_listed(names)} scored at {how}." for how, names in said.items())
+    condensed = conventions.condensed_note() if chosen else None
+    return (
+        *([condensed] if condensed else []),
+        *(f"{_listed(names)} scored at {how}." for how, names in said.items()),
+    )
 
 
 def _listed(names: list[str]) -> str:

@@ -314,9 +314,20 @@ def leaderboard_latex(table: pd.DataFrame, places: Sequence[str], caption: str) 
     )
 
 
-def format_table(frame: pd.DataFrame, fmt: str, caption: str = "") -> str:
+def csv_notes(notes: tuple[str, ...]) -> str:
+    """A CSV's heading: its notes (the collections' conventions:
+    `PerQuery.conventions_notes`) as `#` lines, which `pandas.read_csv(comment="#")` skips;
+    nothing without one, so that a CSV of leakeval's defaults reads as any other."""
+    return "".join(f"# {note}\n" for note in notes)
+
+
+def format_table(
+    frame: pd.DataFrame, fmt: str, caption: str = "", notes: tuple[str, ...] = ()
+) -> str:
+    """`frame` as CSV (headed by its `notes`, `csv_notes`), LaTeX or Markdown (under its
+    caption)."""
     if fmt == "csv":
-        return flat_topics_needed(frame).to_csv(index=False, float_format="%.6g")
+        return csv_notes(notes) + flat_topics_needed(frame).to_csv(index=False, float_format="%.6g")
     if fmt == "latex":
         return to_latex(frame, caption)
     if fmt == "markdown":

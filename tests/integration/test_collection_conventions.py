@@ -62,3 +62,20 @@ def test_every_door_names_the_level(declared, demo_cache, tmp_path, capsys):
     assert lines[0] == f"# {DECLARED}" and not lines[1].startswith("#")
     table = pd.read_csv(tmp_path / "audit.csv", comment="#")
     assert len(table) and "collection" in table.columns
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["compare", "--format", "csv"],
+        ["inflation", "--format", "csv"],
+        ["leaderboard", "--format", "csv"],
+    ],
+)
+def test_every_csv_is_headed_by_the_level(declared, demo_cache, tmp_path, command):
+    os.environ["LEAKEVAL_CACHE"] = str(demo_cache.root)
+    out = tmp_path / "table.csv"
+    assert main([command[0], str(declared), *command[1:], "--out", str(out)]) == 0
+    lines = out.read_text().splitlines()
+    assert lines[0] == f"# {DECLARED}" and not lines[1].startswith("#")
+    assert len(pd.read_csv(out, comment="#"))

@@ -116,3 +116,12 @@ def test_collections_scored_alike_share_one_sentence_and_the_sidebar_hears_only_
         "dl scored at relevance level 2 (TREC DL passage ranking's official procedure "
         "(trec_eval -l 2 for binary measures); a setting of yours overrides it).",
     )
+
+
+def test_condensed_lists_lead_the_notes_where_the_reader_chose_them(tmp_path):
+    experiment = folder(tmp_path)
+    condensed = Conventions(condensed=True)
+    assert conventions_notes(experiment, condensed) == (
+        "Scored on condensed lists: unjudged documents removed before the cutoff.",
+    )
+    assert conventions_notes(experiment, condensed, chosen=False) == ()
