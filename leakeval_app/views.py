@@ -153,6 +153,8 @@ def score_upload(ctx: AppContext, collection: str, run: Upload) -> ScoredUpload:
 
 
 def _score_upload(study, conventions, collection: str, run: Upload) -> ScoredUpload:
+    # under the collection's own conventions, as the experiment's runs are scored
+    conventions = conventions.declared(study.experiment.collections[collection].conventions)
     with st.spinner("Scoring the uploaded run…"):
         qrels = study.collection(collection).qrels
         result = api.score(qrels, {run.name: (run.name, run.data)}, APP_MEASURES, conventions)

@@ -241,3 +241,34 @@ def test_a_collections_declared_level_is_named_in_the_sidebar(
     at = open_app(out.parent, demo_cache.root)
     assert f"**Collection.** {DECLARED}" in [c.value for c in at.sidebar.caption]
     assert DECLARED in [c.value for c in at.caption]
+
+
+def test_an_upload_is_scored_under_its_collections_declared_level(
+    open_app, demo_dir, demo_cache, tmp_path
+):
+    """robust04 declares relevance level 2: a run uploaded against it scores P@1 as
+    `api.score` does at level 2, as the experiment's own runs are, not at level 1."""
+    from leakeval_core import api
+    from leakeval_core.evaluation.conventions import Conventions
+    from tests.app.apptest import open_tab
+    from tests.support import declared_demo
+
+    out = declared_demo(demo_dir, tmp_path / "data" / "demo")
+    at = open_tab(
+        open_app(out.parent, demo_cache.root, "app_pages/datasets.py"),
+        "datasets_tab",
+        "Score your own run",
+    )
+    path = out / "runs" / "robust04" / "colbert" / "leaked" / "2000" / "fold1.run"
+    at.file_uploader[0].set_value(("fold1.run", path.read_bytes(), "text/plain")).run()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = next(d.value for d in at.dataframe if list(d.value.columns) == ["measure", "mean"])
+    qrels = out / "collections" / "robust04" / "qrels.txt"
+    means = {
+        level: api.score(str(qrels), {"r": str(path)}, ["P_1"], Conventions(relevance_level=level))
+        .means()
+        .loc["r", "P_1"]
+        for level in (1, 2)
+    }
+    assert means[1] != means[2]
+    assert shown.set_index("measure")["mean"]["P@1"] == pytest.approx(means[2], abs=1e-12)
