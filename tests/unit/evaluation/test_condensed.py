@@ -43,7 +43,7 @@ def test_the_named_measures_are_checked():
     assert set(NAMED) <= set(PYTREC)
 
 
-@settings(max_examples=50)
+@settings(max_examples=30)
 @given(graded_collections())
 def test_property_condensed_equals_pytrec_eval_on_the_run_filtered_by_hand(isolated, collection):
     qrels, run = collection
