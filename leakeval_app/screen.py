@@ -55,6 +55,8 @@ _STATISTICS_PARAMS = {
 _NAMES = ("experiment", "measure", "method", "threshold", "collection")
 """Named values, in the link's order: the screen's experiment, then the View's settings."""
 _SWITCHES = ("present", "allow_incomplete")
+_SWITCH = {"1": True, "true": True, "True": True, "0": False, "false": False, "False": False}
+"""A switch's value as a link writes it (`as_text`) or a person types it."""
 RESERVED = frozenset([*_CONVENTION_PARAMS, *_STATISTICS_PARAMS, *_NAMES, *_SWITCHES, "page"])
 """URL parameters with a meaning of their own; a page's choices use other names."""
 
@@ -187,8 +189,8 @@ def _decode(params: Mapping[str, str], page: str = LANDING) -> tuple[Screen, tup
         ("allow_incomplete", settings, "incomplete conditions left out"),
     ):
         if (raw := params.get(name)) is not None:
-            if raw in ("1", "true", "True", "0", "false", "False"):
-                into[name] = raw in ("1", "true", "True")
+            if (on := _SWITCH.get(raw)) is not None:
+                into[name] = on
             else:
                 bad(name, raw, "not 1 or 0", instead)
     settings["conventions"] = _settings(_CONVENTION_PARAMS, params, defaults.conventions, bad)
@@ -234,9 +236,9 @@ def _settings(names: dict, params: Mapping[str, str], plain: Conventions | Stati
             except LeakevalError:
                 bad(param, raw, "not positive numbers separated by commas", "the measure's own")
             continue
-        if kinds[name] is bool:  # a switch, as the link writes it (`as_text`)
-            if raw in ("1", "true", "True", "0", "false", "False"):
-                chosen[name] = raw in ("1", "true", "True")
+        if kinds[name] is bool:
+            if (on := _SWITCH.get(raw)) is not None:
+                chosen[name] = on
             else:
                 bad(param, raw, "not 1 or 0", default)
             continue

@@ -21,20 +21,15 @@ COLLECTION_KEYS = ("relevance_level", "gain", "depth", "tie_order")
 """The conventions a collection may declare as its own (`[collections.X]` in
 experiment.toml): those its official procedure fixes. The rest are the reader's choice."""
 
-OFFICIAL: tuple[tuple[str, tuple[tuple[str, object], ...], str], ...] = (
+OFFICIAL: tuple[tuple[tuple[str, ...], tuple[tuple[str, object], ...], str], ...] = (
     (
-        "msmarco-passage/trec-dl-",
-        (("relevance_level", 2),),
-        "TREC DL passage ranking's official procedure (trec_eval -l 2 for binary measures)",
-    ),
-    (
-        "msmarco-passage-v2/trec-dl-",
+        ("msmarco-passage/trec-dl-", "msmarco-passage-v2/trec-dl-"),
         (("relevance_level", 2),),
         "TREC DL passage ranking's official procedure (trec_eval -l 2 for binary measures)",
     ),
 )
 """ir_datasets collections whose official procedure uses other conventions than
-leakeval's defaults, by id prefix: TREC DL's passage tasks (2019 to 2023, DL-HARD's
+leakeval's defaults, by id prefixes: TREC DL's passage tasks (2019 to 2023, DL-HARD's
 passages, their judged subsets) count grades 2 and 3 as relevant for binary measures. Its
 document tasks use trec_eval's level 1 (Anserini's dl19-doc and dl20-doc regressions), so
 they are not here."""
@@ -43,8 +38,8 @@ they are not here."""
 def official_conventions(dataset: str) -> tuple[tuple[tuple[str, object], ...], str]:
     """The conventions `OFFICIAL` gives an ir_datasets id, and where they come from; none
     and "" for any other."""
-    for prefix, values, source in OFFICIAL:
-        if dataset.startswith(prefix):
+    for prefixes, values, source in OFFICIAL:
+        if dataset.startswith(prefixes):
             return values, source
     return (), ""
 

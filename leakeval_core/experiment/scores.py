@@ -207,8 +207,7 @@ def conventions_notes(
     level 2 (TREC DL passage ranking's official procedure ...)"; "robust04, core17 and
     core18 scored at relevance level 2."), after condensed lists where they are asked for.
     Without `chosen`, only those under conventions of their own: the sidebar already shows
-    the reader's. The captions, the report, the
-    audit's CSV and the sidebar all say it."""
+    the reader's. The captions, the report, the CSVs and the sidebar all say it."""
     said: dict[str, list[str]] = {}
     for name, spec in experiment.collections.items():
         used = conventions.declared(spec.conventions)

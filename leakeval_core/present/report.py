@@ -146,12 +146,14 @@ def render_report(parts: ReportParts, top: int = 10) -> str:
             )
         )
     experiment = parts.experiment
-    notes = (
-        f"{'SIMULATED DATA. ' if experiment.simulated else ''}{experiment.name}. "
-        f"Measure: {measure.label} ({measure.direction.words}). Conventions: "
-        f"{parts.conventions.describe()}. {' '.join(parts.conventions_notes)}"
-        f"{' ' if parts.conventions_notes else ''}Fold rule: {parts.fold_rule}. "
-        f"Design: {parts.design.describe()}."
+    notes = " ".join(
+        [
+            f"{'SIMULATED DATA. ' if experiment.simulated else ''}{experiment.name}. "
+            f"Measure: {measure.label} ({measure.direction.words}). Conventions: "
+            f"{parts.conventions.describe()}.",
+            *parts.conventions_notes,
+            f"Fold rule: {parts.fold_rule}. Design: {parts.design.describe()}.",
+        ]
     )
     return html_report(f"leakeval report: {experiment.name}", sections, notes)
 
