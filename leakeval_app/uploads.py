@@ -12,7 +12,7 @@ Memory is bounded and given back:
   LEAKEVAL_SESSION_UPLOAD_MB or the server (all sessions) past LEAKEVAL_SERVER_UPLOAD_MB, is
   refused with a message that names the limit and its variable. Each limit counts what the
   file holds once decompressed, measured as it arrives a block at a time
-  (`compressed.measure`), so a small gzip that expands to gigabytes is refused having held
+  (`decoded.measure`), so a small gzip that expands to gigabytes is refused having held
   no more than a block of them, and a file that is kept parses within the limit;
 - removing a run drops it and everything computed from it;
 - when a session's tab closes, its runs are dropped `server.disconnectedSessionTTL` seconds
@@ -47,7 +47,8 @@ from leakeval_app.limits import (
 )
 from leakeval_app.markup import plain
 from leakeval_core.errors import LeakevalError
-from leakeval_core.io.compressed import TooLarge, mb, measure
+from leakeval_core.io.compressed import TooLarge, mb
+from leakeval_core.io.decoded import measure
 
 _STORE = "_leakeval_uploads"
 KEPT_RESULTS = 16

@@ -334,3 +334,27 @@ def condition_means(x_levels: list, colours: list) -> pd.DataFrame:
             for c in colours
         ]
     )
+
+
+def parquet_bomb(path: Path, rows: int, row: dict[str, str | float]) -> Path:
+    """A Parquet file of one `row` repeated `rows` times, its strings dictionary-encoded
+    and its pages compressed: a gigabyte once decoded is a few hundred kilobytes on disk,
+    and is never held while it is made."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    group = min(rows, 1 << 20)
+    codes = pa.array(np.zeros(group, dtype=np.int32))
+    block = pa.table(
+        {
+            name: pa.DictionaryArray.from_arrays(codes, pa.array([value]))
+            if isinstance(value, str)
+            else pa.array(np.full(group, value))
+            for name, value in row.items()
+        }
+    )
+    with pq.ParquetWriter(path, block.schema, compression="zstd") as writer:
+        for _ in range(-(-rows // group)):
+            writer.write_table(block, row_group_size=group)
+    return path

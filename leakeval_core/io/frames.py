@@ -25,9 +25,11 @@ import pyarrow as pa
 
 from leakeval_core.errors import ParseError
 from leakeval_core.io.arrays import from_numpy, to_numpy
-from leakeval_core.io.compressed import open_input
+from leakeval_core.io.compressed import decompressed_limit, open_input
+from leakeval_core.io.decoded import Counted, parquet_batches, parquet_table
 from leakeval_core.io.formats import COLUMN_ALIASES, QID_COLUMNS, TEXT_COLUMNS
 from leakeval_core.io.kinds import headerless_advice
+from leakeval_core.io.pairs import compact
 
 __all__ = [
     "COLUMN_ALIASES",
@@ -42,8 +44,6 @@ _BLOCK = 1 << 20
 """Bytes of a JSON lines or CSV file parsed at a time, pyarrow's own default: its JSON
 reader holds many times a block while it parses one, so larger blocks raise the peak and
 read no faster."""
-_ROWS = 1 << 16
-"""Rows of a Parquet file read at a time (one row group may hold the whole file)."""
 _FIRST_LINE = {"jsonl": 1, "csv": 2}
 """The line of a text file's first row (a CSV's header is line 1); other files name rows."""
 _STREAMED = ("jsonl", "csv", "parquet")
@@ -89,9 +89,7 @@ def read_table(source, kind: str) -> tuple[str, pa.Table, int | None]:
     name, stream = _input(source)
     try:
         if kind == "parquet":
-            import pyarrow.parquet as pq
-
-            table = pq.read_table(stream)
+            table = parquet_table(name, stream, decompressed_limit())
         elif kind == "jsonl":
             import pyarrow.json as pajson
 
@@ -110,18 +108,16 @@ def _batches(
 ) -> Iterator[dict[str, pa.Array]]:
     """A JSON lines, CSV or Parquet file a block at a time: for each block, the columns
     `pick` chooses by name (role -> column), the others let go at once. pyarrow's errors
-    pass through; the caller decides what they mean.
-
-    A Parquet file is not pre-buffered: pyarrow would keep every column chunk it fetched
-    until the file is read through, the file's columns again beside the blocks converted.
+    pass through; the caller decides what they mean. A Parquet file's batches are counted
+    against the decompression limit as they are decoded (`decoded`).
     """
-    _, stream = _input(source)
+    name, stream = _input(source)
     if kind == "parquet":
         import pyarrow.parquet as pq
 
-        file = pq.ParquetFile(stream, pre_buffer=False)
-        chosen = pick(file.schema_arrow.names)
-        reader = file.iter_batches(_ROWS, columns=list(dict.fromkeys(chosen.values())))
+        chosen = pick(pq.ParquetFile(stream, pre_buffer=False).schema_arrow.names)
+        counted = Counted(name, decompressed_limit())
+        reader = parquet_batches(stream, counted, list(chosen.values()))
     elif kind == "jsonl":
         import pyarrow.json as pajson
 
@@ -232,7 +228,8 @@ def _json_kind(value: object) -> str:
 
 def _hf_table(source) -> tuple[str, pa.Table, None]:
     """A `save_to_disk` folder: its `data-*.arrow` files are arrow IPC streams, in the order
-    `state.json` lists them."""
+    `state.json` lists them, their batches counted together as they are decoded
+    (`decoded`)."""
     folder = Path(source)
     name = str(folder)
     try:
@@ -240,11 +237,12 @@ def _hf_table(source) -> tuple[str, pa.Table, None]:
         files = [folder / f["filename"] for f in state["_data_files"]]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ParseError(name, None, f"state.json does not list the data files ({exc})") from None
-    tables = []
+    tables, counted = [], Counted(name, decompressed_limit())
     for path in files:
         try:
             with pa.OSFile(str(path)) as fh:
-                tables.append(pa.ipc.open_stream(fh).read_all())
+                reader = pa.ipc.open_stream(fh)
+                tables.append(pa.Table.from_batches(counted.batches(reader), reader.schema))
         except (OSError, pa.ArrowInvalid) as exc:
             raise ParseError(path, None, f"not an arrow stream ({exc})") from None
     if not tables:
@@ -313,11 +311,15 @@ def _identifiers(name: str, values: pa.ChunkedArray, role: str, rows: _Rows) -> 
     column is not copied whole)."""
     if isinstance(values, pa.Array):
         values = pa.chunked_array([values])
-    if pa.types.is_dictionary(values.type):
-        values = values.cast(values.type.value_type)
     if values.null_count:
         line, row = rows.where(int(np.argmax(~to_numpy(values.is_valid()))))
         raise ParseError(name, line, f"{row}{role} is missing")
+    if pa.types.is_dictionary(values.type):
+        strings = values.type.value_type
+        if pa.types.is_string(strings) or pa.types.is_large_string(strings):
+            values = values.cast(pa.dictionary(pa.int32(), pa.string()))  # never one per row
+            return pa.chunked_array([compact(c) for c in values.chunks], values.type)
+        values = values.cast(strings)
     if pa.types.is_floating(values.type):  # ids that pandas made floats: 301.0 is 301
         numbers = to_numpy(values)
         if (np.abs(numbers) < 2**53).all() and (numbers == np.floor(numbers)).all():
@@ -333,6 +335,8 @@ def _identifiers(name: str, values: pa.ChunkedArray, role: str, rows: _Rows) -> 
 def _values(name: str, raw: pa.Array, value: str, rows: _Rows) -> pa.Array:
     """float64 scores or int64 grades; the first bad one named with its row or line."""
     raw = raw.combine_chunks() if isinstance(raw, pa.ChunkedArray) else raw
+    if pa.types.is_dictionary(raw.type):
+        raw = raw.cast(raw.type.value_type)
     numeric = pa.types.is_integer(raw.type) or pa.types.is_floating(raw.type)
     if numeric:
         numbers = to_numpy(raw.cast(pa.float64()), fill=np.nan)
@@ -408,8 +412,8 @@ def _pairs(
         done[value].append(_values(name, picked.pop(value), value, rows))
     if not start:
         raise ParseError(name, None, "empty")
-    qids = encode(pa.chunked_array(done.pop("qid"), pa.string()))
-    docids = encode(pa.chunked_array(done.pop("docid"), pa.string()))
+    qids = encode(pa.chunked_array(done.pop("qid")))
+    docids = encode(pa.chunked_array(done.pop("docid")))
     values = pa.chunked_array(done.pop(value)).combine_chunks()
     return pairs_table(name, qids, docids, value, values, _Rows(first))
 

@@ -39,7 +39,14 @@ def encode(
     If the chunks ever came back with dictionaries of their own, the strings are joined and
     encoded once instead, as unifying dictionaries costs several times the encoding.
     The encoding allocates from `pool` (None: the default).
+
+    Strings that came encoded (a Parquet file's dictionaries, read as they are so that a
+    repeated id is never expanded once per row: `decoded`), each chunk `compact`, keep
+    their codes, their dictionaries unified into one.
     """
+    if pa.types.is_dictionary(values.type):
+        chunked = pa.chunked_array([values]) if isinstance(values, pa.Array) else values
+        return _unified(chunked, pool)
     if isinstance(values, pa.Array):
         return pc.dictionary_encode(values, memory_pool=pool)
     if values.num_chunks > 1:
@@ -49,6 +56,22 @@ def encode(
             indices = pa.concat_arrays([chunk.indices for chunk in encoded.chunks], pool)
             return pa.DictionaryArray.from_arrays(indices, encoded.chunks[-1].dictionary)
     return pc.dictionary_encode(values.combine_chunks(pool), memory_pool=pool)
+
+
+def _unified(values: pa.ChunkedArray, pool: pa.MemoryPool | None) -> pa.DictionaryArray:
+    values = values.unify_dictionaries(pool)
+    indices = pa.concat_arrays([chunk.indices for chunk in values.chunks], pool)
+    return pa.DictionaryArray.from_arrays(indices, values.chunks[0].dictionary)
+
+
+def compact(chunk: pa.DictionaryArray) -> pa.DictionaryArray:
+    """A dictionary chunk with only the values its rows name: a file's dictionary (pandas'
+    categories) may hold every value of the file in every batch, and unifying those would
+    cost several times the encoding."""
+    used, codes = np.unique(to_numpy(chunk.indices), return_inverse=True)
+    return pa.DictionaryArray.from_arrays(
+        pa.array(codes.astype(np.int32)), chunk.dictionary.take(pa.array(used))
+    )
 
 
 def _addresses(array: pa.Array) -> list[int | None]:

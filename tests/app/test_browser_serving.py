@@ -14,7 +14,7 @@ import pytest
 
 from tests.app.test_browser import start_app, stop_app, wait_until_idle
 from tests.chromium import CHROMIUM
-from tests.support import gzip_bomb
+from tests.support import gzip_bomb, parquet_bomb
 
 pytestmark = [
     pytest.mark.browser,
@@ -60,29 +60,37 @@ def open_uploads(browser, url: str):
     return page
 
 
-def test_a_gzip_bomb_is_refused_within_the_servers_memory(demo_dir, demo_cache, browser, tmp_path):
-    """A gibibyte of one run line, a megabyte compressed, on the Dataset browser's "Score
-    your own run": refused by leakeval's message naming the limit, while the server never
-    holds as much as the limit more than it did before (it once held all of it, and more)."""
+def test_bombs_are_refused_within_the_servers_memory(demo_dir, demo_cache, browser, tmp_path):
+    """On the Dataset browser's "Score your own run", one after the other: a gibibyte of one
+    run line, a megabyte gzipped, and a Parquet run of sixty million rows, under a megabyte
+    dictionary-encoded and compressed (1.9 GB decoded). Each is refused by leakeval's
+    message naming the limit, while the server never holds as much as the limit more than
+    it did before (it once held all of the gzip, and went from 800 MB to 3 GB on such a
+    Parquet file)."""
     line = (demo_dir / "runs/robust04/monot5/leaked/2000/fold1.run").read_bytes().split(b"\n")[0]
-    bomb = gzip_bomb(tmp_path / "bomb.run.gz", line + b"\n", 1 << 30)
-    assert bomb.stat().st_size < 4_000_000
+    gzipped = gzip_bomb(tmp_path / "bomb.run.gz", line + b"\n", 1 << 30)
+    qid, _, docid, *_ = line.decode().split()
+    parquet = parquet_bomb(
+        tmp_path / "bomb.parquet", 60_000_000, {"qid": qid, "docno": docid, "score": 1.5}
+    )
+    assert gzipped.stat().st_size < 4_000_000 and parquet.stat().st_size < 1_000_000
     cli, url = start_app(demo_dir.parent, demo_cache.root)
     try:
         server = server_process(cli)
         page = open_uploads(browser, url)
-        refusal = page.get_by_text(
-            "leakeval: bomb.run.gz: more than 200.0 MB once decompressed, over the upload "
-            "limit of 200.0 MB (LEAKEVAL_MAX_UPLOAD_MB)"
-        )
-        before = server.memory_info().rss
-        with peak_memory(server) as peak:
-            page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files([str(bomb)])
-            refusal.wait_for(timeout=120_000)
-            wait_until_idle(page)
-        assert peak[0] - before < LIMIT, (before, peak[0])
-        assert page.get_by_text("bomb.run.gz", exact=True).count() == 0  # not kept
-        assert page.locator('[data-testid="stException"]').count() == 0
+        for bomb in (gzipped, parquet):
+            refusal = page.get_by_text(
+                f"leakeval: {bomb.name}: more than 200.0 MB once decompressed, over the upload "
+                "limit of 200.0 MB (LEAKEVAL_MAX_UPLOAD_MB)"
+            )
+            before = server.memory_info().rss
+            with peak_memory(server) as peak:
+                page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files([str(bomb)])
+                refusal.wait_for(timeout=120_000)
+                wait_until_idle(page)
+            assert peak[0] - before < LIMIT, (bomb.name, before, peak[0])
+            assert page.get_by_text(bomb.name, exact=True).count() == 0  # not kept
+            assert page.locator('[data-testid="stException"]').count() == 0
         page.close()
     finally:
         stop_app(cli)

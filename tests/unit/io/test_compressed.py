@@ -4,6 +4,7 @@ one message naming it and its variable, and memory never holds more than the lim
 from __future__ import annotations
 
 import gzip
+import os
 import tracemalloc
 from pathlib import Path
 
@@ -11,8 +12,8 @@ import pytest
 
 from leakeval_core.errors import LeakevalError, ParseError
 from leakeval_core.experiment import collections
-from leakeval_core.io import compressed, frames, query_files, trec
-from tests.support import gzip_bomb, write
+from leakeval_core.io import compressed, decoded, frames, query_files, trec
+from tests.support import gzip_bomb, parquet_bomb, write
 
 LIMIT_MB = 4
 BOMB = 64 << 20
@@ -125,3 +126,88 @@ def test_a_bad_limit_is_one_clear_error(setting, monkeypatch, tmp_path):
     path = write(tmp_path / "r.run.gz", gzip.compress(b"q1 Q0 d1 1 2.0 r\n"))
     with pytest.raises(LeakevalError, match=f"LEAKEVAL_MAX_DECOMPRESSED_MB='{setting}': expected"):
         trec.read_run_table(path)
+
+
+LONG_ID = "d" * 100
+PARQUET_BOMBS = {
+    "run": ({"qid": "301", "docno": LONG_ID, "score": 1.5}, trec.read_run_table),
+    "qrels": ({"qid": "301", "docno": LONG_ID, "label": 1}, trec.read_qrels_table),
+    "query list": ({"qid": LONG_ID, "query": "text"}, lambda p: list(query_files.iter_queries(p))),
+    "whole table": ({"qid": "301", "docno": LONG_ID}, lambda p: frames.read_table(p, "parquet")),
+}
+
+
+@pytest.mark.parametrize("reader", list(PARQUET_BOMBS))
+def test_a_parquet_file_is_counted_by_what_it_decodes_to(reader, limited, tmp_path):
+    """A Parquet file is dictionary-encoded and compressed: its size says nothing of what it
+    holds, so what its batches decode to is counted against the same limit, with the same
+    message, a dictionary's value counted once per row that names it (a million rows of a
+    100-character id: 110 MB decoded, from a few hundred kilobytes)."""
+    row, read = PARQUET_BOMBS[reader]
+    path = parquet_bomb(tmp_path / "bomb.parquet", 1 << 20, row)
+    assert path.stat().st_size < 1_000_000
+    with pytest.raises(compressed.TooLarge) as raised:
+        read(path)
+    assert str(raised.value) == f"{path}: {PAST}"
+
+
+def test_an_uploaded_parquet_file_is_measured_by_what_it_decodes_to(tmp_path):
+    """The dashboard measures an upload before it keeps it: a Parquet file by its decoded
+    batches (the same count as its reader's), refused past the upload limit."""
+    row = {"qid": "301", "docno": LONG_ID, "score": 1.5}
+    data = parquet_bomb(tmp_path / "bomb.parquet", 1 << 20, row).read_bytes()
+    upload = compressed.Limit(4_000_000, "LEAKEVAL_MAX_UPLOAD_MB", "the upload limit")
+    with pytest.raises(compressed.TooLarge, match=r"^up.parquet: more than 4\.0 MB once decomp"):
+        decoded.measure("up.parquet", data, upload)
+    small = parquet_bomb(tmp_path / "small.parquet", 1000, row).read_bytes()
+    # 1000 rows of (3 + 4) + (100 + 4) + 8 bytes (and a validity bitmap): the decoded size
+    assert 1000 * (7 + 104 + 8) <= decoded.measure("small.parquet", small, upload) < 120_000
+    assert len(small) < 2_000
+
+
+def test_a_parquet_bomb_leaves_the_command_within_its_memory(tmp_path):
+    """`leakeval score` on a Parquet file of a gigabyte once decoded (4M rows of a 256-byte
+    id), in a process of its own: it exits naming the limit, its peak resident memory far
+    below what the file decodes to (read whole, it peaked at 1.27 GB)."""
+    import subprocess
+    import sys
+
+    bomb = parquet_bomb(
+        tmp_path / "bomb.parquet", 4 << 20, {"qid": "301", "docno": "d" * 256, "score": 1.5}
+    )
+    qrels = write(tmp_path / "qrels.txt", b"301 0 d1 1\n")
+    command = [sys.executable, "-m", "leakeval_core.cli", "score", "--qrels", str(qrels)]
+    measure_child = (
+        "import resource, subprocess, sys; "
+        "done = subprocess.run(sys.argv[1:], capture_output=True, text=True, timeout=300); "
+        "print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); "
+        "print(done.stderr)"
+    )
+    env = {**os.environ, "LEAKEVAL_MAX_DECOMPRESSED_MB": "50"}
+    out = subprocess.run(
+        [sys.executable, "-c", measure_child, *command, "--run", str(bomb)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=360,
+        check=True,
+    ).stdout
+    status, peak_kb = map(int, out.split("\n", 1)[0].split())
+    assert status == 2
+    assert "over the decompression limit of 50.0 MB (LEAKEVAL_MAX_DECOMPRESSED_MB)" in out
+    assert peak_kb < 400_000, out
+
+
+def test_a_saved_dataset_is_counted_by_what_its_batches_decode_to(limited, tmp_path):
+    """A Hugging Face dataset saved to disk is arrow IPC streams: a dictionary column is
+    counted once per row, across every data file together."""
+    import pandas as pd
+
+    from tests.formats import write_hf
+
+    rows = 1 << 19
+    frame = pd.DataFrame({"id": pd.Categorical([LONG_ID] * rows), "text": ["q"] * rows})
+    folder = write_hf(tmp_path / "hf", frame, shards=4)
+    with pytest.raises(compressed.TooLarge) as raised:
+        list(query_files.iter_queries(folder))
+    assert str(raised.value) == f"{folder}: {PAST}"

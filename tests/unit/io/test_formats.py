@@ -232,10 +232,10 @@ def test_a_malformed_line_is_one_file_line_error(tmp_path, case):
 
 def _streamed(monkeypatch, path, kind) -> int:
     """Read `path` in small blocks; the number of blocks it is read in."""
-    from leakeval_core.io import frames
+    from leakeval_core.io import decoded, frames
 
     monkeypatch.setattr(frames, "_BLOCK", 256)
-    monkeypatch.setattr(frames, "_ROWS", 7)
+    monkeypatch.setattr(decoded, "ROWS", 7)
     roles = ("qid", "docid", "score")
 
     def pick(names):
