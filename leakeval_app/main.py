@@ -8,7 +8,11 @@ freeze (`collector`).
 
 It is also every page's error boundary: a LeakevalError raised by the sidebar, the first
 computation or any page is said where the page would be, as one line (`render.show_error`),
-never as a traceback.
+never as a traceback; any other exception is one line with an error id, its traceback in
+the server's log (`render.show_failure`), whatever part of the frame raised it. The app has
+no fragments, so this boundary is every one. Streamlit's own error boxes (a widget's
+callback) show no details either (`client.showErrorDetails`, set here for a server started
+without the app's config).
 """
 
 from __future__ import annotations
@@ -27,7 +31,13 @@ from leakeval_app import (
 )
 from leakeval_app.context import set_current
 from leakeval_app.page_list import LANDING
-from leakeval_app.render import error_text, export_charts, forget_charts, show_error
+from leakeval_app.render import (
+    error_text,
+    export_charts,
+    forget_charts,
+    show_error,
+    show_failure,
+)
 from leakeval_app.served import data_root
 from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation import priority
@@ -35,8 +45,13 @@ from leakeval_core.evaluation import priority
 
 def run() -> None:
     """Draw the frame and the page the URL names, cold work giving way meanwhile."""
+    if st.get_option("client.showErrorDetails") != "none":
+        st.set_option("client.showErrorDetails", "none")
     with priority.in_front():
-        draw()
+        try:
+            draw()
+        except Exception as exc:  # outside the page's own boundary (`draw`)
+            show_failure(exc)
 
 
 def draw() -> None:
@@ -66,6 +81,8 @@ def draw() -> None:
         router.run()
     except LeakevalError as exc:  # in the main area, whatever the sidebar shows
         show_error(exc)
+    except Exception as exc:  # a fault of leakeval's: its traceback for the server's log only
+        show_failure(exc)
 
     export_charts()
     show_cache_notice(notices, said)

@@ -276,6 +276,29 @@ def show_error(exc: LeakevalError) -> None:
     st.error(f"leakeval: {error_text(exc)}")
 
 
+def show_failure(exc: Exception) -> str:
+    """An exception no one expected, said to the reader in one line with an error id, never
+    as a traceback (which would show the server's paths and code to any visitor); the
+    traceback goes to the server's log under that id, for whoever runs it. The id is
+    returned."""
+    import logging
+    import secrets
+
+    from streamlit.logger import get_logger
+
+    error_id = secrets.token_hex(4)
+    get_logger("leakeval_app").log(
+        logging.ERROR, "error %s on %s", error_id, state.current_page(), exc_info=exc
+    )
+    st.error(
+        f"leakeval: this page stopped on an unexpected error (error id {error_id}). Its "
+        "details are in the server's log under that id: please pass the id to whoever runs "
+        "this server.",
+        icon=":material/error:",
+    )
+    return error_id
+
+
 def show_scoring_warnings(warnings: tuple[str, ...]) -> None:
     """The scoring warnings of what is shown (too little of a run judged, a measure at 0 on
     every query), each as the command line prints it, as text: a run's name is the

@@ -42,6 +42,11 @@ def on_page(page: str) -> None:
     st.session_state[_PAGE] = page
 
 
+def current_page() -> str:
+    """The page this rerun draws (the landing page before it is known)."""
+    return st.session_state.get(_PAGE, LANDING)
+
+
 def presenting() -> bool:
     """Presentation mode: widgets are not drawn (their values stand), tabs show the open one."""
     return screen().present

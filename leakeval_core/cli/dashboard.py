@@ -32,13 +32,14 @@ STREAMLIT_OPTIONS = {
     "server.fileWatcherType": "none",
     "client.toolbarMode": "minimal",
     "client.showErrorLinks": "false",
+    "client.showErrorDetails": "none",
     "runner.magicEnabled": "false",
 }
-"""No telemetry, no browser opened on the server's machine, no links out of error boxes, no
-source watcher (with a virtualenv below it, it keeps a core busy), no magic (pages never use
-it); a closed tab's session, and the runs uploaded in it, kept 30 s for a reconnection, not
-Streamlit's 120. `--server.port` comes from `--port`; the server sets its upload limit from
-leakeval's (`leakeval_app.serve`)."""
+"""No telemetry, no browser opened on the server's machine, no links out of error boxes and
+no tracebacks in them, no source watcher (with a virtualenv below it, it keeps a core
+busy), no magic (pages never use it); a closed tab's session, and the runs uploaded in it,
+kept 30 s for a reconnection, not Streamlit's 120. `--server.port` comes from `--port`;
+the server sets its upload limit from leakeval's (`leakeval_app.serve`)."""
 
 
 LOOPBACK = "127.0.0.1"

@@ -8,7 +8,6 @@ and the documents `{"_id", "title", "text"}` a line.
 
 from __future__ import annotations
 
-import json
 import os
 from functools import lru_cache
 from pathlib import Path
@@ -16,6 +15,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from leakeval_core.errors import ParseError
+from leakeval_core.io import json_values
 from leakeval_core.io.digest import identity
 
 __all__ = ["SPLITS", "corpus_text", "read_beir_qrels", "read_beir_queries", "split_qids"]
@@ -92,7 +92,7 @@ def corpus_text(folder: str | os.PathLike[str], docid: str) -> str | None:
     with open(path, "rb") as fh:
         fh.seek(offset)
         try:
-            doc = json.loads(fh.readline())
+            doc = json_values.loads(fh.readline())
         except ValueError:
             return None
     parts = [str(doc.get(key) or "") for key in ("title", "text")]
@@ -111,7 +111,7 @@ def _offsets(path: str, state: tuple[int, ...]) -> dict[str, int]:
             start = line.find(b'"_id"')
             if start >= 0:
                 try:
-                    docid = json.loads(line)["_id"]
+                    docid = json_values.loads(line)["_id"]
                 except (ValueError, KeyError, TypeError):
                     docid = None
                 if docid is not None:

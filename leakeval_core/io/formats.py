@@ -29,13 +29,13 @@ Nothing heavy is imported here: detection reads at most `_HEAD` bytes.
 from __future__ import annotations
 
 import io
-import json
 import os
 import zlib
 from pathlib import Path
 from typing import Literal
 
 from leakeval_core.errors import LeakevalError, ParseError
+from leakeval_core.io import json_values
 from leakeval_core.io.compressed import is_gzip, open_input
 
 __all__ = [
@@ -255,7 +255,7 @@ def _is_json_line(line: bytes) -> bool:
     """A whole JSON object on the first line that holds a record (an id beside scalar
     values), not a mapping of queries (whose values are objects)."""
     try:
-        value = json.loads(line)
+        value = json_values.loads(line)
     except ValueError:
         return False
     return isinstance(value, dict) and any(key in value for key in _JSONL_IDS)

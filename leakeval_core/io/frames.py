@@ -14,7 +14,6 @@ otherwise.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -24,6 +23,7 @@ import numpy as np
 import pyarrow as pa
 
 from leakeval_core.errors import ParseError
+from leakeval_core.io import json_values
 from leakeval_core.io.arrays import from_numpy, to_numpy
 from leakeval_core.io.compressed import decompressed_limit, open_input
 from leakeval_core.io.decoded import Counted, parquet_batches, parquet_table
@@ -194,7 +194,7 @@ def _jsonl_error(name: str, source, exc: Exception) -> ParseError:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = json_values.loads(line)
         except ValueError as err:
             return ParseError(name, lineno, f"invalid JSON: {err.args[0].split(':')[0]}")
         if not isinstance(record, dict):
@@ -233,7 +233,7 @@ def _hf_table(source) -> tuple[str, pa.Table, None]:
     folder = Path(source)
     name = str(folder)
     try:
-        state = json.loads((folder / "state.json").read_text(encoding="utf-8"))
+        state = json_values.loads((folder / "state.json").read_text(encoding="utf-8"))
         files = [folder / f["filename"] for f in state["_data_files"]]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ParseError(name, None, f"state.json does not list the data files ({exc})") from None

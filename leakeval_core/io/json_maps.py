@@ -32,6 +32,7 @@ import pyarrow as pa
 
 from leakeval_core.errors import ParseError
 from leakeval_core.io.compressed import open_input
+from leakeval_core.io.json_values import TooDeep, raw_decode
 
 __all__ = ["read_mapping"]
 
@@ -121,8 +122,10 @@ class _Text:
         self.peek()
         while True:
             try:
-                value, end = _DECODER.raw_decode(self.buf, self.pos)
+                value, end = raw_decode(_DECODER, self.buf, self.pos)
                 break
+            except TooDeep as exc:
+                raise ParseError(self.name, self.line, f"invalid JSON: {exc}") from None
             except json.JSONDecodeError as exc:
                 if len(self.buf) - self.pos > _LARGEST_QUERY or not self.more():
                     raise ParseError(

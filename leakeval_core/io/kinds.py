@@ -13,13 +13,13 @@ failed, so a good file costs nothing.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from leakeval_core.errors import ParseError
+from leakeval_core.io import json_values
 from leakeval_core.io.formats import COLUMN_ALIASES, QID_COLUMNS, TEXT_COLUMNS, head_of
 
 __all__ = ["ROLES", "Kind", "headerless_advice", "identify", "reading", "wrong_role"]
@@ -106,7 +106,7 @@ def identify(source) -> Kind | None:
 
 def _json_kind(first: str, text: str) -> Kind | None:
     try:
-        record = json.loads(first)
+        record = json_values.loads(first)
     except ValueError:
         record = None
     if isinstance(record, dict) and not any(isinstance(v, dict) for v in record.values()):

@@ -14,7 +14,6 @@ Every problem in a file is a `ParseError` at its line; in a frame, an error nami
 from __future__ import annotations
 
 import io
-import json
 import os
 import re
 from collections.abc import Callable, Iterable
@@ -24,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from leakeval_core.errors import LeakevalError, ParseError
+from leakeval_core.io import json_values
 from leakeval_core.io.kinds import reading
 from leakeval_core.io.trec import load_bytes
 from leakeval_core.leakage.detect import LEAKAGE_COLUMNS
@@ -216,8 +216,8 @@ def _sidecar(path: Path) -> dict:
     if not side.is_file():
         return {}
     try:
-        data = json.loads(side.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        data = json_values.loads(side.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
         raise ParseError(side, getattr(exc, "lineno", None), f"not JSON: {exc}") from None
     if not isinstance(data, dict):
         raise ParseError(side, 1, "not a JSON object")

@@ -8,6 +8,7 @@ that uses it, and once per session is enough.
 
 from __future__ import annotations
 
+import logging
 from functools import partial
 from pathlib import Path
 
@@ -16,6 +17,30 @@ from streamlit.testing.v1 import AppTest
 
 from tests.app.test_browser import start_app, stop_app
 from tests.support import ROOT
+
+
+class ServerLog(logging.Handler):
+    """What the app logs, kept: the tracebacks of its unexpected errors."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@pytest.fixture(autouse=True)
+def server_log(request):
+    """An unexpected error is one line on the page, its traceback in the server's log
+    (`render.show_failure`), which a test that looks only for exceptions would pass over: one
+    logged fails the test, but where it is marked `unexpected_errors`."""
+    kept, logger = ServerLog(), logging.getLogger("leakeval_app")
+    logger.addHandler(kept)
+    yield kept.records
+    logger.removeHandler(kept)
+    if request.node.get_closest_marker("unexpected_errors") is None:
+        assert not kept.records, [logging.Formatter().format(r) for r in kept.records]
 
 
 @pytest.fixture
