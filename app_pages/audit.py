@@ -31,7 +31,7 @@ st.caption(
     "queries gains more where they leaked. " + doors.AUDIT_CAVEAT
 )
 
-names = list(experiment.collections)
+names = doors.scored_collections(ctx.study, ctx.settings)
 collection = state.control(st.selectbox, "Collection", "collection", names, default=names[0])
 cols = st.columns(2)
 strata = 1

@@ -49,13 +49,14 @@ by = [f for f in (x, colour, facet) if f]
 fixed = {}
 rest = [f for f in factors if f not in by]
 for column, factor in zip(st.columns(len(rest)) if rest else [], rest, strict=True):
-    levels = experiment.levels(factor)
-    # the collection is shared with every page; other levels are this page's
-    name = "collection" if factor == "collection" else f"fix_{factor}"
-    # collections in the manifest's order, as on every other page; other levels sorted
-    first = next(iter(experiment.collections)) if factor == "collection" else levels[0]
+    # the collection is shared with every page, in the manifest's order (those scored);
+    # other levels are this page's, sorted
+    if factor == "collection":
+        levels, name = doors.scored_collections(ctx.study, ctx.settings), "collection"
+    else:
+        levels, name = experiment.levels(factor), f"fix_{factor}"
     with column:
-        fixed[factor] = state.control(st.selectbox, plain(factor), name, levels, default=first)
+        fixed[factor] = state.control(st.selectbox, plain(factor), name, levels, default=levels[0])
 
 means = views.means(ctx, tuple(by), fixed)
 stats = ctx.statistics

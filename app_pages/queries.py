@@ -32,7 +32,7 @@ experiment = ctx.experiment
 presenting = state.presenting()
 st.header("Per-query drill-down")
 
-names = list(experiment.collections)
+names = doors.scored_collections(ctx.study, ctx.settings)
 collection = state.control(st.selectbox, "Collection", "collection", names, default=names[0])
 factors = [f for f in experiment.condition_factors if f != "collection"]
 design = experiment.design

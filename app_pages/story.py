@@ -28,7 +28,7 @@ if why:
     st.stop()
 
 factors = doors.story_factors(ctx.study)
-names = list(experiment.collections)
+names = doors.scored_collections(ctx.study, ctx.settings)
 chosen = state.get("collection")
 try:
     default = views.story_pair(ctx, chosen if chosen in names else None)
@@ -40,6 +40,8 @@ pair = {}
 controls = [st.container() for _ in factors] if presenting else st.columns(len(factors) or 1)
 for column, factor in zip(controls, factors, strict=False):
     levels = doors.story_levels(ctx.study, factor)  # an audit's models: not its baselines
+    if factor == "collection":
+        levels = [level for level in levels if level in names]
     # the collection is the app's own (it follows the user from page to page)
     name = "collection" if factor == "collection" else f"story_{factor}"
     with column:

@@ -69,6 +69,17 @@ class PerQuery:
     judged: pd.DataFrame = field(repr=False, default_factory=pd.DataFrame)
     """Per condition (the factors, folds summed): of the documents its runs rank in their
     top 10, how many are judged (`top_judged`) and all (`top_ranked`)."""
+    unscored: dict[str, int] = field(default_factory=dict)
+    """The collections in no figure, their qrels judging nothing relevant at the level
+    they were scored at (`ExperimentScores.unscored`); `scoring_warnings` says so."""
+
+    def unscored_refusal(self, levels: Levels) -> str | None:
+        """Why a view of the condition at `levels` cannot be drawn when its collection is
+        unscored, else None."""
+        from leakeval_core.experiment.scores import unscored_note
+
+        name = levels.get("collection")
+        return unscored_note(name, self.unscored[name]) if name in self.unscored else None
 
     def judged_note(self, levels: Levels | None = None) -> str | None:
         """Judged@10 of the conditions at `levels` (every one when None) where under 90%,
@@ -187,6 +198,7 @@ def per_query(
         results.scoring_warnings(measure),
         results.notes,
         _judged(results, factors, conditions),
+        results.unscored,
     )
 
 

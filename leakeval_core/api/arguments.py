@@ -103,7 +103,9 @@ def refuse_left_out(source: Source, view: View, *conditions: Mapping, before: st
     instead of showing it without its missing runs."""
     from leakeval_core.errors import LeakevalError
 
-    left_out = per_query_of(source, view).left_out
+    per_query = per_query_of(source, view)
     for levels in conditions:
-        if (gap := left_out.gap_at(levels)) is not None:
+        if (unscored := per_query.unscored_refusal(levels)) is not None:
+            raise LeakevalError(f"{before}{unscored}")
+        if (gap := per_query.left_out.gap_at(levels)) is not None:
             raise LeakevalError(f"{before}{gap.refusal()}")

@@ -36,6 +36,7 @@ __all__ = [
     "paired_measures",
     "ranked_lists",
     "ranking_change",
+    "scored_collections",
     "scoring_warnings",
     "versus_run",
 ]
@@ -150,6 +151,15 @@ def condition_means(
     study = Study.open(data)
     per_query = per_query_of(study, view)
     return means(per_query, list(by), fixed, measure=view.measure)
+
+
+def scored_collections(data: Study | Any, view: View) -> list[str]:
+    """The experiment's collections that have a scored query under the view's conventions,
+    in its order: what a page offers to choose (the others are in no figure, and the
+    scoring warnings say why: `PerQuery.unscored`)."""
+    study = Study.open(data)
+    unscored = per_query_of(study, view).unscored
+    return [name for name in study.experiment.collections if name not in unscored]
 
 
 def incomplete_conditions(data: Study | Any, view: View) -> tuple[str, ...]:

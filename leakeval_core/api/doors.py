@@ -24,6 +24,7 @@ _LAZY = {
     "condition_means": "leakeval_core.api.comparison",
     "fold_rule": "leakeval_core.api.comparison",
     "incomplete_conditions": "leakeval_core.api.comparison",
+    "scored_collections": "leakeval_core.api.comparison",
     "scoring_warnings": "leakeval_core.api.comparison",
     "paired": "leakeval_core.api.comparison",
     "paired_measures": "leakeval_core.api.comparison",

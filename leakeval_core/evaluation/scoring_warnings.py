@@ -121,7 +121,9 @@ class Judged:
         advice to check them, with ids of both side by side), or when its judgments are
         shallow (`shallow`: what Judged@10 means for a comparison, and what copes with it),
         else None."""
-        top = (
+        if not (self.shallow or self.ids_differ):
+            return None
+        top = self.top_ranked and (  # a share of nothing is no share: said only of some
             f"{self.top_judged:,} of the {self.top_ranked:,} documents it ranks in the top "
             f"{self.top_k} ({_share(self.top_judged, self.top_ranked)}) are judged in {qrels}"
         )
@@ -134,8 +136,6 @@ class Judged:
                 "before the cutoff: --condensed, or the sidebar's Condensed lists), score only "
                 "what was judged."
             )
-        if not self.ids_differ:
-            return None
         shared = (
             f"{self.documents_judged:,} of the {self.documents:,} distinct documents it ranks "
             f"({_share(self.documents_judged, self.documents)}) appear in {qrels} at all"

@@ -66,6 +66,10 @@ class ExperimentScores:
     notes: tuple[str, ...] = ()
     """The collections scored at a relevance level other than 1, or under conventions of
     their own (`conventions_notes`): what every caption of these scores says."""
+    unscored: dict[str, int] = field(default_factory=dict)
+    """The collections none of whose queries is scored, and the relevance level they were
+    scored at: their qrels judge no document relevant at it, so every figure leaves them out
+    and says so (`unscored_note`), where a figure of nothing would fail."""
 
     @property
     def failures(self) -> pd.DataFrame:
@@ -79,6 +83,7 @@ class ExperimentScores:
         query of `measure` (of any measure when None), each named by its run id; past
         `limit` runs, one more sentence counts the others."""
         only = None if measure is None else (measure,)
+        left_out = tuple(unscored_note(name, level) for name, level in self.unscored.items())
         said = []
         for row in self.runs[self.runs.error == ""].to_dict("records"):
             judged = Judged(**{name: kind(row[name]) for name, kind in _JUDGED.items()})
@@ -90,8 +95,9 @@ class ExperimentScores:
             if warnings:
                 said.append(warnings)
         if limit is None or len(said) <= limit:
-            return tuple(w for run in said for w in run)
+            return (*left_out, *(w for run in said for w in run))
         return (
+            *left_out,
             *(w for run in said[:limit] for w in run),
             f"{len(said) - limit} more runs have warnings like these: `leakeval scores` "
             "prints every one.",
@@ -195,6 +201,20 @@ def _scores(experiment: Experiment, scores, runs, queries, measures, conventions
         experiment.design,
         completeness(experiment, dict(zip(failed.run_id, failed.error, strict=True))),
         conventions_notes(experiment, conventions),
+        {
+            name: conventions.declared(spec.conventions).relevance_level
+            for name, spec in experiment.collections.items()
+            if name in set(runs[runs.error == ""].collection) - set(queries.collection)
+        },
+    )
+
+
+def unscored_note(collection: str, level: int) -> str:
+    """Why a collection is in no figure: its qrels judge no document relevant."""
+    return (
+        f"{collection} is left out of every figure: its qrels judge no document relevant "
+        f"at relevance level {level} (no grade of {level} or more), so none of its topics "
+        "can be scored."
     )
 
 

@@ -397,3 +397,70 @@ def test_an_upload_limit_that_is_no_number_is_one_error_on_the_page(app, monkeyp
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180).run()
     assert not at.exception, [e.value for e in at.exception]
     assert any("LEAKEVAL_MAX_UPLOAD_MB='lots': expected a number" in e.value for e in at.error)
+
+
+def two_collections(data: Path) -> Path:
+    """Two collections of six topics, three of each leaked, and a model audited against a
+    baseline, alone in `data`: `z`'s qrels judge nothing relevant (every grade 0)."""
+    root = data / "two"
+    files, pairs = {}, ["collection,test_qid,test_text,train_text,train_qid,similarity"]
+    for collection, first, grade in (("c", 1, 1), ("z", 11, 0)):
+        qids = range(first, first + 6)
+        files[f"{collection}/t.txt"] = "".join(f"{q}\ttopic {q}\n" for q in qids)
+        files[f"{collection}/q.txt"] = "".join(f"{q} 0 d{q} {grade}\n{q} 0 e{q} 0\n" for q in qids)
+        for model, flip in (("bm25", 0), ("t5", 1)):
+            files[f"runs/{collection}/{model}.run"] = "".join(
+                f"{q} Q0 d{q} 1 {2 if (q + flip) % 2 else 1} x\n{q} Q0 e{q} 2 1.5 x\n" for q in qids
+            )
+        pairs += [f"{collection},{q},topic {q},topic {q},t{q},1.0" for q in qids[:3]]
+    files["pairs.csv"] = "\n".join(pairs) + "\n"
+    files["experiment.toml"] = (
+        '[collections.c]\ntopics = "c/t.txt"\nqrels = "c/q.txt"\n'
+        '[collections.z]\ntopics = "z/t.txt"\nqrels = "z/q.txt"\n'
+        '[runs]\npattern = "runs/{collection}/{model}.run"\n'
+        '[leakage]\ntable = "pairs.csv"\n[design]\nsystem = "model"\nbaseline = "bm25"\n'
+    )
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+UNSCORED = (
+    "leakeval: warning: z is left out of every figure: its qrels judge no document relevant "
+    "at relevance level 1 (no grade of 1 or more), so none of its topics can be scored."
+)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_a_collection_with_nothing_relevant_is_a_notice_on_every_page(page, tmp_path, monkeypatch):
+    """Its qrels judge no document relevant: every page says so at its top and draws the
+    other collection, which is the only one it offers, even where the link names `z` (it
+    once failed in plotly on the Condition comparison and in the Story). No unexpected
+    error is logged (`server_log`)."""
+    two_collections(tmp_path / "data")
+    monkeypatch.setenv("LEAKEVAL_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(ROOT)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.query_params["collection"] = "z"
+    at.run()
+    at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.main.error, [e.value for e in at.main.error]
+    assert [w.value for w in at.main.warning if " left out " in w.value] == [UNSCORED]
+    offered = [s.options for s in at.selectbox if (s.key or "").endswith(":collection")]
+    if not page.endswith(("datasets.py", "leakage.py")):  # those show z's topics and qrels
+        assert offered == [["c"]]
+    assert at.main.header or at.main.subheader  # the page drawn below the notice
+
+
+def test_a_story_of_a_collection_with_nothing_relevant_is_refused_naming_it(tmp_path):
+    from leakeval_core import api
+    from leakeval_core.api import View, doors
+    from leakeval_core.errors import LeakevalError
+
+    root = two_collections(tmp_path)
+    assert doors.scored_collections(root, View()) == ["c"]
+    with pytest.raises(LeakevalError, match=r"^No story for this pair\. z is left out of every"):
+        api.story(root, pair={"collection": "z", "model": "t5"})

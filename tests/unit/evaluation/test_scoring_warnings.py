@@ -251,3 +251,13 @@ def test_a_comparison_names_its_lowest_judged_system_under_ninety_percent():
     at = int(JUDGED_NOTE_BELOW * 100)
     assert judged_note({"a": (at, 100)}) is None
     assert judged_note({"a": (at - 1, 100)}).startswith("Judged@10 is under 90% for the one")
+
+
+def test_a_run_with_no_query_to_score_has_no_share_to_warn_of():
+    """Qrels judging nothing relevant leave no query scored: no top 10 is counted, which is
+    no share at all (it once divided by zero, on every page of the dashboard)."""
+    from leakeval_core.evaluation.scoring_warnings import Judged
+
+    assert Judged(documents=40, documents_judged=30).warning("r.run", "q.txt") is None
+    lost = Judged(documents=400, documents_judged=1, run_ids=("a",), qrels_ids=("B",))
+    assert lost.warning("r.run", "q.txt").startswith("r.run: only 1 of the 400 distinct")
