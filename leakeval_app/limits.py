@@ -34,13 +34,22 @@ def upload_limit() -> Limit:
     return Limit(max_upload_bytes(), "LEAKEVAL_MAX_UPLOAD_MB", "the upload limit")
 
 
+STREAMLIT_MARGIN = 2
+"""Streamlit's own upload limit is this many times leakeval's."""
+
+
 def streamlit_upload_mb() -> int:
     """Streamlit's own limit (`server.maxUploadSize`) for the upload limit: the fewest whole
-    megabytes at or above it, so that every file within leakeval's limit reaches leakeval,
-    which refuses one past it with its own message naming the limit. (Streamlit's browser
-    side counts a megabyte as 10^6 bytes, 2^20 on Windows, its server as 2^20: both at or
-    above leakeval's, which counts 10^6.) 0 when uploads are off: the server takes none."""
-    return -(-max_upload_bytes() // 1_000_000) if uploads_allowed() else 0
+    megabytes at or above twice it (`STREAMLIT_MARGIN`). A file past leakeval's limit then
+    reaches leakeval, which refuses it with its own message naming the limit; at leakeval's
+    limit itself, Streamlit's browser side refused a file just over it with "File must be
+    200.0MB or smaller", which names no setting. Only a file past twice the limit is stopped
+    in the browser, so no upload body the server holds exceeds twice the limit. (Streamlit's
+    browser side counts a megabyte as 10^6 bytes, 2^20 on Windows, its server as 2^20: all at
+    or above leakeval's, which counts 10^6.) 0 when uploads are off: the server takes none."""
+    if not uploads_allowed():
+        return 0
+    return -(-STREAMLIT_MARGIN * max_upload_bytes() // 1_000_000)
 
 
 def uploads_allowed() -> bool:

@@ -13,11 +13,12 @@ Escaping is kept to what can make markup, so that prose reads the same in the pa
 (and in the tests): a backslash before the characters that are markup wherever they stand
 (backticks, `*`, `~`, `|`, `$`, `#`, `\\`), and before the others only where they would be
 markup: `]` before a link's `(`, `[` or `:` (so `[0.1, 0.2]` stays as it is), `_` at a
-word's edge, `<` before a tag or an autolink, `&` before an entity, `:` before a link's
-`//`, and a list's, a quote's or an underline's marker at a line's start.
+word's edge, `<` before a tag or an autolink, `&` before an entity, and a list's, a
+quote's or an underline's marker at a line's start.
 
 Some of Streamlit's rewrites happen after the Markdown is parsed, where a backslash no
-longer counts: bare `www.` addresses, e-mail addresses, and `:emoji:`, `:material/…:` icons
+longer counts: bare `http://` and `www.` addresses (GFM's autolinks: an escaped colon,
+`http\\://h`, was linked all the same), e-mail addresses, and `:emoji:`, `:material/…:` icons
 and `:red[…]` colours (these in code spans too; a name starts with a letter, so
 `runs.txt:3:` stays as it is). A word joiner (U+2060, invisible and not a space) goes into
 each, so that nothing matches them.
@@ -38,7 +39,6 @@ _MARKUP = re.compile(
     | (?<![^\W_])_ | _(?![^\W_])      # _ that could open or close emphasis (not inside a word)
     | <(?=[A-Za-z/!?])                # a tag, a comment, an autolink
     | &(?=\#?\w+;)                    # an entity
-    | :(?=//)                         # a scheme's colon: http://
     """,
     re.VERBOSE,
 )
@@ -48,6 +48,7 @@ _LINE_START = re.compile(
 """A list item's or a quote's marker, a heading's underline: markup only at a line's start."""
 _AFTER_PARSING = re.compile(
     r"(?i)(?<=\bwww)(?=\.)"  # www.host
+    r"|(?<=[A-Za-z])(?=://)"  # http://host
     r"|(?=@[-\w]+\.[-\w])"  # name@host.org
     r"|(?<=:)(?=[A-Za-z+-][\w+-]*(?:/[\w-]+)?[:\[])"  # :smile:, :material/warning:, :red[…]
 )

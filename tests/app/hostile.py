@@ -13,16 +13,19 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-HOST = "host"
-"""Where every hostile link and image points: no request may go there."""
+HOST = "host.example"
+"""Where every hostile link and image points: no request may go there (a dotted name, as
+GFM links a bare address only with one)."""
 
 HOSTILE = (
+    f"http://{HOST}/bare",
     f"[click to re-login](http://{HOST}/phish)",
     f"![p](http://{HOST}/m.png)",
     "a `b`` c` d",
     f"<img src=http://{HOST}/x>",
 )
-"""A link, an image, backticks that break out of a code span, and HTML."""
+"""A bare address (GFM makes it a link), a link, an image, backticks that break out of a
+code span, and HTML."""
 
 UPLOAD_NAME = f"mine[l](http://{HOST}/u)![p](http://{HOST}/u.png).run"
 """An uploaded run's name (a browser sends any name, slashes too)."""
@@ -130,7 +133,7 @@ _CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
 MARKUP = re.compile(
     r"(?<!\\)\]\("  # a link or an image: ](
     r"|(?<!\\)<(?=[A-Za-z/!?])"  # a tag: <img, <a, </…
-    r"|(?<!\\):(?=//)"  # a bare link: http://
+    r"|(?<=[A-Za-z])\\?:(?=//)"  # a bare link, http://, which GFM links with its colon escaped
     r"|(?<!\\)`"  # a backtick left over: a code span broken open
 )
 

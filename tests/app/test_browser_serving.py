@@ -91,6 +91,17 @@ def test_bombs_are_refused_within_the_servers_memory(demo_dir, demo_cache, brows
             assert peak[0] - before < LIMIT, (bomb.name, before, peak[0])
             assert page.get_by_text(bomb.name, exact=True).count() == 0  # not kept
             assert page.locator('[data-testid="stException"]').count() == 0
+        # a file just over the limit reaches leakeval, whose message names the limit: the
+        # browser's own check is at twice it (it said "File must be 200.0MB or smaller")
+        over = tmp_path / "over.run"
+        with open(over, "wb") as out:
+            out.truncate(LIMIT + 500_000)
+        page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files([str(over)])
+        page.get_by_text(
+            "leakeval: over.run: 200.5 MB is over the upload limit of 200.0 MB "
+            "(LEAKEVAL_MAX_UPLOAD_MB)"
+        ).wait_for(timeout=120_000)
+        assert page.get_by_text("File must be", exact=False).count() == 0
         page.close()
     finally:
         stop_app(cli)

@@ -26,6 +26,7 @@ def rendered(markdown: str) -> tuple[set[str], str]:
 
 
 HOSTILE = [
+    "http://host/bare",
     "[click to re-login](http://host/phish)",
     "![p](http://host/m.png)",
     "a `b`` c` d",
@@ -76,6 +77,8 @@ def test_what_streamlit_rewrites_after_parsing_gets_a_word_joiner():
     text, where a backslash no longer counts."""
     for text, where in [
         ("www.host.com", "www\u2060."),
+        ("see http://host/p", "http\u2060://"),
+        ("HTTPS://host/p", "HTTPS\u2060://"),
         ("me@host.com", "me\u2060@"),
         (":smile:", ":\u2060smile"),
         (":material/warning:", ":\u2060material"),
