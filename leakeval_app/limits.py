@@ -24,9 +24,13 @@ NO_UPLOADS = "LEAKEVAL_NO_UPLOADS"
 """Set (to anything but empty or 0), readers may not upload: a read-only room."""
 
 
+DEFAULT_UPLOAD_MB = 200
+
+
 def max_upload_bytes() -> int:
-    """What one uploaded file may hold once decompressed: LEAKEVAL_MAX_UPLOAD_MB, default 200."""
-    return _megabytes("LEAKEVAL_MAX_UPLOAD_MB", "200")
+    """What one uploaded file may hold once decompressed: LEAKEVAL_MAX_UPLOAD_MB, default
+    `DEFAULT_UPLOAD_MB`."""
+    return _megabytes("LEAKEVAL_MAX_UPLOAD_MB", str(DEFAULT_UPLOAD_MB))
 
 
 def upload_limit() -> Limit:

@@ -15,7 +15,8 @@ written pages:
 - `{{ modules }}`: the packages and modules, each with its docstring's first sentence;
 - `{{ procedures }}`: the statistical tests and intervals, from their declarations;
 - `{{ scoring_code }}`: the source the score and prepared-qrels caches are keyed on;
-- `{{ unmeasured }}`: the benches in bench/ that have no results file yet.
+- `{{ unmeasured }}`: the benches in bench/ that have no results file yet;
+- `{{ nginx }}`: the tested nginx site of docs/serving.md (`leakeval_app.proxy`).
 
 Nothing here is imported by leakeval_core or the app; the tests import it to check the pages.
 """
@@ -759,6 +760,21 @@ def scoring_code_macro() -> str:
     return "\n".join(f"  - `{n}{'/' if (ROOT / n).is_dir() else ''}`" for n in names)
 
 
+def nginx_macro() -> str:
+    """The nginx site of docs/serving.md, as `proxy.nginx_site` renders it for a lab's
+    host with TLS at the default upload limit: the page shows the tested template."""
+    from leakeval_app.limits import DEFAULT_UPLOAD_MB, STREAMLIT_MARGIN
+    from leakeval_app.proxy import nginx_site
+
+    return nginx_site(
+        "leakeval.lab.example.org",
+        "127.0.0.1:8501",
+        "/etc/nginx/leakeval.htpasswd",
+        certificate=("/etc/ssl/lab/fullchain.pem", "/etc/ssl/lab/privkey.pem"),
+        upload_mb=STREAMLIT_MARGIN * DEFAULT_UPLOAD_MB,
+    ).rstrip("\n")
+
+
 MACROS: dict[str, Callable[..., str]] = {
     "bench": _bench,
     "value": value_macro,
@@ -767,6 +783,7 @@ MACROS: dict[str, Callable[..., str]] = {
     "procedures": procedures_macro,
     "scoring_code": scoring_code_macro,
     "unmeasured": unmeasured_macro,
+    "nginx": nginx_macro,
 }
 
 
