@@ -336,10 +336,11 @@ def condition_means(x_levels: list, colours: list) -> pd.DataFrame:
     )
 
 
-def parquet_bomb(path: Path, rows: int, row: dict[str, str | float]) -> Path:
+def parquet_bomb(path: Path, rows: int, row: dict[str, str | float], plain: bool = False) -> Path:
     """A Parquet file of one `row` repeated `rows` times, its strings dictionary-encoded
     and its pages compressed: a gigabyte once decoded is a few hundred kilobytes on disk,
-    and is never held while it is made."""
+    and is never held while it is made. `plain`: without arrow's schema, so its strings are
+    plain strings to a reader (pandas writes such a file from a column of repeated text)."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -354,7 +355,7 @@ def parquet_bomb(path: Path, rows: int, row: dict[str, str | float]) -> Path:
             for name, value in row.items()
         }
     )
-    with pq.ParquetWriter(path, block.schema, compression="zstd") as writer:
+    with pq.ParquetWriter(path, block.schema, compression="zstd", store_schema=not plain) as writer:
         for _ in range(-(-rows // group)):
             writer.write_table(block, row_group_size=group)
     return path

@@ -59,19 +59,28 @@ def encode(
 
 
 def _unified(values: pa.ChunkedArray, pool: pa.MemoryPool | None) -> pa.DictionaryArray:
+    """One dictionary for every chunk, without a value no row names."""
     values = values.unify_dictionaries(pool)
     indices = pa.concat_arrays([chunk.indices for chunk in values.chunks], pool)
-    return pa.DictionaryArray.from_arrays(indices, values.chunks[0].dictionary)
+    return _used(indices, values.chunks[0].dictionary)
+
+
+def _used(indices: pa.Array, dictionary: pa.Array) -> pa.DictionaryArray:
+    codes = to_numpy(indices)
+    used = np.bincount(codes, minlength=len(dictionary)) > 0
+    if not used.all():
+        indices = pa.array((np.cumsum(used, dtype=np.int32) - 1)[codes])
+        dictionary = dictionary.filter(pa.array(used))
+    return pa.DictionaryArray.from_arrays(indices, dictionary)
 
 
 def compact(chunk: pa.DictionaryArray) -> pa.DictionaryArray:
-    """A dictionary chunk with only the values its rows name: a file's dictionary (pandas'
-    categories) may hold every value of the file in every batch, and unifying those would
-    cost several times the encoding."""
-    used, codes = np.unique(to_numpy(chunk.indices), return_inverse=True)
-    return pa.DictionaryArray.from_arrays(
-        pa.array(codes.astype(np.int32)), chunk.dictionary.take(pa.array(used))
-    )
+    """A dictionary chunk with only the values its rows name, where its dictionary is longer
+    than it: a file's dictionary (pandas' categories) may hold every value of the file in
+    every batch, and unifying those would cost several times the encoding."""
+    if len(chunk.dictionary) <= len(chunk):
+        return chunk
+    return _used(chunk.indices, chunk.dictionary)
 
 
 def _addresses(array: pa.Array) -> list[int | None]:
