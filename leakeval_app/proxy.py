@@ -30,7 +30,7 @@ server {
 $tls
     auth_basic           "leakeval";
     auth_basic_user_file $htpasswd;
-    client_max_body_size ${body_mb}m;  # Streamlit's upload limit: 2 x LEAKEVAL_MAX_UPLOAD_MB
+    client_max_body_size ${body_mb}m;  # Streamlit's upload limit: $margin x LEAKEVAL_MAX_UPLOAD_MB
 
     location / {
         proxy_pass http://$upstream;
@@ -67,7 +67,7 @@ def nginx_site(
     readers' passwords in `htpasswd`; TLS from `certificate` (the chain and the key), and a
     body limit of `upload_mb` (default: the server's, `limits.streamlit_upload_mb`; at least
     1 MB, as 0 is no limit to nginx)."""
-    from leakeval_app.limits import streamlit_upload_mb
+    from leakeval_app.limits import STREAMLIT_MARGIN, streamlit_upload_mb
 
     tls = ""
     if certificate is not None:
@@ -80,5 +80,6 @@ def nginx_site(
         tls=tls,
         htpasswd=htpasswd,
         body_mb=max(body, 1),
+        margin=STREAMLIT_MARGIN,
         upstream=upstream,
     )

@@ -192,6 +192,7 @@ def score_experiment(
 def _scores(experiment: Experiment, scores, runs, queries, measures, conventions):
     """The scores with the experiment's design and its incomplete and broken conditions."""
     failed = runs[runs.error != ""]
+    unscored = set(runs[runs.error == ""].collection) - set(queries.collection)
     return ExperimentScores(
         scores,
         runs,
@@ -204,7 +205,7 @@ def _scores(experiment: Experiment, scores, runs, queries, measures, conventions
         {
             name: conventions.declared(spec.conventions).relevance_level
             for name, spec in experiment.collections.items()
-            if name in set(runs[runs.error == ""].collection) - set(queries.collection)
+            if name in unscored
         },
     )
 

@@ -2,15 +2,14 @@
 against the limit gzip's output is counted against (`compressed`).
 
 A Parquet file keeps a repeated value once (a dictionary), a run of it in a few bytes, and
-compresses its pages besides: 700 KB can hold sixty million rows, which took `leakeval
-score` to 3 GB and the server to 5 GB. A file's own size says nothing of that, so what each
-batch holds once decoded is counted (strings as long as they are, each time they repeat,
-as their text would be), and the read stops with the limit's own message as soon as the
-count passes it. Every string column is read as a dictionary and counted from its codes,
-so a value is never expanded once per row before it is counted (read as plain strings, a
-42 KB file repeating a 100 KB id a million times took the upload's measure to 8.8 GB). From
-the file's footer, before any of it is read: a row group whose pages inflate past the limit,
-and a file whose rows alone (4 bytes a string, 8 a float) would pass it, are refused.
+compresses its pages besides: a file of under a megabyte can hold sixty million rows. Its
+own size says nothing of that, so what each batch holds once decoded is counted (strings as
+long as they are, each time they repeat, as their text would be), and the read stops with
+the limit's own message as soon as the count passes it. Every string column is read as a
+dictionary and counted from its codes: read as plain strings, pyarrow would expand a long
+repeated value across a whole batch before anything could count it. From the file's footer,
+before any of it is read: a row group whose pages inflate past the limit, and a file whose
+rows alone (4 bytes a string, 8 a float) would pass it, are refused.
 """
 
 from __future__ import annotations
@@ -28,8 +27,8 @@ __all__ = ["Counted", "decoded_bytes", "measure", "parquet_batches", "parquet_ta
 
 ROWS = 1 << 20
 """Rows of a Parquet file read at a time (one row group may hold the whole file). pyarrow
-sends a dictionary column's dictionary, as it has grown, with every batch, so batches of a
-million rows: at 65,536 a real 3M-row run's ids read three times slower."""
+sends a dictionary column's dictionary, as it has grown, with every batch: few large
+batches, or a run of many distinct ids is slow to read."""
 
 
 class Counted:
@@ -90,24 +89,22 @@ def parquet_batches(
     is read through, the file's columns again beside the batches used."""
     import pyarrow.parquet as pq
 
-    schema = pq.ParquetFile(stream, pre_buffer=False).schema_arrow
-    names = list(dict.fromkeys(columns if columns is not None else schema.names))
-    strings = [n for n in names if _is_binary(_value_type(schema.field(n).type))]
-    file = pq.ParquetFile(stream, pre_buffer=False, read_dictionary=strings)
+    if columns is None:
+        columns = pq.ParquetFile(stream, pre_buffer=False).schema_arrow.names
+    names = list(dict.fromkeys(columns))
+    # pyarrow reads the string columns named as dictionaries, and any other as it is
+    file = pq.ParquetFile(stream, pre_buffer=False, read_dictionary=names)
+    schema = file.schema_arrow
     least = file.metadata.num_rows * sum(_least_width(schema.field(n).type) for n in names)
     if max(_pages_bytes(file.metadata, set(names)), least) > counted.limit.bytes:
         raise counted.limit.past(counted.name)
     yield from counted.batches(file.iter_batches(ROWS, columns=names))
 
 
-def _value_type(kind: pa.DataType) -> pa.DataType:
-    return kind.value_type if pa.types.is_dictionary(kind) else kind
-
-
 def _least_width(kind: pa.DataType) -> int:
     """The fewest bytes a row of a column of `kind` decodes to: its footer's row count then
     gives the least a file decodes to, refused before it is read when past the limit."""
-    kind = _value_type(kind)
+    kind = kind.value_type if pa.types.is_dictionary(kind) else kind
     if _is_binary(kind):
         return 4  # an offset, whatever the string
     return kind.bit_width // 8 if pa.types.is_primitive(kind) and kind.bit_width >= 8 else 0
