@@ -23,12 +23,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Table",
+    "as_run",
     "as_table",
     "as_topic_groups",
     "detected_pairs",
     "formatted",
     "leakage_pairs",
     "named_runs",
+    "pairs_collection",
     "qrels_name",
     "topics_frame",
 ]
@@ -146,6 +148,38 @@ def formatted(qrels: Any, runs: dict[str, Any], format: str | Mapping[str, str] 
     return with_format(qrels, named.get("qrels")), {
         name: with_format(run, named.get("run")) for name, run in runs.items()
     }
+
+
+def as_run(value: Any, name: str, columns: Mapping[str, str] | None = None):
+    """A run as `as_table` reads it, or a published per-query evaluation
+    (`evaluation.per_query_files.Evaluation`) where the file or upload is one, or a frame of qid,
+    measure and value: both stand wherever a run does."""
+    import pandas as pd
+
+    from leakeval_core.evaluation.per_query_files import (
+        evaluation_frame,
+        is_evaluation,
+        read_evaluation,
+    )
+
+    if isinstance(value, pd.DataFrame) and {"measure", "value"} <= set(value.columns):
+        return evaluation_frame(f"run {name!r}", value)
+    is_file = isinstance(value, str | os.PathLike) and Path(value).is_file()
+    if (is_file or _is_upload(value)) and is_evaluation(value):
+        return read_evaluation(value)
+    return as_table(value, "score", f"run {name!r}", columns)
+
+
+def pairs_collection(leakage: Any) -> str | None:
+    """The one collection given pairs name, None where they name none or several: what
+    runs given without qrels are the runs of."""
+    from leakeval_core.leakage.rule import LeakageTable
+
+    if leakage is None:
+        return None
+    sources = leakage if _is_sources(leakage) else [leakage]
+    named = set(LeakageTable.union([_pairs_of(s) for s in sources]).table.collection) - {""}
+    return named.pop() if len(named) == 1 else None
 
 
 def _is_mapping(qid: object, docs: object, what: str) -> bool:

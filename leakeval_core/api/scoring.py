@@ -46,19 +46,26 @@ def score(
     >>> result.means().round(4).to_dict("index")
     {'bm25': {'ndcg_cut_10': 0.8155, 'P_1': 0.5}}
     """
-    from leakeval_core.api.inputs import as_table, formatted, named_runs, qrels_name
+    from leakeval_core.api.inputs import as_run, as_table, formatted, named_runs, qrels_name
+    from leakeval_core.evaluation.per_query_files import is_evaluation, refuse_unjudged
 
     called = qrels_name(qrels)
     qrels, named = formatted(qrels, named_runs(runs), format)
-    if all(isinstance(run, str | os.PathLike) for run in named.values()) and isinstance(
-        qrels, str | os.PathLike
+    files = all(isinstance(run, str | os.PathLike) for run in named.values())
+    if (
+        files
+        and isinstance(qrels, str | os.PathLike)
+        and not any(map(is_evaluation, named.values()))
     ):
         return _score_files(
             qrels, named, parse_measures(measures), conventions, progress, called, cache
         )
+    tables = {name: as_run(run, name, columns) for name, run in named.items()}
+    if qrels is None:
+        refuse_unjudged(tables)
     return score_tables(
-        as_table(qrels, "grade", "qrels", columns),
-        {name: as_table(run, "score", f"run {name!r}", columns) for name, run in named.items()},
+        None if qrels is None else as_table(qrels, "grade", "qrels", columns),
+        tables,
         measures,
         conventions,
         called,
@@ -72,15 +79,27 @@ def score_tables(
     conventions: Conventions,
     qrels_name: str = "the qrels",
 ) -> Scores:
-    """Score runs already read into tables (`inputs.as_table`); `qrels_name` is how the
-    warnings name the qrels."""
+    """Score runs already read into tables (`inputs.as_run`); `qrels_name` is how the
+    warnings name the qrels. A published evaluation's values are taken as they are
+    (`published_scores`), over the qrels' scored queries, or without qrels (None) over
+    every query the evaluations hold."""
+    from leakeval_core.evaluation.per_query_files import Evaluation
+    from leakeval_core.evaluation.published import published_queries, published_scores
     from leakeval_core.evaluation.qrels import PreparedQrels
     from leakeval_core.evaluation.scoring import score_run
 
     measures = parse_measures(measures)
-    prepared = PreparedQrels(qrels, conventions)
+    prepared = None if qrels is None else PreparedQrels(qrels, conventions)
+    queries = published_queries(runs.values()) if prepared is None else prepared.qids
+
+    def scored(name: str, run: Any):
+        if isinstance(run, Evaluation):
+            excluded = prepared.no_relevant if prepared is not None else 0
+            return published_scores(run, queries, measures, conventions, excluded)
+        return score_run(run, prepared, measures, name=name)
+
     return Scores(
-        {name: score_run(run, prepared, measures, name=name) for name, run in runs.items()},
+        {name: scored(name, run) for name, run in runs.items()},
         measures,
         conventions,
         qrels_name,

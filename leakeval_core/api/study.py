@@ -580,16 +580,30 @@ class RunSet:
         pairs sources (their union); `collection` names the collection, by default after
         the qrels file (`collection_of`), which finds the leakage study's share for it;
         `format` names the runs' file format where their content cannot tell (as `score`)."""
-        from leakeval_core.api.inputs import as_table, formatted, named_runs, qrels_name
+        from leakeval_core.api.inputs import (
+            as_run,
+            as_table,
+            formatted,
+            named_runs,
+            pairs_collection,
+            qrels_name,
+        )
 
         given, named = formatted(qrels, named_runs(runs), format)
-        self.qrels = as_table(given, "grade", "qrels", columns)
+        self.runs = {name: as_run(run, name, columns) for name, run in named.items()}
+        """Each run's table, or its published per-query values (`evaluation.per_query_files`)."""
+        self.qrels = None if qrels is None else as_table(given, "grade", "qrels", columns)
+        if self.qrels is None:
+            from leakeval_core.evaluation.per_query_files import refuse_unjudged
+
+            refuse_unjudged(self.runs)
         self.qrels_name = qrels_name(qrels, collection)
         """How the warnings name the qrels."""
-        self.runs = {
-            name: as_table(run, "score", f"run {name!r}", columns) for name, run in named.items()
-        }
-        self.collection_name = collection or collection_of(qrels)
+        self.collection_name = (
+            collection
+            or (collection_of(qrels) if qrels is not None else pairs_collection(leakage))
+            or "collection"
+        )
         self.given_leakage = leakage
         self._memo = _Memo()
 
@@ -711,11 +725,15 @@ class RunSet:
 
     def judged(self, view: View) -> dict[str, JudgedTopics]:
         """As `Study.judged`, of the topics the qrels judge."""
-        from leakeval_core.evaluation.judged_topics import judged_topics
+        from leakeval_core.evaluation.judged_topics import JudgedTopics, judged_topics
+        from leakeval_core.evaluation.published import published_queries
 
         conventions = view.conventions
 
         def build(_: Progress) -> dict[str, JudgedTopics]:
+            if self.qrels is None:
+                queries = tuple(published_queries(self.runs.values()))
+                return {self.collection_name: JudgedTopics(queries, (), "")}
             qids = self.qrels["qid"]
             qids = qids.to_pandas() if hasattr(qids, "to_pandas") else qids
             return {

@@ -32,6 +32,7 @@ __all__ = [
     "add_leakage_inputs",
     "audit_view",
     "baseline_runs",
+    "files_given",
     "named_runs",
     "pairs_of",
     "register",
@@ -133,8 +134,11 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     from leakeval_core.present.tables import csv_notes, flat_topics_needed, format_table
 
     view = audit_view(args)
-    if (args.experiment is None) == (args.qrels is None):
-        raise LeakevalError("give an experiment folder or --qrels with --run and --baseline")
+    if (args.experiment is None) == (not files_given(args)):
+        raise LeakevalError(
+            "give an experiment folder, or --run and --baseline (with --qrels unless they are "
+            "per-query evaluations)"
+        )
     if args.experiment is not None:
         result = api.audit(
             api.Study.open(args.experiment),
@@ -177,12 +181,18 @@ def audit_view(args: argparse.Namespace):
     return view.replace(method=args.method) if args.method else view
 
 
+def files_given(args: argparse.Namespace) -> bool:
+    """Whether the inputs are files (qrels, or runs: per-query evaluations need no qrels)
+    rather than an experiment folder."""
+    return args.qrels is not None or bool(args.run)
+
+
 def runs_of(args: argparse.Namespace) -> dict[str, str]:
     """The model runs and the baseline runs (last) of --run and --baseline, by name: the
     file name without its format's suffix, with as many parent folders as it takes to tell
     two apart (MTEB names every model's predictions of a task alike)."""
     if not args.run or not args.baseline:
-        raise LeakevalError("--qrels needs --run (one per model) and --baseline")
+        raise LeakevalError("give --run (one per model) and --baseline")
     return named_runs(args, [*args.run, *args.baseline], "the runs and the baselines")
 
 

@@ -13,6 +13,7 @@ from leakeval_core.cli.audit import (
     add_audit_inputs,
     audit_view,
     baseline_runs,
+    files_given,
     pairs_of,
     runs_of,
 )
@@ -96,13 +97,13 @@ def _card_of_files(args: argparse.Namespace, view):
     """A card of run files (an audit), or of topics and a log alone (no runs)."""
     from leakeval_core import api
 
-    if args.qrels is None:
-        if args.run or args.baseline or args.pairs:
-            raise LeakevalError("--run, --baseline and --pairs go with --qrels")
+    if not files_given(args):
+        if args.baseline or args.pairs:
+            raise LeakevalError("--baseline and --pairs go with --run")
         if not (args.topics and args.train_queries):
             raise LeakevalError(
-                "give an experiment folder, --qrels with --run and --baseline, or --topics "
-                "with --train-queries"
+                "give an experiment folder, --run and --baseline (with --qrels unless they "
+                "are per-query evaluations), or --topics with --train-queries"
             )
         return api.card(
             topics=formatted(args, "topics", args.topics, ROLES),
@@ -130,7 +131,7 @@ def _inputs(args: argparse.Namespace) -> list[str]:
     were named (so it runs where the card was made), and the detection method pinned."""
     flags = [("--qrels", args.qrels)]
     flags += [("--run", run) for run in args.run or ()]
-    flags += [("--baseline", base) for base in (args.baseline or ()) if args.qrels]
+    flags += [("--baseline", base) for base in (args.baseline or ()) if files_given(args)]
     flags += [("--pairs", pairs) for pairs in args.pairs or ()]
     flags += [("--topics", args.topics), ("--train-queries", args.train_queries)]
     if args.train_queries:

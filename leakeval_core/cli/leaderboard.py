@@ -14,6 +14,7 @@ from leakeval_core.cli.audit import (
     add_detection_options,
     add_leakage_inputs,
     audit_view,
+    files_given,
     named_runs,
     pairs_of,
 )
@@ -73,8 +74,11 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
     from leakeval_core import api
 
     view = audit_view(args)
-    if (args.experiment is None) == (args.qrels is None):
-        raise LeakevalError("give an experiment folder or --qrels with --run")
+    if (args.experiment is None) == (not files_given(args)):
+        raise LeakevalError(
+            "give an experiment folder, or --run files (with --qrels unless they are "
+            "per-query evaluations)"
+        )
     if args.experiment is not None:
         result = api.leaderboard(
             api.Study.open(args.experiment),
@@ -85,7 +89,7 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
         )
     else:
         if not args.run or len(args.run) < 2:
-            raise LeakevalError("--qrels needs two or more --run files to rank")
+            raise LeakevalError("give two or more --run files to rank")
         result = api.leaderboard(
             formatted(args, "qrels", args.qrels, ROLES),
             named_runs(args, args.run),

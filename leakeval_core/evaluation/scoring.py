@@ -80,6 +80,9 @@ class ScoreDiagnostics:
     tie_changes: int = 0
     """Scored queries whose value on some measure trec_eval's tie order (docid descending)
     would change: 0 when that is the order used, or nothing is tied."""
+    published: tuple = ()
+    """A published evaluation's means checked against its per-query values
+    (`published.MeanCheck`, one per measure with an `all` line); empty for a run."""
 
     def tie_note(self, tie_order: str) -> str:
         """`tie_note` of this run's ties."""
@@ -91,7 +94,8 @@ class ScoreDiagnostics:
         """What a reader of these scores must be told, loudly (`scoring_warnings`): too
         little of `run` judged in `qrels`, and its measures (of `measures`, where given) at 0
         on every query."""
-        return run_warnings(run, qrels, self.judged, self.all_zero, self.queries_scored, measures)
+        said = run_warnings(run, qrels, self.judged, self.all_zero, self.queries_scored, measures)
+        return said + tuple(check.text for check in self.published if not check.agrees)
 
     def coverage(self, missing: str) -> str:
         """How many queries the means hold and why, in numbers that add up ("250 queries in

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from itertools import chain
 from typing import TYPE_CHECKING
 
 from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.conventions import COLLECTION_KEYS, Conventions
 from leakeval_core.evaluation.measures import DEFAULT_MEASURES, Measure, parse_measures
+from leakeval_core.evaluation.per_query_files import is_evaluation, read_evaluation
 from leakeval_core.evaluation.scoring_warnings import Judged, collection_qrels, run_warnings
 from leakeval_core.experiment.cache import Cache, hash_key
 from leakeval_core.experiment.completeness import Completeness, completeness
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from leakeval_core.evaluation.qrels import PreparedQrels
+    from leakeval_core.evaluation.scoring import RunScores
 
 __all__ = ["ExperimentScores", "Progress", "score_experiment", "scores_key"]
 
@@ -39,7 +42,7 @@ _KINDS = ("experiment-scores", "experiment-runs", "experiment-queries")
 _COUNTS = ["queries_scored", "no_relevant", "not_in_qrels", "tied_pairs", "first_rel_undefined"]
 _JUDGED = {name: type(value) for name, value in asdict(Judged()).items()}
 """Each `Judged` field and its type: counts, and ids (a list or an array from a cache)."""
-_RUN_COLUMNS = [*_COUNTS, *_JUDGED, "all_zero", "error"]
+_RUN_COLUMNS = [*_COUNTS, *_JUDGED, "all_zero", "published", "error"]
 
 NAMED_RUNS = 3
 """How many runs an experiment's scoring warnings name before they only count the rest: a
@@ -92,6 +95,7 @@ class ExperimentScores:
             warnings = run_warnings(
                 row["run_id"], qrels, judged, tuple(row["all_zero"]), queries, only
             )
+            warnings += tuple(row["published"])
             if warnings:
                 said.append(warnings)
         if limit is None or len(said) <= limit:
@@ -115,7 +119,7 @@ def score_experiment(
     import pandas as pd
 
     from leakeval_core.evaluation.qrels import PreparedQrels
-    from leakeval_core.evaluation.scoring import RunScores, score_files, stacked
+    from leakeval_core.evaluation.scoring import score_files, stacked
     from leakeval_core.experiment.collections import load_collection
 
     measures = parse_measures(measures)
@@ -152,8 +156,13 @@ def score_experiment(
             why = LeakevalError(f"collection {collection!r} could not be loaded: {exc}")
             found.update(dict.fromkeys(todo, why))
             continue
-        paths = [rows[i].path for i in todo]
-        for i, result in zip(todo, score_files(paths, qrels, measures), strict=True):
+        published = [i for i in todo if is_evaluation(rows[i].path)]
+        ranked = [i for i in todo if i not in published]
+        paths = [rows[i].path for i in ranked]
+        results = zip(ranked, score_files(paths, qrels, measures), strict=True)
+        for i, result in chain(
+            ((i, _published(rows[i].path, qrels, measures)) for i in published), results
+        ):
             found[i] = result
             done += 1
             if progress:
@@ -163,11 +172,20 @@ def score_experiment(
         factors = {c: getattr(row, c) for c in factor_cols}
         result = found[i]
         if isinstance(result, LeakevalError):
-            diagnostics = {**dict.fromkeys(_COUNTS, 0), **asdict(Judged()), "all_zero": []}
+            diagnostics = {
+                **dict.fromkeys(_COUNTS, 0),
+                **asdict(Judged()),
+                "all_zero": [],
+                "published": [],
+            }
         else:  # `missing_from_run` is meaningless per fold; see folds.per_query
             d = result.diagnostics
             diagnostics = {c: getattr(d, c) for c in _COUNTS}
-            diagnostics.update(asdict(d.judged), all_zero=list(d.all_zero))
+            diagnostics.update(
+                asdict(d.judged),
+                all_zero=list(d.all_zero),
+                published=[c.text for c in d.published if not c.agrees],
+            )
         error = str(result) if isinstance(result, LeakevalError) else ""
         run_rows.append({**factors, **diagnostics, "error": error})
     if progress:
@@ -187,6 +205,20 @@ def score_experiment(
         for kind, table in zip(_KINDS, tables, strict=True):
             cache.put(kind, key, table)
     return _scores(experiment, *tables, measures, conventions)
+
+
+def _published(path, qrels: PreparedQrels, measures) -> RunScores | LeakevalError:
+    """A published evaluation's values as its run's scores, over the collection's scored
+    queries (`published_scores`); its error, as a run's, is reported beside the others."""
+    from leakeval_core.evaluation.published import published_scores
+
+    try:
+        evaluation = read_evaluation(path)
+        return published_scores(
+            evaluation, qrels.qids, measures, qrels.conventions, qrels.no_relevant
+        )
+    except LeakevalError as exc:
+        return exc
 
 
 def _scores(experiment: Experiment, scores, runs, queries, measures, conventions):

@@ -64,7 +64,7 @@ _RUN_COLUMNS = ("qid", "iter", "docid", "rank", "score", "tag")
 _QRELS_COLUMNS = ("qid", "iter", "docid", "grade")
 
 
-RUN_SUFFIXES = (".run", ".json", ".jsonl", ".csv", ".tsv", ".parquet")
+RUN_SUFFIXES = (".run", ".eval", ".json", ".jsonl", ".csv", ".tsv", ".parquet")
 """Suffixes a run's file name drops for its display name: its format, not its name."""
 
 

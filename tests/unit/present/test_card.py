@@ -74,10 +74,11 @@ def test_an_example_pair_is_escaped_and_falls_back_to_the_topic_title():
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        ([], "give an experiment folder, --qrels with --run and --baseline, or --topics"),
-        (["--topics", "t.txt"], "give an experiment folder, --qrels with --run and --baseline"),
-        (["--qrels", "q.txt"], "--qrels needs --run (one per model) and --baseline"),
-        (["--run", "r.run"], "--run, --baseline and --pairs go with --qrels"),
+        ([], "give an experiment folder, --run and --baseline (with --qrels unless"),
+        (["--topics", "t.txt"], "give an experiment folder, --run and --baseline (with"),
+        (["--qrels", "q.txt"], "give --run (one per model) and --baseline"),
+        (["--run", "r.run"], "give --run (one per model) and --baseline"),
+        (["--pairs", "p.csv"], "--baseline and --pairs go with --run"),
         (["--qrels", "q", "--collection", "a"], "--collection picks among an experiment"),
     ],
 )

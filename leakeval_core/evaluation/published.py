@@ -1,0 +1,147 @@
+"""Per-query values as published, taken as a run's scores (`evaluation.per_query_files`).
+
+A published evaluation stands where a run would: its values become the run's `RunScores`
+over the queries the figures are computed on (the qrels' scored queries where qrels are
+given, else every query any of the evaluations holds), and a query it lacks follows
+`missing` as a run's would. Nothing that needs the ranking can be applied to it: a depth,
+a relevance level, a gain, a tie order or condensed lists were chosen by whoever computed
+the values, so asking for another is refused, not ignored.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from leakeval_core.errors import LeakevalError
+from leakeval_core.evaluation.conventions import Conventions
+from leakeval_core.evaluation.measures import Measure, parse_measure
+from leakeval_core.evaluation.per_query_files import Evaluation
+from leakeval_core.evaluation.scoring import RunScores, ScoreDiagnostics, aggregate
+
+__all__ = [
+    "RANKING_SETTINGS",
+    "MeanCheck",
+    "mean_check",
+    "published_queries",
+    "published_scores",
+    "refuse_ranking_settings",
+]
+
+RANKING_SETTINGS = ("depth", "relevance_level", "gain", "tie_order", "condensed")
+"""The conventions only a ranking can be scored under."""
+
+
+def refuse_ranking_settings(name: str, conventions: Conventions) -> None:
+    """One line for a setting a published value cannot be recomputed under."""
+    plain = Conventions()
+    chosen = [
+        f"{key.replace('_', ' ')} {getattr(conventions, key)}"
+        for key in RANKING_SETTINGS
+        if getattr(conventions, key) != getattr(plain, key)
+    ]
+    if chosen:
+        raise LeakevalError(
+            f"{name}: its values were computed by whoever published them, so {', '.join(chosen)}"
+            " cannot be applied; leave the setting at its default, or score the runs"
+        )
+
+
+def published_queries(evaluations: Iterable[Evaluation]) -> np.ndarray:
+    """The queries figures of published evaluations alone are over: every query one of them
+    holds, in qid order (numbers by value), as TREC's qrels list them."""
+    qids = {q for evaluation in evaluations for q in evaluation.qids}
+    ordered = sorted(qids, key=lambda q: (0, int(q), q) if q.isdigit() else (1, 0, q))
+    return np.asarray(ordered, dtype=object)
+
+
+def published_scores(
+    evaluation: Evaluation,
+    qids: np.ndarray,
+    measures: Sequence[Measure],
+    conventions: Conventions,
+    no_relevant: int = 0,
+) -> RunScores:
+    """`evaluation`'s values of `measures` on `qids` (the queries the means are over): a
+    query it lacks is dropped or scored as its measure scores a query a run does not rank
+    (`MeasureFamily.unranked`; undefined where that comes from the qrels alone)."""
+    refuse_ranking_settings(evaluation.name, conventions)
+    carried = evaluation.measures
+    lacking = [m.name for m in measures if m.name not in carried]
+    if lacking:
+        raise LeakevalError(
+            f"{evaluation.name}: holds no {', '.join(lacking)}; it carries {', '.join(carried)}"
+        )
+    wide = evaluation.table.pivot(index="qid", columns="measure", values="value")
+    qids = np.asarray(qids, dtype=object)
+    present = np.isin(qids, wide.index.to_numpy(dtype=object))
+    keep = present if conventions.missing == "drop" else np.ones(len(qids), bool)
+    values = {}
+    for m in measures:
+        column = wide[m.name].reindex(qids).to_numpy(dtype=float, copy=True)
+        if conventions.missing == "zero":
+            unranked = m.family.unranked
+            column[~present] = math.nan if unranked is None else unranked
+        values[m.name] = column[keep]
+    frr = values.get("first_rel_rank")
+    diagnostics = ScoreDiagnostics(
+        queries_scored=int(keep.sum()),
+        missing_from_run=tuple(qids[~present]),
+        no_relevant=no_relevant,
+        not_in_qrels=int((~np.isin(wide.index.to_numpy(dtype=object), qids)).sum()),
+        tied_pairs=0,
+        first_rel_undefined=int(np.isnan(frr).sum()) if frr is not None else 0,
+        all_zero=tuple(
+            m.name
+            for m in measures
+            if m.direction.zero_is_worst
+            and (defined := values[m.name][~np.isnan(values[m.name])]).size
+            and not defined.any()
+        ),
+    )
+    checks = tuple(note for m in measures if (note := mean_check(evaluation, m.name)) is not None)
+    return RunScores(qids[keep], values, replace(diagnostics, published=checks))
+
+
+class MeanCheck(NamedTuple):
+    agrees: bool
+    """Whether the published mean is the mean of the file's per-query values."""
+    text: str
+
+
+def mean_check(evaluation: Evaluation, measure: str) -> MeanCheck | None:
+    """Whether the file's own mean of `measure` (its `all` line) is the mean of its
+    per-query values, to the digits it was printed with; when not, the convention that
+    explains it (trec_eval -c averages over every judged query, absent ones as 0), or that
+    none does. None where the file has no `all` line for it."""
+    printed = evaluation.published.get(measure)
+    if printed is None:
+        return None
+    rows = evaluation.table[evaluation.table.measure == measure]
+    values = rows.value.to_numpy(dtype=float)
+    ours = aggregate(measure, values)
+    given = float(printed)
+    digits = len(printed.partition(".")[2]) if "." in printed else 0
+    close = 0.5 * 10.0**-digits + 1e-12 if digits else 0.5
+    label = parse_measure(measure).label
+    said = f"{Path(evaluation.name).name}: its published {label} ({printed})"
+    if abs(ours - given) <= close:
+        return MeanCheck(True, f"{said} is leakeval's mean of its {len(values)} queries.")
+    total = evaluation.queries_in_all()
+    if total and total > len(values) and abs(np.nansum(values) / total - given) <= close:
+        return MeanCheck(
+            False,
+            f"{said} is over {total} queries, {total - len(values)} of them absent from the "
+            f"file and counted as 0 (trec_eval -c); leakeval's mean of its {len(values)} "
+            f"queries is {ours:.4f}.",
+        )
+    return MeanCheck(
+        False,
+        f"{said} is not the mean of its {len(values)} queries ({ours:.4f}), nor explained "
+        "by trec_eval -c: it was computed over other queries or values than the file holds.",
+    )

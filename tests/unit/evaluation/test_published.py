@@ -1,0 +1,114 @@
+"""Published per-query values taken as a run's scores, by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from leakeval_core import api
+from leakeval_core.errors import LeakevalError
+from leakeval_core.evaluation.conventions import Conventions
+from leakeval_core.evaluation.measures import parse_measures
+from leakeval_core.evaluation.per_query_files import read_evaluation
+from leakeval_core.evaluation.published import (
+    mean_check,
+    published_queries,
+    published_scores,
+)
+from tests.support import write
+
+A = "P_10\t1\t0.5\nP_10\t2\t0.25\nrecip_rank\t1\t1.0\nrecip_rank\t2\t0.5\n"
+B = "P_10\t2\t0.5\nP_10\t3\t0.75\nrecip_rank\t2\t1.0\nrecip_rank\t3\t0.2\n"
+
+
+@pytest.fixture
+def files(tmp_path):
+    return write(tmp_path / "a.eval", A), write(tmp_path / "b.eval", B)
+
+
+def test_the_queries_are_every_querys_of_any_evaluation_in_qid_order(files, tmp_path):
+    other = read_evaluation(write(tmp_path / "c.eval", "P_10\t10\t0.1\nP_10\tx\t0.2\n"))
+    evaluations = [read_evaluation(f) for f in files] + [other]
+    assert published_queries(evaluations).tolist() == ["1", "2", "3", "10", "x"]
+
+
+@pytest.mark.parametrize(("missing", "a_means"), [("zero", (0.25, 0.5)), ("drop", (0.375, 0.75))])
+def test_a_query_an_evaluation_lacks_follows_missing(files, missing, a_means):
+    scores = api.score(None, list(files), ["P_10", "recip_rank"], Conventions(missing=missing))
+    means = scores.means()
+    assert tuple(means.loc["a"]) == pytest.approx(a_means)
+    a = scores.runs["a"]
+    assert a.diagnostics.missing_from_run == ("3",)
+    assert a.diagnostics.queries_scored == (3 if missing == "zero" else 2)
+    assert list(a.qids) == (["1", "2", "3"] if missing == "zero" else ["1", "2"])
+
+
+def test_qrels_choose_the_queries(files, tmp_path):
+    qrels = write(tmp_path / "qrels.txt", "1 0 d 1\n2 0 d 1\n4 0 d 1\n5 0 d 0\n")
+    scores = api.score(qrels, list(files), ["P_10"])
+    assert scores.runs["b"].qids.tolist() == ["1", "2", "4"]
+    np.testing.assert_array_equal(scores.runs["b"].values["P_10"], [0.0, 0.5, 0.0])
+    assert scores.runs["b"].diagnostics.not_in_qrels == 1  # query 3
+    assert scores.runs["b"].diagnostics.no_relevant == 1  # query 5
+
+
+@pytest.mark.parametrize(
+    "conventions",
+    [
+        Conventions(depth=50),
+        Conventions(relevance_level=2),
+        Conventions(gain="exponential"),
+        Conventions(tie_order="docid_desc"),
+        Conventions(condensed=True),
+    ],
+)
+def test_a_setting_that_needs_the_ranking_is_refused(files, conventions):
+    with pytest.raises(LeakevalError, match="computed by whoever published them"):
+        api.score(None, list(files), ["P_10"], conventions)
+
+
+def test_a_measure_not_carried_is_named_with_those_that_are(files):
+    with pytest.raises(LeakevalError, match=r"a\.eval: holds no map; it carries P_10, recip_rank"):
+        api.score(None, list(files), ["map"])
+
+
+def test_a_ranking_needs_qrels(files, tmp_path):
+    run = write(tmp_path / "r.run", "1 Q0 d 1 2.0 r\n")
+    with pytest.raises(LeakevalError, match="qrels needed: r is a run"):
+        api.score(None, [files[0], run], ["P_10"])
+
+
+def check(tmp_path, text):
+    evaluation = read_evaluation(write(tmp_path / "x.eval", text))
+    return mean_check(evaluation, "P_10")
+
+
+def test_the_published_mean_is_checked(tmp_path):
+    lines = "P_10\t1\t0.5\nP_10\t2\t0.2\n"
+    agrees = check(tmp_path, lines + "P_10\tall\t0.3500\n")
+    assert agrees.agrees and "is leakeval's mean of its 2 queries" in agrees.text
+    assert check(tmp_path, lines) is None
+    rounded_off = check(tmp_path, lines + "P_10\tall\t0.3502\n")
+    assert not rounded_off.agrees and "nor explained by trec_eval -c" in rounded_off.text
+    # trec_eval -c: 4 queries, two of them absent, counted as 0
+    c = check(tmp_path, lines + "P_10\tall\t0.1750\nnum_q\tall\t4\n")
+    assert not c.agrees
+    assert "is over 4 queries, 2 of them absent from the file and counted as 0" in c.text
+
+
+def test_a_mean_that_disagrees_is_a_scoring_warning(tmp_path):
+    path = write(tmp_path / "x.eval", "P_10\t1\t0.5\nP_10\t2\t0.2\nP_10\tall\t0.9\n")
+    scores = api.score(None, [path], ["P_10"])
+    (warning,) = scores.scoring_warnings
+    assert warning.startswith("x.eval: its published P@10 (0.9) is not the mean of its 2")
+    assert (
+        published_scores(
+            read_evaluation(path),
+            np.array(["1", "2"], object),
+            parse_measures("P_10"),
+            Conventions(),
+        )
+        .diagnostics.published[0]
+        .agrees
+        is False
+    )
