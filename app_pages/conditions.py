@@ -10,6 +10,7 @@ from leakeval_app.sections import show_leaderboard
 from leakeval_core import api
 from leakeval_core.api import doors
 from leakeval_core.errors import LeakevalError
+from leakeval_core.evaluation.published import NOT_RECOMPUTED
 from leakeval_core.present.condition_plots import (
     condition_figure,
     difference_figure,
@@ -245,20 +246,23 @@ with tab_more:
             )
         with st.expander("Convention check: how these means move under other conventions"):
             conditions = means[by].assign(**fixed).to_dict("records")
-            st.caption(
-                f"Recomputes the {len(conditions)} conditions on screen with one convention "
-                "changed at a time; the first run rescoring many runs takes a while. The "
-                f"relevance level {doors.relevance_level_note()}."
-            )
-            if st.button("Recompute", key="audit_conditions"):
-                bar = st.progress(0.0)
-                checked = api.convention_check(
-                    ctx.study,
-                    ctx.settings,
-                    conditions,
-                    progress=lambda done, total, what: bar.progress(
-                        done / max(total, 1), text=what
-                    ),
+            if ctx.study.published:
+                st.caption(NOT_RECOMPUTED)
+            else:
+                st.caption(
+                    f"Recomputes the {len(conditions)} conditions on screen with one convention "
+                    "changed at a time; the first run rescoring many runs takes a while. The "
+                    f"relevance level {doors.relevance_level_note()}."
                 )
-                bar.empty()
-                show_table(checked)
+                if st.button("Recompute", key="audit_conditions"):
+                    bar = st.progress(0.0)
+                    checked = api.convention_check(
+                        ctx.study,
+                        ctx.settings,
+                        conditions,
+                        progress=lambda done, total, what: bar.progress(
+                            done / max(total, 1), text=what
+                        ),
+                    )
+                    bar.empty()
+                    show_table(checked)

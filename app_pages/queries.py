@@ -22,6 +22,7 @@ from leakeval_app.render import (
 from leakeval_core import api
 from leakeval_core.api import doors
 from leakeval_core.errors import LeakevalError
+from leakeval_core.evaluation.published import NOT_RECOMPUTED
 from leakeval_core.present.condition_plots import scatter_ab_figure
 from leakeval_core.present.display import fixed
 from leakeval_core.present.query_plots import ranked_lists_figure
@@ -234,22 +235,33 @@ with tab_one:
             show_table(along, **{"A − B": st.column_config.NumberColumn(format="%+.4f")})
 
         lists = views.ranked_lists(ctx, a, b, qid)
-        show_fig(ranked_lists_figure, *lists, doors.condition_label(a), doors.condition_label(b))
-        for column, label, ranked in zip(st.columns(2), ("A", "B"), lists, strict=True):
-            with column:
-                shown_label = plain(doors.condition_label(a if label == "A" else b))
-                st.markdown(f"**{label}: {shown_label}**")
-                shown = ranked.head(20).assign(
-                    grade=ranked.grade.map(lambda g: "unjudged" if pd.isna(g) else str(int(g)))
-                )
-                show_table(
-                    shown,
-                    height=740,
-                    moved=st.column_config.NumberColumn(
-                        "moved",
-                        help="positions higher than in the other list (empty: not retrieved there)",
-                    ),
-                )
+        if not all(len(ranked) for ranked in lists):
+            st.caption(
+                "No ranked list of this query for "
+                + " or ".join(label for label, r in zip("AB", lists, strict=True) if not len(r))
+                + ": its run does not rank it, or its file holds published per-query values, "
+                "not a ranking."
+            )
+        if any(len(ranked) for ranked in lists):
+            show_fig(
+                ranked_lists_figure, *lists, doors.condition_label(a), doors.condition_label(b)
+            )
+            for column, label, ranked in zip(st.columns(2), ("A", "B"), lists, strict=True):
+                with column:
+                    shown_label = plain(doors.condition_label(a if label == "A" else b))
+                    st.markdown(f"**{label}: {shown_label}**")
+                    shown = ranked.head(20).assign(
+                        grade=ranked.grade.map(lambda g: "unjudged" if pd.isna(g) else str(int(g)))
+                    )
+                    show_table(
+                        shown,
+                        height=740,
+                        moved=st.column_config.NumberColumn(
+                            "moved",
+                            help="positions higher than in the other list (empty: not "
+                            "retrieved there)",
+                        ),
+                    )
 
         docids = list(dict.fromkeys([*lists[0].docid.head(20), *lists[1].docid.head(20)]))
         if docids and not presenting:
@@ -264,7 +276,9 @@ audit = lazy_expander(
     "Convention check: how these numbers move under other conventions", "queries_audit"
 )
 with audit:
-    if audit.open:
+    if audit.open and ctx.study.published:
+        st.caption(NOT_RECOMPUTED)
+    elif audit.open:
         st.caption(
             "Recomputes conditions A and B with one convention changed at a time. The "
             f"relevance level {doors.relevance_level_note()}."

@@ -13,11 +13,8 @@ from functools import cached_property
 import streamlit as st
 
 from leakeval_core.api import Study, View
-from leakeval_core.evaluation.measures import DASHBOARD_MEASURES, Measure, parse_measures
+from leakeval_core.evaluation.measures import Measure, parse_measures
 from leakeval_core.present.style import Palette
-
-APP_MEASURES = parse_measures(DASHBOARD_MEASURES)
-"""What the app scores once per experiment and conventions: every page picks from these."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +33,12 @@ class AppContext:
     @property
     def measure(self) -> Measure:
         return self.view.parsed_measure
+
+    @cached_property
+    def measures(self) -> tuple[Measure, ...]:
+        """What the app scores at once for this experiment (`Study.scoring_measures`): the
+        comparisons set every one of them side by side."""
+        return parse_measures(self.study.scoring_measures())
 
     @property
     def conventions(self):

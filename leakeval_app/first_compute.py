@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from leakeval_app import state
-from leakeval_app.context import APP_MEASURES, AppContext
+from leakeval_app.context import AppContext
 from leakeval_app.markup import plain
 from leakeval_app.render import error_text, show_error, show_scoring_warnings
 from leakeval_core.api import doors, terms
@@ -17,11 +17,11 @@ def score_and_detect(context: AppContext) -> None:
     """Score every run under the View's conventions and find the leaked topics, showing
     progress; then report runs that failed (stops when none could be scored)."""
     study, conventions = context.study, context.conventions
-    if not study.scores_ready(conventions, APP_MEASURES):
+    if not study.scores_ready(conventions, context.measures):
         bar = st.progress(0.0, text="Scoring runs…")
         study.scores(
             conventions,
-            APP_MEASURES,
+            context.measures,
             progress=lambda done, total, what: bar.progress(
                 done / max(total, 1), text=f"Scoring run {done} of {total}: {plain(what)}"
             ),

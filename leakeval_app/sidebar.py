@@ -3,20 +3,21 @@ what they amount to, and the presentation toggle. Every widget writes the View (
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import streamlit as st
 
 from leakeval_app import loaders, served, state
-from leakeval_app.context import APP_MEASURES, AppContext
+from leakeval_app.context import AppContext
 from leakeval_app.markup import plain
 from leakeval_app.render import lazy_expander
-from leakeval_core.api import Study, doors
+from leakeval_core.api import Study, View, doors
 from leakeval_core.api.terms import CORRECTIONS, INTERVALS, TESTS, TOPIC_SET_SIZE, Statistics
 from leakeval_core.api.view import as_text
 from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.conventions import Conventions
-from leakeval_core.evaluation.measures import Measure, relevance_level_note
+from leakeval_core.evaluation.measures import Measure, parse_measures, relevance_level_note
 from leakeval_core.experiment.manifest import load_experiment
 
 PRESETS = {"leakeval": Conventions(), "trec_eval 10": Conventions.trec_eval()}
@@ -29,7 +30,7 @@ def draw(root: Path) -> AppContext:
         st.title("leakeval")
         st.caption("How much of a zero-shot score comes from leaked test queries?")
         study, key = open_experiment(root)
-        choose_measure()
+        choose_measure(study)
         # Settings changed rarely sit in lazy expanders: closed, their widgets are not sent
         # to the browser at all, and the captions below say what they are set to.
         conventions_settings()
@@ -76,24 +77,30 @@ def open_experiment(root: Path) -> tuple[Study, tuple[str, str]]:
     return study, (str(experiment.root), fingerprint)
 
 
-def choose_measure() -> None:
-    labels = {m.name: m.label for m in APP_MEASURES}
+def choose_measure(study: Study) -> None:
+    """Every measure the experiment's files can give (`Study.offered_measures`), the
+    study's first; a link may name any of them."""
+    offered = parse_measures(study.offered_measures())
+    labels = {m.name: m.label for m in offered}
     state.control(
         st.selectbox,
         "Measure",
         "measure",
         list(labels),
-        default="ndcg_cut_10",
+        default=View.measure if View.measure in labels else offered[0].name,
         format_func=labels.get,
-        help=measures_help(),
+        help=measures_help(parse_measures(study.scoring_measures())),
     )
 
 
-def measures_help() -> str:
+def measures_help(measures: Sequence[Measure]) -> str:
     """Each measure's direction, from its declaration: every gain on the pages is oriented
     by it, so that positive is better whichever way the measure points."""
-    said = "; ".join(f"{m.label}: {m.direction.words}" for m in APP_MEASURES)
-    return f"{said}. Gains and differences of leaked minus other are oriented: positive is better."
+    said = "; ".join(f"{m.label}: {m.direction.words}" for m in measures)
+    return (
+        f"{said}; every other measure's caption says its own. Gains and differences of "
+        "leaked minus other are oriented: positive is better."
+    )
 
 
 def preset_of(conventions: Conventions) -> str:

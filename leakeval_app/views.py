@@ -18,11 +18,13 @@ import pandas as pd
 import streamlit as st
 
 from leakeval_app import uploads
-from leakeval_app.context import APP_MEASURES, AppContext
+from leakeval_app.context import AppContext
 from leakeval_app.uploads import Upload
 from leakeval_core import api
 from leakeval_core.api import View, doors
 from leakeval_core.errors import LeakevalError
+from leakeval_core.evaluation.measures import parse_measures
+from leakeval_core.evaluation.published import measures_for
 from leakeval_core.evaluation.scoring_warnings import collection_qrels
 
 T = TypeVar("T")
@@ -116,7 +118,7 @@ def paired(ctx: AppContext, a: dict, b: dict):
         ("paired", ctx.settings, items(a), items(b)),
         lambda: (
             doors.paired(ctx.study, ctx.settings, a, b),
-            doors.paired_measures(ctx.study, ctx.settings, a, b, APP_MEASURES),
+            doors.paired_measures(ctx.study, ctx.settings, a, b, ctx.measures),
         ),
     )
 
@@ -157,10 +159,12 @@ def _score_upload(study, conventions, collection: str, run: Upload) -> ScoredUpl
     conventions = conventions.declared(study.experiment.collections[collection].conventions)
     with st.spinner("Scoring the uploaded run…"):
         qrels = study.collection(collection).qrels
-        result = api.score(qrels, {run.name: (run.name, run.data)}, APP_MEASURES, conventions)
+        upload = (run.name, run.data)
+        measures = parse_measures(measures_for(upload, study.scoring_measures()))
+        result = api.score(qrels, {run.name: upload}, measures, conventions)
     means = result.means().loc[run.name]
     table = pd.DataFrame(
-        {"measure": [m.label for m in APP_MEASURES], "mean": [means[m.name] for m in APP_MEASURES]}
+        {"measure": [m.label for m in measures], "mean": [means[m.name] for m in measures]}
     )
     diagnostics = result.diagnostics[run.name]
     warnings = diagnostics.warnings(run.name, collection_qrels(collection))

@@ -233,6 +233,29 @@ def audit_experiment(demo_dir: Path, out: Path) -> Path:
     return out
 
 
+def published_experiment(audit: Path, out: Path, qrels: bool = True) -> Path:
+    """`audit_experiment` as a campaign publishes it: each run's per-query nDCG@10, P@10,
+    MAP and RR (scored by leakeval) written as `trec_eval -q` prints them, rounded `all`
+    lines and all, beside the topics and the pairs; the qrels only where `qrels`."""
+    from leakeval_core import api
+
+    runs = sorted((audit / "runs").glob("*.run"))
+    scores = api.score(audit / "qrels.txt", runs, ["ndcg_cut_10", "P_10", "map", "recip_rank"])
+    for name, result in scores.runs.items():
+        lines = [f"runid\tall\t{name}"]
+        for measure, values in result.values.items():
+            lines += [
+                f"{measure}\t{q}\t{float(v)!r}" for q, v in zip(result.qids, values, strict=True)
+            ]
+            lines.append(f"{measure}\tall\t{values.mean():.4f}")
+        write(out / "runs" / f"{name}.eval", "\n".join(lines) + "\n")
+    for name in ("topics.txt", "pairs.csv", *(["qrels.txt"] if qrels else [])):
+        write(out / name, (audit / name).read_text())
+    toml = (audit / "experiment.toml").read_text().replace("{model}.run", "{model}.eval")
+    write(out / "experiment.toml", toml.replace('name = "Audit"', 'name = "Published"'))
+    return out
+
+
 def mismatched_experiment(out: Path) -> Path:
     """Twelve topics, their qrels (`d{q}` relevant, `n{q}` not), and two runs: `bm25`, which
     ranks both judged documents of each topic (the relevant one second on every third), and

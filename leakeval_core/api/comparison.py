@@ -276,13 +276,17 @@ def ranked_lists(
     from leakeval_core.analysis.collection_stats import ranked_list
     from leakeval_core.analysis.compare import rank_changes
     from leakeval_core.analysis.folds import select
+    from leakeval_core.evaluation.per_query_files import is_evaluation
 
     study = Study.open(data)
     qrels = study.collection(a["collection"]).qrels
 
     def rows(levels: Mapping) -> pd.DataFrame:
-        """The query's rows from the first of the condition's runs (folds) that has it."""
+        """The query's rows from the first of the condition's runs (folds) that has it; a
+        published evaluation holds values, not a ranking, and gives none."""
         for path in select(study.experiment.conditions, levels).path:
+            if is_evaluation(path):
+                continue
             run = study.run_file(path)
             found = run[run.qid == qid]
             if len(found):

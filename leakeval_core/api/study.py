@@ -254,6 +254,35 @@ class Study:
             progress,
         )
 
+    def offered_measures(self) -> tuple[str, ...]:
+        """Every measure a figure of this experiment can be drawn for, the study's first
+        (`measures.offered_measures`): what its runs can be scored on, or what all of its
+        published evaluations carry."""
+        from leakeval_core.evaluation.measures import offered_measures
+
+        return offered_measures(self._carried())
+
+    @property
+    def published(self) -> bool:
+        """Whether its runs are published per-query evaluations: values computed under
+        conventions someone else chose, which nothing here can recompute."""
+        return self._carried() is not None
+
+    def scoring_measures(self) -> tuple[str, ...]:
+        """What is scored at once (the dashboard's first compute): the dashboard's
+        measures, or every measure the published evaluations carry."""
+        from leakeval_core.evaluation.measures import DASHBOARD_MEASURES
+
+        carried = self._carried()
+        return DASHBOARD_MEASURES if carried is None else self.offered_measures()
+
+    def _carried(self) -> tuple[str, ...] | None:
+        from leakeval_core.evaluation.published import carried_measures
+
+        return self._memo.get(
+            ("carried",), lambda _: carried_measures(run["path"] for run in self.experiment.runs)
+        )
+
     def scores_ready(self, conventions: Conventions, measures) -> bool:
         """Whether these scores are in memory (the app draws a progress bar when not)."""
         names = tuple(m.name for m in measures)
@@ -275,7 +304,7 @@ class Study:
             scored = self._memo.find(
                 lambda key: key[0] == "scores" and key[2] == conventions and measure in key[1]
             )
-            wanted = scored_with(measure)
+            wanted = scored_with(measure, self.scoring_measures())
             return per_query(
                 scored or self.scores(conventions, wanted, report),
                 measure,

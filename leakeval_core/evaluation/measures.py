@@ -29,6 +29,7 @@ __all__ = [
     "Naming",
     "default_deltas_text",
     "ir_parameters",
+    "offered_measures",
     "parse_measure",
     "parse_measures",
     "relevance_level_note",
@@ -284,11 +285,23 @@ DASHBOARD_MEASURES = (
 also what `leakeval demo` precomputes, so the demo opens without scoring."""
 
 
-def scored_with(name: str) -> tuple[str, ...]:
-    """The measures scored together with `name`: the dashboard's, when it is one of them, so a
-    command or verb asking for one finds the table the app cached or the demo precomputed
-    (scoring seven native measures costs little more than one: reading the runs dominates)."""
-    return DASHBOARD_MEASURES if name in DASHBOARD_MEASURES else (name,)
+def scored_with(name: str, together: Sequence[str] = DASHBOARD_MEASURES) -> tuple[str, ...]:
+    """The measures scored together with `name`: `together` (the dashboard's, or what an
+    experiment's published evaluations carry), when it is one of them, so a command or verb
+    asking for one finds the table the app cached or the demo precomputed (scoring seven
+    native measures costs little more than one: reading the runs dominates)."""
+    return tuple(together) if name in together else (name,)
+
+
+def offered_measures(carried: Sequence[str] | None = None) -> tuple[str, ...]:
+    """The measures a figure can be drawn for, the dashboard's first (`DASHBOARD_MEASURES`,
+    the study's own): with runs, every other measure the scorer computes (trec_eval's
+    `all_trec`); with published evaluations, the ones they `carried`. Counts (num_q,
+    num_ret, ...) are left out: a sum per query compares nothing between topics."""
+    pool = (*DASHBOARD_MEASURES, *ALL_TREC) if carried is None else tuple(carried)
+    first = [m for m in DASHBOARD_MEASURES if m in pool]
+    rest = [m for m in pool if parse_measure(m).family.aggregate != "sum"]
+    return tuple(dict.fromkeys([*first, *rest]))
 
 
 Naming = Literal["trec_eval", "ir_measures"]

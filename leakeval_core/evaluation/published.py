@@ -11,6 +11,7 @@ the values, so asking for another is refused, not ignored.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -21,17 +22,26 @@ import numpy as np
 from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.measures import Measure, parse_measure
-from leakeval_core.evaluation.per_query_files import Evaluation
+from leakeval_core.evaluation.per_query_files import Evaluation, is_evaluation, read_evaluation
 from leakeval_core.evaluation.scoring import RunScores, ScoreDiagnostics, aggregate
 
 __all__ = [
+    "NOT_RECOMPUTED",
     "RANKING_SETTINGS",
     "MeanCheck",
+    "carried_measures",
     "mean_check",
+    "measures_for",
     "published_queries",
     "published_scores",
     "refuse_ranking_settings",
 ]
+
+NOT_RECOMPUTED = (
+    "These runs are published per-query values: their conventions were chosen by whoever "
+    "computed them, and without the rankings nothing can be recomputed under others."
+)
+"""Said where a page would recompute runs under other conventions."""
 
 RANKING_SETTINGS = ("depth", "relevance_level", "gain", "tie_order", "condensed")
 """The conventions only a ranking can be scored under."""
@@ -50,6 +60,33 @@ def refuse_ranking_settings(name: str, conventions: Conventions) -> None:
             f"{name}: its values were computed by whoever published them, so {', '.join(chosen)}"
             " cannot be applied; leave the setting at its default, or score the runs"
         )
+
+
+def carried_measures(paths: Iterable[str | os.PathLike[str]]) -> tuple[str, ...] | None:
+    """The measures every published evaluation among `paths` carries, in the first one's
+    order: what a figure of them all can be drawn for. None where none is an evaluation (a
+    run can be scored on any measure). One that cannot be read is left to its scoring,
+    which reports it beside the others."""
+    carried = []
+    for path in paths:
+        if is_evaluation(path):
+            try:
+                carried.append(read_evaluation(path).measures)
+            except LeakevalError:
+                continue
+    if not carried:
+        return None
+    return tuple(m for m in carried[0] if all(m in c for c in carried[1:]))
+
+
+def measures_for(source, measures: Sequence[str]) -> tuple[str, ...]:
+    """What `source` (a path or an upload's (name, bytes)) is scored on: `measures` for a
+    run, every measure it carries for a published evaluation (`offered_measures`)."""
+    from leakeval_core.evaluation.measures import offered_measures
+
+    if not is_evaluation(source):
+        return tuple(measures)
+    return offered_measures(read_evaluation(source).measures)
 
 
 def published_queries(evaluations: Iterable[Evaluation]) -> np.ndarray:
