@@ -252,6 +252,7 @@ def published_experiment(audit: Path, out: Path, qrels: bool = True) -> Path:
     for name in ("topics.txt", "pairs.csv", *(["qrels.txt"] if qrels else [])):
         write(out / name, (audit / name).read_text())
     toml = (audit / "experiment.toml").read_text().replace("{model}.run", "{model}.eval")
+    toml = toml if qrels else toml.replace('qrels = "qrels.txt"\n', "")
     write(out / "experiment.toml", toml.replace('name = "Audit"', 'name = "Published"'))
     return out
 

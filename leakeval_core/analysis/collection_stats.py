@@ -24,9 +24,9 @@ def topic_judgments(
     table = topics.merge(per_grade, left_on="qid", right_index=True, how="left")
     grade_cols = list(per_grade.columns)
     table[grade_cols] = table[grade_cols].fillna(0).astype(int)
-    table.insert(4, "judged", table[grade_cols].sum(axis=1))
+    table.insert(4, "judged", table[grade_cols].sum(axis=1).astype(int))
     positive = [c for c in grade_cols if int(c.split()[1]) > 0]
-    table.insert(5, "relevant", table[positive].sum(axis=1))
+    table.insert(5, "relevant", table[positive].sum(axis=1).astype(int))
     if leaked is not None:
         table["leaked"] = table.qid.isin(leaked.qid)
     return table

@@ -291,7 +291,8 @@ def ranked_lists(
             found = run[run.qid == qid]
             if len(found):
                 return found
-        return pd.DataFrame({"qid": [], "docid": [], "score": []})
+        text = pd.Series(dtype="str")
+        return pd.DataFrame({"qid": text, "docid": text, "score": pd.Series(dtype="float64")})
 
     lists = [ranked_list(rows(levels), qid, qrels, view.conventions) for levels in (a, b)]
     return rank_changes(*lists)

@@ -410,11 +410,31 @@ class Study:
                     self.collection(name).qrels,
                     conventions,
                 )
-                for name in self.experiment.collections
+                if spec.judged
+                else self._published_topics(name, topics.qid[topics.collection == name])
+                for name, spec in self.experiment.collections.items()
             }
 
         return self._memo.get(
             ("judged", conventions.relevance_level, conventions.no_relevant), build
+        )
+
+    def _published_topics(self, name: str, topics: pd.Series) -> JudgedTopics:
+        """Of a collection without qrels, the topics its published evaluations hold a value
+        for (`published_queries`): what its figures are over."""
+        from leakeval_core.evaluation.judged_topics import JudgedTopics
+        from leakeval_core.evaluation.published import score_published
+
+        def build(_: Progress) -> frozenset[str]:
+            paths = [run["path"] for run in self.experiment.runs if run["collection"] == name]
+            return frozenset(score_published(paths, (), Conventions())[1])
+
+        held = self._memo.get(("published_topics", name), build)
+        given = list(dict.fromkeys(topics.astype(str)))
+        return JudgedTopics(
+            tuple(q for q in given if q in held),
+            tuple(q for q in given if q not in held),
+            "has no published value",
         )
 
     def counted(self, view: View) -> pd.DataFrame:

@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -24,6 +24,9 @@ from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.measures import Measure, parse_measure
 from leakeval_core.evaluation.per_query_files import Evaluation, is_evaluation, read_evaluation
 from leakeval_core.evaluation.scoring import RunScores, ScoreDiagnostics, aggregate
+
+if TYPE_CHECKING:
+    from leakeval_core.evaluation.qrels import PreparedQrels
 
 __all__ = [
     "NOT_RECOMPUTED",
@@ -35,6 +38,7 @@ __all__ = [
     "published_queries",
     "published_scores",
     "refuse_ranking_settings",
+    "score_published",
 ]
 
 NOT_RECOMPUTED = (
@@ -149,6 +153,40 @@ class MeanCheck(NamedTuple):
     agrees: bool
     """Whether the published mean is the mean of the file's per-query values."""
     text: str
+
+
+def score_published(
+    paths: Sequence[str | os.PathLike[str]],
+    measures: Sequence[Measure],
+    conventions: Conventions,
+    qrels: PreparedQrels | None = None,
+) -> tuple[list[RunScores | LeakevalError], np.ndarray]:
+    """Published evaluations read and taken as scores, each file's result or its error in
+    order, and the queries they are over: the qrels' scored ones, or without qrels every
+    query one of them holds, where a ranking has nothing to be scored against."""
+    read: list[Evaluation | LeakevalError] = []
+    for path in paths:
+        try:
+            if qrels is None and not is_evaluation(path):
+                raise LeakevalError(
+                    f"{path}: a ranking, and its collection has no qrels to score it against: "
+                    "give the collection's qrels, or the run's published per-query values"
+                )
+            read.append(read_evaluation(path))
+        except LeakevalError as exc:
+            read.append(exc)
+    ok = [r for r in read if isinstance(r, Evaluation)]
+    queries = published_queries(ok) if qrels is None else qrels.qids
+    excluded = 0 if qrels is None else qrels.no_relevant
+    results: list[RunScores | LeakevalError] = []
+    for r in read:
+        try:
+            if isinstance(r, LeakevalError):
+                raise r
+            results.append(published_scores(r, queries, measures, conventions, excluded))
+        except LeakevalError as exc:
+            results.append(exc)
+    return results, queries
 
 
 def mean_check(evaluation: Evaluation, measure: str) -> MeanCheck | None:

@@ -49,6 +49,20 @@ def load_collection(spec: CollectionSpec) -> Collection:
     digest = collection_digest(spec)
     if spec.beir is not None:
         return _from_beir(spec, digest)
+    if not spec.judged:
+        return Collection(
+            spec.name,
+            query_files.read_topics(spec.topics),
+            pd.DataFrame(
+                {
+                    "qid": pd.Series(dtype="str"),
+                    "docid": pd.Series(dtype="str"),
+                    "grade": pd.Series(dtype="int64"),
+                }
+            ),
+            digest,
+            f"{spec.topics.name} (no qrels: its runs are published per-query values)",
+        )
     if spec.ir_datasets is None:
         return Collection(
             spec.name,

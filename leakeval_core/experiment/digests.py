@@ -68,7 +68,7 @@ def collection_digest(spec: CollectionSpec) -> str:
     if spec.ir_datasets is not None:
         text = _dataset_key(spec.ir_datasets, ("queries", "qrels"))
     else:
-        if len(spec.files) != 2:
+        if len(spec.files) != 1 + spec.judged:
             raise LeakevalError(f"collection {spec.name!r} needs topics and qrels files")
         text = "".join(file_digest(path) for path in spec.files)
     return blake2b(text.encode(), digest_size=16).hexdigest()

@@ -51,7 +51,9 @@ def inputs(experiment: Experiment) -> list[Input]:
         else:
             found += [
                 Input(role, name, path)
-                for role, path in zip(("topics", "qrels"), spec.files, strict=True)
+                for role, path in zip(
+                    ("topics", "qrels")[: len(spec.files)], spec.files, strict=True
+                )
             ]
     training = experiment.training_queries
     if isinstance(training, Path):

@@ -64,6 +64,12 @@ class CollectionSpec:
     """Where `conventions` come from, as a caption says it."""
 
     @property
+    def judged(self) -> bool:
+        """Whether it has qrels: without (topics alone), its runs must be published per-query
+        evaluations, which carry the values the qrels would give."""
+        return self.qrels is not None or self.ir_datasets is not None or self.beir is not None
+
+    @property
     def files(self) -> list[Path]:
         """The local files the collection is read from (none for an ir_datasets id)."""
         if self.beir is not None:
@@ -220,17 +226,19 @@ def load_experiment(path: str | Path) -> Experiment:
 
 def _collection(manifest: Path, root: Path, name: str, spec: dict) -> CollectionSpec:
     """One `[collections.NAME]`: exactly one of ir_datasets = ID, topics and qrels files, or
-    beir = FOLDER (with split = "test", "dev" or "train"; the folder must hold its qrels)."""
+    beir = FOLDER (with split = "test", "dev" or "train"; the folder must hold its qrels).
+    Topics alone are a collection whose runs are published per-query evaluations."""
     key = f"collections.{name}"
     sources = [k for k in ("ir_datasets", "beir") if k in spec]
     if "topics" in spec or "qrels" in spec:
         sources.append("topics/qrels")
-    if len(sources) != 1 or (sources == ["topics/qrels"] and not {"topics", "qrels"} <= set(spec)):
+    if len(sources) != 1 or (sources == ["topics/qrels"] and "topics" not in spec):
         raise ParseError(
             manifest,
             None,
-            f"collection {name!r} needs one of: ir_datasets = ID, both topics and qrels, or "
-            f"beir = FOLDER" + (f" (it gives {' and '.join(sources)})" if sources else ""),
+            f"collection {name!r} needs one of: ir_datasets = ID, topics and qrels (topics "
+            "alone for published per-query evaluations), or beir = FOLDER"
+            + (f" (it gives {' and '.join(sources)})" if sources else ""),
         )
     if "split" in spec and "beir" not in spec:
         raise ParseError(manifest, None, f"{key}.split goes with beir = FOLDER")

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from itertools import chain
 from typing import TYPE_CHECKING
 
 from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.conventions import COLLECTION_KEYS, Conventions
 from leakeval_core.evaluation.measures import DEFAULT_MEASURES, Measure, parse_measures
-from leakeval_core.evaluation.per_query_files import is_evaluation, read_evaluation
+from leakeval_core.evaluation.per_query_files import is_evaluation
 from leakeval_core.evaluation.scoring_warnings import Judged, collection_qrels, run_warnings
 from leakeval_core.experiment.cache import Cache, hash_key
 from leakeval_core.experiment.completeness import Completeness, completeness
@@ -118,6 +117,7 @@ def score_experiment(
     import numpy as np
     import pandas as pd
 
+    from leakeval_core.evaluation.published import score_published
     from leakeval_core.evaluation.qrels import PreparedQrels
     from leakeval_core.evaluation.scoring import score_files, stacked
     from leakeval_core.experiment.collections import load_collection
@@ -148,8 +148,15 @@ def score_experiment(
     # reading its cache entry does. The experiment's tables above are the cache.
     found: dict[int, RunScores | LeakevalError] = {}
     done = 0
+    unjudged: dict[str, np.ndarray] = {}
+    """The queries of each collection without qrels: every one its evaluations hold."""
     for collection in dict.fromkeys(row.collection for row in rows):
         todo = [i for i, row in enumerate(rows) if row.collection == collection]
+        if not experiment.collections[collection].judged:
+            paths = [rows[i].path for i in todo]
+            results, unjudged[collection] = score_published(paths, measures, run_conventions)
+            done = _found(found, rows, todo, results, done, progress)
+            continue
         try:
             qrels = prepare(collection)
         except LeakevalError as exc:
@@ -157,16 +164,13 @@ def score_experiment(
             found.update(dict.fromkeys(todo, why))
             continue
         published = [i for i in todo if is_evaluation(rows[i].path)]
+        results, _ = score_published(
+            [rows[i].path for i in published], measures, qrels.conventions, qrels
+        )
+        done = _found(found, rows, published, results, done, progress)
         ranked = [i for i in todo if i not in published]
-        paths = [rows[i].path for i in ranked]
-        results = zip(ranked, score_files(paths, qrels, measures), strict=True)
-        for i, result in chain(
-            ((i, _published(rows[i].path, qrels, measures)) for i in published), results
-        ):
-            found[i] = result
-            done += 1
-            if progress:
-                progress(done, len(rows), rows[i].run_id)
+        results = score_files([rows[i].path for i in ranked], qrels, measures)
+        done = _found(found, rows, ranked, results, done, progress)
     run_rows = []
     for i, row in enumerate(rows):
         factors = {c: getattr(row, c) for c in factor_cols}
@@ -197,7 +201,12 @@ def score_experiment(
     scores = pd.concat([factors.reset_index(drop=True), table], axis=1)
     runs = pd.DataFrame(run_rows, columns=[*factor_cols, *_RUN_COLUMNS])
     queries = pd.concat(
-        [_scored_queries(name, prepare) for name in conditions.collection.unique()],
+        [
+            _scored_queries(name, prepare)
+            if name not in unjudged
+            else pd.DataFrame({"collection": name, "qid": pd.Series(unjudged[name], dtype="str")})
+            for name in conditions.collection.unique()
+        ],
         ignore_index=True,
     )
     tables = (scores, runs, queries)
@@ -207,18 +216,14 @@ def score_experiment(
     return _scores(experiment, *tables, measures, conventions)
 
 
-def _published(path, qrels: PreparedQrels, measures) -> RunScores | LeakevalError:
-    """A published evaluation's values as its run's scores, over the collection's scored
-    queries (`published_scores`); its error, as a run's, is reported beside the others."""
-    from leakeval_core.evaluation.published import published_scores
-
-    try:
-        evaluation = read_evaluation(path)
-        return published_scores(
-            evaluation, qrels.qids, measures, qrels.conventions, qrels.no_relevant
-        )
-    except LeakevalError as exc:
-        return exc
+def _found(found: dict, rows: list, todo: list[int], results, done: int, progress) -> int:
+    """Keep each of `todo`'s results as it comes, reporting progress; the count done."""
+    for i, result in zip(todo, results, strict=True):
+        found[i] = result
+        done += 1
+        if progress:
+            progress(done, len(rows), rows[i].run_id)
+    return done
 
 
 def _scores(experiment: Experiment, scores, runs, queries, measures, conventions):

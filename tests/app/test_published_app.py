@@ -14,9 +14,12 @@ from tests.support import ROOT, published_experiment
 pytestmark = pytest.mark.demo
 
 
-@pytest.fixture(scope="module")
-def published(audit_dir, tmp_path_factory):
-    return published_experiment(audit_dir, tmp_path_factory.mktemp("data") / "published")
+@pytest.fixture(scope="module", params=[True, False], ids=["with-qrels", "without-qrels"])
+def published(audit_dir, tmp_path_factory, request):
+    """The audit experiment's runs as trec_eval -q files, with its qrels or, as they are
+    usually published, without."""
+    out = tmp_path_factory.mktemp("data") / "published"
+    return published_experiment(audit_dir, out, qrels=request.param)
 
 
 @pytest.mark.parametrize("page", PAGES)

@@ -14,7 +14,7 @@ import pytest
 
 from leakeval_core.cli import main
 from leakeval_core.io import trec
-from tests.support import ROOT, realdata
+from tests.support import ROOT, published_experiment, realdata
 
 MEASURES = ("ndcg_cut_10", "P_10", "map")
 
@@ -114,3 +114,20 @@ def test_map_as_published_is_trec_eval_s_at_its_own_depth(published, capsys):
     assert "bm25-rm3.eval: its values were computed by whoever published them, so depth 1000" in (
         capsys.readouterr().err
     )
+
+
+@pytest.mark.demo
+def test_an_experiment_of_evaluations_with_or_without_qrels_audits_as_its_runs(audit_dir, tmp_path):
+    """The audit experiment's runs, its trec_eval -q files beside its qrels, and the same
+    files with topics alone: one audit, to every digit."""
+    tables = []
+    for name, source in [
+        ("runs", audit_dir),
+        ("with", published_experiment(audit_dir, tmp_path / "with")),
+        ("without", published_experiment(audit_dir, tmp_path / "without", qrels=False)),
+    ]:
+        out = tmp_path / f"{name}.csv"
+        assert main(["audit", str(source), "--measure", "P_10", "--out", str(out)]) == 0
+        tables.append(out.read_text())
+    assert tables[0] == tables[1] == tables[2]
+    assert "core17,t5-leaked,bm25,leaked,31,19," in tables[0]
