@@ -130,32 +130,58 @@ def _warn_deeper_cutoffs(measures, conventions) -> None:
 
 
 def _report_diagnostics(diagnostics: dict, conventions) -> None:
-    """One stderr note per kind of decision the scorer made, summed over runs."""
+    """One stderr note per kind of decision the scorer made, counted per run ("4 of 5 runs
+    lack 4 of the qrels' queries each"): a total over runs counts each query once per run
+    and reads as more queries than the qrels hold. The qrels' own queries with no positive
+    grade are the same for every run, and said once."""
     from leakeval_core.evaluation.scoring import tie_note
 
     missing = "scored 0" if conventions.missing == "zero" else "dropped"
     unjudged = "excluded" if conventions.no_relevant == "exclude" else "scored 0"
+    no_relevant = max((d.no_relevant for d in diagnostics.values()), default=0)
+    if no_relevant:
+        say(f"{_queries(no_relevant)} of the qrels with no positive grade, {unjudged}")
     kinds = {
-        "missing_from_run": f"qrels queries absent from the run, {missing}",
-        "no_relevant": f"qrels queries with no positive grade, {unjudged}",
-        "not_in_qrels": "run queries without judgments, ignored",
-        "first_rel_undefined": "queries with no relevant document within depth, left out of "
-        "first_rel_rank's mean",
+        "missing_from_run": ("lacks", "lack", "{n} of the qrels' queries", missing),
+        "not_in_qrels": ("ranks", "rank", "{q} that the qrels do not judge", "ignored"),
+        "first_rel_undefined": (
+            "finds",
+            "find",
+            "nothing relevant within depth for {q}",
+            "left out of first_rel_rank's mean",
+        ),
     }
-    notes = []
-    for kind, text in kinds.items():
+    for kind, (one, many, what, done) in kinds.items():
         hit = {path: _count(getattr(d, kind)) for path, d in diagnostics.items()}
         hit = {path: n for path, n in hit.items() if n}
-        notes.append((hit, f"{sum(hit.values())} {text}"))
-    tied = {path: d for path, d in diagnostics.items() if d.tied_pairs}
-    pairs, changes = (
-        sum(getattr(d, k) for d in tied.values()) for k in ("tied_pairs", "tie_changes")
-    )
-    notes.append((tied, tie_note(pairs, changes, conventions.tie_order)))
-    for hit, text in notes:
         if hit:
-            where = next(iter(hit)) if len(hit) == 1 else f"{len(hit)} of {len(diagnostics)} runs"
-            print(f"leakeval: note: {where}: {text}", file=sys.stderr)
+            say(_per_run(hit, len(diagnostics), (one, many), what, done))
+    tied = {path: d for path, d in diagnostics.items() if d.tied_pairs}
+    if tied:
+        pairs, changes = (
+            sum(getattr(d, k) for d in tied.values()) for k in ("tied_pairs", "tie_changes")
+        )
+        where = next(iter(tied)) if len(tied) == 1 else f"{len(tied)} of {len(diagnostics)} runs"
+        say(f"{where}: {tie_note(pairs, changes, conventions.tie_order)}")
+
+
+def say(note: str) -> None:
+    print(f"leakeval: note: {note}", file=sys.stderr)
+
+
+def _per_run(hit: dict, runs: int, verbs: tuple[str, str], what: str, done: str) -> str:
+    """ "4 of 5 runs lack 4 of the qrels' queries each, scored 0"; one run by its file."""
+    low, high = min(hit.values()), max(hit.values())
+    n = str(high) if low == high else f"{low} to {high}"
+    counted = what.format(n=n, q=_queries(high) if low == high else f"{n} queries")
+    if len(hit) == 1:
+        return f"{next(iter(hit))} {verbs[0]} {counted}, {done}"
+    each = " each" if low == high else ""
+    return f"{len(hit)} of {runs} runs {verbs[1]} {counted}{each}, {done}"
+
+
+def _queries(n: int) -> str:
+    return f"{n} quer{'y' if n == 1 else 'ies'}"
 
 
 def _count(value) -> int:

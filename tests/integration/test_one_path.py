@@ -183,7 +183,7 @@ def test_ndcg_at_relevance_level_2_is_one_number_on_every_door(tmp_path, monkeyp
         )
         == 0
     )
-    assert "1 qrels queries with no positive grade, excluded" in capsys.readouterr().err
+    assert "1 query of the qrels with no positive grade, excluded" in capsys.readouterr().err
     with open(out) as fh:
         assert [float(r["value"]) for r in csv.DictReader(fh)] == [
             through_api.loc["r", "ndcg_cut_10"]

@@ -346,13 +346,30 @@ def test_csv_values_round_trip_unless_digits_are_asked(tmp_path):
     assert pd.read_csv(out).value.iloc[0] == round(value, 3)
 
 
+def test_notes_count_per_run_not_over_runs(tmp_path, capsys):
+    """Five runs that each lack the same four queries lack four, not twenty: a total over
+    runs reads as more queries than the qrels hold."""
+    qrels = write(tmp_path / "q", "".join(f"q{i} 0 d{i} 1\n" for i in range(8)) + "z 0 d 0\n")
+    runs = [
+        write(
+            tmp_path / f"r{k}.run", "".join(f"q{i} Q0 d{i} 1 3 x\n" for i in range(8 - 4 * (k > 0)))
+        )
+        for k in range(5)
+    ]
+    args = ["score", "--qrels", str(qrels), "--measures", "P_5"]
+    assert main([*args, *(a for r in runs for a in ("--run", str(r)))]) == 0
+    err = capsys.readouterr().err
+    assert "leakeval: note: 1 query of the qrels with no positive grade, excluded\n" in err
+    assert "leakeval: note: 4 of 5 runs lack 4 of the qrels' queries each, scored 0\n" in err
+
+
 def test_notes_say_what_the_conventions_did(tmp_path, capsys):
     qrels = write(tmp_path / "q", "q1 0 a 1\nq2 0 b 1\n")
     run = write(tmp_path / "r.run", "q1 Q0 a 1 3 x\n")
     args = ["score", "--qrels", str(qrels), "--run", str(run), "--measures", "P_5,recall_1000"]
     assert main([*args, "--missing", "drop"]) == 0
     err = capsys.readouterr().err
-    assert "1 qrels queries absent from the run, dropped" in err
+    assert f"{run} lacks 1 of the qrels' queries, dropped" in err
     assert "R@1000: only the top 100 documents of each run count" in err
     assert main([*args, "--compat", "trec_eval"]) == 0
     err = capsys.readouterr().err
@@ -462,4 +479,4 @@ def test_the_issues_reproduction_at_level_2_and_an_undefined_mean_is_a_dash(tmp_
         out, err = capsys.readouterr()
         assert out.splitlines()[1].split() == ["r", "1.0000", "0.0000", "—"]
         assert "nan" not in out
-        assert "1 queries with no relevant document within depth, left out of" in err
+        assert "finds nothing relevant within depth for 1 query, left out of" in err
