@@ -178,6 +178,13 @@ def upload_versus(ctx: AppContext, upload: ScoredUpload, levels: dict):
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def _upload_versus(key, settings: View, upload: ScoredUpload, levels: dict, _study):
+    carried = list(dict.fromkeys(upload.scores.measure))
+    if settings.measure not in carried:  # published values, of other measures
+        raise LeakevalError(
+            f"the uploaded values hold no {settings.parsed_measure.label}; they carry "
+            f"{', '.join(m.label for m in parse_measures(carried))}: "
+            "choose one of them as the measure"
+        )
     values = upload.scores[upload.scores.measure == settings.measure].set_index("qid").value
     return doors.versus_run(_study, settings, values, levels)
 

@@ -197,8 +197,8 @@ def add_scoring_options(
     else:
         parser.add_argument(
             "--measures",
-            default=",".join(DEFAULT_MEASURES),
-            help=f"comma-separated (default: {','.join(DEFAULT_MEASURES)})",
+            help=f"comma-separated (default: {','.join(DEFAULT_MEASURES)}, or every measure "
+            "that per-query evaluations carry)",
         )
     if names:
         parser.add_argument(
@@ -285,7 +285,20 @@ def statistics_from(args: argparse.Namespace) -> Statistics:
 
 
 def measures_from(args: argparse.Namespace) -> tuple[Measure, ...]:
-    return parse_measures(args.measure if hasattr(args, "measure") else args.measures)
+    """The measure (or measures) the flags name; without --measures, the defaults, or
+    where every --run is a published evaluation, every measure they carry."""
+    if hasattr(args, "measure"):
+        return parse_measures(args.measure)
+    if args.measures is not None:
+        return parse_measures(args.measures)
+    runs = getattr(args, "run", None)
+    if not runs:  # a warm `leakeval scores` imports nothing heavy before its cache
+        return parse_measures(DEFAULT_MEASURES)
+    from leakeval_core.evaluation.measures import offered_measures
+    from leakeval_core.evaluation.published import carried_measures
+
+    carried = carried_measures(runs)
+    return parse_measures(DEFAULT_MEASURES if carried is None else offered_measures(carried))
 
 
 def output_names(args: argparse.Namespace) -> dict[str, str]:

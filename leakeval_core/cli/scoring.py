@@ -28,7 +28,10 @@ ROLES = ("run", "qrels")
 
 def register(sub) -> None:
     score = sub.add_parser("score", help="score TREC run files against qrels")
-    score.add_argument("--qrels", required=True, help="qrels: TREC, a BEIR folder, ranx JSON, ...")
+    score.add_argument(
+        "--qrels",
+        help="qrels: TREC, a BEIR folder, ranx JSON, ... (per-query evaluations need none)",
+    )
     score.add_argument(
         "--run",
         required=True,
@@ -88,6 +91,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
     _report_diagnostics(
         {path: result.runs[name].diagnostics for name, path in zip(names, args.run, strict=True)},
         conventions,
+        qrels=args.qrels is not None,
     )
     report_scoring(result.scoring_warnings)
     if args.out or args.per_query:
@@ -129,11 +133,12 @@ def _warn_deeper_cutoffs(measures, conventions) -> None:
             print(f"leakeval: note: {note}", file=sys.stderr)
 
 
-def _report_diagnostics(diagnostics: dict, conventions) -> None:
+def _report_diagnostics(diagnostics: dict, conventions, qrels: bool = True) -> None:
     """One stderr note per kind of decision the scorer made, counted per run ("4 of 5 runs
     lack 4 of the qrels' queries each"): a total over runs counts each query once per run
     and reads as more queries than the qrels hold. The qrels' own queries with no positive
-    grade are the same for every run, and said once."""
+    grade are the same for every run, and said once. Without `qrels` (published
+    evaluations alone), a run's queries are those any of the evaluations holds."""
     from leakeval_core.evaluation.scoring import tie_note
 
     missing = "scored 0" if conventions.missing == "zero" else "dropped"
@@ -142,7 +147,12 @@ def _report_diagnostics(diagnostics: dict, conventions) -> None:
     if no_relevant:
         say(f"{_queries(no_relevant)} of the qrels with no positive grade, {unjudged}")
     kinds = {
-        "missing_from_run": ("lacks", "lack", "{n} of the qrels' queries", missing),
+        "missing_from_run": (
+            "lacks",
+            "lack",
+            "{n} of the qrels' queries" if qrels else "{n} of the queries the others hold",
+            missing,
+        ),
         "not_in_qrels": ("ranks", "rank", "{q} that the qrels do not judge", "ignored"),
         "first_rel_undefined": (
             "finds",

@@ -112,3 +112,38 @@ def test_a_mean_that_disagrees_is_a_scoring_warning(tmp_path):
         .agrees
         is False
     )
+
+
+def test_frames_of_values_audit_as_their_files(tmp_path):
+    """The API takes per-query values as frames (ir_measures' iter_calc rows, a pandas long
+    table) where a run goes, and audits them as it audits the same values in files."""
+    import pandas as pd
+
+    rng = np.random.default_rng(7)
+    qids = [str(q) for q in range(1, 21)]
+    frames = {
+        name: pd.DataFrame(
+            {"query_id": qids, "measure": "nDCG@10", "value": rng.uniform(0, 1, len(qids))}
+        )
+        for name in ("model", "bm25")
+    }
+    files = {}
+    for name, frame in frames.items():
+        pairs = zip(frame.query_id, frame.value, strict=True)
+        lines = [f"ndcg_cut_10\t{q}\t{float(v)!r}" for q, v in pairs]
+        files[name] = write(tmp_path / f"{name}.eval", "\n".join(lines) + "\n")
+    leaked = qids[:8]
+    by_frames = api.audit(None, frames, baseline="bm25", leakage=leaked)
+    by_files = api.audit(None, files, baseline="bm25", leakage=leaked)
+    pd.testing.assert_frame_equal(by_frames.table, by_files.table)
+    (row,) = by_frames.table.to_dict("records")
+    assert (row["leaked_topics"], row["other_topics"]) == (8, 12)
+
+
+def test_leakeval_score_takes_evaluations_without_qrels_on_what_they_carry(files, capsys):
+    from leakeval_core.cli import main
+
+    assert main(["score", "--run", str(files[0]), "--run", str(files[1])]) == 0
+    out, err = capsys.readouterr()
+    assert "recip_rank" in out and "P_10" in out and "ndcg" not in out
+    assert "leakeval: note: 2 of 2 runs lack 1 of the queries the others hold each, scored 0" in err
