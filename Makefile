@@ -42,10 +42,11 @@ app: compile demo
 	$(BIN)/leakeval app $(dir $(DEMO)) --port $(PORT)
 
 # both cores; a module's tests stay on one worker, so its fixtures (a server, a browser,
-# the demo's detection) are built once
+# the demo's detection) are built once; the slowest are listed, to keep the whole under
+# ten minutes
 test: compile
 	$(BIN)/ruff check .
-	$(BIN)/pytest -n 2 --dist loadscope
+	$(BIN)/pytest -n 2 --dist loadscope --durations=25
 
 # the fast lane: ruff, the unit tests (which never read the demo) that do not detect, and
 # the cross-checks of every measure against trec_eval's suite and ir_measures

@@ -34,6 +34,7 @@ ROLES = {
 }
 """Each role: what it is called, the command line's flag for it and the API's argument."""
 
+_EVALUATION = "per-query evaluations (trec_eval -q's measure qid value, with all lines)"
 _LABELS = {"topic", "train_text", "title_relation", "near_duplicate"}
 _PAIRS = {"test_qid", "similarity"}
 """Columns only a pairs file has (the labels TSV names its topic `topic`)."""
@@ -123,6 +124,8 @@ def _trec_kind(line: str) -> Kind | None:
     if len(fields) == 2 and fields[0].strip() and not _is_number(fields[1]):
         return Kind("a query list (qid<TAB>text)", ("topics", "queries"))
     tokens = line.split()
+    if len(tokens) == 3 and "all" in tokens[:2]:
+        return Kind(_EVALUATION, ("run",))
     if len(tokens) >= 6 and _is_number(tokens[4]):
         return Kind("a TREC run (qid Q0 docid rank score tag)", ("run",))
     if len(tokens) == 4 and tokens[3].lstrip("+-").isdigit():
@@ -137,6 +140,8 @@ def _by_columns(cells: list[str], container: str) -> Kind | None:
     if set(names) >= _LABELS:
         return Kind(f"the leakage study's labels TSV (columns {shown})", ("labels", "pairs"))
     docid = any(n in COLUMN_ALIASES["docid"] for n in names)
+    if not docid and {"measure", "value"} <= set(names):
+        return Kind(f"per-query evaluations, a {container} (columns {shown})", ("run",))
     if names[:2] == ["query-id", "corpus-id"]:
         return Kind(f"a BEIR qrels TSV (header {shown})", ("qrels",))
     if not docid and _PAIRS & set(names):

@@ -131,3 +131,21 @@ def test_an_experiment_of_evaluations_with_or_without_qrels_audits_as_its_runs(a
         tables.append(out.read_text())
     assert tables[0] == tables[1] == tables[2]
     assert "core17,t5-leaked,bm25,leaked,31,19," in tables[0]
+
+
+@pytest.mark.demo
+def test_a_published_mean_that_is_not_its_queries_is_a_warning_on_every_figure(audit_dir, tmp_path):
+    from leakeval_core import api
+
+    folder = published_experiment(audit_dir, tmp_path / "published", qrels=False)
+    bm25 = folder / "runs" / "bm25.eval"
+    lines = bm25.read_text().splitlines()
+    shifted = [
+        ln.replace("\tall\t", "\tall\t9") if ln.startswith("P_10\tall") else ln for ln in lines
+    ]
+    bm25.write_text("\n".join(shifted) + "\n")
+    warnings = api.experiment_scores(folder, ["P_10"]).scoring_warnings()
+    (said,) = [w for w in warnings if "published" in w]
+    assert said.startswith("bm25.eval: its published P@10 (9")
+    assert "is not the mean of its 50 queries" in said
+    assert said in api.audit(folder, measure="P_10").scoring_warnings

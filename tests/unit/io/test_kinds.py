@@ -115,6 +115,17 @@ WRONG_ROLES = {
         "a qrels CSV (columns qid, docno, label), not a run",
     ),
     "mteb-as-qrels": (MTEB, trec.read_qrels, "MTEB's saved predictions (a run), not qrels"),
+    "trec-eval-q-as-qrels": (
+        "runid\tall\tbm25\nP_10\t301\t0.4\n",
+        trec.read_qrels,
+        "per-query evaluations (trec_eval -q's measure qid value, with all lines), not qrels; "
+        "pass it as --run",
+    ),
+    "evaluation-table-as-topics": (
+        "qid,measure,value\n301,P@10,0.4\n",
+        query_files.read_topics,
+        "per-query evaluations, a CSV (columns qid, measure, value), not topics; pass it as --run",
+    ),
     "json-as-queries": (
         json.dumps({"q1": {"d1": 1}}),
         query_files.read_queries,
