@@ -324,10 +324,10 @@ def audit(
     >>> mine = {str(q): {"d": 2.0 if q < 6 else 1.0, "x": 1.5} for q in range(12)}
     >>> result = audit(qrels, {"bm25": bm25, "mine": mine}, baseline="bm25",
     ...                leakage=[str(q) for q in range(6)], measure="P_1")
-    >>> result.table[["run", "gain_leaked", "gain_other", "verdict"]].to_dict("records")
-    [{'run': 'mine', 'gain_leaked': 1.0, 'gain_other': 0.0, 'verdict': 'inflated'}]
+    >>> result.table[["system", "gain_leaked", "gain_other", "verdict"]].to_dict("records")
+    [{'system': 'mine', 'gain_leaked': 1.0, 'gain_other': 0.0, 'verdict': 'inflated'}]
     >>> result.leaked
-    {'collection': '6 leaked of 12: human-judged pairs'}
+    {'collection': '6 leaked of 12 judged topics: human-judged pairs'}
     """
     view = view_of(view, settings)
     source = source_of(data, runs, columns, leakage, format=format)

@@ -614,7 +614,9 @@ def with_collection(table: pd.DataFrame, source) -> pd.DataFrame:
 class RunSet:
     """Qrels and named runs, scored on demand into the per-query shape of an experiment."""
 
-    FACTOR = "run"
+    FACTOR = "system"
+    """The factor its runs are the levels of: named as the design role they play, so that a
+    table of run files names its model column as an experiment's `system = "system"` does."""
 
     def __init__(
         self,
@@ -689,7 +691,7 @@ class RunSet:
 
     def levels(self, factor: str) -> list:
         if factor != self.FACTOR:
-            raise LeakevalError(f"unknown factor {factor!r}; a set of runs has one: run")
+            raise LeakevalError(f"unknown factor {factor!r}; a set of runs has one: system")
         return list(self.runs)
 
     def level(self, factor: str, text: object) -> object:
@@ -702,7 +704,7 @@ class RunSet:
     ) -> Design:
         names = list(self.runs)
         if factor not in (None, self.FACTOR):
-            raise LeakevalError(f"unknown factor {factor!r}; a set of runs has one: run")
+            raise LeakevalError(f"unknown factor {factor!r}; a set of runs has one: system")
         if leaked is None or clean is None:
             if len(names) != 2:
                 raise LeakevalError(
@@ -738,12 +740,13 @@ class RunSet:
         def build(_: Progress) -> PerQuery:
             scores = self.scores(conventions, (measure,))
             long = scores.table
-            table = long[long.measure == measure][["run", "qid", "value"]].assign(
-                collection=self.collection_name
+            table = long[long.measure == measure][["run", "qid", "value"]].rename(
+                columns={"run": self.FACTOR}
             )
-            table = table[["collection", "run", "qid", "value"]].reset_index(drop=True)
+            table = table.assign(collection=self.collection_name)
+            table = table[["collection", self.FACTOR, "qid", "value"]].reset_index(drop=True)
             missing = pd.DataFrame(
-                {"collection": self.collection_name, "run": list(self.runs), "missing": 0}
+                {"collection": self.collection_name, self.FACTOR: list(self.runs), "missing": 0}
             )
             return PerQuery(
                 table,

@@ -9,13 +9,13 @@ import sys
 import pytest
 
 import leakeval_core
-from leakeval_core.api import comparison, experiments, leakage, meeting, scoring
+from leakeval_core.api import audits, comparison, experiments, leakage, meeting, scoring
 from tests.support import ROOT
 
 pytestmark = pytest.mark.demo
 
 
-VERB_MODULES = [scoring, comparison, leakage, meeting, experiments]
+VERB_MODULES = [scoring, audits, comparison, leakage, meeting, experiments]
 
 
 @pytest.mark.slow

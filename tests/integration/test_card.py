@@ -186,7 +186,7 @@ def test_a_card_of_run_files_says_the_command_that_makes_it_again(
     assert Path("card.md").read_text() == card
     # the run files' audit is the experiment's, restricted to the pairs' topics
     (row,) = figures["audit"]
-    assert (row["run"], row["leaked_topics"]) == ("bm25-rm3", 19)
+    assert (row["system"], row["leaked_topics"]) == ("bm25-rm3", 19)
 
 
 @pytest.mark.parametrize(

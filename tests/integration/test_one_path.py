@@ -577,8 +577,8 @@ def test_the_audit_from_files_is_the_experiments(audit_dir, tmp_path, capsys):
     args += ["--pairs", str(audit_dir / "pairs.csv"), "--out", str(out)]
     assert main(args) == 0
     assert "Observational" in capsys.readouterr().out
-    files = pd.read_csv(out).sort_values("run").reset_index(drop=True)
-    assert files.run.tolist() == folder.table.model.tolist()
+    files = pd.read_csv(out).sort_values("system").reset_index(drop=True)
+    assert files.system.tolist() == folder.table.model.tolist()
     for column in AUDITED:
         assert files[column].tolist() == pytest.approx(folder.table[column].tolist(), rel=1e-12)
 

@@ -100,10 +100,10 @@ def test_the_family_is_every_model_against_every_baseline(folder):
     result = _files_audit(folder)
     rows = result.table
     hand = _by_hand()
-    assert list(zip(rows.run, rows.baseline, strict=True)) == list(
+    assert list(zip(rows.system, rows.baseline, strict=True)) == list(
         zip(hand.model, hand.baseline, strict=True)
     )  # baseline by baseline; never a baseline audited, against itself or the other
-    assert set(rows.run) & set(BASELINES) == set()
+    assert set(rows.system) & set(BASELINES) == set()
     assert rows.family_size.tolist() == [6] * 6
     assert rows.difference.tolist() == pytest.approx(hand.difference.tolist(), abs=1e-12)
     assert rows.p.tolist() == pytest.approx(hand.p.tolist(), rel=1e-9)
@@ -112,7 +112,7 @@ def test_the_family_is_every_model_against_every_baseline(folder):
     assert (hand.p < 0.05 / 6).any() and (hand.p > 0.05 / 6).any()  # the family decides
     assert rows.verdict.tolist() == ["inflated" if p < 0.05 / 6 else "no evidence" for p in hand.p]
     # A against bm25 (p = 0.017) passes in bm25's family of 3, not in the family of 6
-    alone = _files_audit(folder, "bm25").table.set_index("run")
+    alone = _files_audit(folder, "bm25").table.set_index("system")
     assert alone.p["A"] == pytest.approx(hand.p[0]) and alone.verdict["A"] == "inflated"
     assert rows.verdict[0] == "no evidence" and 3 * hand.p[0] < 0.05 < 6 * hand.p[0]
     assert "Bonferroni over 6 comparisons: 3 models × 2 baselines" in result.caption
@@ -129,7 +129,8 @@ def test_one_baseline_is_as_it_was(folder):
     assert "comparisons:" not in one.caption and "over bm25 on leaked" in one.caption
     assert "baseline" not in one.summary().columns
     assert list(one.looks()) == [
-        "run=" + m for m in one.table.sort_values("difference", ascending=False, kind="stable").run
+        "system=" + m
+        for m in one.table.sort_values("difference", ascending=False, kind="stable").system
     ]
     record = one.as_dict()
     assert record["baseline"] == "bm25" and record["baselines"] == ["bm25"]
@@ -142,7 +143,7 @@ def test_the_rows_are_the_same_on_every_door(folder, tmp_path, capsys, monkeypat
     files = _files_audit(folder).table
     experiment = api.audit(folder, measure=MEASURE)
     rows = experiment.table
-    assert rows.model.tolist() == files.run.tolist()
+    assert rows.model.tolist() == files.system.tolist()
     columns = ["baseline", "difference", "p", "p_adjusted", "family_size", "verdict"]
     for column in columns:
         assert rows[column].tolist() == files[column].tolist(), column

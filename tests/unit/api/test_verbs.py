@@ -138,7 +138,7 @@ def test_a_run_that_is_the_baseline_again_leaves_the_audits_family():
     both = api.audit(
         qrels, {"model": model, "copy": base, "bm25": base}, baseline="bm25", leakage=leaked
     )
-    assert both.table.run.tolist() == ["model"]
+    assert both.table.system.tolist() == ["model"]
     pd.testing.assert_frame_equal(both.table, alone.table)
     assert both.warnings[0] == (
         "copy (collection) scores as the baseline on every topic: left out of the audit"
