@@ -217,8 +217,13 @@ def _header(line: str) -> tuple[str, tuple] | None:
 
 def _order(fields: list[str]) -> str | None:
     """Which of the two three-field layouts a line is in; None when it is neither."""
-    if len(fields) != 3 or not (_is_number(fields[2]) or fields[0] == _TAG):
+    if len(fields) != 3:
         return None
+    try:
+        float(fields[2])
+    except ValueError:
+        if fields[0] != _TAG:
+            return None
     if fields[0] == _TAG or fields[1] == _ALL or _measure(fields[0]) is not None:
         return "measure qid value"
     if _measure(fields[1]) is not None:
@@ -246,14 +251,6 @@ def _value(name: str, number: int, value: str) -> float:
     if math.isinf(parsed):
         raise ParseError(name, number, f"value {value!r} is not finite")
     return parsed
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _layouts(line: str) -> str:

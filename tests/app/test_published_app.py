@@ -22,20 +22,27 @@ def published(audit_dir, tmp_path_factory, request):
     return published_experiment(audit_dir, out, qrels=request.param)
 
 
+def linked(published, tmp_path, monkeypatch, page: str, **params: str) -> AppTest:
+    """The app on `published`, opened at `page` by a link carrying `params`."""
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("LEAKEVAL_DATA", str(published.parent))
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    for name, value in params.items():
+        at.query_params[name] = value
+    at.run()
+    at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_draws_and_a_link_to_p_at_10_shows_p_at_10(
     published, tmp_path, monkeypatch, page
 ):
     """Every page draws, offers the measures the files carry (the study's first), and
     shows P@10 where a link names it."""
-    monkeypatch.chdir(ROOT)
-    monkeypatch.setenv("LEAKEVAL_DATA", str(published.parent))
-    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
-    at.query_params["measure"] = "P_10"
-    at.run()
-    at.switch_page(page).run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = linked(published, tmp_path, monkeypatch, page, measure="P_10")
     measure = widget(at.sidebar.selectbox, "measure")
     assert measure.value == "P_10"
     assert measure.options == ["nDCG@10", "RR", "AP", "P@10"]
@@ -58,13 +65,9 @@ MEASURELESS = {page_list.script("datasets"), page_list.script("leakage")}
 def test_one_query_says_there_is_no_ranking_and_nothing_to_recompute(
     published, tmp_path, monkeypatch
 ):
-    monkeypatch.chdir(ROOT)
-    monkeypatch.setenv("LEAKEVAL_DATA", str(published.parent))
-    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
-    at.query_params["queries_tab"] = "One query"
-    at.run()
-    at.switch_page(page_list.script("queries")).run()
+    at = linked(
+        published, tmp_path, monkeypatch, page_list.script("queries"), queries_tab="One query"
+    )
     at.session_state["queries_audit"] = True
     at.run()
     assert not at.exception, [e.value for e in at.exception]
