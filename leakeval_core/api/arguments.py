@@ -47,14 +47,16 @@ def source_of(
     columns: Mapping[str, str] | None = None,
     leakage: Any = None,
     format: str | Mapping[str, str] | None = None,
+    collection: str | None = None,
 ) -> Source:
     """An experiment (a Study, an Experiment or its folder), or, with `runs`, qrels and runs
-    (their files in the format `format` names where their content cannot tell), or a
-    `RunSet` already made: a verb built on another hands its source on."""
+    (their files in the format `format` names where their content cannot tell; the
+    collection they are of, where given, the view's `collection`), or a `RunSet` already
+    made: a verb built on another hands its source on."""
     if isinstance(data, RunSet):
         return data
     if runs is not None:
-        return RunSet(data, runs, columns, leakage, format=format)
+        return RunSet(data, runs, columns, leakage, collection=collection, format=format)
     return Study.open(data)
 
 

@@ -330,7 +330,7 @@ def audit(
     {'collection': '6 leaked of 12 judged topics: human-judged pairs'}
     """
     view = view_of(view, settings)
-    source = source_of(data, runs, columns, leakage, format=format)
+    source = source_of(data, runs, columns, leakage, format=format, collection=view.collection)
     if isinstance(source, Study) and groups is None and covers is None:
         # the Story, the Audit page and the report share one audit of the study
         key = ("audit", view, baseline_names(baseline), strata)

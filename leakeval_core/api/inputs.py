@@ -207,7 +207,7 @@ def leakage_pairs(leakage: Any, collection: str) -> LeakageTable:
     elif len(named) > 1:
         raise LeakevalError(
             f"leakage: the pairs are of collections {', '.join(sorted(named))}, none of them "
-            f"{collection!r}: name the collection (collection=)"
+            f"{collection!r}: name the collection (--collection, collection= in Python)"
         )
     return replace(pairs, table=table.assign(collection=collection).reset_index(drop=True))
 

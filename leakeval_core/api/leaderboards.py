@@ -214,7 +214,7 @@ def leaderboard(
     [12, 12, 10, 10]
     """
     view = view_of(view, settings)
-    source = source_of(data, runs, columns, leakage, format=format)
+    source = source_of(data, runs, columns, leakage, format=format, collection=view.collection)
     count = MANY_SYSTEMS.resamples if resamples is None else int(resamples)
     if count < 1:
         raise LeakevalError(f"resamples must be 1 or more, got {resamples}")

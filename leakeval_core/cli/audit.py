@@ -29,10 +29,12 @@ __all__ = [
     "add_audit_inputs",
     "add_covers_option",
     "add_detection_options",
+    "add_files_collection_option",
     "add_leakage_inputs",
     "audit_view",
     "baseline_runs",
     "files_given",
+    "files_view",
     "named_runs",
     "pairs_of",
     "register",
@@ -53,6 +55,7 @@ def register(sub) -> None:
     )
     add_audit_inputs(audit)
     audit.add_argument("--groups", help="CSV of qid,group: a split per group, beside leakage")
+    add_files_collection_option(audit)
     add_covers_option(audit)
     audit.add_argument(
         "--strata",
@@ -111,6 +114,27 @@ def add_leakage_inputs(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_files_collection_option(parser: argparse.ArgumentParser) -> None:
+    """`--collection`: the collection run files are of, where their qrels do not name it
+    (published evaluations need none) and the pairs name several."""
+    parser.add_argument(
+        "--collection",
+        help="with run files: the collection they are of, whose pairs are read (default: the "
+        "qrels' name, else the one collection the pairs name)",
+    )
+
+
+def files_view(args: argparse.Namespace):
+    """`audit_view` with `--collection` naming the run files' collection; an experiment
+    folder names its own."""
+    view = audit_view(args)
+    if args.collection is None:
+        return view
+    if args.experiment is not None:
+        raise LeakevalError("--collection names the run files' collection; a folder has its own")
+    return view.replace(collection=args.collection)
+
+
 def add_covers_option(parser: argparse.ArgumentParser) -> None:
     """`--covers`: the topics the leakage judgment covers (`api.covered_of`), for a door that
     splits topics into leaked and clean (`leakeval leaderboard` takes the same): a topic
@@ -133,7 +157,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     from leakeval_core import api
     from leakeval_core.present.tables import csv_notes, flat_topics_needed, format_table
 
-    view = audit_view(args)
+    view = files_view(args)
     if (args.experiment is None) == (not files_given(args)):
         raise LeakevalError(
             "give an experiment folder, or --run and --baseline (with --qrels unless they are "

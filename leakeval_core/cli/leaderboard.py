@@ -12,9 +12,10 @@ from leakeval_core.cli.audit import (
     ROLES,
     add_covers_option,
     add_detection_options,
+    add_files_collection_option,
     add_leakage_inputs,
-    audit_view,
     files_given,
+    files_view,
     named_runs,
     pairs_of,
 )
@@ -48,6 +49,7 @@ def register(sub) -> None:
     board.add_argument("--run", action="append", help="a system's run (repeatable; any format)")
     add_leakage_inputs(board)
     add_covers_option(board)
+    add_files_collection_option(board)
     add_format_option(board, ROLES, flag="--input-format")
     add_many_systems_options(board)
     add_detection_options(board)
@@ -73,7 +75,7 @@ def register(sub) -> None:
 def _cmd_leaderboard(args: argparse.Namespace) -> int:
     from leakeval_core import api
 
-    view = audit_view(args)
+    view = files_view(args)
     if (args.experiment is None) == (not files_given(args)):
         raise LeakevalError(
             "give an experiment folder, or --run files (with --qrels unless they are "

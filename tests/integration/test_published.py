@@ -53,10 +53,8 @@ def published(tmp_path_factory):
         for q, d, s in trec.read_run(root / f"{name}.run").itertuples(index=False):
             ranked.setdefault(q, {})[d] = float(s)
         (root / f"{name}.eval").write_text(trec_eval_q(name, evaluator.evaluate(ranked)))
-    for name in ("judged-pairs.csv", "judged-topics.csv"):
-        lines = (ROOT / "examples" / "real-audit" / name).read_text().splitlines()
-        kept = [lines[0], *(ln for ln in lines[1:] if ln.startswith("robust04,"))]
-        (root / name).write_text("\n".join(kept) + "\n")
+    for name in ("judged-pairs.csv", "judged-topics.csv"):  # Robust04's and Core 2018's
+        (root / name).write_bytes((ROOT / "examples" / "real-audit" / name).read_bytes())
     return root, qrels
 
 
@@ -78,6 +76,7 @@ def test_the_audit_of_published_evaluations_is_the_runs_audit(published, measure
     evaluations = audit(
         root,
         "--run", str(root / "bm25-rm3.eval"), "--baseline", str(root / "bm25.eval"),
+        "--collection", "robust04",  # the study's pairs are of two collections
         measure=measure,
     )  # fmt: skip
     said = capsys.readouterr().err
@@ -92,6 +91,16 @@ def test_the_audit_of_published_evaluations_is_the_runs_audit(published, measure
     assert "robust04,bm25-rm3,bm25,leaked,85,39," in runs[0]
 
 
+def test_the_collection_of_evaluations_is_named_where_the_pairs_name_several(published, capsys):
+    root, _ = published
+    given = ["audit", "--run", str(root / "bm25-rm3.eval"), "--baseline", str(root / "bm25.eval")]
+    assert main([*given, "--pairs", str(root / "judged-pairs.csv")]) == 2
+    assert capsys.readouterr().err == (
+        "leakeval: leakage: the pairs are of collections core18, robust04, none of them "
+        "'collection': name the collection (--collection, collection= in Python)\n"
+    )
+
+
 def test_map_as_published_is_trec_eval_s_at_its_own_depth(published, capsys):
     """leakeval scores the runs at depth 100 by default; the published MAP was computed on
     the whole top 1000, and is taken as it is: the two audits differ, as they should."""
@@ -99,6 +108,7 @@ def test_map_as_published_is_trec_eval_s_at_its_own_depth(published, capsys):
     evaluations, _ = audit(
         root,
         "--run", str(root / "bm25-rm3.eval"), "--baseline", str(root / "bm25.eval"),
+        "--collection", "robust04",
         measure="map",
     )  # fmt: skip
     runs, _ = audit(
