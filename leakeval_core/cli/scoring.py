@@ -166,6 +166,10 @@ def _report_diagnostics(diagnostics: dict, conventions, qrels: bool = True) -> N
         hit = {path: n for path, n in hit.items() if n}
         if hit:
             say(_per_run(hit, len(diagnostics), (one, many), what, done))
+    for d in diagnostics.values():  # the means a file publishes that are its queries'
+        for note in d.published:
+            if not note.warns:
+                say(note.text)
     tied = {path: d for path, d in diagnostics.items() if d.tied_pairs}
     if tied:
         pairs, changes = (

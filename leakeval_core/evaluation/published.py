@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 __all__ = [
     "NOT_RECOMPUTED",
     "RANKING_SETTINGS",
-    "MeanCheck",
+    "PublishedNote",
     "carried_measures",
     "mean_check",
     "measures_for",
@@ -146,12 +146,25 @@ def published_scores(
         ),
     )
     checks = tuple(note for m in measures if (note := mean_check(evaluation, m.name)) is not None)
+    if evaluation.unread:
+        left_out = ", ".join(evaluation.unread)
+        checks += (
+            PublishedNote(
+                True,
+                f"{Path(evaluation.name).name}: measures leakeval does not know, left out: "
+                f"{left_out}.",
+            ),
+        )
     return RunScores(qids[keep], values, replace(diagnostics, published=checks))
 
 
-class MeanCheck(NamedTuple):
-    agrees: bool
-    """Whether the published mean is the mean of the file's per-query values."""
+class PublishedNote(NamedTuple):
+    """What a published evaluation's values were found to be: its means checked, the
+    measures left out."""
+
+    warns: bool
+    """Whether every figure must say it (a mean that is not its queries' mean, a measure
+    left out), or a note says it where the values are shown (a mean that is)."""
     text: str
 
 
@@ -189,7 +202,7 @@ def score_published(
     return results, queries
 
 
-def mean_check(evaluation: Evaluation, measure: str) -> MeanCheck | None:
+def mean_check(evaluation: Evaluation, measure: str) -> PublishedNote | None:
     """Whether the file's own mean of `measure` (its `all` line) is the mean of its
     per-query values, to the digits it was printed with; when not, the convention that
     explains it (trec_eval -c averages over every judged query, absent ones as 0), or that
@@ -206,17 +219,17 @@ def mean_check(evaluation: Evaluation, measure: str) -> MeanCheck | None:
     label = parse_measure(measure).label
     said = f"{Path(evaluation.name).name}: its published {label} ({printed})"
     if abs(ours - given) <= close:
-        return MeanCheck(True, f"{said} is leakeval's mean of its {len(values)} queries.")
+        return PublishedNote(False, f"{said} is leakeval's mean of its {len(values)} queries.")
     total = evaluation.queries_in_all()
     if total and total > len(values) and abs(np.nansum(values) / total - given) <= close:
-        return MeanCheck(
-            False,
+        return PublishedNote(
+            True,
             f"{said} is over {total} queries, {total - len(values)} of them absent from the "
             f"file and counted as 0 (trec_eval -c); leakeval's mean of its {len(values)} "
             f"queries is {ours:.4f}.",
         )
-    return MeanCheck(
-        False,
+    return PublishedNote(
+        True,
         f"{said} is not the mean of its {len(values)} queries ({ours:.4f}), nor explained "
         "by trec_eval -c: it was computed over other queries or values than the file holds.",
     )

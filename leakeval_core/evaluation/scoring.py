@@ -82,7 +82,8 @@ class ScoreDiagnostics:
     would change: 0 when that is the order used, or nothing is tied."""
     published: tuple = ()
     """A published evaluation's means checked against its per-query values
-    (`published.MeanCheck`, one per measure with an `all` line); empty for a run."""
+    (one per measure with an `all` line) and the measures it holds that leakeval does not
+    know (`published.PublishedNote`); empty for a run."""
 
     def tie_note(self, tie_order: str) -> str:
         """`tie_note` of this run's ties."""
@@ -95,7 +96,7 @@ class ScoreDiagnostics:
         little of `run` judged in `qrels`, and its measures (of `measures`, where given) at 0
         on every query."""
         said = run_warnings(run, qrels, self.judged, self.all_zero, self.queries_scored, measures)
-        return said + tuple(check.text for check in self.published if not check.agrees)
+        return said + tuple(note.text for note in self.published if note.warns)
 
     def coverage(self, missing: str) -> str:
         """How many queries the means hold and why, in numbers that add up ("250 queries in

@@ -188,7 +188,7 @@ def score_experiment(
             diagnostics.update(
                 asdict(d.judged),
                 all_zero=list(d.all_zero),
-                published=[c.text for c in d.published if not c.agrees],
+                published=[note.text for note in d.published if note.warns],
             )
         error = str(result) if isinstance(result, LeakevalError) else ""
         run_rows.append({**factors, **diagnostics, "error": error})

@@ -112,8 +112,8 @@ def test_uploaded_runs_are_audited_against_a_condition(app, demo_dir, monkeypatc
     assert not at.exception, [e.value for e in at.exception]
     assert at.get("plotly_chart") and not at.main.error
     shown = at.table[-1].value  # the experiment's models' table: the verdict up front
-    assert list(shown.columns[:2]) == ["run", "Verdict"], list(shown.columns)
-    assert shown.run.tolist() == ["mine.run"]
+    assert list(shown.columns[:2]) == ["system", "Verdict"], list(shown.columns)
+    assert shown.system.tolist() == ["mine.run"]
     audits = []
     audit = views._audit_upload
     monkeypatch.setattr(views, "_audit_upload", lambda *a: audits.append(1) or audit(*a))

@@ -86,13 +86,13 @@ def check(tmp_path, text):
 def test_the_published_mean_is_checked(tmp_path):
     lines = "P_10\t1\t0.5\nP_10\t2\t0.2\n"
     agrees = check(tmp_path, lines + "P_10\tall\t0.3500\n")
-    assert agrees.agrees and "is leakeval's mean of its 2 queries" in agrees.text
+    assert not agrees.warns and "is leakeval's mean of its 2 queries" in agrees.text
     assert check(tmp_path, lines) is None
     rounded_off = check(tmp_path, lines + "P_10\tall\t0.3502\n")
-    assert not rounded_off.agrees and "nor explained by trec_eval -c" in rounded_off.text
+    assert rounded_off.warns and "nor explained by trec_eval -c" in rounded_off.text
     # trec_eval -c: 4 queries, two of them absent, counted as 0
     c = check(tmp_path, lines + "P_10\tall\t0.1750\nnum_q\tall\t4\n")
-    assert not c.agrees
+    assert c.warns
     assert "is over 4 queries, 2 of them absent from the file and counted as 0" in c.text
 
 
@@ -109,8 +109,8 @@ def test_a_mean_that_disagrees_is_a_scoring_warning(tmp_path):
             Conventions(),
         )
         .diagnostics.published[0]
-        .agrees
-        is False
+        .warns
+        is True
     )
 
 
@@ -147,3 +147,20 @@ def test_leakeval_score_takes_evaluations_without_qrels_on_what_they_carry(files
     out, err = capsys.readouterr()
     assert "recip_rank" in out and "P_10" in out and "ndcg" not in out
     assert "leakeval: note: 2 of 2 runs lack 1 of the queries the others hold each, scored 0" in err
+
+
+def test_a_measure_left_out_is_said_and_an_agreeing_mean_is_a_note(tmp_path, capsys):
+    from leakeval_core.cli import main
+
+    path = write(
+        tmp_path / "x.eval",
+        "P_10\t1\t0.5\nP_10\t2\t0.2\nmy_metric\t1\t3\nP_10\tall\t0.3500\n",
+    )
+    scores = api.score(None, [path], ["P_10"])
+    assert scores.scoring_warnings == (
+        "x.eval: measures leakeval does not know, left out: my_metric.",
+    )
+    assert main(["score", "--run", str(path)]) == 0
+    err = capsys.readouterr().err
+    assert "leakeval: note: x.eval: its published P@10 (0.3500) is leakeval's mean of its 2" in err
+    assert "Warning" in err or "warning" in err
