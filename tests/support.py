@@ -77,6 +77,30 @@ def needs_encoder(encoder: str = "minilm") -> None:
         pytest.skip(f"the {encoder} encoder is not installed")
 
 
+def fenced(text: str, language: str) -> list[str]:
+    """The bodies of a Markdown page's code blocks in `language`, in order."""
+    import re
+
+    return re.findall(rf"^```{language}\n(.*?)^```", text, flags=re.S | re.M)
+
+
+def commands_env(bin_dir: Path) -> dict[str, str]:
+    """An environment whose `leakeval` and `python` are this interpreter's (shims in
+    `bin_dir`), for running a page's shell blocks as a reader would."""
+    import sys
+
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    for name, command in (("leakeval", "-m leakeval_core.cli"), ("python", "")):
+        shim = bin_dir / name
+        shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" {command} "$@"\n')
+        shim.chmod(0o755)
+    return {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "PYTHONPATH": str(ROOT),
+    }
+
+
 def write(path: Path, text: str | bytes) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(text, bytes):

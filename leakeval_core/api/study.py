@@ -423,11 +423,13 @@ class Study:
         """Of a collection without qrels, the topics its published evaluations hold a value
         for (`published_queries`): what its figures are over."""
         from leakeval_core.evaluation.judged_topics import JudgedTopics
-        from leakeval_core.evaluation.published import score_published
+        from leakeval_core.evaluation.per_query_files import Evaluation
+        from leakeval_core.evaluation.published import published_queries, read_published
 
         def build(_: Progress) -> frozenset[str]:
             paths = [run["path"] for run in self.experiment.runs if run["collection"] == name]
-            return frozenset(score_published(paths, (), Conventions())[1])
+            read = read_published(paths, judged=False)
+            return frozenset(published_queries(r for r in read if isinstance(r, Evaluation)))
 
         held = self._memo.get(("published_topics", name), build)
         given = list(dict.fromkeys(topics.astype(str)))

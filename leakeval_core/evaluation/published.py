@@ -37,6 +37,7 @@ __all__ = [
     "measures_for",
     "published_queries",
     "published_scores",
+    "read_published",
     "refuse_ranking_settings",
     "score_published",
 ]
@@ -168,6 +169,25 @@ class PublishedNote(NamedTuple):
     text: str
 
 
+def read_published(
+    paths: Sequence[str | os.PathLike[str]], judged: bool = True
+) -> list[Evaluation | LeakevalError]:
+    """Each file read as a published evaluation, or its error: without qrels (not
+    `judged`), a ranking has nothing to be scored against and is one."""
+    read: list[Evaluation | LeakevalError] = []
+    for path in paths:
+        try:
+            if not judged and not is_evaluation(path):
+                raise LeakevalError(
+                    f"{path}: a ranking, and its collection has no qrels to score it against: "
+                    "give the collection's qrels, or the run's published per-query values"
+                )
+            read.append(read_evaluation(path))
+        except LeakevalError as exc:
+            read.append(exc)
+    return read
+
+
 def score_published(
     paths: Sequence[str | os.PathLike[str]],
     measures: Sequence[Measure],
@@ -176,18 +196,10 @@ def score_published(
 ) -> tuple[list[RunScores | LeakevalError], np.ndarray]:
     """Published evaluations read and taken as scores, each file's result or its error in
     order, and the queries they are over: the qrels' scored ones, or without qrels every
-    query one of them holds, where a ranking has nothing to be scored against."""
-    read: list[Evaluation | LeakevalError] = []
-    for path in paths:
-        try:
-            if qrels is None and not is_evaluation(path):
-                raise LeakevalError(
-                    f"{path}: a ranking, and its collection has no qrels to score it against: "
-                    "give the collection's qrels, or the run's published per-query values"
-                )
-            read.append(read_evaluation(path))
-        except LeakevalError as exc:
-            read.append(exc)
+    query one of them holds. `conventions` are the reader's: a setting a collection
+    declares (TREC DL's relevance level 2) is how its values were published, not a
+    request to recompute them."""
+    read = read_published(paths, judged=qrels is not None)
     ok = [r for r in read if isinstance(r, Evaluation)]
     queries = published_queries(ok) if qrels is None else qrels.qids
     excluded = 0 if qrels is None else qrels.no_relevant

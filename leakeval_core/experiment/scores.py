@@ -165,7 +165,7 @@ def score_experiment(
             continue
         published = [i for i in todo if is_evaluation(rows[i].path)]
         results, _ = score_published(
-            [rows[i].path for i in published], measures, qrels.conventions, qrels
+            [rows[i].path for i in published], measures, run_conventions, qrels
         )
         done = _found(found, rows, published, results, done, progress)
         ranked = [i for i in todo if i not in published]

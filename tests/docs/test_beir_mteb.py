@@ -11,11 +11,8 @@ example's.
 from __future__ import annotations
 
 import json
-import os
-import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -29,7 +26,7 @@ TEXT = PAGE.read_text()
 
 
 def blocks(language: str) -> list[str]:
-    return re.findall(rf"^```{language}\n(.*?)^```", TEXT, flags=re.S | re.M)
+    return support.fenced(TEXT, language)
 
 
 def test_the_page_is_in_the_nav_and_shows_the_example_manifest():
@@ -73,17 +70,7 @@ def ran(tmp_path_factory):
     work = root / "work"
     shutil.copytree(EXAMPLE, work / "examples" / "beir-mteb", ignore=_generated)
     (root / "shared").symlink_to(support.SHARED, target_is_directory=True)
-    bin_dir = root / "bin"
-    bin_dir.mkdir()
-    for name, command in (("leakeval", "-m leakeval_core.cli"), ("python", "")):
-        shim = bin_dir / name
-        shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" {command} "$@"\n')
-        shim.chmod(0o755)
-    env = {
-        **os.environ,
-        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
-        "PYTHONPATH": str(ROOT),
-    }
+    env = support.commands_env(root / "bin")
     script = "set -eu\n" + "\n".join(blocks("bash"))
     done = subprocess.run(
         ["bash", "-c", script], cwd=work, env=env, capture_output=True, text=True, timeout=300

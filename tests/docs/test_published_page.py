@@ -8,21 +8,18 @@ interpreter's. The two audits it writes, of the files and of the folder, are one
 from __future__ import annotations
 
 import csv
-import os
-import re
 import subprocess
-import sys
 
 import pytest
 
-from tests.support import ROOT
+from tests.support import ROOT, commands_env, fenced
 
 PAGE = ROOT / "docs" / "published.md"
 TEXT = PAGE.read_text()
 
 
 def blocks(language: str) -> list[str]:
-    return re.findall(rf"^```{language}\n(.*?)^```", TEXT, flags=re.S | re.M)
+    return fenced(TEXT, language)
 
 
 def test_the_page_is_in_the_nav():
@@ -31,15 +28,7 @@ def test_the_page_is_in_the_nav():
 
 @pytest.mark.demo
 def test_the_commands_run_and_the_files_audit_as_the_folder(tmp_path):
-    shim = tmp_path / "bin" / "leakeval"
-    shim.parent.mkdir()
-    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m leakeval_core.cli "$@"\n')
-    shim.chmod(0o755)
-    env = {
-        **os.environ,
-        "PATH": f"{shim.parent}{os.pathsep}{os.environ['PATH']}",
-        "PYTHONPATH": str(ROOT),
-    }
+    env = commands_env(tmp_path / "bin")
     first, files, folder = blocks("bash")
     (toml,) = blocks("toml")
     script = "\n".join(

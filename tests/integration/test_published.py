@@ -159,3 +159,24 @@ def test_a_published_mean_that_is_not_its_queries_is_a_warning_on_every_figure(a
     assert said.startswith("bm25.eval: its published P@10 (9")
     assert "is not the mean of its 50 queries" in said
     assert said in api.audit(folder, measure="P_10").scoring_warnings
+
+
+@pytest.mark.demo
+def test_a_collections_declared_level_is_how_its_values_were_published_not_a_request(
+    audit_dir, tmp_path, capsys
+):
+    """A collection that declares its own relevance level (TREC DL's official 2) scores its
+    runs there; its published values are taken as they are, not refused as a request to
+    recompute them. A level the reader asks for still is."""
+    folder = published_experiment(audit_dir, tmp_path / "published")
+    toml = folder / "experiment.toml"
+    toml.write_text(
+        toml.read_text().replace(
+            'qrels = "qrels.txt"\n', 'qrels = "qrels.txt"\nrelevance_level = 2\n'
+        )
+    )
+    assert main(["audit", str(folder), "--measure", "P_10", "--out", str(tmp_path / "a.csv")]) == 0
+    assert "core17,t5-leaked,bm25,leaked,31,19," in (tmp_path / "a.csv").read_text()
+    capsys.readouterr()
+    assert main(["audit", str(folder), "--measure", "P_10", "--rel", "3"]) == 2
+    assert "computed by whoever published them, so relevance level 3" in capsys.readouterr().err
