@@ -164,3 +164,27 @@ def test_a_measure_left_out_is_said_and_an_agreeing_mean_is_a_note(tmp_path, cap
     err = capsys.readouterr().err
     assert "leakeval: note: x.eval: its published P@10 (0.3500) is leakeval's mean of its 2" in err
     assert "Warning" in err or "warning" in err
+
+
+def test_a_lower_is_better_measure_is_taken_and_oriented_as_for_runs(tmp_path):
+    """first_rel_rank, published: a query the file lacks has no first relevant rank (left
+    out of the mean, counted), and the audit's gain is oriented (a lower rank is a gain)."""
+    qids = [str(q) for q in range(1, 13)]
+    base = write(tmp_path / "bm25.eval", "".join(f"first_rel_rank\t{q}\t4\n" for q in qids))
+    ranks = {q: (1 if int(q) <= 6 else 4) for q in qids[:-1]}  # leaked 1-6 found first
+    model = write(
+        tmp_path / "model.eval", "".join(f"first_rel_rank\t{q}\t{r}\n" for q, r in ranks.items())
+    )
+    scores = api.score(None, [model, base], ["first_rel_rank"])
+    assert scores.runs["model"].qids[-1] == "12"
+    assert np.isnan(scores.runs["model"].values["first_rel_rank"][-1])
+    assert scores.runs["model"].diagnostics.first_rel_undefined == 1
+    assert scores.means().loc["model", "first_rel_rank"] == pytest.approx(
+        26 / 11
+    )  # six 1s, five 4s
+    audit = api.audit(
+        None, {"model": model, "bm25": base}, baseline="bm25", leakage=qids[:6],
+        measure="first_rel_rank",
+    )  # fmt: skip
+    (row,) = audit.table.to_dict("records")
+    assert row["gain_leaked"] == pytest.approx(3.0) and row["gain_other"] == pytest.approx(0.0)
