@@ -158,6 +158,7 @@ _FOLLOWS = {
     "topics": "its scores and leakage pairs are computed anew",
     "qrels": "its scores are computed anew",
     "training queries": "leakage is detected anew",
+    "training qrels": "which answers leaked is counted anew",
     "pairs": "which topics are leaked is read anew",
 }
 

@@ -225,6 +225,9 @@ def detect_leakage(
     out = pairs[keep].reset_index(drop=True)
     out.attrs["read"] = {**read_report, **record}
     out.attrs["topics"] = int(side.table.test_qid.nunique())
+    out.attrs["topic_ids"] = tuple(
+        map(tuple, side.table[["collection", "test_qid"]].drop_duplicates().to_numpy())
+    )
     return out
 
 

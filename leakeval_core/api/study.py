@@ -370,7 +370,25 @@ class Study:
         return self._memo.has(("leakage", method))
 
     def pairs(self, view: View) -> LeakageTable:
-        return self.leakage(self.method(view))
+        """The leakage pairs under the view; with `[training_queries] qrels`, each says which
+        of its topic's relevant documents (at the view's level) its training query's
+        positives are (`leakage.answers`)."""
+        method = self.method(view)
+        pairs = self.leakage(method)
+        if self.experiment.training_qrels is None or pairs.empty:
+            return pairs
+        level = view.conventions.relevance_level
+        return self._memo.get(
+            ("answers", method, level),
+            lambda _: answered(pairs, self._qrels(), self.experiment.training_qrels, level),
+        )
+
+    def _qrels(self) -> dict[str, pd.DataFrame]:
+        return {
+            name: self.collection(name).qrels
+            for name, spec in self.experiment.collections.items()
+            if spec.judged
+        }
 
     def threshold(self, view: View) -> float:
         """The threshold in force for the main detection method: the view's, else the
@@ -628,11 +646,14 @@ class RunSet:
         leakage: Any = None,
         collection: str | None = None,
         format: str | Mapping[str, str] | None = None,
+        train_qrels: Any = None,
     ) -> None:
         """`leakage`: a pairs file, frame or table, a list of leaked topic ids, or a list of
         pairs sources (their union); `collection` names the collection, by default after
         the qrels file (`collection_of`), which finds the leakage study's share for it;
-        `format` names the runs' file format where their content cannot tell (as `score`)."""
+        `format` names the runs' file format where their content cannot tell (as `score`);
+        `train_qrels` the training queries' positives, which make each pair say which
+        answers leaked with it."""
         from leakeval_core.api.inputs import (
             as_run,
             as_table,
@@ -658,6 +679,8 @@ class RunSet:
             or "collection"
         )
         self.given_leakage = leakage
+        self.train_qrels = train_qrels
+        """The training queries' positive documents (`leakage.answers.training_answers`)."""
         self._memo = _Memo()
 
     @property
@@ -674,7 +697,22 @@ class RunSet:
                 return LeakageTable(pd.DataFrame(columns=LEAKAGE_COLUMNS), "none")
             return leakage_pairs(self.given_leakage, self.collection_name)
 
-        return self._memo.get(("pairs",), build)
+        pairs = self._memo.get(("pairs",), build)
+        if self.train_qrels is None or pairs.empty:
+            return pairs
+        if self.qrels is None:
+            raise LeakevalError(
+                "which answers leaked needs the test qrels: the training qrels' documents are "
+                "matched to the topics' relevant ones"
+            )
+        from leakeval_core.api.view import View
+        from leakeval_core.io.trec import decoded_frame
+
+        level = (view or View()).conventions.relevance_level
+        qrels = {self.collection_name: decoded_frame(self.qrels)}
+        return self._memo.get(
+            ("answers", level), lambda _: answered(pairs, qrels, self.train_qrels, level)
+        )
 
     def nearest(self, view: View) -> pd.DataFrame:
         """Each topic's nearest training query (a judged pair's similarity is its
@@ -833,3 +871,10 @@ def collection_of(qrels: Any) -> str:
     if stem.lower() not in GENERIC_NAMES:
         return stem
     return path.resolve().parent.name or "collection"
+
+
+def answered(pairs: LeakageTable, qrels, train_qrels: Any, level: int) -> LeakageTable:
+    """`pairs` with each one's shared relevant documents (`leakage.answers.with_answers`)."""
+    from leakeval_core.leakage.answers import training_answers, with_answers
+
+    return with_answers(pairs, qrels, training_answers(train_qrels), level)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from leakeval_core.api.terms import LOCAL_CLUSTER, DetectionOptions
@@ -17,7 +18,7 @@ from leakeval_core.cli.common import (
 )
 from leakeval_core.errors import LeakevalError
 
-__all__ = ["add_sample_option", "register"]
+__all__ = ["add_answer_options", "add_sample_option", "register"]
 
 ROLES = ("train-queries", "topics")
 
@@ -55,6 +56,18 @@ def register(sub) -> None:
         "sidecar keeps it, so reading the CSV back flags the same topics",
     )
     add_sample_option(leakage)
+    add_answer_options(leakage)
+    leakage.add_argument(
+        "--qrels",
+        help="the test topics' qrels, which --train-qrels' positives are matched to (with "
+        "--experiment: its collections' own)",
+    )
+    leakage.add_argument(
+        "--relevance-level",
+        type=int,
+        default=1,
+        help="lowest test grade that counts as relevant for shared_relevant (default: 1)",
+    )
     leakage.add_argument(
         "--dask",
         nargs="?",
@@ -96,6 +109,17 @@ def add_sample_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_answer_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--train-qrels",
+        metavar="FILE",
+        help="the training queries' positive documents (TREC qrels such as MS MARCO's "
+        "qrels.train.tsv, a BEIR qrels TSV, or a CSV of train_qid and docid): each pair then "
+        "says which of its topic's relevant documents the model was trained on "
+        "(shared_relevant; an experiment: [training_queries] qrels)",
+    )
+
+
 def _cmd_leakage(args: argparse.Namespace) -> int:
     from leakeval_core import api
     from leakeval_core.api.inputs import detected_pairs
@@ -106,6 +130,11 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
         raise LeakevalError("give the topics with --topics or --experiment (one of them)")
     if args.topics is not None and args.train_queries is None:
         raise LeakevalError("--train-queries is required with --topics")
+    if args.topics is not None and args.train_qrels is not None and args.qrels is None:
+        raise LeakevalError(
+            "--train-qrels needs the test qrels (--qrels): its positives are matched to the "
+            "topics' relevant documents"
+        )
     experiment = api.load_experiment(args.experiment) if args.experiment else None
     options = from_options(DetectionOptions, args)
     if experiment is not None and args.device is None:
@@ -129,6 +158,11 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
     pairs["similarity"] = pairs.similarity.round(6)
     detected = detected_pairs(pairs, options.method, train_queries, sample_of, args.threshold)
     pairs["near_duplicate"] = detected.reached().to_numpy()
+    answers = _answers(args, experiment, detected)
+    if answers is not None:
+        shared = answers.table
+        pairs["shared_relevant"] = shared.shared_relevant.to_numpy()
+        pairs["shared_docs"] = shared.shared_docs.to_numpy()
     pairs.to_csv(args.out, index=False, float_format="%.6f")
     sidecar = {
         "topics": args.topics or args.experiment,
@@ -139,6 +173,12 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
         "dask": args.dask,
         **report,
     }
+    if answers is not None:
+        sidecar |= {
+            "train_qrels": str(args.train_qrels or experiment.training_qrels),
+            "relevance_level": args.relevance_level,
+            "answers": answers.answers,
+        }
     Path(str(args.out) + ".json").write_text(json.dumps(sidecar, indent=2) + "\n")
     flagged = pairs[pairs.near_duplicate].test_qid.nunique()
     print(
@@ -147,12 +187,49 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
         f"{detection_source(options.method, Path(str(train_queries)).name, report)}",
         file=sys.stderr,
     )
+    if answers is not None:
+        print(f"leakeval: {answers.answers}", file=sys.stderr)
+        print(f"leakeval: {_leak_counts(answers, pairs)}", file=sys.stderr)
     for log in detected.logs:
         if log.sample_warning():
             print(f"leakeval: {log.sample_warning()}", file=sys.stderr)
     for skipped in report.get("skipped_shards", []):
         print(f"leakeval: skipped {skipped['error']}", file=sys.stderr)
     return 0
+
+
+def _answers(args: argparse.Namespace, experiment, detected):
+    """The pairs with each one's shared relevant documents, where training qrels are given
+    (None where not)."""
+    from leakeval_core.api.study import Study, answered
+    from leakeval_core.io.trec import read_qrels
+
+    train_qrels = args.train_qrels or (experiment.training_qrels if experiment else None)
+    if train_qrels is None:
+        if args.qrels is not None:
+            raise LeakevalError("--qrels is read with --train-qrels: give both")
+        return None
+    if experiment is None:
+        qrels = {"": read_qrels(args.qrels)}
+        pairs = replace(detected, table=detected.table.assign(collection=""))
+    else:
+        study = Study.open(experiment)
+        qrels = {
+            n: study.collection(n).qrels for n, c in experiment.collections.items() if c.judged
+        }
+        pairs = detected
+    return answered(pairs, qrels, train_qrels, args.relevance_level)
+
+
+def _leak_counts(answers, pairs) -> str:
+    """ "12 answer-leaked, 13 query-leaked, 25 clean of 50 topics" (per collection)."""
+    import pandas as pd
+
+    topics = pd.DataFrame(list(pairs.attrs["topic_ids"]), columns=["collection", "qid"])
+    if answers.table.collection.eq("").all():
+        topics = topics.assign(collection="")
+    said = answers.leak_statements(topics)
+    return "; ".join(f"{name}: {text}" if name else text for name, text in said.items())
 
 
 def _cmd_split_log(args: argparse.Namespace) -> int:

@@ -31,7 +31,7 @@ ABSENT = "absent"
 class Input:
     role: str
     """What the file is to the experiment: manifest, run, topics, qrels, training queries,
-    pairs, ground truth, labels, covers or groups."""
+    training qrels, pairs, ground truth, labels, covers or groups."""
     subject: str
     """What it is of: a run's id, a collection's name, or the file's name for the others."""
     path: Path
@@ -64,6 +64,7 @@ def inputs(experiment: Experiment) -> list[Input]:
     elif training is not None:
         found += _served(resolve_alias(training), ("queries",), training)
     extra = {
+        "training qrels": experiment.training_qrels,
         "pairs": experiment.leakage_table,
         "ground truth": experiment.ground_truth,
         "labels": experiment.labels,

@@ -36,7 +36,7 @@ _TOP_KEYS = {
 }
 _SECTION_KEYS = {
     "collections": {"topics", "qrels", "ir_datasets", "beir", "split", *COLLECTION_KEYS},
-    "training_queries": {"path", "ir_datasets", "sample_of"},
+    "training_queries": {"path", "ir_datasets", "sample_of", "qrels"},
     "leakage": {"ground_truth", "table", "labels", "method", "device", "covers", "groups"},
     "runs": {"pattern"},
     "design": set(ROLES),
@@ -95,6 +95,10 @@ class Experiment:
     ir_datasets id or alias, such as `msmarco-document/train`), so that every answer says
     how much of it was searched. The leakage layer checks that it is a log it knows the
     size of (`leakage.logs`), as it checks `[leakage] method`."""
+    training_qrels: Path | None = None
+    """`[training_queries] qrels`: the training queries' positive documents, so each leakage
+    pair says which of its test topic's relevant documents the model was trained on
+    (`leakage.answers`)."""
     ground_truth: Path | None = None
     """Known near-duplicate pairs (the demo writes its own); a stand-in for detection."""
     leakage_table: Path | None = None
@@ -213,6 +217,7 @@ def load_experiment(path: str | Path) -> Experiment:
             or training.get("ir_datasets")
         ),
         sample_of=_string(manifest, training.get("sample_of"), "training_queries.sample_of"),
+        training_qrels=_existing(manifest, root, training.get("qrels"), "training_queries.qrels"),
         ground_truth=_existing(manifest, root, leakage.get("ground_truth"), "leakage.ground_truth"),
         leakage_table=_existing(manifest, root, leakage.get("table"), "leakage.table"),
         labels=_existing(manifest, root, leakage.get("labels"), "leakage.labels"),

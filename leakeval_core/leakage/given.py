@@ -31,7 +31,7 @@ from leakeval_core.leakage.detection_options import threshold_for
 from leakeval_core.leakage.devices import embedded
 from leakeval_core.leakage.labels import read_labels
 from leakeval_core.leakage.logs import TrainingLog, known_log
-from leakeval_core.leakage.rule import GIVEN, JUDGED, LeakageTable, main_method, number
+from leakeval_core.leakage.rule import GIVEN, JUDGED, SHARED, LeakageTable, main_method, number
 
 __all__ = ["QID_COLUMNS", "judged_topics", "pairs_from_frame", "read_pairs"]
 
@@ -129,12 +129,26 @@ def pairs_from_frame(
         m: _default(m, table[~judged & (method == m)], flags, sidecar, fail)
         for m in method[~judged].unique()
     }
+    shared = []
+    if "shared_relevant" in named:
+        raw = column("shared_relevant")
+        counts = pd.to_numeric(raw, errors="coerce")
+        _first_bad(
+            counts.isna() | (counts < 0) | (counts % 1 != 0),
+            fail,
+            "shared_relevant {} is not a count",
+            raw,
+        )
+        table["shared_relevant"], table["shared_docs"] = counts.astype(int), column("shared_docs")
+        shared = list(SHARED)
     return LeakageTable(
-        table[LEAKAGE_COLUMNS],
+        table[[*LEAKAGE_COLUMNS, *shared]],
         source,
         method=main_method(table.method, sidecar.get("method") or GIVEN),
         defaults=defaults,
         logs=_logs(sidecar),
+        answers=str(sidecar.get("answers") or "")
+        or ("its shared_relevant column" if shared else ""),
     )
 
 

@@ -14,16 +14,22 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from leakeval_core.errors import LeakevalError
 from leakeval_core.leakage.detection_options import JUDGED, threshold_for
 from leakeval_core.leakage.logs import TrainingLog
 
-__all__ = ["GIVEN", "JUDGED", "LeakageTable"]
+__all__ = ["ANSWER_LEAKED", "CLEAN", "GIVEN", "JUDGED", "LEAKS", "QUERY_LEAKED", "LeakageTable"]
 
 GIVEN = "given"
 """The method of given pairs that do not name theirs: cut at `GIVEN_THRESHOLD`."""
+ANSWER_LEAKED, QUERY_LEAKED, CLEAN = "answer-leaked", "query-leaked", "clean"
+SHARED = ("shared_relevant", "shared_docs")
+"""The columns a pair gains from training qrels (`answers.py`)."""
+LEAKS = (ANSWER_LEAKED, QUERY_LEAKED, CLEAN)
+"""How a topic leaked, where training qrels say which answers the model saw (`leaks`)."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +53,9 @@ class LeakageTable:
     """The training logs the pairs were found in, where known (for the sample warning)."""
     warnings: tuple[str, ...] = ()
     """What was wrong in the file in fields the rule does not read (`leakage_warnings`)."""
+    answers: str = ""
+    """Where the pairs carry `shared_relevant` (`answers.py`): the line saying how many
+    training positives the test qrels judge at all; empty where they do not."""
 
     @property
     def empty(self) -> bool:
@@ -84,6 +93,62 @@ class LeakageTable:
             .rename(columns={"test_qid": "qid"})
             .reset_index(drop=True)
         )
+
+    @property
+    def answered(self) -> bool:
+        """Whether each pair says how many relevant documents it shares (`shared_relevant`)."""
+        return "shared_relevant" in self.table.columns
+
+    def leaks(self, threshold: float | None = None) -> pd.DataFrame:
+        """collection, qid, leak of every leaked topic: `answer-leaked` when one of its
+        near-duplicates (the pairs `reached`) is a training query with a positive document
+        the topic's qrels judge relevant, else `query-leaked`. A topic absent is clean."""
+        if not self.answered:
+            raise LeakevalError(
+                "which answers leaked needs the training qrels: give them (--train-qrels, "
+                "train_qrels=, [training_queries] qrels) or pairs with a shared_relevant column"
+            )
+        pairs = self.table[self.reached(threshold)]
+        answered = (
+            pairs.assign(shared=pairs.shared_relevant > 0)
+            .groupby(["collection", "test_qid"], sort=True)
+            .shared.any()
+        )
+        return pd.DataFrame(
+            {
+                "collection": answered.index.get_level_values(0),
+                "qid": answered.index.get_level_values(1),
+                "leak": np.where(answered.to_numpy(), ANSWER_LEAKED, QUERY_LEAKED),
+            }
+        )
+
+    def leak_counts(self, topics: pd.DataFrame, threshold: float | None = None) -> pd.DataFrame:
+        """Per collection of `topics` (collection, qid: the topics counted): how many are
+        answer-leaked, query-leaked and clean (`leaks`), and their sum, `topics`."""
+        flagged = topics[["collection", "qid"]].astype(str).drop_duplicates()
+        flagged = flagged.merge(self.leaks(threshold), on=["collection", "qid"], how="left")
+        flagged["leak"] = flagged.leak.fillna(CLEAN)
+        counts = (
+            flagged.groupby(["collection", "leak"])
+            .size()
+            .unstack(fill_value=0)
+            .reindex(columns=list(LEAKS), fill_value=0)
+        )
+        counts["topics"] = counts.sum(axis=1)
+        return counts.rename_axis(columns=None).reset_index()
+
+    def leak_statements(
+        self, topics: pd.DataFrame, threshold: float | None = None, judged: bool = False
+    ) -> dict[str, str]:
+        """Per collection: "12 answer-leaked, 13 query-leaked, 25 clean of 50 topics"."""
+        of = " judged" if judged else ""
+        return {
+            row.collection: ", ".join(f"{getattr(row, _field(k))} {k}" for k in LEAKS)
+            + f" of {row.topics}{of} topics"
+            for row in self.leak_counts(topics, threshold)
+            .rename(columns={k: _field(k) for k in LEAKS})
+            .itertuples()
+        }
 
     def origin(self, threshold: float | None = None) -> str:
         """Where the topics counted leaked come from, in a sentence that follows the pairs:
@@ -200,7 +265,13 @@ class LeakageTable:
                         f"the leakage pairs cut {method} at {number(defaults[method])} and at "
                         f"{number(value)}; give the threshold to use (--threshold, threshold=)"
                     )
-        frames = [t.table for t in tables if not t.empty]
+        # answers count only where every source's pairs carry them
+        answered = all(t.answered for t in tables)
+        frames = [
+            t.table if answered else t.table.drop(columns=list(SHARED), errors="ignore")
+            for t in tables
+            if not t.empty
+        ]
         pairs = (
             pd.concat(frames, ignore_index=True).drop_duplicates(ignore_index=True)
             if frames
@@ -213,6 +284,7 @@ class LeakageTable:
             defaults=defaults,
             logs=tuple(dict.fromkeys(log for t in tables for log in t.logs)),
             warnings=tuple(w for t in tables for w in t.warnings),
+            answers=" ".join(dict.fromkeys(t.answers for t in tables)) if answered else "",
         )
 
 
@@ -223,6 +295,10 @@ def main_method(methods: pd.Series, fallback: str = GIVEN) -> str:
     if detected:
         return str(detected[0])
     return JUDGED if len(counts) else fallback
+
+
+def _field(leak: str) -> str:
+    return leak.replace("-", "_")
 
 
 def number(value: float) -> str:
