@@ -24,7 +24,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 from leakeval_app.markup import code, plain
 from leakeval_app.page_list import LANDING, PAGES, title, url_path
 from leakeval_core.api.terms import METHODS, Statistics
-from leakeval_core.api.view import View, as_text
+from leakeval_core.api.view import SPLITS, View, as_text
 from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.measures import parse_measure
@@ -52,7 +52,7 @@ _STATISTICS_PARAMS = {
     "seed": "seed",
     "delta": "delta",
 }
-_NAMES = ("experiment", "measure", "method", "threshold", "collection")
+_NAMES = ("experiment", "measure", "method", "threshold", "collection", "split")
 """Named values, in the link's order: the screen's experiment, then the View's settings."""
 _SWITCHES = ("present", "allow_incomplete")
 _SWITCH = {"1": True, "true": True, "True": True, "0": False, "false": False, "False": False}
@@ -184,6 +184,11 @@ def _decode(params: Mapping[str, str], page: str = LANDING) -> tuple[Screen, tup
                     f"using {clamped:g}."
                 )
             settings["threshold"] = clamped
+    if (raw := params.get("split")) is not None:
+        if raw in SPLITS:
+            settings["split"] = raw
+        else:
+            bad("split", raw, f"not one of {', '.join(SPLITS)}", "leaked or not")
     for name, into, instead in (
         ("present", screen, "no presentation mode"),
         ("allow_incomplete", settings, "incomplete conditions left out"),

@@ -134,6 +134,11 @@ def audit_dir(demo_dir, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def answers_dir(audit_dir, tmp_path_factory) -> Path:
+    return support.answers_experiment(audit_dir, tmp_path_factory.mktemp("answers") / "answers")
+
+
+@pytest.fixture(scope="session")
 def real_audit(tmp_path_factory):
     """examples/real-audit laid out with the real runs, in a data root of its own."""
     if support.IRDS_HOME is None:

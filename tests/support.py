@@ -257,6 +257,37 @@ def audit_experiment(demo_dir: Path, out: Path) -> Path:
     return out
 
 
+def answers_experiment(audit: Path, out: Path) -> Path:
+    """`audit_experiment` with training qrels: each planted pair's training query has one
+    positive outside the test corpus (`D<train_qid>`) and, for an even topic id, the topic's
+    first relevant document too, so even topics are answer-leaked and odd ones query-leaked."""
+    for name in ("topics.txt", "qrels.txt", "pairs.csv", "experiment.toml"):
+        write(out / name, (audit / name).read_text())
+    (out / "runs").mkdir(parents=True, exist_ok=True)
+    for run in (audit / "runs").glob("*.run"):
+        (out / "runs" / run.name).symlink_to(run)
+    write(out / "train_qrels.tsv", answers_qrels(out / "pairs.csv", out / "qrels.txt"))
+    toml = (out / "experiment.toml").read_text()
+    toml = toml.replace("[leakage]", '[training_queries]\nqrels = "train_qrels.tsv"\n[leakage]')
+    write(out / "experiment.toml", toml)
+    return out
+
+
+def answers_qrels(pairs: Path, qrels: Path) -> str:
+    """The training qrels of `answers_experiment`, as TREC qrels lines."""
+    import pandas as pd
+
+    table = pd.read_csv(pairs, dtype=str)
+    judged = pd.read_csv(qrels, sep=" ", names=["qid", "it", "docid", "grade"], dtype=str)
+    first = judged[judged.grade.astype(int) > 0].groupby("qid").docid.min()
+    lines = []
+    for test, train in table[["test_qid", "train_qid"]].drop_duplicates().itertuples(index=False):
+        lines.append(f"{train} 0 D{train} 1")
+        if int(test) % 2 == 0 and test in first.index:
+            lines.append(f"{train} 0 {first[test]} 1")
+    return "\n".join(lines) + "\n"
+
+
 def published_experiment(audit: Path, out: Path, qrels: bool = True) -> Path:
     """`audit_experiment` as a campaign publishes it: each run's per-query nDCG@10, P@10,
     MAP and RR (scored by leakeval) written as `trec_eval -q` prints them, rounded `all`

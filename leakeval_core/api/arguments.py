@@ -48,16 +48,29 @@ def source_of(
     leakage: Any = None,
     format: str | Mapping[str, str] | None = None,
     collection: str | None = None,
+    train_qrels: Any = None,
 ) -> Source:
     """An experiment (a Study, an Experiment or its folder), or, with `runs`, qrels and runs
     (their files in the format `format` names where their content cannot tell; the
     collection they are of, where given, the view's `collection`), or a `RunSet` already
-    made: a verb built on another hands its source on."""
+    made: a verb built on another hands its source on. `train_qrels` (the training queries'
+    positives) take the place of an experiment's `[training_queries] qrels`."""
     if isinstance(data, RunSet):
         return data
     if runs is not None:
-        return RunSet(data, runs, columns, leakage, collection=collection, format=format)
-    return Study.open(data)
+        return RunSet(
+            data,
+            runs,
+            columns,
+            leakage,
+            collection=collection,
+            format=format,
+            train_qrels=train_qrels,
+        )
+    study = Study.open(data)
+    if train_qrels is None:
+        return study
+    return Study(replace(study.experiment, training_qrels=train_qrels), study.cache)
 
 
 def covered_of(source: Source, covers: Any = None):

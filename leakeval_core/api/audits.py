@@ -32,6 +32,10 @@ from leakeval_core.api.terms import TESTS
 from leakeval_core.api.view import View
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.scores import Progress
+from leakeval_core.leakage.rule import ANSWER_COMPARISONS, CLEAN
+
+ANSWER_SPLITS = tuple(f"{first} vs {second}" for first, second in ANSWER_COMPARISONS)
+"""The split column's names of the three comparisons by answers (`View.split` answer)."""
 
 if TYPE_CHECKING:
     from leakeval_core.analysis.statistics_options import Statistics
@@ -303,6 +307,7 @@ def audit(
     columns: Mapping[str, str] | None = None,
     progress: Progress | None = None,
     format: str | Mapping[str, str] | None = None,
+    train_qrels: Any = None,
     **settings: Any,
 ) -> Audit:
     """Each model's gain over a baseline on leaked topics, minus its gain on the others.
@@ -315,7 +320,10 @@ def audit(
     topic ids. `groups` (qid,group) adds a split per group; `covers` (topic ids) restricts
     the audit to the topics the leakage judgment covers. With several baselines every model
     is audited against each (never a baseline against another), and the correction runs over
-    all those rows of a collection at once. `strata` > 1 permutes the leaked
+    all those rows of a collection at once. `train_qrels` (the training queries' positive
+    documents; an experiment's `[training_queries] qrels` by default) make each pair say which
+    answers leaked with it, and `split="answer"` then compares answer-leaked, query-leaked
+    and clean topics: three rows in one family. `strata` > 1 permutes the leaked
     flags within that many quantile groups of the baseline's score. Files may be in any format
     `score` reads; `format` names the runs' where their content cannot tell.
 
@@ -330,7 +338,15 @@ def audit(
     {'collection': '6 leaked of 12 judged topics: human-judged pairs'}
     """
     view = view_of(view, settings)
-    source = source_of(data, runs, columns, leakage, format=format, collection=view.collection)
+    source = source_of(
+        data,
+        runs,
+        columns,
+        leakage,
+        format=format,
+        collection=view.collection,
+        train_qrels=train_qrels,
+    )
     if isinstance(source, Study) and groups is None and covers is None:
         # the Story, the Audit page and the report share one audit of the study
         key = ("audit", view, baseline_names(baseline), strata)
@@ -359,6 +375,7 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
     )
     # without groups to split by, the audit needs the pairs: the error says why there are none
     leaked = source.leaked(view, "The audit" if groups_table is None else None)
+    leaks = source.pairs(view).leaks(view.threshold) if view.split == "answer" else None
     covered = covered_of(source, covers)
     nearest = source.nearest(view)
 
@@ -391,15 +408,25 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
             )
             continue
         layers = analysis.strata_of(base_scores.reindex(gain.index), strata) if strata > 1 else None
-        flagged = None
-        for split, flags in _splits(gain.index, collection, leaked, groups_table):
-            flagged = flags if split == "leaked" else flagged
-            rows.append({**where, factor: model, "baseline": base, "split": split})
+        flagged = (
+            None
+            if leaked is None
+            else pd.Series(
+                gain.index.isin(set(leaked.qid[leaked.collection == collection])), index=gain.index
+            )
+        )
+        for split, family, flags, kept in topic_splits(
+            gain.index, collection, leaked, groups_table, leaks
+        ):
+            rows.append(
+                {**where, factor: model, "baseline": base, "split": split, "family": family}
+            )
+            kept = kept.to_numpy()
             splits.append(
                 Split(
-                    gain.to_numpy(),
-                    flags.to_numpy(),
-                    None if layers is None else layers.to_numpy(),
+                    gain.to_numpy()[kept],
+                    flags.to_numpy()[kept],
+                    None if layers is None else layers.to_numpy()[kept],
                 )
             )
         near = nearest[nearest.collection == collection].set_index("qid")[
@@ -420,8 +447,10 @@ def _audit(source, view: View, baseline, strata: int, groups, covers, progress) 
         )
         raise LeakevalError(" ".join((nothing, *per_query.incomplete)))
     # one family: one collection's models (and conditions), against every baseline, on one
-    # split of the topics
-    table = leaked_vs_other(rows, splits, statistics, ("collection", "split"))
+    # split of the topics (the three comparisons of answer-leaked, query-leaked and clean
+    # topics are one split)
+    table = leaked_vs_other(rows, splits, statistics, ("collection", "family"))
+    table = table.drop(columns="family")
     placing = [*keys, factor, "baseline"]
     first = table.drop_duplicates(placing).set_index(placing).confidence
     closer = [
@@ -535,17 +564,30 @@ def _contrasts(source, per_query, baselines: tuple | None):
     return contrasts, factor, keys, tuple(map(str, bases))
 
 
-def _splits(index: pd.Index, collection: str, leaked, groups) -> list[tuple[str, pd.Series]]:
-    """Each way the audit splits the topics: leaked vs other, and each group vs the rest."""
+def topic_splits(
+    index: pd.Index, collection: str, leaked, groups=None, leaks=None
+) -> list[tuple[str, str, pd.Series, pd.Series]]:
+    """Each way the topics are split, as (split, family, flags, kept): leaked vs other; with
+    `leaks` (`LeakageTable.leaks`) instead, the three comparisons of answer-leaked,
+    query-leaked and clean topics (`ANSWER_COMPARISONS`), each on the topics of its two
+    sides, in one family; and each group vs the rest. `flags` mark the first side among the
+    `kept` topics."""
+    everyone = pd.Series(True, index=index)
     out = []
-    if leaked is not None:
+    if leaks is not None:
+        mine = leaks[leaks.collection == collection].set_index("qid").leak
+        kind = pd.Series(mine.reindex(index).fillna(CLEAN).to_numpy(), index=index)
+        for (first, second), name in zip(ANSWER_COMPARISONS, ANSWER_SPLITS, strict=True):
+            out.append((name, split_family(name), kind == first, kind.isin([first, second])))
+    elif leaked is not None:
         flagged = set(leaked.qid[leaked.collection == collection])
-        out.append(("leaked", pd.Series(index.isin(flagged), index=index)))
+        out.append(("leaked", "leaked", pd.Series(index.isin(flagged), index=index), everyone))
     if groups is not None:
         mine = groups[groups.collection == collection]
         for group in sorted(mine.group.unique()):
             members = set(mine.qid[mine.group == group])
-            out.append((f"group {group}", pd.Series(index.isin(members), index=index)))
+            flags = pd.Series(index.isin(members), index=index)
+            out.append((f"group {group}", f"group {group}", flags, everyone))
     if not out:
         raise LeakevalError(
             "The audit needs the leaked topics: leakage pairs, or topic groups to split by"
@@ -584,9 +626,16 @@ def audit_family(
     `rows` must hold every row of the families they show."""
     from leakeval_core.present.report import family_sentence
 
-    parts = [(factor, "models"), ("baseline", "baselines")]
+    parts = [(factor, "models"), ("baseline", "baselines"), ("comparison", "comparisons")]
     parts += [(k, f"{k} levels") for k in keys if k != "collection"]
+    rows = rows.assign(comparison=rows.split, split=rows.split.map(split_family))
     return family_sentence(rows, ("collection", "split"), parts, statistics)
+
+
+def split_family(split: str) -> str:
+    """The family a split's rows are corrected in: its own, or, for the three comparisons
+    by answers, theirs together."""
+    return "by answers" if split in ANSWER_SPLITS else split
 
 
 def _caption(measure, statistics, table, placing, leaked: str, strata: int):
@@ -595,17 +644,28 @@ def _caption(measure, statistics, table, placing, leaked: str, strata: int):
     from leakeval_core.analysis.split import describe
 
     factor, keys, baselines = placing
+    answers = table.split.isin(ANSWER_SPLITS).any()
+    sides = (
+        "on the first group of each split minus on the second (answer-leaked: a near-duplicate "
+        "training query's positive is a relevant document; query-leaked: near-duplicates, "
+        "none sharing one; clean: no near-duplicate; leaked_topics and other_topics count "
+        "the two groups)"
+        if answers
+        else "on leaked topics minus on the others"
+    )
+    over = "each collection's models" + (
+        ", the three comparisons of a model one split" if answers else ""
+    )
     if len(baselines) == 1:
         return (
-            f"{measure.label} gain over {baselines[0]} on leaked topics minus on the others. "
-            f"{measure.direction.gains}. {leaked} "
-            + describe(statistics, "each collection's models", strata)
+            f"{measure.label} gain over {baselines[0]} {sides}. "
+            f"{measure.direction.gains}. {leaked} " + describe(statistics, over, strata)
         )
     family = audit_family(table, factor, keys, statistics)
     return (
         f"{measure.label} gain of each model over each baseline ({', '.join(baselines)}; "
-        f"never a baseline over another) on leaked topics minus on the others. "
+        f"never a baseline over another) {sides}. "
         f"{measure.direction.gains}. {leaked} "
-        + describe(statistics, "each collection's models against every baseline", strata)
+        + describe(statistics, over.replace("models", "models against every baseline"), strata)
         + f" {family}"
     )

@@ -25,6 +25,7 @@ from leakeval_core.api.audits import AUDIT_NOTE, audit, audit_family, why_not_au
 from leakeval_core.api.study import Study, collection_of
 from leakeval_core.api.view import View
 from leakeval_core.errors import LeakevalError
+from leakeval_core.leakage.rule import LEAKS
 
 if TYPE_CHECKING:
     from leakeval_core.analysis.statistics_options import Statistics
@@ -147,6 +148,7 @@ def card(
     out: str = CARD_FILE,
     view: View | None = None,
     progress: Progress | None = None,
+    train_qrels: Any = None,
     **settings: Any,
 ) -> Card:
     """A contamination card: the leaked share per collection and, with runs, the audit.
@@ -179,7 +181,7 @@ def card(
         pairs, counted = _given(topics, leakage, name)
         every = counted
     else:
-        source = source_of(data, runs, None, leakage)
+        source = source_of(data, runs, None, leakage, train_qrels=train_qrels)
         source.leaked(view, "The contamination card")  # the one error saying how to add pairs
         pairs, counted = source.pairs(view), source.counted(view)
         every = source.titles() if isinstance(source, Study) else counted
@@ -263,7 +265,8 @@ def _verdicts(source, baseline, model: str | None, names: list[str], view: View,
     if isinstance(source, Study) and (why := why_not_audit(source.design)):
         return nothing, None, (), None, "", why, ()
     result = audit(source, baseline=baseline, view=view, progress=progress)
-    rows = result.table[(result.table.split == "leaked") & result.table.collection.isin(names)]
+    leaked = ~result.table.split.str.startswith("group ")  # leaked, or by answers
+    rows = result.table[leaked & result.table.collection.isin(names)]
     # said before `model` keeps one row of it: m counts every comparison corrected together
     family = audit_family(rows, result.factor, result.keys, view.statistics)
     if model is not None:
@@ -307,7 +310,12 @@ def _leakage(
     share = leak_share(pairs, counted, view.threshold)
     share["all_topics"] = share.collection.map(every.groupby("collection").qid.nunique())
     share["rule"] = share.collection.map(pairs.reasons(counted, view.threshold))
-    return share[["collection", "topics", "all_topics", "leaked", "share", "study_share", "rule"]]
+    columns = ["collection", "topics", "all_topics", "leaked", "share", "study_share", "rule"]
+    if pairs.answered:  # which leaked with an answer: they add up to the topics counted
+        kinds = pairs.leak_counts(counted, view.threshold).drop(columns="topics")
+        share = share.merge(kinds, on="collection", how="left")
+        columns[4:4] = list(LEAKS)
+    return share[columns]
 
 
 def _categories(pairs: LeakageTable, counted: pd.DataFrame, view: View) -> pd.DataFrame:

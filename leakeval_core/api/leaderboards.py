@@ -192,6 +192,7 @@ def leaderboard(
     resamples: int | None = None,
     progress: Progress | None = None,
     format: str | Mapping[str, str] | None = None,
+    train_qrels: Any = None,
     **settings: Any,
 ) -> Leaderboard:
     """Every system ranked on all topics and on the clean ones, with the randomised Tukey
@@ -214,7 +215,21 @@ def leaderboard(
     [12, 12, 10, 10]
     """
     view = view_of(view, settings)
-    source = source_of(data, runs, columns, leakage, format=format, collection=view.collection)
+    source = source_of(
+        data,
+        runs,
+        columns,
+        leakage,
+        format=format,
+        collection=view.collection,
+        train_qrels=train_qrels,
+    )
+    if view.split != "leaked":
+        raise LeakevalError(
+            "the leaderboard ranks on all topics and on the clean ones; it has no split by "
+            "answers yet: its caption counts answer-leaked, query-leaked and clean topics "
+            "where training qrels are given"
+        )
     count = MANY_SYSTEMS.resamples if resamples is None else int(resamples)
     if count < 1:
         raise LeakevalError(f"resamples must be 1 or more, got {resamples}")

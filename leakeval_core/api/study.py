@@ -602,9 +602,16 @@ def leaked_rule(source: Study | RunSet, view: View) -> dict[str, str]:
     """Per collection, the leaked count of the judged topics, the rule, and the topics left
     out: one sentence for every door."""
     judged = source.judged(view)
-    return source.pairs(view).statements(
-        counted_frame(judged), view.threshold, {name: t.note for name, t in judged.items()}
-    )
+    pairs = source.pairs(view)
+    counted = counted_frame(judged)
+    said = pairs.statements(counted, view.threshold, {name: t.note for name, t in judged.items()})
+    if pairs.answered:  # and which of them leaked with an answer: `LeakageTable.leaks`
+        leaks = pairs.leak_statements(counted, view.threshold, judged=True)
+        said = {
+            name: f"{text}; {leaks[name]} ({pairs.answers})" if name in leaks else text
+            for name, text in said.items()
+        }
+    return said
 
 
 def nearest_pairs(pairs: pd.DataFrame) -> pd.DataFrame:

@@ -22,7 +22,10 @@ from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.measures import DEFAULT_MEASURES, Measure, parse_measure
 from leakeval_core.leakage.detection_options import METHODS
 
-__all__ = ["View", "as_text"]
+__all__ = ["SPLITS", "View", "as_text"]
+
+SPLITS = ("leaked", "answer")
+"""The View's splits of the topics: leaked or not; answer-leaked, query-leaked or clean."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,10 @@ class View:
     threshold: float | None = None
     """The similarity at which a topic counts as leaked."""
     collection: str | None = None
+    split: str = "leaked"
+    """How the audit, inflation, the Story, the leaderboard and the card split the topics:
+    `leaked` (leaked minus other) or `answer` (answer-leaked, query-leaked and clean, three
+    comparisons in one family: `leakage.rule.LeakageTable.leaks`)."""
     allow_incomplete: bool = False
     """Compute figures from conditions that lack a run their design expects or hold one
     that cannot be read (`experiment.completeness`); every output still names them. Off,
@@ -62,6 +69,8 @@ class View:
             raise LeakevalError(
                 f"collection must be a non-empty name or None, got {self.collection!r}"
             )
+        if self.split not in SPLITS:
+            raise LeakevalError(f"unknown split {self.split!r}; use {' or '.join(SPLITS)}")
         if self.method is not None and self.method not in METHODS:
             raise LeakevalError(f"unknown method {self.method!r}; use {', '.join(METHODS)}")
         if self.threshold is not None and not (
@@ -98,7 +107,7 @@ class View:
                     flags.extend([f"--{name.replace('_', '-')}", as_text(one)])
 
         add("measure", self.measure, View().measure)
-        for name in ("method", "threshold"):
+        for name in ("method", "threshold", "split"):
             add(name, getattr(self, name), getattr(plain, name))
         for settings, defaults in (
             (self.conventions, plain.conventions),

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from leakeval_core.api.terms import DetectionOptions
+from leakeval_core.api.view import SPLITS
 from leakeval_core.cli.common import (
     add_dataclass_options,
     add_format_option,
@@ -21,7 +22,7 @@ from leakeval_core.cli.common import (
     view_from,
     write,
 )
-from leakeval_core.cli.leakage import add_sample_option
+from leakeval_core.cli.leakage import add_answer_options, add_sample_option
 from leakeval_core.errors import LeakevalError
 
 __all__ = [
@@ -104,6 +105,16 @@ def add_leakage_inputs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--topics", help="detect the pairs: topics file or ir_datasets id")
     parser.add_argument("--train-queries", help="detect the pairs in this training query log")
     add_sample_option(parser)
+    add_answer_options(parser)
+    parser.add_argument(
+        "--split",
+        choices=SPLITS,
+        default=None,
+        help="leaked: leaked minus other topics (the default); answer: answer-leaked, "
+        "query-leaked and clean topics (a near-duplicate's training positive is a relevant "
+        "document, or none is), three comparisons in one family; needs --train-qrels or pairs "
+        "with a shared_relevant column",
+    )
     parser.add_argument(
         "--threshold",
         type=float,
@@ -171,6 +182,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
             groups=args.groups,
             covers=args.covers,
             strata=args.strata,
+            train_qrels=args.train_qrels,
             progress=progress("scoring"),
         )
     else:
@@ -184,6 +196,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
             groups=args.groups,
             covers=args.covers,
             strata=args.strata,
+            train_qrels=args.train_qrels,
         )
     report_incomplete(result.incomplete)
     report_scoring(result.scoring_warnings)

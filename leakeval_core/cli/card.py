@@ -79,6 +79,7 @@ def _cmd_card(args: argparse.Namespace) -> int:
             out=Path(args.out).name,
             view=view,
             progress=progress("scoring"),
+            train_qrels=args.train_qrels,
         )
     else:
         if args.collection:
@@ -123,6 +124,7 @@ def _card_of_files(args: argparse.Namespace, view):
         reproduce=_inputs(args),
         out=Path(args.out).name,
         view=view,
+        train_qrels=args.train_qrels,
     )
 
 

@@ -334,6 +334,7 @@ def view_from(args: argparse.Namespace) -> View:
         conventions=conventions_from(args),
         statistics=statistics_from(args),
         threshold=getattr(args, "threshold", None),
+        split=getattr(args, "split", None) or "leaked",
         allow_incomplete=getattr(args, "allow_incomplete", False),
     )
 

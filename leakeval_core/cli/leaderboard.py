@@ -88,6 +88,7 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
             covers=args.covers,
             resamples=args.resamples,
             progress=progress("scoring"),
+            train_qrels=args.train_qrels,
         )
     else:
         if not args.run or len(args.run) < 2:
@@ -99,6 +100,7 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
             leakage=pairs_of(args),
             covers=args.covers,
             resamples=args.resamples,
+            train_qrels=args.train_qrels,
         )
     report_incomplete(result.incomplete)
     report_scoring(result.scoring_warnings)

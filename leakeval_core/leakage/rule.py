@@ -21,7 +21,16 @@ from leakeval_core.errors import LeakevalError
 from leakeval_core.leakage.detection_options import JUDGED, threshold_for
 from leakeval_core.leakage.logs import TrainingLog
 
-__all__ = ["ANSWER_LEAKED", "CLEAN", "GIVEN", "JUDGED", "LEAKS", "QUERY_LEAKED", "LeakageTable"]
+__all__ = [
+    "ANSWER_COMPARISONS",
+    "ANSWER_LEAKED",
+    "CLEAN",
+    "GIVEN",
+    "JUDGED",
+    "LEAKS",
+    "QUERY_LEAKED",
+    "LeakageTable",
+]
 
 GIVEN = "given"
 """The method of given pairs that do not name theirs: cut at `GIVEN_THRESHOLD`."""
@@ -30,6 +39,9 @@ SHARED = ("shared_relevant", "shared_docs")
 """The columns a pair gains from training qrels (`answers.py`)."""
 LEAKS = (ANSWER_LEAKED, QUERY_LEAKED, CLEAN)
 """How a topic leaked, where training qrels say which answers the model saw (`leaks`)."""
+ANSWER_COMPARISONS = ((ANSWER_LEAKED, CLEAN), (QUERY_LEAKED, CLEAN), (ANSWER_LEAKED, QUERY_LEAKED))
+"""The split by answers: each kind of leak against clean topics, and answers against queries
+alone (does seeing the answer add to seeing the question?), one family of three tests."""
 
 
 @dataclass(frozen=True)

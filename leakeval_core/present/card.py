@@ -92,6 +92,8 @@ def _logs(card: Any) -> str:
 def _leakage_rows(card: Any) -> pd.DataFrame:
     import pandas as pd
 
+    from leakeval_core.leakage.rule import LEAKS
+
     table = card.leakage
     categories = {
         name: ", ".join(f"{c.category} {c.pairs}" for c in rows.itertuples())
@@ -105,6 +107,16 @@ def _leakage_rows(card: Any) -> pd.DataFrame:
                 f"{leaked} of {topics} ({share(s)})"
                 for leaked, topics, s in zip(table.leaked, table.topics, table.share, strict=True)
             ],
+            **(
+                {
+                    "Answer-leaked / query-leaked / clean": [
+                        f"{a} / {q} / {c}"
+                        for a, q, c in zip(*(table[k] for k in LEAKS), strict=True)
+                    ]
+                }
+                if set(LEAKS) <= set(table.columns)
+                else {}
+            ),
             "Rule": [markdown_text(r) for r in table.rule],
             "Categories of the leaked pairs": [categories.get(c, DASH) for c in table.collection],
             "Training log searched": logs,
@@ -187,9 +199,15 @@ def _audit(card: Any) -> list[str]:
         if card.twins
         else f"each model's {measure.label} gain over {baseline} ({oriented})"
     )
+    sides = (
+        "on the first group of each split minus on the second (answer-leaked: a "
+        "near-duplicate training query's positive is a relevant document; query-leaked: "
+        "none is)"
+        if "Split" in shown
+        else "on leaked topics minus on the others"
+    )
     return [
-        f"**Audit:** {who} on leaked topics minus on the others; "
-        f"{card.statistics.describe('split')}. {card.family}",
+        f"**Audit:** {who} {sides}; {card.statistics.describe('split')}. {card.family}",
         to_markdown(shown).rstrip("\n"),
         " ".join([*_verdict_notes(set(card.verdicts.verdict)), card.caveat]),
     ]

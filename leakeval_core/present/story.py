@@ -386,10 +386,15 @@ def answers_table(
         out[system] = answers[system].astype(str)
     if "baseline" in answers and answers.baseline.nunique() > 1:  # against several: which
         out["baseline"] = answers.baseline.astype(str)
+    # split by answers ("answer-leaked vs clean", …): each row's groups are its split's
+    by_answers = "split" in answers and answers.split.str.contains(" vs ").any()
+    first, second = ("first", "second") if by_answers else ("leaked", "other")
+    if by_answers:
+        out["Split"] = answers.split.astype(str)
     out["Verdict"] = answers.verdict
-    out["Gain, leaked"] = [amount(v, measure, 3) for v in answers.gain_leaked]
-    out["Gain, other"] = [amount(v, measure, 3) for v in answers.gain_other]
-    out["Leaked − other"] = [amount(v, measure, 3) for v in answers.difference]
+    out[f"Gain, {first}"] = [amount(v, measure, 3) for v in answers.gain_leaked]
+    out[f"Gain, {second}"] = [amount(v, measure, 3) for v in answers.gain_other]
+    out[f"{first.capitalize()} − {second}"] = [amount(v, measure, 3) for v in answers.difference]
     out[interval] = [
         interval_text(low, high, measure, 3) or "–"
         for low, high in zip(answers.ci_low, answers.ci_high, strict=True)
@@ -402,7 +407,7 @@ def answers_table(
         out[needed_header(answers.topics_needed)] = [
             needed_text(entries) for entries in answers.topics_needed
         ]
-    out["Topics (leaked / other)"] = [
+    out[f"Topics ({first} / {second})"] = [
         f"{a} / {b}" for a, b in zip(answers.leaked_topics, answers.other_topics, strict=True)
     ]
     return out.reset_index(drop=True)

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from leakeval_core.api import view as view_module
 from leakeval_core.api.terms import METHODS, Statistics
-from leakeval_core.api.view import View
+from leakeval_core.api.view import SPLITS, View
 from leakeval_core.errors import LeakevalError
 from leakeval_core.evaluation.conventions import Conventions
 
@@ -39,6 +39,7 @@ views = st.builds(
     method=st.none() | st.sampled_from(METHODS),
     threshold=st.none() | st.floats(0.0, 1.0, allow_nan=False),
     collection=st.none() | st.text(min_size=1, max_size=20),
+    split=st.sampled_from(SPLITS),
     allow_incomplete=st.booleans(),
 )
 """Every View: the screen's URL tests (tests/unit/app/test_screen.py) draw from it too."""
@@ -54,6 +55,7 @@ def test_a_view_holds_only_what_changes_a_number():
         "method",
         "threshold",
         "collection",
+        "split",
         "allow_incomplete",
     }
 
@@ -121,3 +123,10 @@ def test_the_deltas_sized_for_by_default_are_the_measures_own():
         "--delta",
         "0.01",
     ]
+
+
+def test_the_split_is_a_setting_with_a_flag_and_one_error():
+    assert View(split="answer").to_flags() == ["--split", "answer"]
+    assert View().to_flags() == []
+    with pytest.raises(LeakevalError, match="unknown split 'answers'; use leaked or answer"):
+        View(split="answers")

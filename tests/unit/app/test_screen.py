@@ -143,6 +143,7 @@ def test_every_setting_has_its_parameter():
             method="lexical",
             threshold=0.5,
             collection="core18",
+            split="answer",
             allow_incomplete=True,
         ),
         page="audit",
@@ -156,6 +157,7 @@ def test_every_setting_has_its_parameter():
         "method": "lexical",
         "threshold": "0.5",
         "collection": "core18",
+        "split": "answer",
         "present": "1",
         "allow_incomplete": "1",
         "depth": "10",
@@ -213,3 +215,11 @@ def test_a_measures_own_deltas_stay_out_of_the_link_and_come_back_from_it():
     assert notices == () and back.view.statistics.delta == (1.0, 2.0, 5.0)
     bad, notices = Screen.from_params({"measure": "first_rel_rank", "delta": "abc"})
     assert bad.view.statistics.delta == (1.0, 2.0, 5.0) and "the measure's own" in notices[0]
+
+
+def test_a_links_split_is_read_and_a_bad_one_ignored():
+    screen, notices = Screen.from_url("/audit?split=answer")
+    assert screen.view.split == "answer" and notices == ()
+    screen, notices = Screen.from_url("/audit?split=queries")
+    assert screen.view.split == "leaked"
+    assert "split=queries" in notices[0]

@@ -1,0 +1,117 @@
+"""The split by answers, on a generated folder: answer-leaked, query-leaked and clean topics
+add up to the judged ones on every door, and each comparison is Welch's test on its two
+groups' gains, corrected over the model's three comparisons and its sibling models."""
+
+import json
+
+import pandas as pd
+import pytest
+from scipy import stats
+
+from leakeval_core import api
+from leakeval_core.cli import main
+
+pytestmark = pytest.mark.demo
+
+SPLITS = ["answer-leaked vs clean", "query-leaked vs clean", "answer-leaked vs query-leaked"]
+
+
+def _kinds(answers_dir) -> pd.Series:
+    """Each topic's kind by hand: leaked topics are those with a planted pair; of those, the
+    even ids got a training positive among their relevant documents (`answers_experiment`)."""
+    topics = api.load_experiment(answers_dir)
+    qrels = pd.read_csv(
+        answers_dir / "qrels.txt", sep=" ", names=["qid", "it", "d", "g"], dtype=str
+    )
+    judged = sorted(set(qrels.qid[qrels.g.astype(int) > 0]))
+    pairs = pd.read_csv(answers_dir / "pairs.csv", dtype=str)
+    leaked = set(pairs.test_qid)
+    assert topics.training_qrels is not None
+    return pd.Series(
+        {
+            q: (
+                "clean"
+                if q not in leaked
+                else "answer-leaked"
+                if int(q) % 2 == 0
+                else "query-leaked"
+            )
+            for q in judged
+        }
+    )
+
+
+def test_the_audit_by_answers_is_welchs_test_on_each_pair_of_groups(answers_dir, tmp_path):
+    kinds = _kinds(answers_dir)
+    out = tmp_path / "audit.csv"
+    assert (
+        main(
+            ["audit", str(answers_dir), "--split", "answer", "--measure", "P_10", "--out", str(out)]
+        )
+        == 0
+    )
+    table = pd.read_csv(out, comment="#")
+    assert sorted(set(table.split)) == sorted(SPLITS)
+    counts = kinds.value_counts()
+    assert counts.sum() == 50
+    scores = api.score(
+        answers_dir / "qrels.txt", sorted((answers_dir / "runs").glob("*.run")), ["P_10"]
+    )
+    per_query = {
+        name: pd.Series(r.values["P_10"], index=[str(q) for q in r.qids])
+        for name, r in scores.runs.items()
+    }
+    for row in table.itertuples():
+        first, second = row.split.split(" vs ")
+        assert (row.leaked_topics, row.other_topics) == (counts[first], counts[second])
+        gain = (per_query[row.model] - per_query["bm25"]).reindex(kinds.index)
+        a, b = gain[kinds == first].to_numpy(), gain[kinds == second].to_numpy()
+        welch = stats.ttest_ind(a, b, equal_var=False)
+        assert row.difference == pytest.approx(a.mean() - b.mean())
+        assert row.p_adjusted == pytest.approx(min(1.0, welch.pvalue * 6))
+        assert row.family_size == 6  # two models × three comparisons
+
+
+def test_every_door_counts_the_same_groups(answers_dir, tmp_path):
+    from_folder = api.audit(answers_dir, split="answer", measure="P_10")
+    from_files = api.audit(
+        answers_dir / "qrels.txt",
+        {p.stem: p for p in sorted((answers_dir / "runs").glob("*.run"))},
+        baseline="bm25",
+        leakage=answers_dir / "pairs.csv",
+        train_qrels=answers_dir / "train_qrels.tsv",
+        collection="core17",
+        split="answer",
+        measure="P_10",
+    )
+    columns = ["split", "leaked_topics", "other_topics", "difference", "p_adjusted"]
+    left = from_folder.table.rename(columns={"model": "system"})[["system", *columns]]
+    pd.testing.assert_frame_equal(
+        left.reset_index(drop=True), from_files.table[["system", *columns]].reset_index(drop=True)
+    )
+    said = "20 answer-leaked, 11 query-leaked, 19 clean of 50 judged topics"
+    assert said in from_folder.leaked["core17"]
+    assert said in from_files.leaked["core17"]
+    card = tmp_path / "card.md"
+    assert (
+        main(
+            ["card", str(answers_dir), "--split", "answer", "--measure", "P_10", "--out", str(card)]
+        )
+        == 0
+    )
+    figures = json.loads(card.with_suffix(".json").read_text())
+    row = figures["collections"][0]
+    assert (row["answer-leaked"], row["query-leaked"], row["clean"]) == (20, 11, 19)
+    assert sum(row[k] for k in ("answer-leaked", "query-leaked", "clean")) == row["topics"]
+    assert "20 / 11 / 19" in card.read_text()
+    assert "--split answer" in card.read_text()  # its command gives the same card again
+
+
+def test_without_training_qrels_the_split_by_answers_says_what_it_needs(audit_dir, capsys):
+    assert main(["audit", str(audit_dir), "--split", "answer"]) != 0
+    assert "needs the training qrels" in capsys.readouterr().err
+
+
+def test_the_leaderboard_refuses_a_split_it_does_not_make(answers_dir, capsys):
+    assert main(["leaderboard", str(answers_dir), "--split", "answer"]) != 0
+    assert "no split by answers" in capsys.readouterr().err
