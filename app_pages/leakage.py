@@ -2,11 +2,10 @@
 
 import streamlit as st
 
-from leakeval_app import navigation, state, views
+from leakeval_app import navigation, sections, state, views
 from leakeval_app.context import current
 from leakeval_app.markup import code, plain
 from leakeval_app.render import collection_or_stop, error_text, show_fig, show_table
-from leakeval_app.sections import show_detection_quality
 from leakeval_core import api
 from leakeval_core.api import doors
 from leakeval_core.api.terms import JUDGED
@@ -142,6 +141,10 @@ with tab_pairs:
         columns = ["collection", "test_qid", "test_text", "train_text", "similarity", "category"]
         if pairs.method.nunique() > 1:
             columns.insert(-1, "method")
+        if leakage.answered:  # how many of the topic's relevant documents it trained on
+            columns.insert(columns.index("similarity") + 1, "shared_relevant")
+            if pairs.collection.nunique() == 1:  # room for it at 1280 px
+                columns.remove("collection")
         st.caption(
             f"{len(pairs):,} pair{'' if len(pairs) == 1 else 's'} shown; the CSV adds "
             "each pair's field, training query id and method."
@@ -158,11 +161,16 @@ with tab_pairs:
             similarity=st.column_config.NumberColumn(format="%.3f", width="small"),
             test_qid=st.column_config.TextColumn("topic", width="small"),
             category=st.column_config.TextColumn(width="small"),
+            shared_relevant=st.column_config.NumberColumn(
+                "shared",
+                width="small",
+                help="relevant documents of the topic that are "
+                "positives of the training query: the answer leaked too",
+            ),
         )
 
         if presenting:
             st.stop()
-        st.markdown("**Open a topic of this table in the drill-down**")
         shown = (
             pairs[["collection", "test_qid"]]
             .drop_duplicates()
@@ -177,6 +185,11 @@ with tab_pairs:
                 (c, q): f"{c} · {q} · {t}" if isinstance(t, str) else f"{c} · {q}"
                 for c, q, t in zip(shown.collection, shown.qid, shown.title, strict=True)
             }
+            if leakage.answered:  # an answer-leaked topic first, where the table has one
+                shared = pairs[pairs.shared_relevant > 0].sort_values(["collection", "test_qid"])
+                first = next(zip(shared.collection, shared.test_qid, strict=True), None)
+                sections.show_topic_answers(ctx, labels, first)
+            st.markdown("**Open a topic of this table in the drill-down**")
             cols = st.columns([3, 1])
             choice = cols[0].selectbox(
                 "Topic", list(labels), format_func=labels.get, label_visibility="collapsed"
@@ -202,4 +215,6 @@ for tab in tab_quality:
                 st.info(error_text(exc), icon=":material/info:")
             else:
                 seen = views.labels_seen_in_fitting(ctx)
-                show_detection_quality(quality, threshold, ctx.experiment.labels.name, seen)
+                sections.show_detection_quality(
+                    quality, threshold, ctx.experiment.labels.name, seen
+                )

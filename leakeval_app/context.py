@@ -61,7 +61,9 @@ class AppContext:
 
     @property
     def leakage(self):
-        return self.study.leakage(self.method)
+        """The pairs under the view: with training qrels, each says which relevant documents
+        it shares (`Study.pairs`)."""
+        return self.study.pairs(self.view)
 
     @cached_property
     def threshold(self) -> float:

@@ -23,6 +23,7 @@ from leakeval_core.errors import LeakevalError
 from leakeval_core.present.audit_plots import audit_figure
 from leakeval_core.present.display import (
     CHANGES_TITLE,
+    DASH,
     NO_CHANGES,
     changes_table,
     leaderboard_table,
@@ -161,7 +162,7 @@ def show_uploaded_audit(collection: str) -> None:
         show_error(exc)
     else:  # as the experiment's models are shown: the verdict first, never cut off
         show_scoring_warnings(result.scoring_warnings)
-        rows = result.table[result.table.split == "leaked"]
+        rows = doors.headline_rows(result.table)
         show_fig(
             audit_figure,
             rows,
@@ -263,3 +264,50 @@ def show_leaderboard(board: api.Leaderboard, name: str) -> None:
         show_text_table(moved)
     for tau in one.tau.itertuples():
         st.caption(tau_text(tau))
+
+
+def show_topic_answers(ctx, labels: dict, first: tuple | None = None) -> None:
+    """A topic's near-duplicate training queries and each one's positive documents, the
+    test qrels' grade beside each: which answers the model was trained on. `first`: the
+    topic shown first (an answer-leaked one)."""
+    st.markdown("**A topic's near-duplicates and the documents they were trained on**")
+    choice = st.selectbox(
+        "Topic whose training positives to show",
+        list(labels),
+        index=list(labels).index(first) if first in labels else 0,
+        format_func=labels.get,
+        key="answers_topic",
+    )
+    answers = views.topic_answers(ctx, *choice)
+    st.caption(plain(answers.sentence))
+    table = answers.table.assign(
+        grade=[DASH if g != g else str(int(g)) for g in answers.table.grade],  # NaN: unjudged
+        text=answers.table.text.fillna(DASH),
+    )
+    columns = ["train_qid", "train_text", "similarity", "docid", "grade", "relevant", "text"]
+    if answers.table.text.isna().all():  # no document at hand: the ids get its room
+        columns.remove("text")
+        st.caption(
+            "The collection's documents are not at hand here (a BEIR corpus or a downloaded "
+            "ir_datasets collection shows their text)."
+        )
+    show_table(
+        table[columns],
+        height=min(36 * (len(answers.table) + 1) + 3, 320),
+        train_qid=st.column_config.TextColumn("query id", width="small"),
+        train_text=st.column_config.TextColumn("training query", width="medium"),
+        similarity=st.column_config.NumberColumn("sim.", format="%.3f", width="small"),
+        docid=st.column_config.TextColumn("positive document", width="medium"),
+        grade=st.column_config.TextColumn(
+            "grade", width="small", help="the topic's qrels' grade; – unjudged"
+        ),
+        relevant=st.column_config.CheckboxColumn(
+            "relevant", width="small", help="relevant to the topic at the relevance level"
+        ),
+        text=st.column_config.TextColumn(
+            "document text",
+            width="large",
+            help="from the collection's documents where they are at hand (a BEIR corpus, "
+            "an ir_datasets collection downloaded); – otherwise",
+        ),
+    )

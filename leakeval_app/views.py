@@ -111,6 +111,15 @@ def leakage_overview(ctx: AppContext):
     )
 
 
+def topic_answers(ctx: AppContext, collection: str, qid: str):
+    """One topic's near-duplicates' positive documents, relevant ones first."""
+    return remembered(
+        ctx,
+        ("topic_answers", ctx.settings, collection, qid),
+        lambda: doors.topic_answers(ctx.study, ctx.settings, collection, qid),
+    )
+
+
 def paired(ctx: AppContext, a: dict, b: dict):
     """A vs B on the chosen measure, and every app measure side by side."""
     return remembered(

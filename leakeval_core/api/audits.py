@@ -32,10 +32,7 @@ from leakeval_core.api.terms import TESTS
 from leakeval_core.api.view import View
 from leakeval_core.errors import LeakevalError
 from leakeval_core.experiment.scores import Progress
-from leakeval_core.leakage.rule import ANSWER_COMPARISONS, CLEAN
-
-ANSWER_SPLITS = tuple(f"{first} vs {second}" for first, second in ANSWER_COMPARISONS)
-"""The split column's names of the three comparisons by answers (`View.split` answer)."""
+from leakeval_core.leakage.rule import ANSWER_COMPARISONS, ANSWER_SPLITS, CLEAN
 
 if TYPE_CHECKING:
     from leakeval_core.analysis.statistics_options import Statistics
@@ -630,6 +627,14 @@ def audit_family(
     parts += [(k, f"{k} levels") for k in keys if k != "collection"]
     rows = rows.assign(comparison=rows.split, split=rows.split.map(split_family))
     return family_sentence(rows, ("collection", "split"), parts, statistics)
+
+
+def headline_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows a one-answer summary (the Story, the report, the uploaded audit) leads with:
+    leaked minus other; split by answers, answer-leaked minus clean (the others are in the
+    audit's table)."""
+    first = "leaked" if (table.split == "leaked").any() else ANSWER_SPLITS[0]
+    return table[table.split == first]
 
 
 def split_family(split: str) -> str:

@@ -31,6 +31,7 @@ __all__ = [
     "HOW_RELATED",
     "TARGET_RECALL",
     "LeakageOverview",
+    "TopicAnswers",
     "at_threshold",
     "collection_topics",
     "detect_leakage",
@@ -40,6 +41,7 @@ __all__ = [
     "experiment_options",
     "inflation",
     "leakage_overview",
+    "topic_answers",
 ]
 
 
@@ -264,6 +266,63 @@ def leakage_overview(data: Study | Any, view: View) -> LeakageOverview:
             if truth is not None and pairs.source != truth.source
             else None
         ),
+    )
+
+
+def topic_answers(data: Study | Any, view: View, collection: str, qid: str) -> TopicAnswers:
+    """One topic's near-duplicate training queries (the leaked rule's pairs) and each one's
+    positive documents: train_qid, train_text, similarity, docid, grade (the test qrels'
+    grade, NaN where unjudged), relevant (at the view's level), text (where the collection's
+    documents are at hand). Relevant positives first: the answers the model saw."""
+
+    from leakeval_core.experiment.collections import document_text
+
+    study = Study.open(data)
+    pairs = study.pairs(view)
+    if not pairs.answered:
+        pairs.leaks()  # the one error saying how to give the training qrels
+    near = pairs.table[pairs.reached(view.threshold)]
+    near = near[(near.collection == collection) & (near.test_qid == str(qid))]
+    positives = study.training_answers().positives
+    rows = near[["train_qid", "train_text", "similarity"]].merge(positives, on="train_qid")
+    source = study.collection(collection)
+    grades = source.qrels[source.qrels.qid == str(qid)].set_index("docid").grade
+    rows["grade"] = rows.docid.map(grades)
+    rows["relevant"] = rows.grade >= view.conventions.relevance_level
+    rows["text"] = [
+        document_text(source, d) if r else None
+        for d, r in zip(rows.docid, rows.relevant, strict=True)
+    ]
+    rows = rows.sort_values(
+        ["relevant", "similarity", "train_qid", "docid"],
+        ascending=[False, False, True, True],
+        kind="stable",
+    ).reset_index(drop=True)
+    return TopicAnswers(rows, _answers_sentence(rows, len(near), view.conventions.relevance_level))
+
+
+@dataclass(frozen=True)
+class TopicAnswers:
+    """`topic_answers`: the rows, and what they say in one sentence."""
+
+    table: pd.DataFrame
+    sentence: str
+
+
+def _answers_sentence(rows: pd.DataFrame, near: int, level: int) -> str:
+    """ "3 near-duplicates, with 4 training positives; 1 is a relevant document of the topic
+    (grade ≥ 1): answer-leaked"."""
+    if not near:
+        return "No near-duplicate at this threshold: the topic is clean."
+    shared, positives = rows.docid[rows.relevant].nunique(), rows.docid.nunique()
+    kind = "answer-leaked" if shared else "query-leaked"
+    which = {0: "none is a relevant document", 1: "1 is a relevant document"}.get(
+        shared, f"{shared} are relevant documents"
+    )
+    return (
+        f"{near} near-duplicate{'s' if near != 1 else ''}, with {positives} training "
+        f"positive{'s' if positives != 1 else ''}; {which} of the topic (grade ≥ {level}): "
+        f"{kind}."
     )
 
 

@@ -147,13 +147,13 @@ def _opening_pair(study: Study, view: View, kind: str) -> dict:
 def _rows(study: Study, view: View, kind: str):
     """The rows a story picks from: inflation per pair (twins), audit per model (audit),
     in the order the design gives."""
-    from leakeval_core.api.audits import audit
+    from leakeval_core.api.audits import audit, headline_rows
     from leakeval_core.api.leakage import inflation
 
     if kind == "twins":
         return inflation(study, view=view).table
     result = audit(study, view=view)
-    return result.table[result.table.split == "leaked"].reset_index(drop=True)
+    return headline_rows(result.table).reset_index(drop=True)
 
 
 def story(
@@ -286,7 +286,7 @@ def _audited(study: Study, view: View, pair: dict, opening: str) -> Story:
     import pandas as pd
 
     from leakeval_core.analysis.audit import gain_share
-    from leakeval_core.api.audits import audit
+    from leakeval_core.api.audits import audit, headline_rows
     from leakeval_core.api.results import rows_at
     from leakeval_core.present.story import tell
 
@@ -294,7 +294,7 @@ def _audited(study: Study, view: View, pair: dict, opening: str) -> Story:
     base = pair.get("baseline", design.baseline)  # a pair names it among several
     full = audit(study, view=view)
     result = full.at({**pair, "baseline": str(base)})
-    leaked_rows = result.table[result.table.split == "leaked"]
+    leaked_rows = headline_rows(result.table)
     if leaked_rows.empty or not result.closer:  # a model another collection has, say
         where = ", ".join(f"{k}={v}" for k, v in pair.items() if k != design.system)
         raise LeakevalError(
@@ -339,7 +339,7 @@ def _audited(study: Study, view: View, pair: dict, opening: str) -> Story:
     top = _with_queries(top.assign(collection=pair["collection"]), pair, study, view, {})
     # every model's answer against every baseline
     where = {k: v for k, v in pair.items() if k not in (design.system, "baseline")}
-    answers = rows_at(full.table[full.table.split == "leaked"], where)
+    answers = rows_at(headline_rows(full.table), where)
     return tell(
         facts,
         measure,

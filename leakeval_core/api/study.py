@@ -380,7 +380,15 @@ class Study:
         level = view.conventions.relevance_level
         return self._memo.get(
             ("answers", method, level),
-            lambda _: answered(pairs, self._qrels(), self.experiment.training_qrels, level),
+            lambda _: answered(pairs, self._qrels(), self.training_answers(), level),
+        )
+
+    def training_answers(self):
+        """`[training_queries] qrels` read once (`leakage.answers.TrainingAnswers`)."""
+        from leakeval_core.leakage.answers import training_answers
+
+        return self._memo.get(
+            ("training answers",), lambda _: training_answers(self.experiment.training_qrels)
         )
 
     def _qrels(self) -> dict[str, pd.DataFrame]:

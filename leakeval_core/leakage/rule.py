@@ -42,6 +42,8 @@ LEAKS = (ANSWER_LEAKED, QUERY_LEAKED, CLEAN)
 ANSWER_COMPARISONS = ((ANSWER_LEAKED, CLEAN), (QUERY_LEAKED, CLEAN), (ANSWER_LEAKED, QUERY_LEAKED))
 """The split by answers: each kind of leak against clean topics, and answers against queries
 alone (does seeing the answer add to seeing the question?), one family of three tests."""
+ANSWER_SPLITS = tuple(f"{first} vs {second}" for first, second in ANSWER_COMPARISONS)
+"""Their names in an audit's split column; the first is the one a summary leads with."""
 
 
 @dataclass(frozen=True)
