@@ -7,6 +7,7 @@ If leakage inflates scores, the gain concentrates on leaked topics.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -46,13 +47,18 @@ def inflation(
     direction: Direction,
     top: int = 10,
     statistics: Statistics = Statistics(),
+    comparisons: Sequence[tuple[str, str]] = (),
+    other: str = "other",
 ) -> InflationTables:
     """Split each leaked-vs-clean pair's per-query gain by leaked and other topics.
 
     `leaked` holds (collection, qid) of topics with a near-duplicate; `design` names the
     leakage factor and its leaked and clean levels. Pairs are joined by query id
     (`compare.paired`), one pair per combination of the other factors; the gain is
-    leaked − clean in the measure's better direction.
+    leaked − clean in the measure's better direction. With `comparisons` (pairs of kinds of
+    topic), `leaked` has a `leak` column naming each topic's kind (`other` for the topics it
+    lacks), and each pair of conditions gets a row per comparison, named in a `split`
+    column: the first kind's topics against the second's, all in the collection's family.
     """
     design.require("Inflation", "leakage")
     factor, leaked_level, clean_level = design.leakage, design.leaked, design.clean
@@ -70,10 +76,20 @@ def inflation(
     both = _pairs(per_query.table, factor, leaked_level, clean_level, others, leaked)
     both.insert(both.columns.get_loc("delta") + 1, "gain", direction.orient(both.delta))
     rows, splits = [], []
+    if comparisons:
+        kinds = leaked.set_index(["collection", "qid"]).leak
+        index = pd.MultiIndex.from_frame(both[["collection", "qid"]])
+        both["leak"] = kinds.reindex(index).fillna(other).to_numpy()
     for keys, pairs in both.groupby(others, sort=True, observed=True):
         keys = keys if isinstance(keys, tuple) else (keys,)
-        rows.append(dict(zip(others, keys, strict=True)))
-        splits.append(Split(pairs.gain.to_numpy(), pairs.leaked.to_numpy()))
+        placed = dict(zip(others, keys, strict=True))
+        if not comparisons:
+            rows.append(placed)
+            splits.append(Split(pairs.gain.to_numpy(), pairs.leaked.to_numpy()))
+        for first, second in comparisons:
+            kept = pairs[pairs.leak.isin([first, second])]
+            rows.append({**placed, "split": f"{first} vs {second}"})
+            splits.append(Split(kept.gain.to_numpy(), (kept.leak == first).to_numpy()))
     if not rows:
         raise LeakevalError(
             f"no pair of conditions differs only in {factor} ({leaked_level} vs {clean_level})"

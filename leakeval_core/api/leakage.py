@@ -17,6 +17,7 @@ from leakeval_core.leakage.detection_options import DetectionOptions, encoder_of
 from leakeval_core.leakage.detection_quality import TARGET_RECALL, at_threshold
 from leakeval_core.leakage.devices import detection_source, ran_on
 from leakeval_core.leakage.relations import CATEGORY_RULES, HOW_RELATED
+from leakeval_core.leakage.rule import ANSWER_COMPARISONS, CLEAN
 from leakeval_core.leakage.table import CATEGORIES, experiment_options
 
 if TYPE_CHECKING:
@@ -57,6 +58,7 @@ def inflation(
     top: int = 10,
     columns: Mapping[str, str] | None = None,
     progress: Progress | None = None,
+    train_qrels: Any = None,
     **settings: Any,
 ) -> Inflation:
     """How much of each leaked-vs-clean gain lands on topics with a near-duplicate.
@@ -74,7 +76,7 @@ def inflation(
     True
     """
     view = view_of(view, settings)
-    source = source_of(data, runs, columns, leakage)
+    source = source_of(data, runs, columns, leakage, train_qrels=train_qrels)
     if isinstance(source, Study):  # the Story, the Inflation tab and the report share it
         key = ("inflation", view, factor, leaked, clean, top)
         return source.remember(
@@ -93,15 +95,20 @@ def _inflation(source, view: View, factor, leaked, clean, top, progress=None) ->
     design = source.design_with(factor, leaked, clean)
     design.require("Inflation", "leakage")
     flags = source.leaked(view, "Inflation")
+    comparisons = ()
+    if view.split == "answer":  # answer-leaked, query-leaked and clean topics
+        flags, comparisons = source.pairs(view).leaks(view.threshold), ANSWER_COMPARISONS
     measure = view.parsed_measure
     scored = per_query_of(source, view, progress)
-    split = split_by_leakage(scored, flags, design, measure.direction, top, view.statistics)
+    split = split_by_leakage(
+        scored, flags, design, measure.direction, top, view.statistics, comparisons, CLEAN
+    )
     threshold = source.threshold(view)
     where = source.pairs(view).source
     rules = source.leaked_rule(view)
     caption = (
         f"{measure.label}: mean per-topic gain of {design.leaked} over {design.clean} on "
-        f"the leaked topics and on the others. {measure.direction.gains}; each level's value "
+        f"{_sides(comparisons)}. {measure.direction.gains}; each level's value "
         f"and their delta are as scored. {leaked_sentence(rules, where)} "
         + describe(view.statistics, "each collection's pairs of conditions")
     )
@@ -120,6 +127,17 @@ def _inflation(source, view: View, factor, leaked, clean, top, progress=None) ->
         scored.incomplete,
         scored.scoring_warnings,
         scored.conventions_notes,
+    )
+
+
+def _sides(comparisons) -> str:
+    if not comparisons:
+        return "the leaked topics and on the others"
+    return (
+        "the first group of each split and on the second (answer-leaked: a near-duplicate "
+        "training query's positive is a relevant document; query-leaked: none is; clean: no "
+        "near-duplicate), the three comparisons of a pair of conditions in its collection's "
+        "family"
     )
 
 

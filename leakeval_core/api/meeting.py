@@ -151,7 +151,7 @@ def _rows(study: Study, view: View, kind: str):
     from leakeval_core.api.leakage import inflation
 
     if kind == "twins":
-        return inflation(study, view=view).table
+        return headline_rows(inflation(study, view=view).table)
     result = audit(study, view=view)
     return headline_rows(result.table).reset_index(drop=True)
 
@@ -229,13 +229,15 @@ def _facts(row, statistics, **given):
 
 def _twins(study: Study, view: View, pair: dict, opening: str) -> Story:
     from leakeval_core.analysis.audit import gain_share
+    from leakeval_core.api.audits import headline_rows
     from leakeval_core.api.leakage import inflation
     from leakeval_core.api.results import rows_at
     from leakeval_core.present.story import tell
 
     design, measure, statistics = study.design, view.parsed_measure, view.statistics
     result = inflation(study, view=view)
-    rows = rows_at(result.table, pair)
+    table = headline_rows(result.table)  # split by answers: answer-leaked vs clean
+    rows = rows_at(table, pair)
     row = rows.iloc[0]
     topics = rows_at(result.gains, pair)
     a_levels = {**pair, design.leakage: design.leaked}
@@ -259,7 +261,7 @@ def _twins(study: Study, view: View, pair: dict, opening: str) -> Story:
         share_high=share[2],
     )
     x = design.size if design.size in pair else next(iter(pair), None)
-    trend = rows_at(result.table, {k: v for k, v in pair.items() if k != x})
+    trend = rows_at(table, {k: v for k, v in pair.items() if k != x})
     if x is not None:
         trend = trend.sort_values(x)
     top = _with_queries(
@@ -381,7 +383,17 @@ def _leakage_notes(study: Study, view: View, pair: dict) -> tuple[str, tuple, tu
     # twins compare the pair's leakage levels; an audit its model and baseline
     compared = ("baseline", study.design.system) if "baseline" in pair else ()
     judged = scored.judged_note({k: v for k, v in pair.items() if k not in compared})
-    notes = (*scored.conventions_notes, *([judged] if judged else []))
+    split = (
+        [
+            "Split by answers: the story's leaked topics are the answer-leaked ones (a "
+            "near-duplicate training query's positive is a relevant document) and its others "
+            "the clean ones; the query-leaked topics' comparisons are in the audit and "
+            "inflation tables."
+        ]
+        if view.split == "answer"
+        else []
+    )
+    notes = (*split, *scored.conventions_notes, *([judged] if judged else []))
     warnings = tuple(study.leakage_warnings(view))
     return sentence, warnings, scored.incomplete, scored.scoring_warnings, notes
 

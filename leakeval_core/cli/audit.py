@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 from leakeval_core.api.terms import DetectionOptions
-from leakeval_core.api.view import SPLITS
 from leakeval_core.cli.common import (
     add_dataclass_options,
     add_format_option,
@@ -106,15 +105,6 @@ def add_leakage_inputs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--train-queries", help="detect the pairs in this training query log")
     add_sample_option(parser)
     add_answer_options(parser)
-    parser.add_argument(
-        "--split",
-        choices=SPLITS,
-        default=None,
-        help="leaked: leaked minus other topics (the default); answer: answer-leaked, "
-        "query-leaked and clean topics (a near-duplicate's training positive is a relevant "
-        "document, or none is), three comparisons in one family; needs --train-qrels or pairs "
-        "with a shared_relevant column",
-    )
     parser.add_argument(
         "--threshold",
         type=float,

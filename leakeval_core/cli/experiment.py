@@ -19,6 +19,7 @@ from leakeval_core.cli.common import (
     view_from,
     write,
 )
+from leakeval_core.cli.leakage import add_answer_options
 
 __all__ = ["register"]
 
@@ -63,6 +64,7 @@ def register(sub) -> None:
     inflation = sub.add_parser("inflation", help="how much of a gain comes from leaked topics")
     inflation.add_argument("experiment")
     _add_leakage_options(inflation)
+    add_answer_options(inflation)
     add_statistics_options(inflation, "split")
     inflation.add_argument("--top", type=int, default=10, help="topics that inflate most")
     inflation.add_argument(
@@ -85,6 +87,7 @@ def register(sub) -> None:
         "baselines; default: the pair whose leaked topics gain most, as the app opens on)",
     )
     story.add_argument("--threshold", type=float, default=None, help="as for inflation")
+    add_answer_options(story)
     add_statistics_options(story, "split")
     story.add_argument("--json", action="store_true", help="headline, evidence and pair as JSON")
     story.set_defaults(handler=_cmd_story)
@@ -128,9 +131,12 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _study(args: argparse.Namespace):
-    from leakeval_core import api
+    """The experiment, with `--train-qrels` in place of its own, and the View."""
+    from leakeval_core.api.arguments import source_of
 
-    return api.Study.open(args.experiment), view_from(args)
+    return source_of(args.experiment, train_qrels=getattr(args, "train_qrels", None)), view_from(
+        args
+    )
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from leakeval_core.api.terms import LOCAL_CLUSTER, DetectionOptions
+from leakeval_core.api.view import SPLITS
 from leakeval_core.cli.common import (
     add_dataclass_options,
     add_format_option,
@@ -56,7 +57,7 @@ def register(sub) -> None:
         "sidecar keeps it, so reading the CSV back flags the same topics",
     )
     add_sample_option(leakage)
-    add_answer_options(leakage)
+    add_answer_options(leakage, split=False)
     leakage.add_argument(
         "--qrels",
         help="the test topics' qrels, which --train-qrels' positives are matched to (with "
@@ -109,7 +110,18 @@ def add_sample_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_answer_options(parser: argparse.ArgumentParser) -> None:
+def add_answer_options(parser: argparse.ArgumentParser, split: bool = True) -> None:
+    """`--train-qrels`, and where a door splits the topics, `--split` (the View's)."""
+    if split:
+        parser.add_argument(
+            "--split",
+            choices=SPLITS,
+            default=None,
+            help="leaked: leaked minus other topics (the default); answer: answer-leaked, "
+            "query-leaked and clean topics (a near-duplicate's training positive is a relevant "
+            "document, or none is), three comparisons in one family; needs --train-qrels (an "
+            "experiment: [training_queries] qrels) or pairs with a shared_relevant column",
+        )
     parser.add_argument(
         "--train-qrels",
         metavar="FILE",

@@ -2,6 +2,7 @@
 add up to the judged ones on every door, and each comparison is Welch's test on its two
 groups' gains, corrected over the model's three comparisons and its sibling models."""
 
+import io
 import json
 
 import pandas as pd
@@ -9,7 +10,10 @@ import pytest
 from scipy import stats
 
 from leakeval_core import api
+from leakeval_core.api.arguments import source_of
+from leakeval_core.api.view import View
 from leakeval_core.cli import main
+from tests.support import answers_qrels
 
 pytestmark = pytest.mark.demo
 
@@ -115,3 +119,56 @@ def test_without_training_qrels_the_split_by_answers_says_what_it_needs(audit_di
 def test_the_leaderboard_refuses_a_split_it_does_not_make(answers_dir, capsys):
     assert main(["leaderboard", str(answers_dir), "--split", "answer"]) != 0
     assert "no split by answers" in capsys.readouterr().err
+
+
+def test_inflation_by_answers_is_welchs_test_within_each_pair_of_conditions(demo_dir):
+    """The demo's twins with training qrels built from its ground truth: every pair of
+    conditions gets the three comparisons, each Welch's test on the gains of its two kinds
+    of topic (`LeakageTable.leaks`), corrected over every row of the collection."""
+    train = pd.concat(
+        [
+            pd.read_csv(
+                io.StringIO(answers_qrels(demo_dir / "leakage" / "ground_truth.csv", qrels)),
+                sep=" ",
+                names=["train_qid", "it", "docid", "grade"],
+                dtype=str,
+            )
+            for qrels in sorted((demo_dir / "collections").glob("*/qrels.txt"))
+        ]
+    ).drop_duplicates(["train_qid", "docid"])
+    study = source_of(demo_dir, train_qrels=train)
+    view = View(split="answer", measure="P_10")
+    result = api.inflation(study, view=view)
+    table = result.table[result.table.collection == "core17"]
+    assert sorted(set(table.split)) == sorted(SPLITS)
+    assert len(table) == 3 * len(table.drop_duplicates(["model", "train_size"]))
+    assert (table.family_size == len(table)).all()  # every comparison of the collection
+    leaks = study.pairs(view).leaks()
+    kinds = leaks[leaks.collection == "core17"].set_index("qid").leak
+    assert set(kinds) == {"answer-leaked", "query-leaked"}
+    for row in table.iloc[:6].itertuples():
+        gains = (
+            result.gains[
+                (result.gains.collection == "core17")
+                & (result.gains.model == row.model)
+                & (result.gains.train_size == row.train_size)
+            ]
+            .set_index("qid")
+            .gain
+        )
+        kind = kinds.reindex(gains.index).fillna("clean")
+        first, second = row.split.split(" vs ")
+        a, b = gains[kind == first].to_numpy(), gains[kind == second].to_numpy()
+        assert (row.leaked_topics, row.other_topics) == (len(a), len(b))
+        assert row.difference == pytest.approx(a.mean() - b.mean())
+        welch = stats.ttest_ind(a, b, equal_var=False)
+        assert row.p == pytest.approx(welch.pvalue)
+    assert "answer-leaked: a near-duplicate" in result.caption
+
+
+def test_the_story_says_which_split_it_tells(answers_dir, capsys):
+    assert main(["story", str(answers_dir), "--split", "answer", "--measure", "P_10"]) == 0
+    told = capsys.readouterr().out
+    assert "on the 20 topics with a near-duplicate" in told  # the answer-leaked ones
+    assert "Split by answers: the story's leaked topics are the answer-leaked ones" in told
+    assert "20 answer-leaked, 11 query-leaked, 19 clean of 50 judged topics" in told
