@@ -65,12 +65,12 @@ class TrainingAnswers:
         total, found = len(docs), pc.sum(pc.is_in(docs, value_set=judged)).as_py() or 0
         if not found:
             return (
-                f"none of the {total:,} training positives in {self.source} is a document the "
-                "test qrels judge: another corpus, so leakage is counted at the query only"
+                f"none of the {total:,} positive documents in {self.source} is judged in the "
+                "test qrels: another corpus, so leakage is counted at the query only"
             )
         return (
-            f"{found:,} of the {total:,} training positives in {self.source} are documents "
-            "the test qrels judge"
+            f"{found:,} of the {total:,} positive documents in {self.source} are judged in "
+            "the test qrels"
         )
 
 

@@ -40,7 +40,7 @@ def test_leakage_writes_shared_relevant_for_every_pair(tmp_path, capsys):
     side = json.loads((tmp_path / "pairs.csv.json").read_text())
     assert side["relevance_level"] == 1
     err = capsys.readouterr().err
-    assert "2 of the 3 training positives in train_qrels.csv are documents the test qrels" in err
+    assert "2 of the 3 positive documents in train_qrels.csv are judged in the test qrels" in err
     assert "1 answer-leaked, 1 query-leaked, 1 clean of 3 topics" in err
 
 

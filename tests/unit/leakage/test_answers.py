@@ -75,11 +75,11 @@ def test_moving_a_positive_out_of_the_relevant_set_moves_that_topic_alone():
 
 def test_training_qrels_from_another_corpus_are_said_to_share_nothing():
     pairs = _pairs(train={"t1": {"elsewhere": 1}})
-    assert "none of the 1 training positives" in pairs.answers
+    assert "none of the 1 positive documents" in pairs.answers
     assert "another corpus" in pairs.answers
     assert set(pairs.leaks(0.5).leak) == {"query-leaked"}
     # a, b, z and c of a, b, z, c and x are judged (z not relevant: judged all the same)
-    assert "4 of the 5 training positives" in _pairs().answers
+    assert "4 of the 5 positive documents" in _pairs().answers
 
 
 def test_pairs_without_answers_refuse_the_answer_split():
