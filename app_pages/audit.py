@@ -56,6 +56,24 @@ with cols[0]:
             + " or ".join(t.shown for t in TESTS.values() if t.two_sample.strata)
             + " under Statistics."
         )
+    if not ctx.leakage.empty and ctx.leakage.answered:  # training qrels: split by answers
+        split = state.control(
+            st.radio,
+            "Leaked topics",
+            "split",
+            ["leaked", "answer"],
+            default="leaked",
+            format_func={
+                "leaked": "leaked vs other",
+                "answer": "answer-leaked · query-leaked · clean",
+            }.get,
+            horizontal=True,
+            help="Answer-leaked: a near-duplicate training query's positive is a relevant "
+            "document of the topic; query-leaked: near-duplicates, none sharing one. The "
+            "three comparisons are one family.",
+        )
+        if split != ctx.view.split:
+            st.rerun()  # every page reads the split from the context the frame builds
 UPLOAD_TAB = "Audit uploaded runs"
 tab_models, tab_closer, tab_board, tab_upload = state.tabs(
     ["Per model", "Closer look", "Leaderboard", UPLOAD_TAB], "audit_tab"

@@ -62,6 +62,9 @@ def audit_figure(
     for column in varying[1:]:
         label = label + " · " + table[column].astype(str)
     rows = table.assign(label=label)
+    # split by answers ("answer-leaked vs clean"): its two groups name the axis and title
+    split = str(rows.split.iloc[0]) if "split" in rows and len(rows) else "leaked"
+    first, second = split.split(" vs ") if " vs " in split else ("leaked", "other")
     colours = rows.verdict.map({"inflated": LEAKED_COLOR, "reversed": CLEAN_COLOR}).fillna(INK)
     fig = go.Figure(
         go.Scatter(
@@ -74,8 +77,8 @@ def audit_figure(
                 rows.p_adjusted, rows.leaked_topics, rows.other_topics, rows.verdict, rows.mde
             ],
             hovertemplate="%{y}: %{x:+.4f}, %{customdata[3]}<br>adjusted p "
-            "%{customdata[0]:.3g}, mde %{customdata[4]:.3f}<br>%{customdata[1]} leaked vs "
-            "%{customdata[2]} other topics<extra></extra>",
+            f"%{{customdata[0]:.3g}}, mde %{{customdata[4]:.3f}}<br>%{{customdata[1]}} {first} vs "
+            f"%{{customdata[2]}} {second} topics<extra></extra>",
             showlegend=False,
         )
     )
@@ -89,16 +92,16 @@ def audit_figure(
             else "Too few leaked or other topics to compare",
         )
     fig.update_xaxes(
-        title=f"{measure.label} gain over {baseline}: leaked minus other topics"
-        "<br>(positive: leaked topics gain more)"
+        title=f"{measure.label} gain over {baseline}: {first} minus {second} topics"
+        f"<br>(positive: {first} topics gain more)"
     )
     fig.update_yaxes(title=None, autorange="reversed", type="category")
     # 40 px a model, never fewer than three rows' worth: with one model the margins would
     # leave its row no height to draw in
     height = 160 + 40 * max(len(rows), 3)
     title = (
-        "Leaked minus other, per model<br><sup>orange: inflated · blue: the other topics gain "
-        "more · grey: not significant, or too few topics to test</sup>"
+        f"{first.capitalize()} minus {second}, per model<br><sup>orange: inflated · blue: the "
+        f"{second} topics gain more · grey: not significant, or too few topics to test</sup>"
     )
     return style(fig, title, height)
 

@@ -71,3 +71,13 @@ def test_the_audit_page_splits_by_answers_from_a_link(answers_dir, tmp_path, mon
         "query-leaked vs clean",
     ]
     assert any("20 answer-leaked, 11 query-leaked, 19 clean" in c.value for c in at.caption)
+
+
+def test_the_audit_page_switches_to_the_split_by_answers(answers_dir, tmp_path, monkeypatch):
+    at = _page(answers_dir, tmp_path, monkeypatch)
+    at.switch_page("app_pages/audit.py").run()
+    assert widget(at.selectbox, "audit_split").options == ["leaked"]
+    widget(at.radio, "split").set_value("answer").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "answer-leaked vs clean" in widget(at.selectbox, "audit_split").options
+    assert at.query_params["split"] == "answer"  # the link keeps it
