@@ -79,6 +79,7 @@ else:
     if threshold != ctx.threshold:
         st.rerun()  # every page reads the threshold from the context the frame builds
 st.markdown(plain(leaked_sentence(ctx.study.leaked_rule(ctx.view))))
+sections.show_training_qrels(ctx)
 for warning in ctx.study.leakage_warnings(ctx.view):
     st.warning(plain(warning), icon=":material/warning:")
 for name in ctx.experiment.collections:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from leakeval_app import state, uploads, views
@@ -311,3 +313,39 @@ def show_topic_answers(ctx, labels: dict, first: tuple | None = None) -> None:
             "an ir_datasets collection downloaded); – otherwise",
         ),
     )
+
+
+def show_training_qrels(ctx) -> None:
+    """Where the training qrels come from (the experiment's, or this session's upload), the
+    line saying how many of their positives the test qrels judge, and the uploader."""
+    declared = ctx.experiment.training_qrels  # a path; an upload's study holds it read
+    pairs = ctx.leakage
+    if isinstance(declared, Path):
+        st.caption(
+            f"Training qrels: **{plain(declared.name)}** (experiment.toml): {plain(pairs.answers)}."
+        )
+        return
+    with st.expander(
+        "Which answers leaked: the training qrels",
+        icon=":material/upload:",
+        expanded=uploads.training_held(),
+    ):
+        st.caption(
+            "The training queries' positive documents. With them, each pair says which of its "
+            "topic's relevant documents the model was trained on, and every page can split "
+            "the topics into answer-leaked, query-leaked and clean. Declare them in "
+            "experiment.toml (`[training_queries] qrels`) to keep them."
+        )
+        upload = uploads.training_uploader()
+        if upload is None:
+            return
+        head = st.columns([5, 1])
+        head[0].markdown(f"**{plain(upload.name)}**")
+        if head[1].button("Remove", key="forget_training", icon=":material/delete:"):
+            uploads.forget_training()
+            st.rerun()
+        _, problem = uploads.training_study(ctx.study, ctx.key)
+        if problem is not None:
+            show_error(LeakevalError(problem))
+        elif pairs.answered:
+            st.caption(plain(pairs.answers))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from leakeval_app import loaders, served, state
+from leakeval_app import loaders, served, state, uploads
 from leakeval_app.context import AppContext
 from leakeval_app.markup import plain
 from leakeval_app.render import lazy_expander
@@ -30,6 +30,7 @@ def draw(root: Path) -> AppContext:
         st.title("leakeval")
         st.caption("How much of a zero-shot score comes from leaked test queries?")
         study, key = open_experiment(root)
+        study, _ = uploads.training_study(study, key)  # the session's training qrels, if any
         choose_measure(study)
         # Settings changed rarely sit in lazy expanders: closed, their widgets are not sent
         # to the browser at all, and the captions below say what they are set to.

@@ -1,4 +1,5 @@
-"""Uploaded runs, kept for the browser session, and what was computed from them.
+"""Uploaded runs (and training qrels), kept for the browser session, and what was computed
+from them.
 
 Streamlit's file uploader hands a file over on the rerun it arrives in. Here it is copied
 into the session's store, keyed by its content (the same file uploaded twice is kept once),
@@ -81,6 +82,8 @@ class _Kept:
     def __init__(self, session_id: str | None) -> None:
         self.session_id = session_id
         self.runs: dict[str, Upload] = {}
+        self.training: Upload | None = None
+        """Training qrels: the training queries' positives, one file (`training_study`)."""
         self.derived: OrderedDict[tuple, Any] = OrderedDict()
         self.refused: list[str] = []
         self.uploader = 0
@@ -90,10 +93,12 @@ class _Kept:
 
     @property
     def size(self) -> int:
-        return sum(run.size for run in self.runs.values())
+        training = self.training.size if self.training is not None else 0
+        return training + sum(run.size for run in self.runs.values())
 
     def release(self) -> None:
         self.runs.clear()
+        self.training = None
         self.derived.clear()
         self.refused.clear()
         give_back()
@@ -155,11 +160,12 @@ def _script_context():
     return get_script_run_ctx()
 
 
-def keep(files: Iterable) -> None:
-    """Add newly uploaded files (Streamlit UploadedFile objects) to the session's runs, or
-    say why one is refused, and let go of Streamlit's copies. A file let go before comes
-    back as a DeletedFile when the browser sends an old uploader's state again: it was
-    kept or refused then, so it is passed over."""
+def keep(files: Iterable, training: bool = False) -> None:
+    """Add newly uploaded files (Streamlit UploadedFile objects) to the session's runs (or,
+    `training`, as its training qrels, in place of any before), or say why one is refused,
+    and let go of Streamlit's copies. A file let go before comes back as a DeletedFile when
+    the browser sends an old uploader's state again: it was kept or refused then, so it is
+    passed over."""
     from streamlit.runtime.uploaded_file_manager import UploadedFile
 
     files = [file for file in files if isinstance(file, UploadedFile)]
@@ -176,7 +182,16 @@ def keep(files: Iterable) -> None:
         server = sum(other.size for other in _LIVE)
         for name, data, size in arrived:
             digest = hashlib.blake2b(data, digest_size=16).hexdigest()
-            if digest not in kept.runs:
+            if training:
+                if kept.training is not None:  # replaced: its size is the session's no more
+                    server -= kept.training.size
+                    forget_training()
+                if refusal := _refusal(name, size, kept.size, server):
+                    kept.refused.append(refusal)
+                else:
+                    kept.training = Upload(digest, name, data, size)
+                    server += size
+            elif digest not in kept.runs:
                 if refusal := _refusal(name, size, kept.size, server):
                     kept.refused.append(refusal)
                 else:
@@ -249,6 +264,66 @@ def uploader() -> list[Upload]:
     for refusal in _kept().refused:
         st.error(f"leakeval: {plain(refusal)}")
     return kept()
+
+
+def training_uploader() -> Upload | None:
+    """The uploader for the session's training qrels (one file, kept as a run is, under the
+    same limits); the one kept, or None."""
+    if not uploads_allowed():
+        st.caption(f"Uploads are off on this server ({NO_UPLOADS}).")
+        return None
+    key = f"training_{uploader_key()}"
+    st.file_uploader(
+        "Training qrels (TREC qrels such as MS MARCO's qrels.train.tsv, a BEIR qrels TSV, or "
+        "a CSV of train_qid and docid; plain or gzipped)",
+        key=key,
+        on_change=lambda: keep([f] if (f := st.session_state[key]) else [], training=True),
+    )
+    for refusal in _kept().refused:
+        st.error(f"leakeval: {plain(refusal)}")
+    return _kept().training
+
+
+def training_held() -> bool:
+    """Whether the session holds training qrels, or was just told why a file was refused:
+    what it must see without opening anything."""
+    kept = st.session_state.get(_STORE)
+    return kept is not None and (kept.training is not None or bool(kept.refused))
+
+
+def forget_training() -> None:
+    """Drop the session's training qrels, and the study computed from them."""
+    kept = _kept()
+    if kept.training is not None:
+        digest = kept.training.digest
+        kept.training = None
+        for entry in [e for e in kept.derived if digest in e[0]]:
+            del kept.derived[entry]
+    _renew()
+
+
+def training_study(study, key: tuple) -> tuple[Any, str | None]:
+    """`study` with the session's uploaded training qrels in place of none (a Study of its
+    own, kept with the upload), and why the upload could not be read (None when it could
+    or there is none). An experiment that declares its own keeps them."""
+    kept = st.session_state.get(_STORE)
+    upload = kept.training if kept is not None else None
+    if upload is None or study.experiment.training_qrels is not None:
+        return study, None
+    try:
+        return derived([upload], ("training study", *key), lambda: _trained(study, upload)), None
+    except LeakevalError as exc:
+        return study, str(exc)
+
+
+def _trained(study, upload: Upload):
+    from dataclasses import replace
+
+    from leakeval_core.api import Study
+    from leakeval_core.api.doors import training_answers
+
+    answers = training_answers((upload.name, upload.data))  # a bad line fails here, once
+    return Study(replace(study.experiment, training_qrels=answers), study.cache)
 
 
 def kept() -> list[Upload]:

@@ -75,11 +75,12 @@ class TrainingAnswers:
 
 
 def training_answers(value: object) -> TrainingAnswers:
-    """Training qrels as given to a door: a file (`read_training_qrels`), a frame of training
-    query and document columns, a {train_qid: {docid: grade}} dict, or answers already read."""
+    """Training qrels as given to a door: a file (`read_training_qrels`) or its (name, bytes),
+    a frame of training query and document columns, a {train_qid: {docid: grade}} dict, or
+    answers already read."""
     if isinstance(value, TrainingAnswers):
         return value
-    if isinstance(value, str | os.PathLike):
+    if isinstance(value, str | os.PathLike | tuple):  # a path, or (name, bytes) uploaded
         return read_training_qrels(value)
     if isinstance(value, dict):
         rows = [(str(q), str(d), g) for q, docs in value.items() for d, g in dict(docs).items()]
@@ -92,7 +93,7 @@ def training_answers(value: object) -> TrainingAnswers:
     )
 
 
-def read_training_qrels(path: str | os.PathLike[str]) -> TrainingAnswers:
+def read_training_qrels(path: str | os.PathLike[str] | tuple[str, bytes]) -> TrainingAnswers:
     """TREC qrels (MS MARCO's `qrels.train.tsv`), a BEIR qrels TSV, anything `read_qrels`
     reads, or a CSV/TSV whose header names a training query and a positive document column
     (every row a positive). A grade of 0 or less is not a positive."""
@@ -105,7 +106,7 @@ def read_training_qrels(path: str | os.PathLike[str]) -> TrainingAnswers:
     if any(c in _QUERY for c in cells) and not any(c in COLUMN_ALIASES["grade"] for c in cells):
         frame = pd.read_csv(io.BytesIO(data), sep=sep, dtype=str, keep_default_na=False)
         return _from_frame(frame, Path(name).name, name)
-    frame = read_qrels(path)
+    frame = read_qrels((name, data))
     return _answers(frame.rename(columns={"qid": "train_qid"}), Path(name).name)
 
 
