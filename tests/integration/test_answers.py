@@ -172,3 +172,27 @@ def test_the_story_says_which_split_it_tells(answers_dir, capsys):
     assert "on the 20 topics with a near-duplicate" in told  # the answer-leaked ones
     assert "Split by answers: the story's leaked topics are the answer-leaked ones" in told
     assert "20 answer-leaked, 11 query-leaked, 19 clean of 50 judged topics" in told
+
+
+def test_training_qrels_of_another_corpus_leave_every_leaked_topic_query_leaked(real_audit):
+    """Real Robust04 and Core 2018 qrels and the study's human judgments, with training
+    positives from MS MARCO's corpus (document ids `D…`): none is judged, the line says so,
+    every leaked topic is query-leaked, and query-leaked minus clean is the audit's leaked
+    minus other, the same topics and the same test."""
+    pairs = pd.read_csv(real_audit / "judged-pairs.csv", dtype=str)
+    train = pd.DataFrame({"train_qid": pairs.train_qid, "docid": "D" + pairs.train_qid})
+    plain = api.audit(real_audit, measure="ndcg_cut_10")
+    split = api.audit(real_audit, measure="ndcg_cut_10", split="answer", train_qrels=train)
+    for sentence in split.leaked.values():
+        assert "positive documents in the given training qrels is judged" in sentence
+        assert "another corpus" in sentence
+        leaked = int(sentence.split(" leaked of ")[0])
+        judged = int(sentence.split(" leaked of ")[1].split(" ")[0])
+        assert f"0 answer-leaked, {leaked} query-leaked, {judged - leaked} clean" in sentence
+    keys = ["collection", "model", "baseline"]
+    before = plain.table[plain.table.split == "leaked"].set_index(keys)
+    after = split.table[split.table.split == "query-leaked vs clean"].set_index(keys)
+    columns = ["leaked_topics", "other_topics", "difference", "p"]
+    pd.testing.assert_frame_equal(before[columns], after.loc[before.index, columns])
+    nothing = split.table[split.table.split != "query-leaked vs clean"]
+    assert set(nothing.verdict) == {"cannot tell"}  # no answer-leaked topic to compare
