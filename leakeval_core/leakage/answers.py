@@ -111,16 +111,24 @@ def read_training_qrels(path: str | os.PathLike[str] | tuple[str, bytes]) -> Tra
 
 
 def _from_frame(frame: pd.DataFrame, source: str, file: str | None) -> TrainingAnswers:
+    def fail(row: int | None, why: str) -> LeakevalError:
+        """At a file's line (its header is line 1), or a frame's row."""
+        if file:
+            return ParseError(file, 1 if row is None else row + 2, why)
+        return LeakevalError(
+            f"{source}: {why}" if row is None else f"{source}: row {row + 1}: {why}"
+        )
+
     named = {str(c).strip().lower(): c for c in frame.columns}
     query = next((named[c] for c in _QUERY if c in named), None)
     doc = next((named[c] for c in _DOC if c in named), None)
     if query is None or doc is None:
         missing = "training query" if query is None else "document"
-        why = (
+        raise fail(
+            None,
             f"no {missing} column among {', '.join(map(str, frame.columns))}; name the "
-            f"training query train_qid (or qid) and the document docid (or doc_id, corpus-id)"
+            f"training query train_qid (or qid) and the document docid (or doc_id, corpus-id)",
         )
-        raise ParseError(file, 1, why) if file else LeakevalError(f"{source}: {why}")
     out = pd.DataFrame(
         {
             "train_qid": frame[query].astype(str).str.strip(),
@@ -130,24 +138,14 @@ def _from_frame(frame: pd.DataFrame, source: str, file: str | None) -> TrainingA
     empty = (out.train_qid == "") | (out.docid == "")
     if empty.any():
         row = int(np.argmax(empty.to_numpy()))
-        why = f"an empty {'training query' if out.train_qid.iloc[row] == '' else 'document'} id"
-        raise (
-            ParseError(file, row + 2, why)
-            if file
-            else LeakevalError(f"{source}: row {row + 1}: {why}")
-        )
+        what = "training query" if out.train_qid.iloc[row] == "" else "document"
+        raise fail(row, f"an empty {what} id")
     grade = next((named[c] for c in COLUMN_ALIASES["grade"] if c in named), None)
     if grade is not None:
         out["grade"] = pd.to_numeric(frame[grade], errors="coerce")
-        bad = out.grade.isna()
-        if bad.any():
-            row = int(np.argmax(bad.to_numpy()))
-            why = f"grade {frame[grade].iloc[row]!r} is not a number"
-            raise (
-                ParseError(file, row + 2, why)
-                if file
-                else LeakevalError(f"{source}: row {row + 1}: {why}")
-            )
+        if out.grade.isna().any():
+            row = int(np.argmax(out.grade.isna().to_numpy()))
+            raise fail(row, f"grade {frame[grade].iloc[row]!r} is not a number")
     return _answers(out, source)
 
 

@@ -13,6 +13,23 @@ PAGES = [page_list.script(name) for name in page_list.PAGES]
 """Every page's script, in the sidebar's order, as `AppTest.switch_page` takes it."""
 
 
+def linked(experiment, tmp_path, monkeypatch, page: str, **params: str) -> AppTest:
+    """The app on the data folder holding `experiment`, opened at `page` by a link carrying
+    `params`, with a cache of its own under `tmp_path`."""
+    from tests.support import ROOT
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("LEAKEVAL_DATA", str(experiment.parent))
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    for name, value in params.items():
+        at.query_params[name] = value
+    at.run()
+    at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
 def key_of(name: str, page: str) -> str:
     """The widget key a page gives a view value (`leakeval_app.state.widget_key`)."""
     return f"w:{page}:{name}"

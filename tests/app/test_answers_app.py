@@ -7,23 +7,13 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.apptest import widget
-from tests.support import ROOT
+from tests.app.apptest import linked, widget
 
 pytestmark = pytest.mark.demo
 
 
 def _page(answers_dir, tmp_path, monkeypatch, **params: str) -> AppTest:
-    monkeypatch.chdir(ROOT)
-    monkeypatch.setenv("LEAKEVAL_DATA", str(answers_dir.parent))
-    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
-    for name, value in params.items():
-        at.query_params[name] = value
-    at.run()
-    at.switch_page("app_pages/leakage.py").run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return linked(answers_dir, tmp_path, monkeypatch, "app_pages/leakage.py", **params)
 
 
 def _chooser(at: AppTest):

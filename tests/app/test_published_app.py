@@ -4,12 +4,11 @@ every measure they carry is offered, and a link's measure is the one shown."""
 from __future__ import annotations
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from leakeval_app import page_list
 from leakeval_core.evaluation.published import NOT_RECOMPUTED
-from tests.app.apptest import PAGES, widget
-from tests.support import ROOT, published_experiment
+from tests.app.apptest import PAGES, linked, widget
+from tests.support import published_experiment
 
 pytestmark = pytest.mark.demo
 
@@ -20,20 +19,6 @@ def published(audit_dir, tmp_path_factory, request):
     usually published, without."""
     out = tmp_path_factory.mktemp("data") / "published"
     return published_experiment(audit_dir, out, qrels=request.param)
-
-
-def linked(published, tmp_path, monkeypatch, page: str, **params: str) -> AppTest:
-    """The app on `published`, opened at `page` by a link carrying `params`."""
-    monkeypatch.chdir(ROOT)
-    monkeypatch.setenv("LEAKEVAL_DATA", str(published.parent))
-    monkeypatch.setenv("LEAKEVAL_CACHE", str(tmp_path / "cache"))
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
-    for name, value in params.items():
-        at.query_params[name] = value
-    at.run()
-    at.switch_page(page).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 @pytest.mark.parametrize("page", PAGES)
