@@ -224,12 +224,6 @@ def leaderboard(
         collection=view.collection,
         train_qrels=train_qrels,
     )
-    if view.split != "leaked":
-        raise LeakevalError(
-            "the leaderboard ranks on all topics and on the clean ones; it has no split by "
-            "answers yet: its caption counts answer-leaked, query-leaked and clean topics "
-            "where training qrels are given"
-        )
     count = MANY_SYSTEMS.resamples if resamples is None else int(resamples)
     if count < 1:
         raise LeakevalError(f"resamples must be 1 or more, got {resamples}")
@@ -323,6 +317,7 @@ def standings_of(
                     statistics,
                     resamples,
                     leaked_sentence(rules, source.pairs(view).source) if rules else "",
+                    view.split == "answer",
                 ),
                 *per_query.caption_notes(),
             ]
@@ -335,10 +330,15 @@ def standings_of(
     )
 
 
-def _caption(measure, statistics, resamples: int, leaked: str) -> str:
+def _caption(measure, statistics, resamples: int, leaked: str, by_answers: bool) -> str:
+    split = (
+        " (the clean topics of the split by answers too: neither answer- nor query-leaked)"
+        if by_answers
+        else ""
+    )
     return (
         f"Mean {measure.label} on the topics every system scored and on those of them "
-        f"without a near-duplicate. {leaked} Systems that share a letter are not "
+        f"without a near-duplicate{split}. {leaked} Systems that share a letter are not "
         f"significantly different ({MANY_SYSTEMS.describe(statistics.alpha, resamples)}); "
         "a rank interval runs from 1 + the systems significantly better to the number of "
         f"systems − those significantly worse. Rank 1 is the best ({measure.direction.words})."

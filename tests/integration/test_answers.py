@@ -116,9 +116,14 @@ def test_without_training_qrels_the_split_by_answers_says_what_it_needs(audit_di
     assert "needs the training qrels" in capsys.readouterr().err
 
 
-def test_the_leaderboard_refuses_a_split_it_does_not_make(answers_dir, capsys):
-    assert main(["leaderboard", str(answers_dir), "--split", "answer"]) != 0
-    assert "no split by answers" in capsys.readouterr().err
+def test_the_leaderboard_ranks_on_the_clean_topics_both_splits_share(answers_dir):
+    """Clean is one set of topics in both splits (no near-duplicate at all): the leaderboard
+    by answers ranks as the plain one, and its caption says so and counts the three kinds."""
+    plain = api.leaderboard(answers_dir, measure="P_10", resamples=99)
+    split = api.leaderboard(answers_dir, measure="P_10", resamples=99, split="answer")
+    pd.testing.assert_frame_equal(plain.table, split.table)
+    assert "the clean topics of the split by answers too" in split.caption
+    assert "20 answer-leaked, 11 query-leaked, 19 clean" in split.caption
 
 
 def test_inflation_by_answers_is_welchs_test_within_each_pair_of_conditions(demo_dir):
