@@ -481,7 +481,12 @@ class Study:
         leakage study's."""
         from leakeval_core.leakage.table import leakage_warnings
 
-        return leakage_warnings(self.pairs(view), self.counted(view), view.threshold)
+        return leakage_warnings(
+            self.pairs(view),
+            self.counted(view),
+            view.threshold,
+            view.conventions.relevance_level,
+        )
 
     def nearest(self, view: View) -> pd.DataFrame:
         """collection, qid, similarity and category of each topic's nearest training query
@@ -865,7 +870,12 @@ class RunSet:
         """As `Study.leakage_warnings`."""
         from leakeval_core.leakage.table import leakage_warnings
 
-        return leakage_warnings(self.pairs(view), self.counted(view), view.threshold)
+        return leakage_warnings(
+            self.pairs(view),
+            self.counted(view),
+            view.threshold,
+            view.conventions.relevance_level,
+        )
 
     @property
     def source(self) -> str:

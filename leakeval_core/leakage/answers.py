@@ -200,4 +200,6 @@ def with_answers(
         pd.concat(relevant) if relevant else pd.DataFrame(columns=["collection", "qid", "docid"]),
         answers,
     )
-    return replace(pairs, table=frame, answers=answers.corpus_note(judged))
+    return replace(
+        pairs, table=frame, answers=answers.corpus_note(judged), answers_level=relevance_level
+    )

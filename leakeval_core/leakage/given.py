@@ -149,6 +149,7 @@ def pairs_from_frame(
         logs=_logs(sidecar),
         answers=str(sidecar.get("answers") or "")
         or ("its shared_relevant column" if shared else ""),
+        answers_level=sidecar.get("relevance_level") if shared else None,
     )
 
 

@@ -70,6 +70,8 @@ class LeakageTable:
     answers: str = ""
     """Where the pairs carry `shared_relevant` (`answers.py`): the line saying how many
     training positives the test qrels judge at all; empty where they do not."""
+    answers_level: int | None = None
+    """The relevance level `shared_relevant` was counted at, where known."""
 
     @property
     def empty(self) -> bool:

@@ -321,17 +321,32 @@ def ground_truth(experiment: Experiment) -> LeakageTable | None:
 
 
 def leakage_warnings(
-    leakage: LeakageTable, topics: pd.DataFrame, threshold: float | None = None
+    leakage: LeakageTable,
+    topics: pd.DataFrame,
+    threshold: float | None = None,
+    relevance_level: int | None = None,
 ) -> list[str]:
     """The sentences every answer built on these pairs must carry (none: an empty list): what
-    was wrong in the pairs file's unread fields, a training log that is a sample of the log
-    it stands for, and a known collection whose flagged share of `topics` (collection, qid)
-    is below half the leakage study's."""
+    was wrong in the pairs file's unread fields, shared documents counted at another
+    relevance level than `relevance_level`, a training log that is a sample of the log it
+    stands for, and a known collection whose flagged share of `topics` (collection, qid) is
+    below half the leakage study's."""
     if leakage.empty:
         return list(leakage.warnings)
+    level = leakage.answers_level
+    stale = (
+        [
+            f"the pairs' shared_relevant were counted at relevance level {level}, not at "
+            f"{relevance_level} as every figure here: give the training qrels "
+            "(--train-qrels, train_qrels=) to count them at it"
+        ]
+        if leakage.answered and None not in (level, relevance_level) and level != relevance_level
+        else []
+    )
     shares = leak_share(leakage, topics, threshold).dropna(subset=["study_share"])
     return [
         *leakage.warnings,
+        *stale,
         *sample_warnings(
             leakage.logs, zip(shares.collection, shares.share, shares.study_share, strict=True)
         ),

@@ -149,3 +149,19 @@ def test_answer_leaked_query_leaked_and_clean_add_up_to_the_topics_counted():
     assert _pairs().leak_statements(topics.iloc[:4], 0.5, judged=True) == {
         "c": "2 answer-leaked, 1 query-leaked, 1 clean of 4 judged topics"
     }
+
+
+def test_shared_documents_counted_at_another_level_are_said_to_be(tmp_path):
+    from leakeval_core.leakage.table import leakage_warnings
+
+    path = tmp_path / "pairs.csv"
+    _pairs().table.to_csv(path, index=False)
+    (tmp_path / "pairs.csv.json").write_text('{"relevance_level": 1}')
+    pairs = read_pairs(path)
+    topics = pd.DataFrame({"collection": "c", "qid": ["1", "2", "3"]})
+    assert pairs.answers_level == 1
+    assert not leakage_warnings(pairs, topics, 0.8, 1)
+    (said,) = leakage_warnings(pairs, topics, 0.8, 2)
+    assert "counted at relevance level 1, not at 2" in said
+    # counted anew at the level in force, nothing to say
+    assert not leakage_warnings(_pairs(level=2), topics, 0.8, 2)
