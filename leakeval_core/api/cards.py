@@ -216,7 +216,9 @@ def card(
         no_verdict=why,
         warnings=tuple(warnings),
         caveat=AUDIT_NOTE,
-        command=_command(source, reproduce, settled, baseline, model, collections, out),
+        command=_command(
+            source, reproduce, settled, baseline, model, collections, out, train_qrels
+        ),
     )
 
 
@@ -382,13 +384,19 @@ def _settled(view: View, source, pairs: LeakageTable) -> View:
     return view.replace(method=method, threshold=threshold, collection=None)
 
 
-def _command(source, reproduce, view: View, baseline, model, collections, out) -> str | None:
+def _command(
+    source, reproduce, view: View, baseline, model, collections, out, train_qrels=None
+) -> str | None:
     options = ["--model", model] if model else []
     if isinstance(source, Study):
         inputs = [_named(source.experiment.root)]
         named = baseline_names(baseline) or ()
         options = [*(arg for base in named for arg in ("--baseline", str(base))), *options]
         options += [arg for name in collections or () for arg in ("--collection", name)]
+        if train_qrels is not None:  # given in place of the folder's own
+            if not isinstance(train_qrels, str | os.PathLike):
+                return None  # a frame: no command gives it again
+            options += ["--train-qrels", _named(train_qrels)]
     elif reproduce is None:
         return None
     else:

@@ -142,6 +142,7 @@ def _inputs(args: argparse.Namespace) -> list[str]:
 
         flags.append(("--method", from_options(DetectionOptions, args).method))
     flags.append(("--sample-of", args.sample_of))
+    flags.append(("--train-qrels", args.train_qrels))
     flags += [("--format", given) for given in args.format or ()]
     return [part for flag, value in flags if value is not None for part in (flag, value)]
 

@@ -4,6 +4,7 @@ groups' gains, corrected over the model's three comparisons and its sibling mode
 
 import io
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -201,3 +202,26 @@ def test_training_qrels_of_another_corpus_leave_every_leaked_topic_query_leaked(
     pd.testing.assert_frame_equal(before[columns], after.loc[before.index, columns])
     nothing = split.table[split.table.split != "query-leaked vs clean"]
     assert set(nothing.verdict) == {"cannot tell"}  # no answer-leaked topic to compare
+
+
+@pytest.mark.parametrize("files", [False, True], ids=["folder", "files"])
+def test_a_card_by_answers_prints_the_command_that_makes_it_again(
+    audit_dir, answers_dir, tmp_path, monkeypatch, files
+):
+    """The training qrels given on the command line are on the card's command too."""
+    from tests.integration.test_card import command_of
+
+    monkeypatch.chdir(audit_dir.parent)
+    train = str(answers_dir / "train_qrels.tsv")
+    runs = ["--run", "audit/runs/t5-leaked.run", "--run", "audit/runs/t5-clean.run"]
+    given = ["--baseline", "audit/runs/bm25.run", "--pairs", "audit/pairs.csv"]
+    inputs = ["--qrels", "audit/qrels.txt", *runs, *given] if files else ["audit"]
+    first = tmp_path / "first.md"
+    flags = ["--train-qrels", train, "--split", "answer", "--measure", "P_10"]
+    assert main(["card", *inputs, *flags, "--out", str(first)]) == 0
+    command = command_of(first.read_text())
+    assert "--train-qrels" in command
+    assert main(command) == 0
+    assert Path("first.md").read_text() == first.read_text()
+    figures = json.loads(Path("first.json").read_text())["collections"][0]
+    assert (figures["answer-leaked"], figures["query-leaked"], figures["clean"]) == (20, 11, 19)
