@@ -229,6 +229,7 @@ def detected_pairs(
     name = Path(train_queries).name if isinstance(train_queries, os.PathLike) else train_queries
     report = {
         **pairs.attrs.get("read", {}),
+        **pairs.attrs.get("answers", {}),
         "train_queries": str(train_queries),
         "method": method,
         "sample_of": sample_of,

@@ -130,6 +130,32 @@ def _inflation(source, view: View, factor, leaked, clean, top, progress=None) ->
     )
 
 
+def _shared(pairs, experiment, qrels, train_qrels, level: int):
+    """`pairs` with each one's shared relevant documents (`answers.shared_with`), against
+    the experiment's qrels or the given ones."""
+    from leakeval_core.api.inputs import as_table
+    from leakeval_core.io.trec import decoded_frame
+    from leakeval_core.leakage.answers import shared_with, training_answers
+
+    if experiment is not None:
+        study = Study.open(experiment)
+        judged = {
+            name: study.collection(name).qrels
+            for name, spec in experiment.collections.items()
+            if spec.judged
+        }
+    elif qrels is None:
+        raise LeakevalError(
+            "training qrels need the test qrels (--qrels, qrels=): their positives are "
+            "matched to the topics' relevant documents"
+        )
+    else:
+        judged = {"": decoded_frame(as_table(qrels, "grade", "qrels"))}
+    out, note = shared_with(pairs, judged, training_answers(train_qrels), level)
+    out.attrs = {**pairs.attrs, "answers": {"answers": note, "relevance_level": level}}
+    return out
+
+
 def _sides(comparisons) -> str:
     if not comparisons:
         return "the leaked topics and on the others"
@@ -151,6 +177,9 @@ def detect_leakage(
     skip_bad_shards: bool = False,
     progress: Progress | None = None,
     shard_progress: Progress | None = None,
+    qrels: Any = None,
+    train_qrels: Any = None,
+    relevance_level: int = 1,
 ) -> pd.DataFrame:
     """Near-duplicates of test topics among training queries: the LEAKAGE table.
 
@@ -160,7 +189,10 @@ def detect_leakage(
     (description, narrative optional); `training_queries` is a query file, an ir_datasets
     id, a folder or glob of shards, or a frame with qid and text. A sharded log is compared
     shard by shard, here or on Dask (`dask`: an address or "local"). What was read is in the
-    table's `attrs["read"]`.
+    table's `attrs["read"]`. With `train_qrels` (the training queries' positives; an
+    experiment's `[training_queries] qrels` by default) and the test `qrels` (an
+    experiment's own), each pair gains `shared_relevant` and `shared_docs`
+    (`leakage.answers`), at `relevance_level`; `attrs["answers"]` holds the corpus line.
 
     >>> import pandas as pd
     >>> topics = pd.DataFrame({"qid": ["301"], "title": ["international organized crime"]})
@@ -244,6 +276,12 @@ def detect_leakage(
     keep = LEAKAGE_COLUMNS if experiment is not None else LEAKAGE_COLUMNS[1:]
     out = pairs[keep].reset_index(drop=True)
     out.attrs["read"] = {**read_report, **record}
+    if train_qrels is None and experiment is not None:
+        train_qrels = experiment.training_qrels
+    if train_qrels is not None:
+        out = _shared(out, experiment, qrels, train_qrels, relevance_level)
+    elif qrels is not None:
+        raise LeakevalError("the test qrels are read with training qrels: give both")
     out.attrs["topics"] = int(side.table.test_qid.nunique())
     out.attrs["topic_ids"] = tuple(
         map(tuple, side.table[["collection", "test_qid"]].drop_duplicates().to_numpy())

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 from leakeval_core.api.terms import LOCAL_CLUSTER, DetectionOptions
@@ -162,6 +161,9 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
         skip_bad_shards=args.skip_bad_shards,
         progress=bar,
         shard_progress=progress("shards", unit="shard"),
+        qrels=args.qrels,
+        train_qrels=args.train_qrels,
+        relevance_level=args.relevance_level,
     )
     report = pairs.attrs["read"]
     train_queries = args.train_queries or experiment.training_queries
@@ -170,11 +172,9 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
     pairs["similarity"] = pairs.similarity.round(6)
     detected = detected_pairs(pairs, options.method, train_queries, sample_of, args.threshold)
     pairs["near_duplicate"] = detected.reached().to_numpy()
-    answers = _answers(args, experiment, detected)
-    if answers is not None:
-        shared = answers.table
-        pairs["shared_relevant"] = shared.shared_relevant.to_numpy()
-        pairs["shared_docs"] = shared.shared_docs.to_numpy()
+    # the shared documents last, after the columns every pairs file has
+    shared = [c for c in ("shared_relevant", "shared_docs") if c in pairs]
+    pairs = pairs[[*(c for c in pairs.columns if c not in shared), *shared]]
     pairs.to_csv(args.out, index=False, float_format="%.6f")
     sidecar = {
         "topics": args.topics or args.experiment,
@@ -185,11 +185,10 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
         "dask": args.dask,
         **report,
     }
-    if answers is not None:
+    if detected.answered:
         sidecar |= {
             "train_qrels": str(args.train_qrels or experiment.training_qrels),
-            "relevance_level": args.relevance_level,
-            "answers": answers.answers,
+            **pairs.attrs["answers"],
         }
     Path(str(args.out) + ".json").write_text(json.dumps(sidecar, indent=2) + "\n")
     flagged = pairs[pairs.near_duplicate].test_qid.nunique()
@@ -199,9 +198,9 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
         f"{detection_source(options.method, Path(str(train_queries)).name, report)}",
         file=sys.stderr,
     )
-    if answers is not None:
-        print(f"leakeval: {answers.answers}", file=sys.stderr)
-        print(f"leakeval: {_leak_counts(answers, pairs)}", file=sys.stderr)
+    if detected.answered:
+        print(f"leakeval: {detected.answers}", file=sys.stderr)
+        print(f"leakeval: {_leak_counts(detected, pairs)}", file=sys.stderr)
     for log in detected.logs:
         if log.sample_warning():
             print(f"leakeval: {log.sample_warning()}", file=sys.stderr)
@@ -210,35 +209,12 @@ def _cmd_leakage(args: argparse.Namespace) -> int:
     return 0
 
 
-def _answers(args: argparse.Namespace, experiment, detected):
-    """The pairs with each one's shared relevant documents, where training qrels are given
-    (None where not)."""
-    from leakeval_core.api.study import Study, answered
-    from leakeval_core.io.trec import read_qrels
-
-    train_qrels = args.train_qrels or (experiment.training_qrels if experiment else None)
-    if train_qrels is None:
-        if args.qrels is not None:
-            raise LeakevalError("--qrels is read with --train-qrels: give both")
-        return None
-    if experiment is None:
-        qrels = {"": read_qrels(args.qrels)}
-        pairs = replace(detected, table=detected.table.assign(collection=""))
-    else:
-        study = Study.open(experiment)
-        qrels = {
-            n: study.collection(n).qrels for n, c in experiment.collections.items() if c.judged
-        }
-        pairs = detected
-    return answered(pairs, qrels, train_qrels, args.relevance_level)
-
-
 def _leak_counts(answers, pairs) -> str:
     """ "12 answer-leaked, 13 query-leaked, 25 clean of 50 topics" (per collection)."""
     import pandas as pd
 
     topics = pd.DataFrame(list(pairs.attrs["topic_ids"]), columns=["collection", "qid"])
-    if answers.table.collection.eq("").all():
+    if "collection" not in pairs:  # the topics of one collection: its pairs name none
         topics = topics.assign(collection="")
     said = answers.leak_statements(topics)
     return "; ".join(f"{name}: {text}" if name else text for name, text in said.items())

@@ -34,6 +34,7 @@ __all__ = [
     "TrainingAnswers",
     "read_training_qrels",
     "shared_relevant",
+    "shared_with",
     "training_answers",
     "with_answers",
 ]
@@ -187,19 +188,31 @@ def with_answers(
     answers: TrainingAnswers,
     relevance_level: int = 1,
 ) -> LeakageTable:
-    """`pairs` with `SHARED_COLUMNS` counted against each collection's qrels (qid, docid,
-    grade): a document is relevant at `relevance_level` or above, as binary measures count it.
-    Pairs of a collection without qrels share nothing."""
+    """`pairs` with `SHARED_COLUMNS` counted against each collection's qrels (`shared_with`)."""
+    frame, note = shared_with(pairs.table, qrels, answers, relevance_level)
+    return replace(pairs, table=frame, answers=note, answers_level=relevance_level)
+
+
+def shared_with(
+    pairs: pd.DataFrame,
+    qrels: Mapping[str, pd.DataFrame],
+    answers: TrainingAnswers,
+    relevance_level: int = 1,
+) -> tuple[pd.DataFrame, str]:
+    """`pairs` (a collection column, or none: the one collection, named "" in `qrels`) with
+    `SHARED_COLUMNS` counted against each collection's qrels (qid, docid, grade): a document
+    is relevant at `relevance_level` or above, as binary measures count it; pairs of a
+    collection without qrels share nothing. And the corpus line (`corpus_note`)."""
     relevant = [
         frame.loc[frame.grade >= relevance_level, ["qid", "docid"]].assign(collection=name)
         for name, frame in qrels.items()
     ]
     judged = pd.concat([frame.docid for frame in qrels.values()]) if qrels else pd.Series([])
+    keyed = pairs if "collection" in pairs else pairs.assign(collection="")
     frame = shared_relevant(
-        pairs.table,
+        keyed,
         pd.concat(relevant) if relevant else pd.DataFrame(columns=["collection", "qid", "docid"]),
         answers,
     )
-    return replace(
-        pairs, table=frame, answers=answers.corpus_note(judged), answers_level=relevance_level
-    )
+    frame = frame if "collection" in pairs else frame.drop(columns="collection")
+    return frame, answers.corpus_note(judged)

@@ -165,3 +165,18 @@ def test_shared_documents_counted_at_another_level_are_said_to_be(tmp_path):
     assert "counted at relevance level 1, not at 2" in said
     # counted anew at the level in force, nothing to say
     assert not leakage_warnings(_pairs(level=2), topics, 0.8, 2)
+
+
+def test_detect_leakage_counts_shared_documents_in_python():
+    from leakeval_core import api
+
+    topics = pd.DataFrame({"qid": ["1", "2"], "title": ["solar panel efficiency", "tax law"]})
+    log = pd.DataFrame({"qid": ["t1", "t2"], "text": ["solar panel efficiency", "tax law"]})
+    pairs = api.detect_leakage(
+        topics, log, qrels=QRELS, train_qrels={"t1": {"a": 1}, "t2": {"z": 1}}
+    )
+    shared = pairs.set_index("test_qid")
+    assert shared.shared_relevant.to_dict() == {"1": 1, "2": 0}  # z: judged, not relevant
+    assert pairs.attrs["answers"]["answers"].startswith("2 of the 2 positive documents")
+    with pytest.raises(LeakevalError, match="need the test qrels"):
+        api.detect_leakage(topics, log, train_qrels={"t1": {"a": 1}})
