@@ -116,7 +116,7 @@ def topic_answers(ctx: AppContext, collection: str, qid: str):
     return remembered(
         ctx,
         ("topic_answers", ctx.settings, collection, qid),
-        lambda: doors.topic_answers(ctx.study, ctx.settings, collection, qid),
+        lambda: api.topic_answers(ctx.study, ctx.settings, collection, qid),
     )
 
 

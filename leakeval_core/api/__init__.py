@@ -35,6 +35,7 @@ _LAZY = {
     "report": "leakeval_core.api.meeting",
     "convention_check": "leakeval_core.api.comparison",
     "evaluate_labels": "leakeval_core.api.leakage",
+    "topic_answers": "leakeval_core.api.leakage",
     # opening an experiment
     "load_experiment": "leakeval_core.api.experiments",
     "experiment_scores": "leakeval_core.api.experiments",

@@ -42,7 +42,6 @@ _LAZY = {
     "detection_quality": "leakeval_core.api.leakage",
     "labels_seen_in_fitting": "leakeval_core.api.leakage",
     "leakage_overview": "leakeval_core.api.leakage",
-    "topic_answers": "leakeval_core.api.leakage",
     "training_answers": "leakeval_core.leakage.answers",
     "grade_counts": "leakeval_core.api.experiments",
     "changes": "leakeval_core.api.changes",

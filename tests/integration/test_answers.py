@@ -225,3 +225,28 @@ def test_a_card_by_answers_prints_the_command_that_makes_it_again(
     assert Path("first.md").read_text() == first.read_text()
     figures = json.loads(Path("first.json").read_text())["collections"][0]
     assert (figures["answer-leaked"], figures["query-leaked"], figures["clean"]) == (20, 11, 19)
+
+
+def test_a_beir_train_split_shows_the_shared_documents_text(tmp_path):
+    """A BEIR folder with its train split's qrels as the training qrels (SciFact's layout):
+    the topic's shared document comes with its text from the corpus."""
+    from tests.formats import beir_experiment
+
+    root = beir_experiment(tmp_path / "study")
+    (root / "beir" / "qrels" / "train.tsv").write_text(
+        "query-id\tcorpus-id\tscore\nt1\td1\t1\nt1\td7\t1\nt2\td8\t1\n"
+    )
+    (root / "pairs.csv").write_text(
+        "test_qid,train_qid,train_text\nq1,t1,query one\nq2,t2,query 2\n"
+    )
+    toml = (root / "experiment.toml").read_text()
+    toml += '[training_queries]\nqrels = "beir/qrels/train.tsv"\n[leakage]\ntable = "pairs.csv"\n'
+    (root / "experiment.toml").write_text(toml)
+    shown = api.topic_answers(root, View(), "scifact", "q1")
+    assert shown.table[["docid", "relevant"]].values.tolist() == [["d1", True], ["d7", False]]
+    assert "Text of d1" in shown.table.text.iloc[0]
+    assert pd.isna(shown.table.text.iloc[1])  # not relevant: no text fetched
+    assert shown.sentence.endswith(
+        "1 is a relevant document of the topic (grade ≥ 1): answer-leaked."
+    )
+    assert api.topic_answers(root, View(), "scifact", "q2").sentence.endswith("query-leaked.")
