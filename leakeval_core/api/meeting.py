@@ -254,7 +254,11 @@ def _twins(study: Study, view: View, pair: dict, opening: str) -> Story:
         mean_b=float(topics.b.mean()),
         gain=float(topics.gain.mean()),
         left_out=_left_out(study, view, [a_levels, b_levels], len(topics)),
-        family="pairs of conditions"
+        family=(
+            "comparisons by answers (three each) of the pairs of conditions"
+            if view.split == "answer"
+            else "pairs of conditions"
+        )
         + (f" of {row.collection}" if "collection" in row.index else ""),
         share=share[0],
         share_low=share[1],
@@ -321,10 +325,14 @@ def _audited(study: Study, view: View, pair: dict, opening: str) -> Story:
         mean_b=float(look.baseline.mean()),
         gain=float(gain.mean()),
         left_out=_left_out(study, view, [pair, {**pair, design.system: base}], len(gain), True),
-        family=f"models of {pair['collection']}"
-        if len(design.baselines) == 1
-        else f"comparisons of {pair['collection']}'s models with its "
-        f"{len(design.baselines)} baselines",
+        family=(
+            f"models of {pair['collection']}"
+            if len(design.baselines) == 1
+            else f"comparisons of {pair['collection']}'s models with its "
+            f"{len(design.baselines)} baselines"
+        )
+        if view.split != "answer"
+        else f"comparisons of {pair['collection']}'s models by answers (three each)",
         share=share[0],
         share_low=share[1],
         share_high=share[2],
