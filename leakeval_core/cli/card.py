@@ -101,6 +101,11 @@ def _card_of_files(args: argparse.Namespace, view):
     if not files_given(args):
         if args.baseline or args.pairs:
             raise LeakevalError("--baseline and --pairs go with --run")
+        if args.train_qrels:
+            raise LeakevalError(
+                "--train-qrels are matched to the test qrels, which a card of the leakage "
+                "alone has none of: give --qrels, --run and --baseline too"
+            )
         if not (args.topics and args.train_queries):
             raise LeakevalError(
                 "give an experiment folder, --run and --baseline (with --qrels unless they "

@@ -49,3 +49,14 @@ def test_the_training_qrels_need_the_test_qrels(tmp_path, capsys):
     assert main(_leakage(tmp_path, "--train-qrels", str(train_qrels))) == 2
     assert "--train-qrels needs the test qrels (--qrels)" in capsys.readouterr().err
     assert not (tmp_path / "pairs.csv").exists()
+
+
+def test_a_card_of_the_leakage_alone_says_training_qrels_need_the_test_qrels(tmp_path, capsys):
+    train_qrels = write(tmp_path / "train_qrels.csv", TRAIN_QRELS)
+    topics = write(tmp_path / "topics.tsv", TOPICS)
+    log = write(tmp_path / "train.tsv", TRAIN)
+    args = ["card", "--topics", str(topics), "--train-queries", str(log)]
+    args += ["--train-qrels", str(train_qrels), "--out", str(tmp_path / "card.md")]
+    assert main(args) == 2
+    assert "which a card of the leakage alone has none of" in capsys.readouterr().err
+    assert not (tmp_path / "card.md").exists()
