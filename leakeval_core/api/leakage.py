@@ -144,6 +144,10 @@ def _shared(pairs, experiment, qrels, train_qrels, level: int):
             for name, spec in experiment.collections.items()
             if spec.judged
         }
+        # each collection's own level where the given one is leakeval's default
+        from leakeval_core.evaluation.conventions import Conventions
+
+        level = study.relevance_levels(View(conventions=Conventions(relevance_level=level)))
     elif qrels is None:
         raise LeakevalError(
             "training qrels need the test qrels (--qrels, qrels=): their positives are "
@@ -152,7 +156,9 @@ def _shared(pairs, experiment, qrels, train_qrels, level: int):
     else:
         judged = {"": decoded_frame(as_table(qrels, "grade", "qrels"))}
     out, note = shared_with(pairs, judged, training_answers(train_qrels), level)
-    out.attrs = {**pairs.attrs, "answers": {"answers": note, "relevance_level": level}}
+    levels = set(level.values()) if isinstance(level, dict) else {level}
+    said = levels.pop() if len(levels) == 1 else None  # one level, or each collection's own
+    out.attrs = {**pairs.attrs, "answers": {"answers": note, "relevance_level": said}}
     return out
 
 
@@ -343,8 +349,9 @@ def topic_answers(data: Study | Any, view: View, collection: str, qid: str) -> T
     rows = near[["train_qid", "train_text", "similarity"]].merge(positives, on="train_qid")
     source = study.collection(collection)
     grades = source.qrels[source.qrels.qid == str(qid)].set_index("docid").grade
+    level = study.relevance_levels(view)[collection]
     rows["grade"] = rows.docid.map(grades)
-    rows["relevant"] = rows.grade >= view.conventions.relevance_level
+    rows["relevant"] = rows.grade >= level
     rows["text"] = [
         document_text(source, d) if r else None
         for d, r in zip(rows.docid, rows.relevant, strict=True)
@@ -354,7 +361,7 @@ def topic_answers(data: Study | Any, view: View, collection: str, qid: str) -> T
         ascending=[False, False, True, True],
         kind="stable",
     ).reset_index(drop=True)
-    return TopicAnswers(rows, _answers_sentence(rows, len(near), view.conventions.relevance_level))
+    return TopicAnswers(rows, _answers_sentence(rows, len(near), level))
 
 
 @dataclass(frozen=True)

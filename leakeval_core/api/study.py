@@ -377,11 +377,19 @@ class Study:
         pairs = self.leakage(method)
         if self.experiment.training_qrels is None or pairs.empty:
             return pairs
-        level = view.conventions.relevance_level
+        levels = self.relevance_levels(view)
         return self._memo.get(
-            ("answers", method, level),
-            lambda _: answered(pairs, self._qrels(), self.training_answers(), level),
+            ("answers", method, tuple(levels.items())),
+            lambda _: answered(pairs, self._qrels(), self.training_answers(), levels),
         )
+
+    def relevance_levels(self, view: View) -> dict[str, int]:
+        """Per collection, the relevance level in force: the view's, or where it is left at
+        leakeval's default, the collection's own (TREC DL's official 2)."""
+        return {
+            name: view.conventions.declared(spec.conventions).relevance_level
+            for name, spec in self.experiment.collections.items()
+        }
 
     def training_answers(self):
         """`[training_queries] qrels` read once (`leakage.answers.TrainingAnswers`)."""
@@ -898,7 +906,7 @@ def collection_of(qrels: Any) -> str:
     return path.resolve().parent.name or "collection"
 
 
-def answered(pairs: LeakageTable, qrels, train_qrels: Any, level: int) -> LeakageTable:
+def answered(pairs: LeakageTable, qrels, train_qrels: Any, level) -> LeakageTable:
     """`pairs` with each one's shared relevant documents (`leakage.answers.with_answers`)."""
     from leakeval_core.leakage.answers import training_answers, with_answers
 

@@ -186,25 +186,29 @@ def with_answers(
     pairs: LeakageTable,
     qrels: Mapping[str, pd.DataFrame],
     answers: TrainingAnswers,
-    relevance_level: int = 1,
+    relevance_level: int | Mapping[str, int] = 1,
 ) -> LeakageTable:
     """`pairs` with `SHARED_COLUMNS` counted against each collection's qrels (`shared_with`)."""
     frame, note = shared_with(pairs.table, qrels, answers, relevance_level)
-    return replace(pairs, table=frame, answers=note, answers_level=relevance_level)
+    levels = set(_levels(relevance_level, qrels).values())
+    level = levels.pop() if len(levels) == 1 else None  # one level, or each collection's own
+    return replace(pairs, table=frame, answers=note, answers_level=level)
 
 
 def shared_with(
     pairs: pd.DataFrame,
     qrels: Mapping[str, pd.DataFrame],
     answers: TrainingAnswers,
-    relevance_level: int = 1,
+    relevance_level: int | Mapping[str, int] = 1,
 ) -> tuple[pd.DataFrame, str]:
     """`pairs` (a collection column, or none: the one collection, named "" in `qrels`) with
     `SHARED_COLUMNS` counted against each collection's qrels (qid, docid, grade): a document
-    is relevant at `relevance_level` or above, as binary measures count it; pairs of a
-    collection without qrels share nothing. And the corpus line (`corpus_note`)."""
+    is relevant at the relevance level or above, as binary measures count it (one for all,
+    or each collection's own: TREC DL's official 2, say); pairs of a collection without
+    qrels share nothing. And the corpus line (`corpus_note`)."""
+    levels = _levels(relevance_level, qrels)
     relevant = [
-        frame.loc[frame.grade >= relevance_level, ["qid", "docid"]].assign(collection=name)
+        frame.loc[frame.grade >= levels[name], ["qid", "docid"]].assign(collection=name)
         for name, frame in qrels.items()
     ]
     judged = pd.concat([frame.docid for frame in qrels.values()]) if qrels else pd.Series([])
@@ -216,3 +220,7 @@ def shared_with(
     )
     frame = frame if "collection" in pairs else frame.drop(columns="collection")
     return frame, answers.corpus_note(judged)
+
+
+def _levels(level: int | Mapping[str, int], qrels: Mapping[str, object]) -> dict[str, int]:
+    return dict(level) if isinstance(level, Mapping) else dict.fromkeys(qrels, int(level))

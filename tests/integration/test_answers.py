@@ -250,3 +250,36 @@ def test_a_beir_train_split_shows_the_shared_documents_text(tmp_path):
         "1 is a relevant document of the topic (grade ≥ 1): answer-leaked."
     )
     assert api.topic_answers(root, View(), "scifact", "q2").sentence.endswith("query-leaked.")
+
+
+def test_shared_documents_are_counted_at_the_collections_own_level(answers_dir, tmp_path):
+    """A collection that declares relevance level 2 (as TREC DL does) counts a shared
+    document only where the topic grades it 2 or more, unless the reader sets a level."""
+    import shutil
+
+    from leakeval_core.evaluation.conventions import Conventions
+
+    folder = tmp_path / "dl"
+    shutil.copytree(answers_dir, folder, symlinks=True)
+    toml = (folder / "experiment.toml").read_text()
+    toml = toml.replace('qrels = "qrels.txt"\n', 'qrels = "qrels.txt"\nrelevance_level = 2\n', 1)
+    (folder / "experiment.toml").write_text(toml)
+    qrels = pd.read_csv(
+        folder / "qrels.txt", sep=" ", names=["qid", "it", "docid", "grade"], dtype=str
+    )
+    grade = qrels.assign(grade=qrels.grade.astype(int)).set_index(["qid", "docid"]).grade
+
+    def shared(view):
+        table = source_of(folder).pairs(view).table
+        return table[table.shared_relevant > 0]
+
+    at_two = shared(View())
+    assert len(at_two) and all(
+        grade[(q, d)] >= 2 for q, d in zip(at_two.test_qid, at_two.shared_docs, strict=True)
+    )
+    at_one = shared(View(conventions=Conventions(relevance_level=1)))  # left at the default
+    assert len(at_one) == len(at_two)  # 1 is leakeval's default: the collection's 2 holds
+    at_three = shared(View(conventions=Conventions(relevance_level=3)))
+    assert len(at_three) < len(at_two)  # the reader's own level wins
+    lower = source_of(answers_dir).pairs(View()).table
+    assert (lower.shared_relevant > 0).sum() > len(at_two)  # grade-1 answers counted at 1
