@@ -486,14 +486,16 @@ class Study:
     def leakage_warnings(self, view: View) -> list[str]:
         """Sentences every answer must carry (an empty list when none): the training log is
         a sample of the log it stands for; a collection's flagged share is below half the
-        leakage study's."""
+        leakage study's; a pairs file's shared documents were counted at another relevance
+        level than the one in force."""
         from leakeval_core.leakage.table import leakage_warnings
 
+        levels = set(self.relevance_levels(view).values())
         return leakage_warnings(
             self.pairs(view),
             self.counted(view),
             view.threshold,
-            view.conventions.relevance_level,
+            levels.pop() if len(levels) == 1 else None,  # each its own: none to compare
         )
 
     def nearest(self, view: View) -> pd.DataFrame:

@@ -274,6 +274,7 @@ def test_shared_documents_are_counted_at_the_collections_own_level(answers_dir, 
         return table[table.shared_relevant > 0]
 
     at_two = shared(View())
+    assert not source_of(folder).leakage_warnings(View())  # counted at the level in force
     assert len(at_two) and all(
         grade[(q, d)] >= 2 for q, d in zip(at_two.test_qid, at_two.shared_docs, strict=True)
     )
