@@ -148,11 +148,23 @@ with tab_inflation:
             except LeakevalError as exc:  # e.g. the same level picked twice
                 show_error(exc)
                 st.stop()
+            rows = result.table
+            if "split" in rows:  # by answers: three comparisons per pair, one drawn at a time
+                splits = list(dict.fromkeys(rows.split))
+                split = state.control(
+                    st.selectbox,
+                    "Split the topics by",
+                    "inflation_split",
+                    splits,
+                    default=splits[0],
+                )
+                rows = rows[rows.split == split]
             inflation_x = x if x != factor else next((f for f in by if f != factor), x)
             inflation_facet = facet if facet != factor else None
-            show_fig(inflation_figure, result.table, measure, inflation_x, inflation_facet)
+            show_fig(inflation_figure, rows, measure, inflation_x, inflation_facet)
             st.caption(plain(result.caption))
-            places = list(result.table.columns[: result.table.columns.get_loc("leaked_topics")])
+            columns = result.table.columns[: result.table.columns.get_loc("leaked_topics")]
+            places = [c for c in columns if c != "split"]
             show_text_table(answers_table(result.table, measure, None, places))
             st.markdown("**Leaked topics with the largest gains**")
             show_table(result.top, height=300)

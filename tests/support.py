@@ -273,6 +273,24 @@ def answers_experiment(audit: Path, out: Path) -> Path:
     return out
 
 
+def answered_demo(demo_dir: Path, out: Path) -> Path:
+    """The demo (its files linked, not copied) with training qrels made from its ground truth
+    as `answers_qrels` makes them, for every collection: twins split by answers."""
+    out.mkdir(parents=True)
+    for item in demo_dir.iterdir():
+        if item.name != "experiment.toml":
+            (out / item.name).symlink_to(item)
+    truth = demo_dir / "leakage" / "ground_truth.csv"
+    lines = "".join(
+        answers_qrels(truth, qrels) for qrels in sorted(demo_dir.glob("collections/*/qrels.txt"))
+    )
+    write(out / "train_qrels.txt", "".join(dict.fromkeys(lines.splitlines(keepends=True))))
+    toml = (demo_dir / "experiment.toml").read_text()
+    toml = toml.replace("[training_queries]\n", '[training_queries]\nqrels = "train_qrels.txt"\n')
+    write(out / "experiment.toml", toml)
+    return out
+
+
 def answers_qrels(pairs: Path, qrels: Path) -> str:
     """The training qrels of `answers_experiment`, as TREC qrels lines."""
     import pandas as pd

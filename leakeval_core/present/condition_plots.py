@@ -311,9 +311,16 @@ def inflation_figure(
 ) -> go.Figure:
     """Mean per-query gain on leaked topics vs the others, along x (e.g. train size)."""
     panels, fig = _facet_panels(summary, facet)
+    # one comparison by answers ("answer-leaked vs clean"): its two groups name the lines
+    split = str(summary.split.iloc[0]) if "split" in summary and len(summary) else ""
+    first, second = (
+        (f"{g} topics" for g in split.split(" vs "))
+        if " vs " in split
+        else ("topics with a near-duplicate", "other topics")
+    )
     series = (
-        ("gain_leaked", "topics with a near-duplicate", LEAKED_COLOR),
-        ("gain_other", "other topics", CLEAN_COLOR),
+        ("gain_leaked", first, LEAKED_COLOR),
+        ("gain_other", second, CLEAN_COLOR),
     )
     for col, panel in enumerate(panels, start=1):
         part = (summary if facet is None else summary[summary[facet] == panel]).sort_values(x)

@@ -8,6 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.app.apptest import linked, widget
+from tests.support import ROOT
 
 pytestmark = pytest.mark.demo
 
@@ -71,3 +72,32 @@ def test_the_audit_page_switches_to_the_split_by_answers(answers_dir, tmp_path, 
     assert not at.exception, [e.value for e in at.exception]
     assert "answer-leaked vs clean" in widget(at.selectbox, "audit_split").options
     assert at.query_params["split"] == "answer"  # the link keeps it
+
+
+def test_the_inflation_tab_draws_one_comparison_by_answers_at_a_time(
+    demo_dir, demo_cache, tmp_path, monkeypatch
+):
+    """Twins split by answers: the Inflation tab offers the three comparisons, draws the
+    chosen one, and its table holds all three for every pair of conditions."""
+    from tests.app.apptest import open_tab
+    from tests.support import answered_demo
+
+    folder = answered_demo(demo_dir, tmp_path / "data" / "answered")
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("LEAKEVAL_DATA", str(folder.parent))
+    monkeypatch.setenv("LEAKEVAL_CACHE", str(demo_cache.root))  # the demo's scores, kept
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.query_params["split"] = "answer"
+    at.run()
+    at.switch_page("app_pages/conditions.py").run()
+    at = open_tab(at, "conditions_tab", "Inflation")
+    assert not at.exception, [e.value for e in at.exception]
+    assert not [e.value for e in at.main.error]
+    chooser = widget(at.selectbox, "inflation_split")
+    assert chooser.options == [
+        "answer-leaked vs clean",
+        "query-leaked vs clean",
+        "answer-leaked vs query-leaked",
+    ]
+    chooser.set_value("query-leaked vs clean").run()
+    assert not at.exception, [e.value for e in at.exception]
