@@ -325,6 +325,8 @@ def show_training_qrels(ctx) -> None:
             f"Training qrels: **{plain(declared.name)}** (experiment.toml): {plain(pairs.answers)}."
         )
         return
+    if state.presenting():  # a slide has no controls
+        return
     with st.expander(
         "Which answers leaked: the training qrels",
         icon=":material/upload:",
