@@ -629,16 +629,6 @@ def audit_family(
     return family_sentence(rows, ("collection", "split"), parts, statistics)
 
 
-def headline_rows(table: pd.DataFrame) -> pd.DataFrame:
-    """The rows of an audit or an inflation table that a one-answer summary (the Story, the
-    report, the uploaded audit) leads with: leaked minus other; split by answers,
-    answer-leaked minus clean (the others are in the full table)."""
-    if "split" not in table:  # inflation's rows, split by leaked topics alone
-        return table
-    first = "leaked" if (table.split == "leaked").any() else ANSWER_SPLITS[0]
-    return table[table.split == first]
-
-
 def split_family(split: str) -> str:
     """The family a split's rows are corrected in: its own, or, for the three comparisons
     by answers, theirs together."""

@@ -18,7 +18,7 @@ _LAZY = {
     "relevance_level_note": "leakeval_core.evaluation.measures",
     "conventions_notes": "leakeval_core.experiment.scores",
     "why_not_audit": "leakeval_core.api.audits",
-    "headline_rows": "leakeval_core.api.audits",
+    "headline_rows": "leakeval_core.leakage.rule",
     "rows_at": "leakeval_core.api.results",
     "needs_pairs": "leakeval_core.api.study",
     "condition_label": "leakeval_core.api.comparison",

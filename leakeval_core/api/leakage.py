@@ -138,15 +138,11 @@ def _shared(pairs, experiment, qrels, train_qrels, level: int):
     from leakeval_core.leakage.answers import shared_with, training_answers
 
     if experiment is not None:
-        study = Study.open(experiment)
-        judged = {
-            name: study.collection(name).qrels
-            for name, spec in experiment.collections.items()
-            if spec.judged
-        }
-        # each collection's own level where the given one is leakeval's default
         from leakeval_core.evaluation.conventions import Conventions
 
+        study = Study.open(experiment)
+        judged = study.judged_qrels()
+        # each collection's own level where the given one is leakeval's default
         level = study.relevance_levels(View(conventions=Conventions(relevance_level=level)))
     elif qrels is None:
         raise LeakevalError(

@@ -147,8 +147,9 @@ def _opening_pair(study: Study, view: View, kind: str) -> dict:
 def _rows(study: Study, view: View, kind: str):
     """The rows a story picks from: inflation per pair (twins), audit per model (audit),
     in the order the design gives."""
-    from leakeval_core.api.audits import audit, headline_rows
+    from leakeval_core.api.audits import audit
     from leakeval_core.api.leakage import inflation
+    from leakeval_core.leakage.rule import headline_rows
 
     if kind == "twins":
         return headline_rows(inflation(study, view=view).table)
@@ -229,9 +230,9 @@ def _facts(row, statistics, **given):
 
 def _twins(study: Study, view: View, pair: dict, opening: str) -> Story:
     from leakeval_core.analysis.audit import gain_share
-    from leakeval_core.api.audits import headline_rows
     from leakeval_core.api.leakage import inflation
     from leakeval_core.api.results import rows_at
+    from leakeval_core.leakage.rule import headline_rows
     from leakeval_core.present.story import tell
 
     design, measure, statistics = study.design, view.parsed_measure, view.statistics
@@ -292,8 +293,9 @@ def _audited(study: Study, view: View, pair: dict, opening: str) -> Story:
     import pandas as pd
 
     from leakeval_core.analysis.audit import gain_share
-    from leakeval_core.api.audits import audit, headline_rows
+    from leakeval_core.api.audits import audit
     from leakeval_core.api.results import rows_at
+    from leakeval_core.leakage.rule import headline_rows
     from leakeval_core.present.story import tell
 
     design, measure, statistics = study.design, view.parsed_measure, view.statistics

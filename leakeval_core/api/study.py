@@ -380,7 +380,7 @@ class Study:
         levels = self.relevance_levels(view)
         return self._memo.get(
             ("answers", method, tuple(levels.items())),
-            lambda _: answered(pairs, self._qrels(), self.training_answers(), levels),
+            lambda _: answered(pairs, self.judged_qrels(), self.training_answers(), levels),
         )
 
     def relevance_levels(self, view: View) -> dict[str, int]:
@@ -399,7 +399,8 @@ class Study:
             ("training answers",), lambda _: training_answers(self.experiment.training_qrels)
         )
 
-    def _qrels(self) -> dict[str, pd.DataFrame]:
+    def judged_qrels(self) -> dict[str, pd.DataFrame]:
+        """Each collection's qrels (qid, docid, grade), of those that have them."""
         return {
             name: self.collection(name).qrels
             for name, spec in self.experiment.collections.items()
@@ -737,12 +738,12 @@ class RunSet:
             )
         from leakeval_core.api.view import View
         from leakeval_core.io.trec import decoded_frame
+        from leakeval_core.leakage.answers import training_answers
 
         level = (view or View()).conventions.relevance_level
         qrels = {self.collection_name: decoded_frame(self.qrels)}
-        return self._memo.get(
-            ("answers", level), lambda _: answered(pairs, qrels, self.train_qrels, level)
-        )
+        given = self._memo.get(("training answers",), lambda _: training_answers(self.train_qrels))
+        return self._memo.get(("answers", level), lambda _: answered(pairs, qrels, given, level))
 
     def nearest(self, view: View) -> pd.DataFrame:
         """Each topic's nearest training query (a judged pair's similarity is its

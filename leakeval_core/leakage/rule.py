@@ -313,6 +313,16 @@ def main_method(methods: pd.Series, fallback: str = GIVEN) -> str:
     return JUDGED if len(counts) else fallback
 
 
+def headline_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows of an audit or an inflation table that a one-answer summary (the Story, the
+    report, the uploaded audit) leads with: leaked minus other; split by answers,
+    answer-leaked minus clean (the others are in the full table)."""
+    if "split" not in table:  # inflation's rows, split by leaked topics alone
+        return table
+    first = "leaked" if (table.split == "leaked").any() else ANSWER_SPLITS[0]
+    return table[table.split == first]
+
+
 def _field(leak: str) -> str:
     return leak.replace("-", "_")
 

@@ -19,7 +19,7 @@ from leakeval_core.evaluation.conventions import Conventions
 from leakeval_core.evaluation.measures import Measure
 from leakeval_core.experiment.design import Design
 from leakeval_core.experiment.manifest import Experiment
-from leakeval_core.leakage.rule import ANSWER_SPLITS
+from leakeval_core.leakage.rule import headline_rows
 from leakeval_core.present.audit_plots import audit_figure, category_gain_figure
 from leakeval_core.present.condition_plots import (
     condition_figure,
@@ -241,7 +241,7 @@ def _audit(parts: ReportParts) -> list[tuple[str, str, object]]:
     if isinstance(parts.audit, str):
         return [("Leakage audit", parts.audit, "")]
     result = parts.audit
-    leaked = result.table[result.table.split.isin(["leaked", ANSWER_SPLITS[0]])]
+    leaked = headline_rows(result.table)
     sections: list[tuple[str, str, object]] = [
         (
             "Leakage audit",
