@@ -284,3 +284,29 @@ def test_shared_documents_are_counted_at_the_collections_own_level(answers_dir, 
     assert len(at_three) < len(at_two)  # the reader's own level wins
     lower = source_of(answers_dir).pairs(View()).table
     assert (lower.shared_relevant > 0).sum() > len(at_two)  # grade-1 answers counted at 1
+
+
+def test_a_lower_is_better_measure_is_oriented_before_the_split_by_answers(answers_dir):
+    """first_rel_rank (lower is better): each topic's gain is the baseline's rank minus the
+    model's, so a positive difference still means the first group gained more; the groups'
+    means and Welch's p by hand on the ranks `score` gives."""
+    kinds = _kinds(answers_dir)
+    result = api.audit(answers_dir, split="answer", measure="first_rel_rank")
+    scores = api.score(
+        answers_dir / "qrels.txt",
+        sorted((answers_dir / "runs").glob("*.run")),
+        ["first_rel_rank"],
+    )
+    rank = {
+        name: pd.Series(r.values["first_rel_rank"], index=[str(q) for q in r.qids])
+        for name, r in scores.runs.items()
+    }
+    for row in result.table.itertuples():
+        gain = (rank["bm25"] - rank[row.model]).dropna()  # oriented: a lower rank is a gain
+        kind = kinds.reindex(gain.index)
+        first, second = row.split.split(" vs ")
+        a, b = gain[kind == first].to_numpy(), gain[kind == second].to_numpy()
+        assert (row.leaked_topics, row.other_topics) == (len(a), len(b))
+        assert row.difference == pytest.approx(a.mean() - b.mean())
+        assert row.p == pytest.approx(stats.ttest_ind(a, b, equal_var=False).pvalue)
+    assert "lower is better" in result.caption
